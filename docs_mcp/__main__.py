@@ -1,0 +1,3 @@
+from docs_mcp.cli import main
+
+main()

@@ -1,0 +1,54 @@
+"""The root `docs-mcp` command: mounts each area's commands and maps errors to exit codes."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from docs_mcp import __version__
+from docs_mcp.errors import DocsMcpError
+
+app = typer.Typer(
+    name="docs-mcp",
+    help="Index markdown documentation and serve it to AI coding agents over MCP.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"docs-mcp {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: bool = typer.Option(False, "--version", callback=_version_callback, is_eager=True, help="Print the version and exit."),
+) -> None:
+    """Index markdown documentation and serve it to AI coding agents over MCP."""
+
+
+def _mount() -> None:
+    # Each area registers its own commands; imports stay inside so `--help` is cheap.
+    from docs_mcp.indexer.commands import register as register_indexer
+    from docs_mcp.server.commands import register as register_server
+    from docs_mcp.eval.commands import register as register_eval
+
+    register_indexer(app)
+    register_server(app)
+    register_eval(app)
+
+
+def main() -> None:
+    """Entry point of the `docs-mcp` console script."""
+    _mount()
+    try:
+        app()
+    except DocsMcpError as error:
+        typer.secho(f"error: {error.message}", err=True, fg=typer.colors.RED)
+        if error.hint:
+            typer.echo(f"hint: {error.hint}", err=True)
+        sys.exit(error.exit_code)

@@ -1,0 +1,41 @@
+"""Errors of the indexer and of the index format (see docs_mcp.errors for the tree)."""
+
+from __future__ import annotations
+
+from docs_mcp.errors import DocsMcpError
+
+
+class IndexerError(DocsMcpError):
+    """Base of every indexer error."""
+
+
+class CorpusNotFoundError(IndexerError):
+    """The docs folder does not exist, is not a folder, or holds no markdown."""
+
+
+class ManifestError(IndexerError):
+    """A .docs-mcp.json manifest or a front matter block is invalid."""
+
+
+class CorpusProblemsError(IndexerError):
+    """`--strict` was given and at least one input file had a problem."""
+
+
+class IndexNotFoundError(IndexerError):
+    """No index where one was expected."""
+
+
+class IndexFormatError(IndexerError):
+    """The index exists but is corrupt, or was written by an incompatible version."""
+
+
+class IndexLockedError(IndexerError):
+    """Another process holds the index for writing."""
+
+
+class ModelLoadError(IndexerError):
+    """The embedding model could not be found or loaded."""
+
+
+class ModelMismatchError(IndexerError):
+    """The index was built with a different embedding model than the one available."""

@@ -1,0 +1,116 @@
+"""Immutable records that flow from the corpus to the index and out of it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+CHUNK_STRATEGIES = ("h1", "h2", "h3", "file")
+DEFAULT_CHUNK_BY = "h2"
+DEFAULT_MAX_CHUNK_SIZE = 20_000
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """How one file is split: at which heading level, and how large a chunk may grow."""
+
+    chunk_by: str = DEFAULT_CHUNK_BY
+    max_chunk_size: int = DEFAULT_MAX_CHUNK_SIZE
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One addressable piece of a document, as stored in the index.
+
+    ``content`` is the raw markdown exactly as written (what ``get_doc`` returns);
+    ``text`` is the plain text search sees (markup, shortcodes, JSX and comments removed).
+    ``heading_path`` is the cleaned heading texts from the top of the file down to
+    this chunk's own heading; ``headings`` is every cleaned heading inside the chunk
+    (its own first), which lets golden files name a section by heading text.
+    """
+
+    chunk_id: str
+    filepath: str
+    heading: str
+    heading_level: int
+    breadcrumb: str
+    chunk_index: int
+    file_chunk_count: int
+    content: str
+    text: str
+    title: str
+    metadata: Mapping[str, str] = field(default_factory=dict)
+    heading_path: tuple[str, ...] = ()
+    headings: tuple[str, ...] = ()
+    library: str = ""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something wrong with one input file; ``severity`` is ``error`` or ``warning``."""
+
+    path: str
+    message: str
+    severity: str = "error"
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A markdown file found under the docs root, with the settings that apply to it."""
+
+    path: str  # relative to the docs root, '/'-separated
+    absolute: str
+    strategy: Strategy
+    metadata: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class TaxonomyKey:
+    """One taxonomy facet: its description, the values seen, and search behaviour flags."""
+
+    name: str
+    description: str = ""
+    values: tuple[str, ...] = ()
+    vector_collapse: bool = False
+
+
+@dataclass(frozen=True)
+class CorpusScan:
+    """Everything read from a docs folder: chunks, per-file titles, taxonomy and problems."""
+
+    root: str
+    chunks: tuple[Chunk, ...]
+    files: Mapping[str, str]  # filepath -> title
+    taxonomy: tuple[TaxonomyKey, ...]
+    corpus_description: str
+    problems: tuple[Problem, ...]
+    skipped: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ModelIdentity:
+    """What built the vectors: a query must be embedded by the very same model."""
+
+    provider: str
+    name: str
+    dimensions: int
+    checksum: str
+
+
+@dataclass(frozen=True)
+class IndexReport:
+    """What `build_index` did, for the summary line and the benchmark."""
+
+    index_dir: str
+    files: int
+    chunks: int
+    taxonomy_keys: tuple[str, ...]
+    embedded: int
+    reused_embeddings: int
+    seconds: float
+    index_bytes: int
+    problems: tuple[Problem, ...]
+    skipped: tuple[str, ...] = ()

@@ -1,0 +1,80 @@
+"""The on-disk index format: folder layout, tables, columns and the format version.
+
+An index is a folder::
+
+    DIR/CURRENT                 name of the live generation (replaced atomically)
+    DIR/metadata.json           copy of the live generation's metadata.json, for people
+    DIR/<generation>/index.duckdb
+    DIR/<generation>/metadata.json
+
+A build writes a new generation folder aside, then swaps ``CURRENT``; readers
+resolve ``CURRENT`` on open, so a crash mid-build leaves the old index live.
+"""
+
+from __future__ import annotations
+
+FORMAT_VERSION = "1"
+METADATA_VERSION = "1"
+
+CURRENT_FILE = "CURRENT"
+DB_FILE = "index.duckdb"
+METADATA_FILE = "metadata.json"
+DEFAULT_INDEX_DIR = ".docs-mcp"
+
+META_TABLE = "meta"
+CHUNKS_TABLE = "chunks"
+VECTORS_TABLE = "vectors"
+# PRAGMA create_fts_index('chunks', ...) puts its tables in this schema.
+FTS_SCHEMA = "fts_main_chunks"
+
+# Field order matters: the FTS `fields` table numbers them 0, 1, 2 in this order.
+FTS_FIELDS = ("fts_title", "fts_heading", "fts_body")
+# Digits are kept (oauth2, http2, v1); everything else that is not a letter separates words.
+FTS_IGNORE = r"(\.|[^a-z0-9])+"
+FTS_STEMMER = "porter"
+FTS_STOPWORDS = "english"
+
+META_KEYS = (
+    "format_version",  # FORMAT_VERSION of the writer
+    "generation",  # unique id of this build (cursor binding, hot swap)
+    "built_at",  # ISO-8601 UTC
+    "model",  # JSON ModelIdentity, or "null" for a full-text-only index
+    "metadata",  # the JSON written to metadata.json
+)
+
+
+def ddl(dimensions: int | None) -> list[str]:
+    """The CREATE statements of an index whose vectors have ``dimensions`` (None: no vectors)."""
+    statements = [
+        f"CREATE TABLE {META_TABLE} (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)",
+        f"""CREATE TABLE {CHUNKS_TABLE} (
+            id INTEGER PRIMARY KEY,          -- dense 0..n-1 in (library, filepath, chunk_index) order
+            chunk_id VARCHAR NOT NULL UNIQUE,
+            library VARCHAR NOT NULL,
+            filepath VARCHAR NOT NULL,
+            heading VARCHAR NOT NULL,
+            heading_level INTEGER NOT NULL,
+            breadcrumb VARCHAR NOT NULL,
+            chunk_index INTEGER NOT NULL,
+            file_chunk_count INTEGER NOT NULL,
+            title VARCHAR NOT NULL,
+            content VARCHAR NOT NULL,        -- raw markdown, as written
+            text VARCHAR NOT NULL,           -- plain text for search and snippets
+            metadata VARCHAR NOT NULL,       -- JSON object: taxonomy key -> value
+            heading_path VARCHAR NOT NULL,   -- JSON array of cleaned headings, top down
+            headings VARCHAR NOT NULL,       -- JSON array of every cleaned heading inside the chunk
+            fts_title VARCHAR NOT NULL,      -- file title and path words
+            fts_heading VARCHAR NOT NULL,    -- heading path, identifiers split (RateLimitError -> rate limit error)
+            fts_body VARCHAR NOT NULL        -- plain text, identifiers split
+        )""",
+    ]
+    if dimensions:
+        statements.append(
+            f"""CREATE TABLE {VECTORS_TABLE} (
+                chunk INTEGER NOT NULL,      -- chunks.id
+                window INTEGER NOT NULL,     -- 0.. : long chunks are embedded as several windows
+                key VARCHAR NOT NULL,        -- sha256(model checksum + window text): reuse across builds
+                vec FLOAT[{int(dimensions)}] NOT NULL
+            )"""
+        )
+    return statements

@@ -1,0 +1,42 @@
+"""Records the server passes around: search hits and pages, stored chunks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result, in the contract's shape plus per-signal ranks for explanations."""
+
+    chunk_id: str
+    score: float
+    heading: str
+    breadcrumb: str
+    snippet: str
+    filepath: str
+    metadata: Mapping[str, str] = field(default_factory=dict)
+    lexical_rank: int | None = None  # 1-based rank in the BM25 list, None if absent
+    vector_rank: int | None = None  # 1-based rank in the vector list, None if absent
+
+
+@dataclass(frozen=True)
+class SearchPage:
+    """One page of a ranked result list; ``has_more`` says whether a next page exists."""
+
+    hits: tuple[Hit, ...]
+    has_more: bool
+
+
+@dataclass(frozen=True)
+class StoredChunk:
+    """A chunk as read back from the index, for get_doc."""
+
+    chunk_id: str
+    filepath: str
+    heading: str
+    chunk_index: int
+    file_chunk_count: int
+    content: str
+    metadata: Mapping[str, str] = field(default_factory=dict)

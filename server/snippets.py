@@ -1,0 +1,48 @@
+"""Snippets: the stretch of a chunk's plain text around the query's words."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+SNIPPET_CHARS = 240
+_WORD = re.compile(r"[A-Za-z0-9]+")
+_SPACE = re.compile(r"\s+")
+
+
+def _matches(word: str, needles: tuple[str, ...]) -> bool:
+    lowered = word.lower()
+    return any(lowered.startswith(needle) for needle in needles)
+
+
+def make_snippet(text: str, needles: Iterable[str], width: int = SNIPPET_CHARS) -> str:
+    """About ``width`` characters of ``text`` holding the most distinct query words.
+
+    ``needles`` are lower-case prefixes (query words and their stems); a text word
+    matches a needle it starts with.  Without a match, the snippet is the text's start.
+    """
+    flat = _SPACE.sub(" ", text).strip()
+    if len(flat) <= width:
+        return flat
+    needles = tuple(sorted({n for n in needles if len(n) >= 2}))
+    hits = [(m.start(), m.group().lower()) for m in _WORD.finditer(flat) if needles and _matches(m.group(), needles)]
+    start = _best_start(hits, width) if hits else 0
+    start = max(0, min(start, len(flat) - width))
+    if start:
+        space = flat.find(" ", start)
+        start = space + 1 if 0 <= space < start + 30 else start
+    end = start + width
+    if end < len(flat):
+        space = flat.rfind(" ", start, end)
+        end = space if space > start + width // 2 else end
+    return ("…" if start else "") + flat[start:end].strip() + ("…" if end < len(flat) else "")
+
+
+def _best_start(hits: list[tuple[int, str]], width: int) -> int:
+    """Start of the window (a little before a hit) that covers the most distinct matched words."""
+    best_start, best_count = hits[0][0], 0
+    for i, (position, _) in enumerate(hits):
+        seen = {word for pos, word in hits[i:] if pos < position + width * 3 // 4}
+        if len(seen) > best_count:
+            best_start, best_count = position, len(seen)
+    return max(0, best_start - width // 4)
