@@ -1,0 +1,27 @@
+"""Fixtures for the indexer tests: small corpora written into a temporary folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+
+@pytest.fixture
+def make_corpus(tmp_path: Path) -> Callable[[dict[str, str | bytes]], Path]:
+    """Write ``{relative path: text or bytes}`` under a fresh ``docs`` folder and return the folder."""
+
+    def write(files: dict[str, str | bytes]) -> Path:
+        root = tmp_path / "docs"
+        root.mkdir(exist_ok=True)
+        for rel, content in files.items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content, encoding="utf-8")
+        return root
+
+    return write

@@ -1,0 +1,316 @@
+"""Scanning a docs folder: configuration precedence, taxonomy, metadata.json, and every bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from docs_mcp.indexer import scan_corpus
+from docs_mcp.indexer.errors import CorpusNotFoundError, ManifestError
+from docs_mcp.indexer.records import CorpusScan, ModelIdentity, Problem
+from docs_mcp.indexer.taxonomy import build_metadata
+
+MakeCorpus = Callable[[dict[str, str | bytes]], Path]
+REPO = Path(__file__).resolve().parents[2]
+
+
+def by_file(scan: CorpusScan) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for chunk in scan.chunks:
+        out.setdefault(chunk.filepath, []).append(chunk.chunk_id)
+    return out
+
+
+def metadata_of(scan: CorpusScan, filepath: str) -> dict[str, str]:
+    return next(dict(c.metadata) for c in scan.chunks if c.filepath == filepath)
+
+
+def test_finds_markdown_and_skips_templates_hidden_paths_and_other_files(make_corpus: MakeCorpus) -> None:
+    root = make_corpus(
+        {
+            "a.md": "# A\n",
+            "b.markdown": "# B\n",
+            "c.mdx": "# C\n",
+            "UPPER.MD": "# U\n",
+            "prompts/help.template.md": "# Template\n",
+            ".hidden/secret.md": "# Hidden\n",
+            ".draft.md": "# Draft\n",
+            "notes.txt": "not markdown",
+        }
+    )
+    scan = scan_corpus(root)
+    assert sorted(scan.files) == ["UPPER.MD", "a.md", "b.markdown", "c.mdx"]
+    assert scan.problems == ()
+
+
+def test_the_nearest_manifest_applies_on_its_own(make_corpus: MakeCorpus) -> None:
+    root = make_corpus(
+        {
+            ".docs-mcp.json": json.dumps({"strategy": {"chunk_by": "h3"}, "metadata": {"scope": "guide"}}),
+            "top.md": "# T\n\n## S\n\n### D\n",
+            "sub/.docs-mcp.json": json.dumps({"strategy": {"chunk_by": "h1"}}),
+            "sub/deeper/page.md": "Lead.\n\n# One\n\n## Two\n",
+        }
+    )
+    scan = scan_corpus(root)
+    assert by_file(scan) == {
+        "sub/deeper/page.md": ["sub/deeper/page.md#_preamble", "sub/deeper/page.md#one"],
+        "top.md": ["top.md#_preamble", "top.md#t/s/d"],
+    }
+    assert metadata_of(scan, "top.md") == {"scope": "guide"}
+    assert metadata_of(scan, "sub/deeper/page.md") == {}  # not merged with the root manifest
+
+
+def test_front_matter_wins_over_overrides_which_win_over_the_manifest(make_corpus: MakeCorpus) -> None:
+    root = make_corpus(
+        {
+            ".docs-mcp.json": json.dumps(
+                {
+                    "strategy": {"chunk_by": "h2"},
+                    "metadata": {"scope": "guide", "language": "any"},
+                    "overrides": [{"pattern": "sdk/**", "strategy": {"chunk_by": "file"}, "metadata": {"language": "go"}}],
+                }
+            ),
+            "plain.md": "# P\n\n## S\n",
+            "sdk/over.md": "# O\n\n## S\n",
+            "sdk/front.md": "---\nmcp_chunking_hint: h2\nmetadata:\n  language: python\n---\n# F\n\n## S\n",
+            "hinted.md": '<!-- mcp_chunking_hint: {"chunk_by": "file"} -->\n# H\n\n## S\n',
+            "both.md": '---\nmcp_chunking_hint: h2\n---\n<!-- mcp_chunking_hint: {"chunk_by": "file"} -->\n# B\n\n## S\n',
+        }
+    )
+    scan = scan_corpus(root)
+    assert by_file(scan) == {
+        "both.md": ["both.md#_preamble", "both.md#b/s"],
+        "hinted.md": ["hinted.md"],
+        "plain.md": ["plain.md#_preamble", "plain.md#p/s"],
+        "sdk/front.md": ["sdk/front.md#_preamble", "sdk/front.md#f/s"],
+        "sdk/over.md": ["sdk/over.md"],
+    }
+    assert metadata_of(scan, "plain.md") == {"scope": "guide", "language": "any"}
+    assert metadata_of(scan, "sdk/over.md") == {"scope": "guide", "language": "go"}
+    assert metadata_of(scan, "sdk/front.md") == {"scope": "guide", "language": "python"}
+
+
+def test_titles_per_file(make_corpus: MakeCorpus) -> None:
+    root = make_corpus(
+        {"h1.md": "# From H1\n", "front.md": "---\ntitle: From Front Matter\n---\ntext\n", "stem-only.md": "text\n"}
+    )
+    assert scan_corpus(root).files == {"front.md": "From Front Matter", "h1.md": "From H1", "stem-only.md": "stem-only"}
+
+
+def test_taxonomy_values_are_discovered_sorted_distinct_with_casing_kept(make_corpus: MakeCorpus) -> None:
+    root = make_corpus(
+        {
+            "py.md": "---\nmetadata: {language: Python, scope: sdk}\n---\n# P\n\n## A\n\n## B\n",
+            "go.md": "---\nmetadata: {language: go}\n---\n# G\n",
+            "ts.md": "---\nmetadata: {language: TypeScript}\n---\n# T\n",
+            "py2.md": "---\nmetadata: {language: Python}\n---\n# P2\n",
+        }
+    )
+    scan = scan_corpus(root)
+    assert [(k.name, k.values) for k in scan.taxonomy] == [
+        ("language", ("Python", "TypeScript", "go")),
+        ("scope", ("sdk",)),
+    ]
+
+
+def test_taxonomy_descriptions_come_from_metadata_json_then_manifests(make_corpus: MakeCorpus) -> None:
+    root = make_corpus(
+        {
+            "metadata.json": json.dumps(
+                {"corpus_description": "the Acme SDK docs", "taxonomy": {"language": {"description": "SDK language"}}}
+            ),
+            ".docs-mcp.json": json.dumps(
+                {
+                    "metadata": {"language": "go", "scope": "guide"},
+                    "taxonomy": {
+                        "language": {"description": "ignored: metadata.json describes it", "vector_collapse": True},
+                        "scope": {"description": "kind of page"},
+                    },
+                }
+            ),
+            "a.md": "# A\n",
+        }
+    )
+    scan = scan_corpus(root)
+    assert scan.corpus_description == "the Acme SDK docs"
+    assert [(k.name, k.description, k.vector_collapse) for k in scan.taxonomy] == [
+        ("language", "SDK language", True),
+        ("scope", "kind of page", False),
+    ]
+
+
+def test_metadata_json_is_looked_for_in_the_root_then_its_parent(make_corpus: MakeCorpus, tmp_path: Path) -> None:
+    root = make_corpus({"a.md": "# A\n"})
+    assert scan_corpus(root).corpus_description == "docs documentation"
+    (tmp_path / "metadata.json").write_text('{"corpus_description": "from the parent"}', encoding="utf-8")
+    assert scan_corpus(root).corpus_description == "from the parent"
+    (root / "metadata.json").write_text('{"corpus_description": "from the root"}', encoding="utf-8")
+    assert scan_corpus(root).corpus_description == "from the root"
+    given = tmp_path / "other.json"
+    given.write_text('{"corpus_description": "given"}', encoding="utf-8")
+    assert scan_corpus(root, metadata_file=given).corpus_description == "given"
+
+
+def test_a_given_metadata_file_that_does_not_exist_is_an_error(make_corpus: MakeCorpus, tmp_path: Path) -> None:
+    root = make_corpus({"a.md": "# A\n"})
+    with pytest.raises(ManifestError) as info:
+        scan_corpus(root, metadata_file=tmp_path / "nope.json")
+    assert "does not exist" in info.value.message and info.value.hint
+
+
+def test_invalid_metadata_json_is_a_problem_not_a_failure(make_corpus: MakeCorpus) -> None:
+    root = make_corpus({"metadata.json": "{oops", "a.md": "# A\n"})
+    scan = scan_corpus(root)
+    assert scan.files == {"a.md": "A"}
+    assert [p.severity for p in scan.problems] == ["error"]
+    assert "metadata.json: invalid JSON at line 1" in str(scan.problems[0])
+
+
+def test_build_metadata(make_corpus: MakeCorpus) -> None:
+    root = make_corpus(
+        {
+            "metadata.json": json.dumps({"taxonomy": {"language": {"description": "SDK", "vector_collapse": True}}}),
+            "a.md": "---\nmetadata: {language: go}\n---\n# Alpha\n\n## One\n",
+        }
+    )
+    scan = scan_corpus(root)
+    model = ModelIdentity("fastembed", "minilm", 384, "abc")
+    assert build_metadata(scan, indexed_at="2025-01-01T00:00:00Z", embedding=model) == {
+        "metadata_version": "1",
+        "corpus_description": "docs documentation",
+        "taxonomy": {"language": {"description": "SDK", "values": ["go"], "vector_collapse": True}},
+        "stats": {"chunks": 2, "files": 1, "indexed_at": "2025-01-01T00:00:00Z"},
+        "embedding": {"provider": "fastembed", "model": "minilm", "dimensions": 384},
+        "files": {"a.md": "Alpha"},
+    }
+    assert build_metadata(scan, indexed_at="t", embedding=None)["embedding"] is None
+
+
+# --- bad input: each is one clear line naming the file, and never stops the scan ------------------
+
+
+def test_missing_folder(tmp_path: Path) -> None:
+    with pytest.raises(CorpusNotFoundError) as info:
+        scan_corpus(tmp_path / "nope")
+    assert "does not exist" in info.value.message and info.value.hint
+
+
+def test_a_file_instead_of_a_folder(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("# A\n", encoding="utf-8")
+    with pytest.raises(CorpusNotFoundError, match="is not a folder"):
+        scan_corpus(tmp_path / "a.md")
+
+
+def test_folder_without_markdown(make_corpus: MakeCorpus) -> None:
+    root = make_corpus({"readme.txt": "hi", "prompts/x.template.md": "# T\n"})
+    with pytest.raises(CorpusNotFoundError) as info:
+        scan_corpus(root)
+    assert "no markdown files (*.md, *.markdown, *.mdx)" in info.value.message
+
+
+def test_invalid_manifest_json_is_reported_and_the_next_manifest_up_applies(make_corpus: MakeCorpus) -> None:
+    root = make_corpus(
+        {
+            ".docs-mcp.json": json.dumps({"metadata": {"scope": "guide"}}),
+            "sub/.docs-mcp.json": '{"strategy": {"chunk_by": "h1",}}',
+            "sub/page.md": "# P\n\n## S\n",
+        }
+    )
+    scan = scan_corpus(root)
+    assert [str(p) for p in scan.problems] == [
+        "sub/.docs-mcp.json: invalid JSON at line 1 column 32: Expecting property name enclosed in double quotes. "
+        "Ignored this manifest. Fix the JSON (a validator or `python -m json.tool` shows where)."
+    ]
+    assert by_file(scan) == {"sub/page.md": ["sub/page.md#_preamble", "sub/page.md#p/s"]}
+    assert metadata_of(scan, "sub/page.md") == {"scope": "guide"}
+
+
+def test_invalid_front_matter_is_a_warning_and_the_page_is_indexed(make_corpus: MakeCorpus) -> None:
+    root = make_corpus({"bad.md": "---\ntitle: Broken\naliases:\n  - %\n---\nBody text.\n\n## Section\n"})
+    scan = scan_corpus(root)
+    assert scan.files == {"bad.md": "Broken"}
+    assert [(p.path, p.severity) for p in scan.problems] == [("bad.md", "warning")]
+    assert by_file(scan) == {"bad.md": ["bad.md#_preamble", "bad.md#section"]}
+
+
+def test_non_utf8_file_is_skipped_with_a_problem(make_corpus: MakeCorpus) -> None:
+    root = make_corpus({"good.md": "# G\n", "latin1.md": "# Caf\xe9\n".encode("latin-1")})
+    scan = scan_corpus(root)
+    assert list(scan.files) == ["good.md"]
+    assert [str(p) for p in scan.problems] == [
+        "latin1.md: not UTF-8 text (byte 0xe9 at offset 5); skipped it. Re-save it as UTF-8."
+    ]
+
+
+def test_utf8_bom_and_crlf_are_accepted(make_corpus: MakeCorpus) -> None:
+    root = make_corpus({"win.md": "\ufeff# Title\r\n\r\n## Sec\r\n\r\nText.\r\n".encode("utf-8")})
+    scan = scan_corpus(root)
+    assert [(c.chunk_id, c.content) for c in scan.chunks] == [
+        ("win.md#_preamble", "# Title"),
+        ("win.md#title/sec", "## Sec\n\nText."),
+    ]
+
+
+def test_empty_files_are_skipped_with_a_warning(make_corpus: MakeCorpus) -> None:
+    root = make_corpus({"empty.md": "", "blank.md": "\n  \n", "front-only.md": "---\ntitle: X\n---\n", "ok.md": "# OK\n"})
+    scan = scan_corpus(root)
+    assert list(scan.files) == ["ok.md"]
+    assert scan.skipped == ("blank.md", "empty.md", "front-only.md")
+    assert [(p.path, p.severity) for p in scan.problems] == [
+        ("blank.md", "warning"),
+        ("empty.md", "warning"),
+        ("front-only.md", "warning"),
+    ]
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="symlinks are not available on this platform")
+def test_symlinks_leaving_the_root_are_refused_and_inside_ones_followed(make_corpus: MakeCorpus, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("# Secret\n", encoding="utf-8")
+    root = make_corpus({"real.md": "# Real\n", "folder/inner.md": "# Inner\n"})
+    (root / "escape.md").symlink_to(outside / "secret.md")
+    (root / "escape-dir").symlink_to(outside, target_is_directory=True)
+    (root / "alias.md").symlink_to(root / "real.md")
+    (root / "alias-dir").symlink_to(root / "folder", target_is_directory=True)
+    (root / "dangling.md").symlink_to(root / "missing.md")
+    scan = scan_corpus(root)
+    assert sorted(scan.files) == ["alias.md", "folder/inner.md", "real.md"]
+    assert [(p.path, p.message.split(";")[0]) for p in scan.problems] == [
+        ("dangling.md", "broken symlink"),
+        ("escape-dir", f"symlink leaves the docs root (points to {outside.resolve()})"),
+        ("escape.md", f"symlink leaves the docs root (points to {(outside / 'secret.md').resolve()})"),
+    ]
+    assert all(isinstance(p, Problem) and p.severity == "error" for p in scan.problems)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.binary(max_size=300), st.text(max_size=200))
+def test_any_file_content_gives_chunks_or_problems_never_an_exception(data: bytes, text: str) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "bytes.md").write_bytes(data)
+        (root / "text.md").write_text("---\n" + text, encoding="utf-8", errors="surrogatepass")
+        (root / ".docs-mcp.json").write_bytes(data)
+        scan = scan_corpus(root)
+    for name in ("bytes.md", "text.md"):  # each page is indexed, skipped, or reported
+        assert name in scan.files or name in scan.skipped or any(p.path == name for p in scan.problems)
+    assert all(c.filepath in scan.files for c in scan.chunks)
+
+
+# --- the bundled corpus ----------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not (REPO / "corpus").is_dir(), reason="the bundled corpus/ folder is absent")
+def test_bundled_corpus_chunk_list(snapshot) -> None:  # type: ignore[no-untyped-def]
+    scan = scan_corpus(REPO / "corpus")
+    assert scan.problems == ()
+    assert [(c.chunk_id, c.breadcrumb, c.heading_level, dict(c.metadata)) for c in scan.chunks] == snapshot
