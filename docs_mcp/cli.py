@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import typer
@@ -44,6 +45,10 @@ def _mount() -> None:
 
 def main() -> None:
     """Entry point of the `docs-mcp` console script."""
+    # Our matrix products are small (one query against all chunks): threaded BLAS only
+    # adds contention with the embedding model and concurrent requests. Set before numpy loads.
+    for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(variable, "1")
     _mount()
     try:
         app()

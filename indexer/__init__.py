@@ -1,6 +1,9 @@
 """Markdown -> heading-path chunks -> DuckDB (full-text + vectors). Owns the index format."""
 
+from docs_mcp.indexer.build import Progress, build_index, write_index  # storage
 from docs_mcp.indexer.corpus import scan_corpus  # chunker
+from docs_mcp.indexer.embedding import Embedder, load_model  # storage
+from docs_mcp.indexer.index_file import IndexReader, current_generation, open_index  # storage
 from docs_mcp.indexer.records import (  # chunker
     Chunk,
     CorpusScan,
@@ -13,6 +16,14 @@ from docs_mcp.indexer.records import (  # chunker
 )
 
 __all__ = [
+    "Embedder",  # storage
+    "IndexReader",  # storage
+    "Progress",  # storage
+    "build_index",  # storage
+    "current_generation",  # storage
+    "load_model",  # storage
+    "open_index",  # storage
+    "write_index",  # storage
     "Chunk",  # chunker
     "CorpusScan",  # chunker
     "IndexReport",  # chunker

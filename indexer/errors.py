@@ -33,9 +33,17 @@ class IndexLockedError(IndexerError):
     """Another process holds the index for writing."""
 
 
+class ExtensionLoadError(IndexerError):
+    """A DuckDB extension package (fts, vss) is missing or does not match the installed duckdb."""
+
+
 class ModelLoadError(IndexerError):
     """The embedding model could not be found or loaded."""
 
 
 class ModelMismatchError(IndexerError):
     """The index was built with a different embedding model than the one available."""
+
+
+class LibraryError(IndexerError):
+    """A library ID, library manifest block or library operation is invalid."""

@@ -72,7 +72,7 @@ def ddl(dimensions: int | None) -> list[str]:
         statements.append(
             f"""CREATE TABLE {VECTORS_TABLE} (
                 chunk INTEGER NOT NULL,      -- chunks.id
-                window INTEGER NOT NULL,     -- 0.. : long chunks are embedded as several windows
+                "window" INTEGER NOT NULL,   -- 0.. (quoted: a keyword) long chunks are embedded as several windows
                 key VARCHAR NOT NULL,        -- sha256(model checksum + window text): reuse across builds
                 vec FLOAT[{int(dimensions)}] NOT NULL
             )"""

@@ -31,11 +31,18 @@ class RankingSettings:
     """Knobs of the ranking; the defaults are what measured best (corpus/guide/ranking.md)."""
 
     fusion: str = "convex"
-    alpha: float = 0.5  # weight of BM25 in the convex sum
-    # A chunk found only by the vector signal must be at least this similar to the query.
-    similarity_floor: float = 0.35
+    alpha: float = 0.6  # weight of BM25 in the convex sum
+    # A chunk found only by the vector signal must be at least this similar to the query:
+    # just above the best match of any of 68 nonsense and off-topic queries on FastAPI (0.426).
+    similarity_floor: float = 0.43
+    # Cosine similarity that counts as "no evidence" when rescaling the vector signal.
+    vector_base: float = 0.2
     field_weights: tuple[float, ...] = DEFAULT_FIELD_WEIGHTS
-    collapse_cosine: float = 0.85  # twins across a vector_collapse key are at least this similar
+    # Twins across a vector_collapse key share a heading and are at least this similar; the same
+    # paragraph under "Retries in go" and "Retries in typescript" measured 0.76-0.86.
+    collapse_cosine: float = 0.7
+    # A chunk gains this share of the best score in its file: answers cluster in pages.
+    file_boost: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -75,6 +82,8 @@ class Engine:
         self._fuse = select_fusion(self.settings.fusion)
         with self._lock:
             self.columns = _read_columns(reader.conn)
+        files = {path: code for code, path in enumerate(sorted(set(self.columns.filepath)))}
+        self.file_codes = np.fromiter((files[p] for p in self.columns.filepath), dtype=np.int64, count=self.size)
         keys = sorted((self.metadata.get("taxonomy") or {}).keys())
         self.taxonomy = TaxonomyColumns.from_metadata(self.columns.metadata, keys)
         self.collapse_keys = tuple(k for k in keys if (self.metadata["taxonomy"][k] or {}).get("vector_collapse"))
@@ -82,6 +91,7 @@ class Engine:
         self._vectors: VectorMatrix | None = None
         self._vectors_loaded = False
         self._embedder = None
+        self._all_texts: tuple[str, ...] | None = None
 
     @property
     def size(self) -> int:
@@ -94,6 +104,7 @@ class Engine:
     def warm(self) -> None:
         """Load postings, vectors and the query model now rather than on the first search."""
         self._lexical_scorer()
+        self._texts(())
         self._vector_matrix()
         if self.has_vectors:
             self._query_embedder()
@@ -112,6 +123,13 @@ class Engine:
         hits = tuple(self._hit(i, float(scores[i]), texts[i], needles, lexical, vector) for i in page)
         return SearchPage(hits=hits, has_more=len(order) > offset + limit)
 
+    def query_similarities(self, query: str) -> np.ndarray | None:
+        """Best-window cosine similarity of every chunk (by chunks.id) to ``query``; None without vectors."""
+        matrix = self._vector_matrix()
+        if matrix is None or not tokenize(query):
+            return None
+        return similarities(matrix, self._query_embedder().embed_query(query))
+
     # -- ranking ---------------------------------------------------------------------------
 
     def _rank(self, query: str, filters: Mapping[str, str], mode: str, stop_after: int):
@@ -127,17 +145,19 @@ class Engine:
         if mode in ("hybrid", "vector") and self.has_vectors and size and tokenize(query):
             vector = similarities(self._vector_matrix(), self._query_embedder().embed_query(query))
         lexical_present = lexical > 0
-        vector_present = vector >= self.settings.similarity_floor
+        vector_present = vector >= self.settings.vector_base
         if allowed is not None:
             lexical_present &= allowed
             vector_present &= allowed
-        candidates = lexical_present | vector_present
+        candidates = lexical_present | (vector_present & (vector >= self.settings.similarity_floor))
         if mode == "bm25":
             scores = np.where(lexical_present, lexical, 0.0)
         elif mode == "vector":
-            scores = np.where(vector_present, vector, 0.0)
+            scores = np.where(candidates, vector, 0.0)
         else:
-            scores = self._fuse(lexical, vector, lexical_present, vector_present, alpha=self.settings.alpha, floor=self.settings.similarity_floor)
+            scores = self._fuse(lexical, vector, lexical_present, vector_present, alpha=self.settings.alpha, floor=self.settings.vector_base)
+        if self.settings.file_boost and candidates.any():
+            scores = scores + self.settings.file_boost * _file_best(scores, candidates, self.file_codes)
         ids = np.flatnonzero(candidates)
         ids = ids[np.lexsort((ids, -scores[ids]))]  # stable tie-break on chunk order
         collapse = [k for k in self.collapse_keys if k not in filters]
@@ -195,14 +215,15 @@ class Engine:
 
     def _needles(self, query: str) -> tuple[str, ...]:
         words = tokenize(query)
-        return tuple(words) + tuple(self._stems(words)) if words else ()
+        scorer = self._lexical_scorer()
+        return tuple(words) + tuple(scorer.stem(word) for word in words)
 
     def _texts(self, page: Sequence[int]) -> dict[int, str]:
-        if len(page) == 0:
-            return {}
         with self._lock:
-            rows = self.reader.conn.execute(f"SELECT id, text FROM {CHUNKS_TABLE} WHERE id IN (SELECT unnest(?::INTEGER[]))", [list(map(int, page))]).fetchall()
-        return dict(rows)
+            if self._all_texts is None:
+                rows = self.reader.conn.execute(f"SELECT text FROM {CHUNKS_TABLE} ORDER BY id").fetchall()
+                self._all_texts = tuple(row[0] for row in rows)
+        return {int(i): self._all_texts[int(i)] for i in page}
 
     # -- lazily loaded parts -----------------------------------------------------------------
 
@@ -230,8 +251,16 @@ class Engine:
             if self._embedder is None:
                 from docs_mcp.indexer import load_model
 
-                self._embedder = load_model(self.reader.model)
+                # One thread: a query is one short sequence, and spare cores serve other requests.
+                self._embedder = load_model(self.reader.model, threads=1)
             return self._embedder
+
+
+def _file_best(scores: np.ndarray, candidates: np.ndarray, file_codes: np.ndarray) -> np.ndarray:
+    """Per chunk, the best candidate score among the chunks of its file."""
+    best = np.zeros(int(file_codes.max()) + 1)
+    np.maximum.at(best, file_codes[candidates], scores[candidates])
+    return best[file_codes]
 
 
 def _rank_of(i: int, scores: np.ndarray, present: np.ndarray) -> int | None:

@@ -48,13 +48,12 @@ class Postings:
     num_docs: int
 
 
-def load_postings(conn, num_chunks: int) -> Postings:
+def load_postings(conn, num_chunks: int, fields: int = len(FTS_FIELDS)) -> Postings:
     """Read the full-text tables of an index into numpy arrays.
 
     Raises:
         duckdb.Error: left to the caller (the engine translates it at its boundary).
     """
-    fields = len(FTS_FIELDS)
     dict_rows = conn.execute(f"SELECT termid, term, df FROM {FTS_SCHEMA}.dict ORDER BY termid").fetchnumpy()
     term_ids = {str(term): int(tid) for tid, term in zip(dict_rows["termid"], dict_rows["term"])}
     df = np.zeros(len(term_ids) + 1, dtype=np.float64)
@@ -88,7 +87,7 @@ class LexicalScorer:
 
     def __init__(self, postings: Postings, stem: Callable[[Sequence[str]], list[str]], weights: Sequence[float] = DEFAULT_FIELD_WEIGHTS) -> None:
         self._p = postings
-        self._stem = lru_cache(maxsize=65536)(lambda word: stem([word])[0])
+        self.stem = lru_cache(maxsize=65536)(lambda word: stem([word])[0])
         self.weights = np.asarray(weights, dtype=np.float32)
         avg = postings.field_lengths.mean(axis=0) if postings.num_docs else np.ones(len(weights))
         avg = np.where(avg > 0, avg, 1.0)
@@ -99,7 +98,7 @@ class LexicalScorer:
         """Distinct term ids of the query's words that occur in the index (stopwords never do)."""
         ids: list[int] = []
         for word in tokenize(query):
-            tid = self._p.term_ids.get(self._stem(word))
+            tid = self._p.term_ids.get(self.stem(word))
             if tid is not None and tid not in ids:
                 ids.append(tid)
         return ids
@@ -115,6 +114,7 @@ class LexicalScorer:
             docs = p.docs[lo:hi]
             weighted_tf = (p.tf[lo:hi] * self.weights / self._norm[docs]).sum(axis=1)
             df = p.df[tid]
-            idf = np.log((p.num_docs - df + 0.5) / (df + 0.5) + 1.0)
+            # DuckDB's log() is base 10; we keep its idf so scores match match_bm25.
+            idf = np.log10((p.num_docs - df + 0.5) / (df + 0.5) + 1.0)
             scores[docs] += (idf * weighted_tf * (K1 + 1) / (weighted_tf + K1)).astype(np.float32)
         return scores

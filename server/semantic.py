@@ -28,7 +28,7 @@ def load_vectors(conn, num_chunks: int) -> VectorMatrix | None:
     tables = {row[0] for row in conn.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'").fetchall()}
     if VECTORS_TABLE not in tables:
         return None
-    rows = conn.execute(f"SELECT chunk, vec FROM {VECTORS_TABLE} ORDER BY chunk, window").fetchnumpy()
+    rows = conn.execute(f"SELECT chunk, vec FROM {VECTORS_TABLE} ORDER BY chunk, \"window\"").fetchnumpy()
     chunk = rows["chunk"].astype(np.int64)
     if len(chunk) == 0:
         return None

@@ -6,13 +6,13 @@ import re
 from typing import Iterable
 
 SNIPPET_CHARS = 240
-_WORD = re.compile(r"[A-Za-z0-9]+")
 _SPACE = re.compile(r"\s+")
 
 
-def _matches(word: str, needles: tuple[str, ...]) -> bool:
-    lowered = word.lower()
-    return any(lowered.startswith(needle) for needle in needles)
+def _needle_pattern(needles: tuple[str, ...]) -> re.Pattern[str]:
+    """Words of the text that start with a needle; longest needles first so the match is whole."""
+    alternatives = "|".join(re.escape(n) for n in sorted(needles, key=lambda n: (-len(n), n)))
+    return re.compile(rf"(?<![A-Za-z0-9])(?:{alternatives})[A-Za-z0-9]*", re.IGNORECASE)
 
 
 def make_snippet(text: str, needles: Iterable[str], width: int = SNIPPET_CHARS) -> str:
@@ -25,7 +25,7 @@ def make_snippet(text: str, needles: Iterable[str], width: int = SNIPPET_CHARS) 
     if len(flat) <= width:
         return flat
     needles = tuple(sorted({n for n in needles if len(n) >= 2}))
-    hits = [(m.start(), m.group().lower()) for m in _WORD.finditer(flat) if needles and _matches(m.group(), needles)]
+    hits = [(m.start(), m.group().lower()) for m in _needle_pattern(needles).finditer(flat)] if needles else []
     start = _best_start(hits, width) if hits else 0
     start = max(0, min(start, len(flat) - width))
     if start:

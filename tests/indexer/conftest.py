@@ -25,3 +25,11 @@ def make_corpus(tmp_path: Path) -> Callable[[dict[str, str | bytes]], Path]:
         return root
 
     return write
+
+
+@pytest.fixture(scope="session")
+def default_embedder():
+    """The packaged default embedding model, loaded once per test session (storage tests)."""
+    from docs_mcp.indexer.embedding import load_embedder
+
+    return load_embedder("default")

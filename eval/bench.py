@@ -1,0 +1,280 @@
+"""Benchmarks: index build time, size and peak memory; search latency warm and cold, per mode.
+
+Each build and each search session runs in a child process of its own, so peak
+memory (``ru_maxrss`` from ``wait4``) belongs to that step alone and "cold" really
+means a process that has just opened the index.  Latency is measured on the search
+engine in process (the MCP framing adds a roughly constant cost that `docs-mcp eval`
+reports); hybrid includes embedding the query with the real model.
+
+Embedding 100k chunks with the real model takes about an hour on two cores, so above
+``max_embed`` chunks ``auto`` fills the index with random unit vectors instead
+("synthetic" in the results): hybrid latency is then real (same matrix sizes, same
+query embedding) but its ranking is meaningless, and the build time excludes embedding.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from docs_mcp.eval.errors import EvalRunError
+from docs_mcp.eval.metrics import percentile
+
+SEARCH_MODES = ("hybrid", "bm25")
+COLD_REPEATS = 3
+WARMUP_QUERIES = 5
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class BenchPlan:
+    """What to benchmark: synthetic sizes (or one corpus folder), seed, vectors, queries per mode."""
+
+    sizes: tuple[int, ...] = (1_000, 10_000, 100_000)
+    seed: int = 0
+    corpus: Path | None = None
+    embeddings: str = "auto"  # auto | default | none | synthetic
+    max_embed: int = 10_000
+    queries: int = 200
+
+    def vectors_for(self, chunks: int) -> str:
+        """``model``, ``synthetic`` or ``none``: how the index of ``chunks`` chunks gets its vectors."""
+        if self.embeddings == "auto":
+            return "model" if chunks <= self.max_embed else "synthetic"
+        return {"default": "model", "none": "none", "synthetic": "synthetic"}[self.embeddings]
+
+
+@dataclass(frozen=True)
+class Latency:
+    """Search latency of one mode, in milliseconds."""
+
+    cold_ms: float  # median over COLD_REPEATS fresh opens of the first query's latency
+    p50: float
+    p95: float
+    p99: float
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    """The figures of one corpus."""
+
+    label: str
+    files: int
+    chunks: int
+    vectors: str  # model | synthetic | none
+    build_seconds: float
+    chunks_per_second: float
+    index_bytes: int
+    build_peak_rss_mb: float
+    search_peak_rss_mb: float
+    open_ms: float
+    vector_fill_seconds: float = 0.0  # synthetic vectors only: writing them and their HNSW index
+    latency: dict[str, Latency] = field(default_factory=dict)
+
+
+def run_bench(plan: BenchPlan, work_dir: Path | None = None, progress: Progress | None = None) -> list[BenchResult]:
+    """Build and measure every corpus of ``plan``; corpora and indexes go under ``work_dir`` (or a temp dir).
+
+    Raises:
+        EvalRunError: a child process failed (its stderr tail is in the message).
+        CorpusNotFoundError: ``plan.corpus`` is not a docs folder.
+    """
+    targets = [("corpus", 0)] if plan.corpus else [("synthetic", size) for size in plan.sizes]
+    with tempfile.TemporaryDirectory(prefix="docs-mcp-bench-") as scratch:
+        base = work_dir or Path(scratch)
+        results = []
+        for done, (kind, size) in enumerate(targets):
+            if progress:
+                progress(done, len(targets))
+            results.append(_bench_one(plan, base, kind, size))
+        if progress:
+            progress(len(targets), len(targets))
+        return results
+
+
+def _bench_one(plan: BenchPlan, base: Path, kind: str, size: int) -> BenchResult:
+    folder = base / (f"synthetic-{size}-seed{plan.seed}" if kind == "synthetic" else "corpus")
+    folder.mkdir(parents=True, exist_ok=True)
+    job = {"kind": kind, "size": size, "seed": plan.seed, "queries": plan.queries, "folder": str(folder)}
+    job["docs"] = str(plan.corpus) if plan.corpus else str(folder / "docs")
+    prepared, _ = _child("prepare", job)  # writes the corpus and the query list; counts chunks
+    job["vectors"] = plan.vectors_for(prepared["chunks"])
+    built, build_rss = _child("build", job)
+    filled = _child("fill", job)[0] if job["vectors"] == "synthetic" else {}
+    searched, search_rss = _child("search", job)
+    label = str(plan.corpus) if plan.corpus else f"{size:,} chunks"
+    return BenchResult(
+        label=label,
+        files=prepared["files"],
+        chunks=built["chunks"],
+        vectors=job["vectors"],
+        build_seconds=built["seconds"],
+        chunks_per_second=built["chunks"] / built["seconds"] if built["seconds"] else 0.0,
+        index_bytes=filled.get("index_bytes", built["index_bytes"]),
+        vector_fill_seconds=filled.get("seconds", 0.0),
+        build_peak_rss_mb=build_rss,
+        search_peak_rss_mb=search_rss,
+        open_ms=searched["open_ms"],
+        latency={mode: Latency(**figures) for mode, figures in searched["latency"].items()},
+    )
+
+
+def _child(step: str, job: dict[str, Any]) -> tuple[dict[str, Any], float]:
+    """Run one step in a fresh Python process; its JSON answer and its peak RSS in MB."""
+    folder = Path(job["folder"])
+    answer, log = folder / f"{step}.json", folder / f"{step}.log"
+    with log.open("w") as errlog:
+        command = [sys.executable, "-m", "docs_mcp.eval.bench", step, json.dumps(job)]
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog)
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)  # reaped by wait4: Popen must not wait again
+    if process.returncode != 0 or not answer.exists():
+        tail = log.read_text(errors="replace")[-3000:]
+        raise EvalRunError(f"bench step {step!r} failed for {job['docs']}:\n{tail}", f"See {log}.")
+    # ru_maxrss is in KiB on Linux, in bytes on macOS.
+    rss_mb = usage.ru_maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)
+    return json.loads(answer.read_text()), rss_mb
+
+
+# -- the steps, run inside the child process -----------------------------------------------------
+
+
+def _step_prepare(job: dict[str, Any]) -> dict[str, Any]:
+    docs = Path(job["docs"])
+    if job["kind"] == "synthetic":
+        from docs_mcp.eval.synthetic import generate_corpus
+
+        corpus = generate_corpus(docs, job["size"], seed=job["seed"], queries=job["queries"])
+        return {"files": corpus.files, "chunks": corpus.chunks, "queries": list(corpus.queries)}
+    return _corpus_queries(docs, job["seed"], job["queries"])
+
+
+def _corpus_queries(docs: Path, seed: int, n: int) -> dict[str, Any]:
+    """Queries for a real corpus: half its headings, half three-word runs of its text."""
+    from docs_mcp.indexer import scan_corpus
+
+    scan = scan_corpus(docs)
+    rng = random.Random(seed)
+    chunks = list(scan.chunks)
+    queries = []
+    for i in range(n):
+        chunk = rng.choice(chunks)
+        words = chunk.text.split()
+        if i % 2 == 0 and chunk.heading:
+            queries.append(chunk.heading)
+        elif len(words) > 3:
+            start = rng.randrange(len(words) - 3)
+            queries.append(" ".join(words[start : start + 3]))
+        else:
+            queries.append(chunk.title or chunk.filepath)
+    return {"files": len(scan.files), "chunks": len(chunks), "queries": queries}
+
+
+def _step_build(job: dict[str, Any]) -> dict[str, Any]:
+    from docs_mcp.indexer import build_index
+
+    out = Path(job["folder"]) / "index"
+    embeddings = "default" if job["vectors"] == "model" else "none"
+    report = build_index(Path(job["docs"]), out, embeddings=embeddings)
+    return {"chunks": report.chunks, "seconds": report.seconds, "index_bytes": _folder_bytes(out)}
+
+
+def _step_fill(job: dict[str, Any]) -> dict[str, Any]:
+    from docs_mcp.eval.synthetic import fill_random_vectors
+
+    out = Path(job["folder"]) / "index"
+    start = time.perf_counter()
+    fill_random_vectors(out, seed=job["seed"])
+    return {"seconds": time.perf_counter() - start, "index_bytes": _folder_bytes(out)}
+
+
+def _folder_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def _step_search(job: dict[str, Any]) -> dict[str, Any]:
+    from docs_mcp.server.engine import open_engine
+
+    index = Path(job["folder"]) / "index"
+    queries = json.loads((Path(job["folder"]) / "prepare.json").read_text())["queries"]
+    modes = SEARCH_MODES if job["vectors"] != "none" else ("bm25",)
+    latency, opens = {}, []
+    for mode in modes:
+        cold = []
+        for repeat in range(COLD_REPEATS):
+            start = time.perf_counter()
+            engine = open_engine(index)
+            opens.append((time.perf_counter() - start) * 1000)
+            cold.append(_time(engine, queries[repeat], mode))
+            if repeat < COLD_REPEATS - 1:
+                engine.reader.conn.close()
+        for query in queries[:WARMUP_QUERIES]:
+            _time(engine, query, mode)
+        warm = [_time(engine, query, mode, filtered=i % 4 == 3) for i, query in enumerate(queries)]
+        engine.reader.conn.close()
+        latency[mode] = {"cold_ms": percentile(cold, 50), "p50": percentile(warm, 50), "p95": percentile(warm, 95), "p99": percentile(warm, 99)}
+    return {"open_ms": percentile(opens, 50), "latency": latency}
+
+
+def _time(engine: Any, query: str, mode: str, filtered: bool = False) -> float:
+    filters = {"language": "python"} if filtered and "language" in engine.metadata.get("taxonomy", {}) else None
+    start = time.perf_counter()
+    engine.search(query, filters, mode=mode, limit=10)
+    return (time.perf_counter() - start) * 1000
+
+
+_STEPS = {"prepare": _step_prepare, "build": _step_build, "fill": _step_fill, "search": _step_search}
+
+
+def _main(argv: Sequence[str]) -> None:
+    step, job = argv[0], json.loads(argv[1])
+    answer = _STEPS[step](job)
+    (Path(job["folder"]) / f"{step}.json").write_text(json.dumps(answer))
+
+
+# -- rendering -------------------------------------------------------------------------------------
+
+
+def render_bench(results: Sequence[BenchResult]) -> str:
+    """Two tables: the build of each corpus, then search latency per corpus and mode."""
+    build = [["corpus", "files", "chunks", "vectors", "build s", "chunks/s", "index MB", "build RSS MB"]]
+    for r in results:
+        build.append([r.label, str(r.files), str(r.chunks), r.vectors, f"{r.build_seconds:.1f}", f"{r.chunks_per_second:,.0f}", f"{r.index_bytes / 1e6:.1f}", f"{r.build_peak_rss_mb:.0f}"])
+    search = [["corpus", "mode", "open ms", "cold ms", "p50 ms", "p95 ms", "p99 ms", "search RSS MB"]]
+    for r in results:
+        for mode, lat in r.latency.items():
+            search.append([r.label, mode, f"{r.open_ms:.0f}", f"{lat.cold_ms:.1f}", f"{lat.p50:.1f}", f"{lat.p95:.1f}", f"{lat.p99:.1f}", f"{r.search_peak_rss_mb:.0f}"])
+    notes = []
+    if any(r.vectors == "synthetic" for r in results):
+        notes.append(
+            "vectors=synthetic: random unit vectors written after a full-text build (latency only: the query is still "
+            "embedded by the real model; build s and build RSS exclude embedding; index MB includes the vectors)."
+        )
+    notes.append("cold: first query after opening the index (median of 3 opens); p50/p95/p99: warm queries.")
+    return "\n\n".join([_table(build, text_columns=(0, 3)), _table(search, text_columns=(0, 1)), *notes]) + "\n"
+
+
+def _table(rows: Sequence[Sequence[str]], text_columns: tuple[int, ...]) -> str:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join(
+        "  ".join(c.ljust(w) if i in text_columns else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip() for row in rows
+    )
+
+
+def write_bench_json(plan: BenchPlan, results: Sequence[BenchResult], path: Path) -> None:
+    """Write the plan and the figures as JSON, for comparison between runs."""
+    plan_dict = {**asdict(plan), "corpus": str(plan.corpus) if plan.corpus else None}
+    data = {"version": 1, "plan": plan_dict, "python": sys.version.split()[0], "cpus": os.cpu_count(), "results": [asdict(r) for r in results]}
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    _main(sys.argv[1:])

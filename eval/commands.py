@@ -1,0 +1,135 @@
+"""`docs-mcp eval` and `docs-mcp bench`: options in, one library call, tables out.
+
+Heavy imports (the MCP SDK, duckdb, the engine) happen inside the commands so that
+`docs-mcp --help` stays fast.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from enum import Enum
+from pathlib import Path
+from typing import Callable, Iterator
+
+import typer
+
+from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
+
+
+class Mode(str, Enum):
+    hybrid = "hybrid"
+    bm25 = "bm25"
+    vector = "vector"
+
+
+class Embeddings(str, Enum):
+    auto = "auto"
+    default = "default"
+    none = "none"
+    synthetic = "synthetic"
+
+
+def register(app: typer.Typer) -> None:
+    """Add this area's commands to the root `docs-mcp` app."""
+    app.command("eval")(eval_command)
+    app.command("bench")(bench_command)
+
+
+@contextmanager
+def progress_bar(label: str) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar on stderr; yields a ``(done, total)`` callback."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    console = Console(stderr=True)
+    # Only on a terminal: in CI logs and pipes a progress bar is noise.
+    with Progress(*columns, console=console, transient=True, disable=not console.is_terminal) as bar:
+        task = bar.add_task(label, total=None)
+
+        def advance(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield advance
+
+
+def eval_command(
+    golden: Path = typer.Argument(..., help="Golden queries: JSON or JSONL (ours, ../shared/golden's, or the reference server's cases)."),
+    index: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", help="Index directory built by `docs-mcp index`."),
+    k: int = typer.Option(5, "--k", min=1, max=50, help="Cutoff of every metric (NDCG@k, MRR@k, hit@k, recall@k)."),
+    mode: Mode = typer.Option(Mode.hybrid, "--mode", help="Ranking signal(s): hybrid, bm25 (full-text only) or vector only."),
+    compare: bool = typer.Option(False, "--compare", help="Run hybrid, bm25 and vector and print them side by side."),
+    via_mcp: bool = typer.Option(False, "--via-mcp", help="Spawn `docs-mcp serve` and query it over stdio instead of in-process."),
+    json_file: Path | None = typer.Option(None, "--json", help="Write every figure and each query's ranked chunk IDs to this file."),
+    baseline: Path | None = typer.Option(None, "--baseline", help="An earlier --json file: print deltas against it."),
+    min_ndcg: float | None = typer.Option(None, "--min-ndcg", min=0.0, max=1.0, help="Exit with status 1 if NDCG@k of --mode is below this (CI gate)."),
+    report: Path | None = typer.Option(None, "--report", help="Write a self-contained HTML report (charts, per-query list) to this file."),
+) -> None:
+    """Measure search quality on golden queries: NDCG@k, MRR@k, hit@k, recall@k and latency, per category."""
+    from docs_mcp.eval.errors import EvalRunError, QualityGateError
+    from docs_mcp.eval.golden import load_golden
+    from docs_mcp.eval.report import baseline_run, load_baseline, render_compare, render_run, report_dict, write_json
+    from docs_mcp.eval.runner import MODES, evaluate
+
+    old = load_baseline(baseline) if baseline else None
+    queries = load_golden(golden)
+    modes = [mode.value, *(m for m in MODES if m != mode.value)] if compare else [mode.value]
+    results = []
+    for name in modes:
+        try:
+            with progress_bar(f"eval {name}") as advance:
+                results.append(evaluate(queries, index, k=k, mode=name, via_mcp=via_mcp, progress=advance))
+        except EvalRunError as error:
+            if not compare or name == mode.value:
+                raise
+            typer.echo(f"skipping mode {name}: {error.message}", err=True)
+    primary = results[0]
+    if compare and len(results) > 1:
+        typer.echo(render_compare(results).rstrip("\n"))
+    if not compare or old:
+        typer.echo(render_run(primary, baseline_run(old, primary.mode) if old else None).rstrip("\n"))
+    if json_file:
+        write_json(report_dict(results, str(golden)), json_file)
+        typer.echo(f"wrote {json_file}", err=True)
+    if report:
+        from docs_mcp.eval.html_report import render_html
+
+        report.write_text(render_html(results, str(golden)), encoding="utf-8")
+        typer.echo(f"wrote {report}", err=True)
+    if min_ndcg is not None:
+        ndcg = primary.overall().ndcg
+        if ndcg < min_ndcg:
+            raise QualityGateError(ndcg, min_ndcg, k)
+        typer.echo(f"NDCG@{k} {ndcg:.4f} >= --min-ndcg {min_ndcg:.4f}: gate passed", err=True)
+
+
+def bench_command(
+    sizes: str = typer.Option("1000,10000,100000", "--sizes", help="Synthetic corpus sizes in chunks, comma-separated."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the synthetic corpora (same seed, same corpora)."),
+    corpus: Path | None = typer.Option(None, "--corpus", help="Benchmark this docs folder instead of synthetic corpora."),
+    embeddings: Embeddings = typer.Option(
+        Embeddings.auto,
+        "--embeddings",
+        help="default: the real model; none: full-text only; synthetic: random unit vectors (latency only); "
+        "auto: the real model up to --max-embed chunks, synthetic vectors above.",
+    ),
+    max_embed: int = typer.Option(10_000, "--max-embed", min=0, help="With --embeddings auto: largest size embedded with the real model."),
+    queries: int = typer.Option(200, "--queries", min=10, help="Warm queries timed per mode."),
+    work_dir: Path | None = typer.Option(None, "--work-dir", help="Keep corpora and indexes here (default: a temporary folder)."),
+    json_file: Path | None = typer.Option(None, "--json", help="Write the figures to this file."),
+) -> None:
+    """Benchmark indexing and search: time, index size, peak memory, latency p50/p95/p99 warm and cold."""
+    from docs_mcp.errors import UsageError
+    from docs_mcp.eval.bench import BenchPlan, render_bench, run_bench, write_bench_json
+
+    try:
+        size_list = tuple(int(s) for s in sizes.split(",") if s.strip())
+    except ValueError:
+        raise UsageError(f"--sizes {sizes!r} is not a comma-separated list of integers.", "Example: --sizes 1000,10000") from None
+    plan = BenchPlan(sizes=size_list, seed=seed, corpus=corpus, embeddings=embeddings.value, max_embed=max_embed, queries=queries)
+    with progress_bar("bench") as advance:
+        results = run_bench(plan, work_dir, progress=advance)
+    typer.echo(render_bench(results).rstrip("\n"))
+    if json_file:
+        write_bench_json(plan, results, json_file)
+        typer.echo(f"wrote {json_file}", err=True)

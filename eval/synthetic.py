@@ -1,0 +1,177 @@
+"""Synthetic markdown corpora of a given number of chunks, reproducible from a seed, for benchmarks.
+
+Words come from a seeded pseudo-word vocabulary drawn with a Zipf-like skew, so term
+frequencies look like prose; sections carry identifiers (CamelCase classes, snake_case
+functions, ``...Error`` names) and some code blocks; SDK folders carry a ``language``
+taxonomy through manifests, so filtered searches are exercised too.  Every file is
+chunked at h2, so a file with ``s`` sections yields ``s + 1`` chunks (with its preamble).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+LANGUAGES = ("go", "python", "typescript")
+_SYLLABLES = tuple(c + v for c in "bcdfghklmnprstvz" for v in ("a", "e", "i", "o", "u", "ai", "ou"))
+_VOCABULARY = 6000
+_SECTIONS = (4, 12)  # sections per file, inclusive
+
+
+@dataclass(frozen=True)
+class SyntheticCorpus:
+    """Where a corpus was written, how many files and chunks it has, and queries to time on it."""
+
+    root: Path
+    files: int
+    chunks: int
+    queries: tuple[str, ...]
+
+
+class _Words:
+    """A seeded vocabulary with skewed draws, plus identifiers built from it."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        words: set[str] = set()
+        while len(words) < _VOCABULARY:
+            words.add("".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(2, 4))))
+        self.words = sorted(words)
+        rng.shuffle(self.words)
+        self.weights = [1.0 / (rank + 10) for rank in range(len(self.words))]  # Zipf-like, flattened head
+
+    def some(self, n: int) -> list[str]:
+        return self.rng.choices(self.words, self.weights, k=n)
+
+    def identifier(self) -> str:
+        parts = self.some(self.rng.randint(2, 3))
+        kind = self.rng.random()
+        if kind < 0.4:
+            return "".join(p.title() for p in parts)
+        if kind < 0.7:
+            return "_".join(parts)
+        return "".join(p.title() for p in parts[:2]) + "Error"
+
+    def sentence(self) -> str:
+        words = self.some(self.rng.randint(8, 16))
+        if self.rng.random() < 0.35:
+            words.insert(self.rng.randrange(len(words)), f"`{self.identifier()}`")
+        return _capitalized(" ".join(words)) + "."
+
+
+def _capitalized(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _section(words: _Words, title: str) -> str:
+    paragraphs = [" ".join(words.sentence() for _ in range(words.rng.randint(2, 4))) for _ in range(words.rng.randint(1, 2))]
+    if words.rng.random() < 0.3:
+        name = words.identifier()
+        paragraphs.append(f"```python\nresult = client.{name}({words.some(1)[0]}=True)\n```")
+    return f"## {title}\n\n" + "\n\n".join(paragraphs) + "\n"
+
+
+def _file(words: _Words, sections: int) -> tuple[str, list[str]]:
+    """A markdown page and the query-like phrases drawn from it."""
+    title = " ".join(words.some(2)).title()
+    parts = [f"# {title}\n\n{words.sentence()} {words.sentence()}\n"]
+    phrases = []
+    for _ in range(sections):
+        heading = _capitalized(" ".join(words.some(words.rng.randint(2, 4))))
+        if words.rng.random() < 0.25:
+            heading += f" with `{words.identifier()}`"
+        parts.append(_section(words, heading))
+        phrases.append(heading.replace("`", ""))
+    return "\n".join(parts), phrases
+
+
+def _layout(chunks: int, rng: random.Random) -> Iterator[int]:
+    """Section counts per file, summing (with one preamble chunk per file) to exactly ``chunks``."""
+    remaining = chunks
+    while remaining > 0:
+        if remaining <= _SECTIONS[1] + 1:
+            yield remaining - 1
+            return
+        sections = rng.randint(*_SECTIONS)
+        yield sections
+        remaining -= sections + 1
+
+
+def generate_corpus(root: Path, chunks: int, seed: int = 0, queries: int = 200) -> SyntheticCorpus:
+    """Write a corpus of exactly ``chunks`` chunks (at least 1) under ``root``; same seed, same bytes.
+
+    Raises:
+        ValueError: ``chunks`` is below 1.
+        OSError: ``root`` cannot be written.
+    """
+    if chunks < 1:
+        raise ValueError(f"a synthetic corpus needs at least 1 chunk, got {chunks}")
+    rng = random.Random(f"docs-mcp-synthetic-{seed}")
+    words = _Words(rng)
+    root.mkdir(parents=True, exist_ok=True)
+    (root / ".docs-mcp.json").write_text(json.dumps({"version": "1", "strategy": {"chunk_by": "h2"}, "metadata": {"scope": "guide"}}))
+    for language in LANGUAGES:
+        manifest = {"version": "1", "strategy": {"chunk_by": "h2"}, "metadata": {"scope": "sdk", "language": language}}
+        (root / "sdk" / language).mkdir(parents=True, exist_ok=True)
+        (root / "sdk" / language / ".docs-mcp.json").write_text(json.dumps(manifest))
+    phrases: list[str] = []
+    files = 0
+    for files, sections in enumerate(_layout(chunks, rng), 1):
+        folder = f"sdk/{rng.choice(LANGUAGES)}" if rng.random() < 0.4 else f"guides/{rng.choice(words.words[:40])}"
+        text, found = _file(words, sections)
+        path = root / folder / f"page-{files:06d}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        phrases.extend(found)
+    return SyntheticCorpus(root, files, chunks, _queries(rng, words, phrases, queries))
+
+
+def _queries(rng: random.Random, words: _Words, phrases: list[str], n: int) -> tuple[str, ...]:
+    """Half headings as written, half 2-4 vocabulary words (the paraphrase-like case)."""
+    picked = []
+    for i in range(n):
+        if i % 2 == 0 and phrases:
+            picked.append(rng.choice(phrases))
+        else:
+            picked.append(" ".join(words.some(rng.randint(2, 4))))
+    return tuple(picked)
+
+
+def fill_random_vectors(index_dir: Path, seed: int = 0) -> int:
+    """Give every chunk of a full-text-only index one random unit vector, as if the default model had.
+
+    For latency benchmarks only: the vectors have the default model's size and identity
+    (so queries are embedded by the real model) but carry no meaning.  Returns the count.
+
+    Raises:
+        IndexNotFoundError, IndexFormatError, IndexLockedError: from the indexer.
+        ModelLoadError: the default model (whose identity is borrowed) cannot be loaded.
+    """
+    import numpy as np
+    import orjson
+
+    from docs_mcp.indexer.build import hnsw_sql
+    from docs_mcp.indexer.embedding import load_embedder
+    from docs_mcp.indexer.index_file import connect, current_generation
+    from docs_mcp.indexer.schema import CHUNKS_TABLE, DB_FILE, META_TABLE, VECTORS_TABLE, ddl
+    from docs_mcp.indexer.staging import load_rows
+
+    identity = load_embedder("default").identity
+    folder = index_dir / current_generation(index_dir)
+    conn = connect(folder / DB_FILE, read_only=False)
+    try:
+        (count,) = conn.execute(f"SELECT count(*) FROM {CHUNKS_TABLE}").fetchone()
+        vectors = np.random.default_rng(seed).standard_normal((count, identity.dimensions), dtype=np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        conn.execute(ddl(identity.dimensions)[-1])  # the vectors table
+        load_rows(conn, VECTORS_TABLE, folder, ({"chunk": i, "window": 0, "key": f"synthetic-{i}", "vec": v} for i, v in enumerate(vectors)))
+        for statement in hnsw_sql():
+            conn.execute(statement)
+        conn.execute(f"UPDATE {META_TABLE} SET value = ? WHERE key = 'model'", [orjson.dumps(identity.__dict__).decode()])
+        conn.execute("CHECKPOINT")
+    finally:
+        conn.close()
+    return count

@@ -1,0 +1,114 @@
+"""Build benchmark: index a corpus in child processes and report throughput, peak memory and size.
+
+Each build runs in its own process so its peak RSS is its own (``os.wait4`` returns the
+child's resource usage). Runs: full text only, with embeddings, and the same again
+(incremental: nothing to embed), each timed by the build itself.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import orjson
+
+from docs_mcp.errors import DocsMcpError
+from docs_mcp.indexer.errors import IndexerError
+
+# (label, --embeddings value, build into the previous run's folder?)
+RUNS = (("full text only", "none", False), ("with embeddings", "default", False), ("re-index, unchanged", "default", True))
+
+
+@dataclass(frozen=True)
+class BuildRun:
+    """One timed build of the benchmark."""
+
+    label: str
+    embeddings: str
+    files: int
+    chunks: int
+    embedded: int
+    reused: int
+    seconds: float
+    chunks_per_second: float
+    peak_rss_bytes: int
+    index_bytes: int
+
+
+@dataclass(frozen=True)
+class IndexBench:
+    """Every run of one benchmark over ``docs_dir``."""
+
+    docs_dir: str
+    runs: tuple[BuildRun, ...]
+
+    def as_json(self) -> dict[str, object]:
+        """Plain data for ``--json``."""
+        return asdict(self)
+
+
+def bench_index(docs_dir: Path, *, work_dir: Path | None = None) -> IndexBench:
+    """Build ``docs_dir`` once per entry of RUNS, each in a fresh process, into temporary folders.
+
+    Raises:
+        IndexerError: a build failed (its last error line is in the message).
+    """
+    with tempfile.TemporaryDirectory(prefix="docs-mcp-bench-", dir=work_dir) as scratch:
+        runs = []
+        out = Path(scratch) / "index-0"
+        for number, (label, embeddings, reuse) in enumerate(RUNS):
+            out = out if reuse else Path(scratch) / f"index-{number}"
+            runs.append(_timed_build(label, Path(docs_dir), out, embeddings, Path(scratch)))
+    return IndexBench(str(docs_dir), tuple(runs))
+
+
+def _timed_build(label: str, docs_dir: Path, out: Path, embeddings: str, scratch: Path) -> BuildRun:
+    result = scratch / "report.json"
+    errors = scratch / "stderr.txt"
+    with open(errors, "wb") as stderr:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "docs_mcp.indexer.bench", str(docs_dir), str(out), embeddings, str(result)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)  # reaped here; keep Popen from waiting again
+    if child.returncode != 0:
+        last = (errors.read_text(errors="replace").strip().splitlines() or ["no output"])[-1]
+        raise IndexerError(f"The benchmark build ({label}) of {docs_dir} failed: {last}", f"Run `docs-mcp index {docs_dir}` to see the problem.")
+    report = orjson.loads(result.read_bytes())
+    # Linux reports ru_maxrss in KiB, macOS in bytes.
+    peak = usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+    return BuildRun(
+        label=label,
+        embeddings=embeddings,
+        files=report["files"],
+        chunks=report["chunks"],
+        embedded=report["embedded"],
+        reused=report["reused_embeddings"],
+        seconds=round(report["seconds"], 3),
+        chunks_per_second=round(report["chunks"] / max(report["seconds"], 1e-9), 1),
+        peak_rss_bytes=peak,
+        index_bytes=report["index_bytes"],
+    )
+
+
+def _child(docs_dir: str, out: str, embeddings: str, result: str) -> int:
+    from docs_mcp.indexer.build import build_index
+
+    try:
+        report = build_index(Path(docs_dir), Path(out), embeddings=embeddings)
+    except DocsMcpError as error:
+        print(error, file=sys.stderr)
+        return 1
+    Path(result).write_bytes(orjson.dumps({**asdict(report), "problems": len(report.problems)}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_child(*sys.argv[1:5]))

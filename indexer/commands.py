@@ -1,0 +1,176 @@
+"""`docs-mcp index`, `docs-mcp validate` and `docs-mcp bench-index`: options in, one library call, output out.
+
+Progress goes to stderr (one line rewritten in place on a terminal, one line per step
+otherwise); results go to stdout. Errors are raised as DocsMcpError for the root CLI to print.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional
+
+import typer
+
+from docs_mcp.errors import UsageError
+from docs_mcp.indexer.library_commands import register_libraries
+from docs_mcp.indexer.records import IndexReport, Problem
+from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
+
+if TYPE_CHECKING:  # build imports duckdb: only when a command runs
+    from docs_mcp.indexer.build import Progress
+
+EMBEDDING_CHOICES = ("default", "none")
+_STAGES = {
+    "scan": "reading the docs folder",
+    "embed": "embedding {done}/{total} windows",
+    "fts": "building the full-text index",
+    "vector-index": "building the vector index",
+    "publish": "swapping the new index in",
+}
+
+
+def register(app: typer.Typer) -> None:
+    """Add this area's commands to the root `docs-mcp` app."""
+    app.command("index")(index)
+    app.command("validate")(validate)
+    app.command("bench-index")(bench_index)
+    register_libraries(app)
+
+
+def index(
+    docs_dir: Path = typer.Argument(..., help="Folder of markdown documentation to index."),
+    out: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--out", "-o", help="Index folder to write (created if needed)."),
+    embeddings: str = typer.Option("default", "--embeddings", help="default: the packaged model, offline; none: full-text search only."),
+    model: Optional[str] = typer.Option(None, "--model", help="Embed with this fastembed model instead (downloaded on first use)."),
+    metadata: Optional[Path] = typer.Option(None, "--metadata", help="Corpus metadata.json [default: DOCS_DIR/metadata.json or its parent's]."),
+    strict: bool = typer.Option(False, "--strict", help="Write nothing and fail if any file has a problem."),
+    library: Optional[str] = typer.Option(None, "--library", help="Index the folder as this library (org/project), keeping the index's other libraries."),
+    name: Optional[str] = typer.Option(None, "--name", help="Library name [default: the manifest's, else the project part of --library]."),
+    description: Optional[str] = typer.Option(None, "--description", help="One sentence about the library."),
+    languages: list[str] = typer.Option([], "--language", help="Programming language the library is for (repeatable)."),
+    version: Optional[str] = typer.Option(None, "--version", help="Version of the library these docs describe."),
+) -> None:
+    """Index a folder of markdown into chunks with full-text and vector search; the previous index stays live until the new one is complete."""
+    from docs_mcp.indexer.build import build_index
+    from docs_mcp.indexer.libraries import requested_spec
+
+    choice = _embedding_choice(embeddings, model)
+    spec = requested_spec(docs_dir, library, name=name, description=description, languages=languages, version=version)
+    line = ProgressLine()
+    try:
+        report = build_index(docs_dir, out, embeddings=choice, strict=strict, metadata_file=metadata, progress=line.show, library=spec)
+    except KeyboardInterrupt:
+        line.clear()  # before the message, not after
+        typer.echo(f"interrupted: nothing changed; the index at {out} is as it was.", err=True)
+        raise typer.Exit(130) from None
+    finally:
+        line.clear()
+    _print_problems(report.problems)
+    typer.echo(summary(report, choice))
+
+
+def validate(
+    docs_dir: Path = typer.Argument(..., help="Folder of markdown documentation to check."),
+    metadata: Optional[Path] = typer.Option(None, "--metadata", help="Corpus metadata.json [default: DOCS_DIR/metadata.json or its parent's]."),
+) -> None:
+    """Check a docs folder as `index` would, list every problem, and write nothing (exit 1 on errors)."""
+    from docs_mcp.indexer.corpus import scan_corpus
+
+    scan = scan_corpus(docs_dir, metadata_file=metadata)
+    _print_problems(scan.problems)
+    errors = sum(problem.severity == "error" for problem in scan.problems)
+    warnings = len(scan.problems) - errors
+    keys = ", ".join(key.name for key in scan.taxonomy) or "none"
+    typer.echo(f"{len(scan.files)} files, {len(scan.chunks)} chunks, taxonomy keys: {keys}; {errors} error(s), {warnings} warning(s)")
+    if errors:
+        raise typer.Exit(1)
+
+
+def bench_index(
+    docs_dir: Path = typer.Argument(..., help="Folder of markdown documentation to benchmark."),
+    json_file: Optional[Path] = typer.Option(None, "--json", help="Also write the figures to this JSON file."),
+) -> None:
+    """Time three builds of DOCS_DIR in temporary folders (full text only, with embeddings, unchanged re-index)."""
+    import orjson
+
+    from docs_mcp.indexer.bench import bench_index as run_bench
+
+    typer.echo(f"benchmarking {docs_dir} (three builds in child processes)...", err=True)
+    result = run_bench(docs_dir)
+    typer.echo(f"{'run':<22}{'files':>7}{'chunks':>8}{'embedded':>10}{'reused':>8}{'seconds':>9}{'chunks/s':>10}{'peak RSS':>10}{'size':>10}")
+    for run in result.runs:
+        typer.echo(
+            f"{run.label:<22}{run.files:>7}{run.chunks:>8}{run.embedded:>10}{run.reused:>8}{run.seconds:>9.1f}"
+            f"{run.chunks_per_second:>10.1f}{_size(run.peak_rss_bytes):>10}{_size(run.index_bytes):>10}"
+        )
+    if json_file:
+        json_file.write_bytes(orjson.dumps(result.as_json(), option=orjson.OPT_INDENT_2))
+
+
+class ProgressLine:
+    """Build progress on stderr: rewritten in place on a terminal, one line per step when piped."""
+
+    def __init__(self) -> None:
+        self.in_place = sys.stderr.isatty()
+        self.shown = False
+        self.files = 0
+
+    def show(self, step: Progress) -> None:
+        """Print one build step."""
+        if step.stage == "files":
+            self.files = step.done
+            return
+        if step.stage == "chunks":
+            text = f"{self.files} files, {step.done} chunks"
+        else:
+            text = _STAGES.get(step.stage, step.stage).format(done=step.done, total=step.total)
+        if self.in_place:
+            sys.stderr.write(f"\r\033[K{text}")
+            self.shown = True
+        else:
+            sys.stderr.write(f"{text}\n")
+        sys.stderr.flush()
+
+    def clear(self) -> None:
+        """Erase the in-place line before other output."""
+        if self.shown:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+            self.shown = False
+
+
+def summary(report: IndexReport, embeddings: str) -> str:
+    """The closing lines of `docs-mcp index`."""
+    keys = ", ".join(report.taxonomy_keys) or "none"
+    vectors = "none (full-text only)" if embeddings == "none" else f"{report.embedded} embedded, {report.reused_embeddings} reused"
+    lines = [
+        f"indexed {report.files} files into {report.chunks} chunks in {report.seconds:.1f} s",
+        f"  index:        {report.index_dir} ({_size(report.index_bytes)})",
+        f"  taxonomy:     {keys}",
+        f"  embeddings:   {vectors}",
+    ]
+    if report.problems:
+        lines.append(f"  problems:     {len(report.problems)} (listed above)")
+    return "\n".join(lines)
+
+
+def _embedding_choice(embeddings: str, model: str | None) -> str:
+    if embeddings not in EMBEDDING_CHOICES:
+        raise UsageError(f"--embeddings must be one of {', '.join(EMBEDDING_CHOICES)}, not '{embeddings}'.", "Use --model NAME to pick another model.")
+    if model and embeddings == "none":
+        raise UsageError("--model and --embeddings none contradict each other.", "Drop one of them.")
+    return model or embeddings
+
+
+def _print_problems(problems: tuple[Problem, ...]) -> None:
+    for problem in problems:
+        typer.echo(f"{problem.severity}: {problem}", err=True)
+
+
+def _size(count: int) -> str:
+    for unit in ("B", "KiB", "MiB"):
+        if count < 1024:
+            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
+        count /= 1024
+    return f"{count:.1f} GiB"

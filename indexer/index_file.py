@@ -1,0 +1,221 @@
+"""Opening an index folder, and swapping a freshly written generation in atomically.
+
+This is where DuckDB's exceptions become ours: nothing from duckdb leaks past
+:func:`open_index` and :func:`connect`. See ``schema.py`` for the folder layout.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import secrets
+import shutil
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+import duckdb
+import orjson
+
+from docs_mcp.indexer.errors import IndexerError, IndexFormatError, IndexLockedError, IndexNotFoundError
+from docs_mcp.indexer.extensions import OFFLINE_CONFIG, load_extensions
+from docs_mcp.indexer.records import ModelIdentity
+from docs_mcp.indexer.schema import CURRENT_FILE, DB_FILE, FORMAT_VERSION, META_TABLE, METADATA_FILE
+
+# Generation folders are the only folders a build ever deletes: anything else in DIR is left alone.
+GENERATION_NAME = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{8}")
+LOCK_FILE = ".lock"
+
+
+@dataclass(frozen=True)
+class IndexReader:
+    """The live generation of an index, open read-only with the fts and vss extensions loaded."""
+
+    path: Path  # the index folder (DIR)
+    generation: str
+    conn: duckdb.DuckDBPyConnection
+    metadata: Mapping[str, Any]  # the generation's metadata.json
+    model: ModelIdentity | None  # None: a full-text-only index
+
+    def close(self) -> None:
+        """Close the connection; the reader is unusable afterwards."""
+        self.conn.close()
+
+    def __enter__(self) -> IndexReader:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+
+def current_generation(index_dir: Path) -> str:
+    """The name of the live generation (reads one small file: cheap enough to poll).
+
+    Raises:
+        IndexNotFoundError: ``index_dir`` holds no index.
+        IndexFormatError: its CURRENT file names no valid generation.
+    """
+    try:
+        name = (Path(index_dir) / CURRENT_FILE).read_text(encoding="utf-8").strip()
+    except (FileNotFoundError, NotADirectoryError) as error:
+        raise _not_found(Path(index_dir)) from error
+    except (OSError, UnicodeDecodeError) as error:
+        raise IndexFormatError(f"Cannot read {Path(index_dir) / CURRENT_FILE}: {error}.", _rebuild_hint(index_dir)) from error
+    if not GENERATION_NAME.fullmatch(name):
+        raise IndexFormatError(f"{Path(index_dir) / CURRENT_FILE} does not name an index generation.", _rebuild_hint(index_dir))
+    return name
+
+
+def open_index(index_dir: Path) -> IndexReader:
+    """Open the live generation of the index at ``index_dir`` read-only.
+
+    Raises:
+        IndexNotFoundError: there is no index at ``index_dir``.
+        IndexFormatError: the index is damaged or was written by an incompatible docs-mcp.
+        IndexLockedError: another process holds the database for writing.
+    """
+    index_dir = Path(index_dir)
+    generation = current_generation(index_dir)
+    db_path = index_dir / generation / DB_FILE
+    if not db_path.is_file():
+        raise IndexFormatError(f"The index at {index_dir} names generation {generation}, which is missing.", _rebuild_hint(index_dir))
+    conn = connect(db_path, read_only=True)
+    try:
+        metadata, model = _read_meta(conn, db_path)
+    except IndexerError:
+        conn.close()
+        raise
+    return IndexReader(index_dir, generation, conn, metadata, model)
+
+
+def connect(db_path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection to ``db_path`` with fts and vss loaded from their packages.
+
+    Raises:
+        IndexLockedError, IndexFormatError: translated from DuckDB's errors.
+        ExtensionLoadError: an extension package is missing.
+    """
+    try:
+        conn = duckdb.connect(str(db_path), read_only=read_only, config=dict(OFFLINE_CONFIG))
+    except duckdb.Error as error:
+        raise translate(error, db_path) from error
+    try:
+        load_extensions(conn)
+    except IndexerError:
+        conn.close()
+        raise
+    return conn
+
+
+def translate(error: duckdb.Error, db_path: Path) -> IndexerError:
+    """Our error for a DuckDB error raised while using the database at ``db_path``."""
+    text = str(error)
+    index_dir = db_path.parent.parent
+    if isinstance(error, duckdb.IOException) and "lock" in text.lower():
+        return IndexLockedError(f"{db_path} is locked by another process: {text}", "Wait for the other docs-mcp to finish, then retry.")
+    return IndexFormatError(f"Cannot use the index database {db_path}: {text}", _rebuild_hint(index_dir))
+
+
+def new_generation_name() -> str:
+    """A fresh, unique generation name (UTC time, then random hex)."""
+    return f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S}Z-{secrets.token_hex(4)}"
+
+
+def live_generation(index_dir: Path) -> str | None:
+    """The live generation's name, or None when ``index_dir`` holds no index yet.
+
+    Raises:
+        IndexFormatError: a CURRENT file exists but is damaged.
+    """
+    try:
+        return current_generation(index_dir)
+    except IndexNotFoundError:
+        return None
+
+
+@contextmanager
+def write_lock(index_dir: Path) -> Iterator[None]:
+    """Hold the index folder's build lock: one build at a time per folder.
+
+    Raises:
+        IndexLockedError: another build holds it.
+    """
+    with open(Path(index_dir) / LOCK_FILE, "a+b") as handle:
+        try:
+            # flock is released by the kernel when the holder dies, so a killed build never blocks the next.
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as error:
+            raise IndexLockedError(
+                f"Another `docs-mcp index` is writing {index_dir}.", "Wait for it to finish, or write to another --out folder."
+            ) from error
+        yield
+
+
+def publish(index_dir: Path, generation: str) -> None:
+    """Make ``generation`` live: flush its files to disk, then atomically replace CURRENT and metadata.json."""
+    folder = Path(index_dir) / generation
+    for path in folder.iterdir():
+        _fsync(path)
+    _fsync(folder)
+    _replace(Path(index_dir) / CURRENT_FILE, f"{generation}\n".encode())
+    _replace(Path(index_dir) / METADATA_FILE, (folder / METADATA_FILE).read_bytes())
+
+
+def prune(index_dir: Path, keep: set[str]) -> None:
+    """Delete every generation folder not in ``keep``: old ones, and unfinished ones of crashed builds."""
+    for path in Path(index_dir).iterdir():
+        if path.is_dir() and GENERATION_NAME.fullmatch(path.name) and path.name not in keep:
+            # A server may still read an old generation; where the OS refuses, it waits for the next prune.
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def folder_bytes(folder: Path) -> int:
+    """Total size of the files in ``folder``."""
+    return sum(path.stat().st_size for path in Path(folder).iterdir() if path.is_file())
+
+
+def _read_meta(conn: duckdb.DuckDBPyConnection, db_path: Path) -> tuple[dict[str, Any], ModelIdentity | None]:
+    index_dir = db_path.parent.parent
+    try:
+        meta = dict(conn.execute(f"SELECT key, value FROM {META_TABLE}").fetchall())
+    except duckdb.Error as error:
+        raise translate(error, db_path) from error
+    if meta.get("format_version") != FORMAT_VERSION:
+        raise IndexFormatError(
+            f"The index at {index_dir} has format {meta.get('format_version', 'unknown')}; this docs-mcp reads format {FORMAT_VERSION}.",
+            _rebuild_hint(index_dir),
+        )
+    try:
+        model = orjson.loads(meta["model"])
+        return orjson.loads(meta["metadata"]), ModelIdentity(**model) if model else None
+    except (orjson.JSONDecodeError, KeyError, TypeError) as error:
+        raise IndexFormatError(f"The index at {index_dir} has damaged metadata ({error}).", _rebuild_hint(index_dir)) from error
+
+
+def _replace(path: Path, data: bytes) -> None:
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(temporary, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+    _fsync(path.parent)
+
+
+def _fsync(path: Path) -> None:
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _not_found(index_dir: Path) -> IndexNotFoundError:
+    return IndexNotFoundError(f"No index at {index_dir}.", f"Run `docs-mcp index DOCS_DIR --out {index_dir}` first.")
+
+
+def _rebuild_hint(index_dir: Path) -> str:
+    return f"Rebuild it: docs-mcp index DOCS_DIR --out {index_dir}"

@@ -1,0 +1,163 @@
+"""Plan a build that adds, replaces or removes one library and keeps every other library as it is.
+
+The other libraries' chunks are read back from the live generation unchanged, so
+their embedding windows hash the same and the builder reuses their vectors: re-indexing
+or removing one library costs no embedding work for the others.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+from docs_mcp.indexer.catalog import (
+    Catalog,
+    library_entry,
+    marks_from_metadata,
+    merge_marks,
+    prompt_entries,
+    resource_marks,
+)
+from docs_mcp.indexer.corpus import scan_corpus
+from docs_mcp.indexer.errors import IndexFormatError, IndexNotFoundError, LibraryError
+from docs_mcp.indexer.libraries import (
+    LIBRARY_KEY,
+    LIBRARY_KEY_DESCRIPTION,
+    LibrarySpec,
+    implicit_spec,
+    mount,
+    tag_libraries,
+)
+from docs_mcp.indexer.library_store import StoredLibraries, catalog_entries, read_libraries
+from docs_mcp.indexer.manifest import KeyConfig
+from docs_mcp.indexer.records import Chunk, CorpusScan
+from docs_mcp.indexer.taxonomy import discover_taxonomy
+from docs_mcp.indexer.templates import find_templates
+
+
+@dataclass(frozen=True)
+class BuildPlan:
+    """What to write: every library's chunks (mounted, tagged) as one scan, and the catalog for metadata.json."""
+
+    scan: CorpusScan
+    catalog: Catalog
+
+
+def plan_build(docs_dir: Path, index_dir: Path, spec: LibrarySpec | None, metadata_file: Path | None = None) -> BuildPlan:
+    """Scan ``docs_dir`` as library ``spec`` (None: the implicit library) and keep the index's other libraries.
+
+    Raises:
+        CorpusNotFoundError, ManifestError: from scanning the corpus.
+        LibraryError: the library's paths would collide with another library's.
+    """
+    scan = scan_corpus(Path(docs_dir), metadata_file=metadata_file)
+    spec = spec or implicit_spec(scan)
+    templates, template_problems = find_templates(Path(docs_dir))
+    kept = _existing(Path(index_dir), lambda library_id, entry: not _replaces(spec, library_id, entry))
+    indexed_at = _now()
+    entry = library_entry(spec, scan, source=str(Path(docs_dir).resolve()), indexed_at=indexed_at)
+    libraries = {**kept.libraries, spec.library_id: entry}
+    new_prompts = prompt_entries(templates, spec, (p["name"] for p in kept.prompts))
+    mounted = mount(scan, spec)
+    _check_collisions(mounted, kept)
+    catalog = Catalog(
+        libraries=libraries,
+        prompts=tuple(kept.prompts) + tuple(new_prompts),
+        resource_marks=merge_marks(kept.marks, resource_marks(Path(docs_dir), metadata_file)),
+    )
+    configs = {**kept.configs, **{key.name: KeyConfig(key.description, key.vector_collapse) for key in scan.taxonomy}}
+    combined = _combine(
+        kept.chunks + mounted.chunks,
+        {**kept.files, **mounted.files},
+        configs,
+        libraries,
+        description=scan.corpus_description,
+    )
+    problems = scan.problems + template_problems
+    return BuildPlan(replace(combined, root=scan.root, problems=problems, skipped=mounted.skipped), catalog)
+
+
+def plan_removal(index_dir: Path, library_id: str) -> BuildPlan:
+    """Every library of the index except ``library_id``.
+
+    Raises:
+        IndexNotFoundError: there is no index at ``index_dir``.
+        LibraryError: the index has no such library, or it is the only one.
+    """
+    kept = read_libraries(Path(index_dir), lambda other, _entry: other != library_id)
+    known = sorted(catalog_entries(kept.metadata))
+    if library_id not in known:
+        raise LibraryError(f"The index has no library '{library_id}'.", f"Its libraries are: {', '.join(known)}. See `docs-mcp libraries`.")
+    if not kept.libraries:
+        raise LibraryError(
+            f"'{library_id}' is the only library of the index; removing it would leave nothing to serve.",
+            f"Delete the index folder {index_dir} instead.",
+        )
+    catalog = Catalog(kept.libraries, tuple(kept.prompts), kept.marks)
+    description = _single_description(kept.libraries, kept.metadata)
+    combined = _combine(kept.chunks, kept.files, kept.configs, kept.libraries, description=description)
+    return BuildPlan(replace(combined, root=str(index_dir)), catalog)
+
+
+def _existing(index_dir: Path, keep: Callable[[str, Mapping[str, Any]], bool]) -> StoredLibraries:
+    try:
+        return read_libraries(index_dir, keep)
+    except (IndexNotFoundError, IndexFormatError):
+        # An unreadable or outdated index has nothing to keep; the build replaces it (else no rebuild could fix it).
+        return StoredLibraries.empty()
+
+
+def _replaces(spec: LibrarySpec, library_id: str, entry: Mapping[str, Any]) -> bool:
+    """Whether indexing ``spec`` replaces the stored library: the same ID, or any implicit one for an implicit spec."""
+    return library_id == spec.library_id or (spec.implicit and bool(entry.get("implicit")))
+
+
+def _combine(
+    chunks: Iterable[Chunk],
+    files: Mapping[str, str],
+    configs: Mapping[str, KeyConfig],
+    libraries: Mapping[str, Mapping[str, Any]],
+    *,
+    description: str,
+) -> CorpusScan:
+    owners = {("" if entry["implicit"] else library_id): library_id for library_id, entry in libraries.items()}
+    tagged = tag_libraries(sorted(chunks, key=lambda c: (c.library, c.filepath, c.chunk_index)), owners)
+    configs = dict(configs)
+    if len(libraries) > 1:
+        configs[LIBRARY_KEY] = KeyConfig(LIBRARY_KEY_DESCRIPTION)
+        description = _several_description(libraries)
+    return CorpusScan(
+        root="",
+        chunks=tagged,
+        files=dict(sorted(files.items())),
+        taxonomy=discover_taxonomy(tagged, configs),
+        corpus_description=description,
+        problems=(),
+    )
+
+
+def _several_description(libraries: Mapping[str, Mapping[str, Any]]) -> str:
+    named = (f"{entry['name']} ({library_id})" for library_id, entry in sorted(libraries.items()))
+    return f"documentation of {len(libraries)} libraries: {', '.join(named)}"
+
+
+def _single_description(libraries: Mapping[str, Mapping[str, Any]], metadata: Mapping[str, Any]) -> str:
+    if len(libraries) > 1:
+        return _several_description(libraries)
+    (entry,) = libraries.values()
+    return entry.get("corpus_description") or entry.get("description") or metadata.get("corpus_description", "")
+
+
+def _check_collisions(new: CorpusScan, kept: StoredLibraries) -> None:
+    clash = sorted(set(new.files) & set(kept.files))
+    if clash:
+        raise LibraryError(
+            f"'{clash[0]}' would belong to two libraries ({len(clash)} path(s) collide).",
+            "Index the corpus under another --library ID, or move the conflicting folder out of the unnamed corpus.",
+        )
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")

@@ -1,0 +1,109 @@
+"""Read the libraries of an index's live generation back: their chunks exactly as stored, and the catalog.
+
+An index built before libraries existed has no ``libraries`` entry: all of its chunks
+are then one implicit library, whose table of contents lists its files' titles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import orjson
+
+from docs_mcp.indexer.catalog import marks_from_metadata
+from docs_mcp.indexer.libraries import IMPLICIT_OWNER, LIBRARY_KEY
+from docs_mcp.indexer.manifest import KeyConfig
+from docs_mcp.indexer.records import Chunk
+from docs_mcp.indexer.schema import CHUNKS_TABLE, DB_FILE
+from docs_mcp.indexer.toc import section_of
+
+_COLUMNS = (
+    "chunk_id", "filepath", "heading", "heading_level", "breadcrumb", "chunk_index", "file_chunk_count",
+    "content", "text", "title", "metadata", "heading_path", "headings", "library",
+)  # fmt: skip
+_JSON_COLUMNS = ("metadata", "heading_path", "headings")
+CHUNKS_SQL = f"SELECT {', '.join(_COLUMNS)} FROM {CHUNKS_TABLE} WHERE library IN (SELECT unnest($owners::VARCHAR[])) ORDER BY id"
+LEGACY_ID = f"{IMPLICIT_OWNER}/docs"
+
+
+@dataclass(frozen=True)
+class StoredLibraries:
+    """The libraries of one generation: chunks (mounted, as stored), catalog parts and taxonomy configs."""
+
+    chunks: tuple[Chunk, ...] = ()
+    files: Mapping[str, str] = field(default_factory=dict)
+    libraries: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    prompts: tuple[Mapping[str, Any], ...] = ()
+    marks: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    configs: Mapping[str, KeyConfig] = field(default_factory=dict)
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def empty(cls) -> "StoredLibraries":
+        """No index yet: nothing to keep."""
+        return cls()
+
+
+def read_libraries(index_dir: Path, keep: Callable[[str, Mapping[str, Any]], bool]) -> StoredLibraries:
+    """The live generation's libraries for which ``keep(library_id, entry)`` holds, chunks included.
+
+    Only the kept libraries' chunks are read, so replacing the one library of an index reads none.
+
+    Raises:
+        IndexNotFoundError, IndexFormatError: there is no readable index at ``index_dir``.
+    """
+    import duckdb
+
+    from docs_mcp.indexer.index_file import open_index, translate  # the index format's one reader
+
+    with open_index(Path(index_dir)) as reader:
+        metadata = reader.metadata
+        libraries = {i: e for i, e in catalog_entries(metadata).items() if keep(i, e)}
+        owners = ["" if entry["implicit"] else library_id for library_id, entry in libraries.items()]
+        try:
+            rows = reader.conn.execute(CHUNKS_SQL, {"owners": owners}).fetchall() if owners else []
+        except duckdb.Error as error:
+            raise translate(error, reader.path / reader.generation / DB_FILE) from error
+    several = len(catalog_entries(metadata)) > 1
+    chunks = tuple(_chunk(row, several) for row in rows)
+    paths = {chunk.filepath for chunk in chunks}
+    taxonomy = metadata.get("taxonomy") or {}
+    return StoredLibraries(
+        chunks=chunks,
+        files={path: title for path, title in (metadata.get("files") or {}).items() if path in paths},
+        libraries=libraries,
+        prompts=tuple(p for p in metadata.get("prompts") or () if p.get("library") in libraries),
+        marks=marks_from_metadata(metadata),
+        configs={k: KeyConfig(e.get("description", ""), bool(e.get("vector_collapse"))) for k, e in taxonomy.items() if k != LIBRARY_KEY},
+        metadata=metadata,
+    )
+
+
+def catalog_entries(metadata: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """The ``libraries`` of an index's metadata.json; an index built before libraries is one implicit library."""
+    return dict(metadata.get("libraries") or {LEGACY_ID: _legacy_entry(metadata)})
+
+
+def _chunk(row: tuple[Any, ...], several: bool) -> Chunk:
+    values = dict(zip(_COLUMNS, row))
+    for name in _JSON_COLUMNS:
+        values[name] = orjson.loads(values[name])
+    values["heading_path"] = tuple(values["heading_path"])
+    values["headings"] = tuple(values["headings"])
+    if several:  # the library facet is derived from the library set at every build, not part of the chunk
+        values["metadata"] = {k: v for k, v in values["metadata"].items() if k != LIBRARY_KEY}
+    return Chunk(**values)
+
+
+def _legacy_entry(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    files = dict(metadata.get("files") or {})
+    description = metadata.get("corpus_description", "")
+    toc = [{"path": p, "title": t, "description": "", "section": section_of(p, ())} for p, t in sorted(files.items())]
+    return {
+        "name": "docs", "description": description, "languages": [], "version": "", "aliases": [],
+        "mount": "", "implicit": True, "sections": [], "source": "", "corpus_description": description,
+        "indexed_at": (metadata.get("stats") or {}).get("indexed_at", ""),
+        "stats": {"files": len(files), "chunks": (metadata.get("stats") or {}).get("chunks", 0)}, "toc": toc,
+    }  # fmt: skip

@@ -1,0 +1,96 @@
+"""The text each search signal sees of a chunk: full-text fields and embedding windows (pure).
+
+Full text: three fields (title, heading path, body) so headings can weigh more than body
+text. DuckDB's tokenizer splits on every non-alphanumeric character, so ``get_token``
+already matches ``get`` and ``token``; camel case does not split, so we append the parts of
+``RateLimitError`` (``rate limit error``) once per distinct identifier.
+
+Vectors: MiniLM reads at most 256 word pieces, so a long chunk is embedded as several
+overlapping windows; each starts with the chunk's title and heading path for context.
+"""
+
+from __future__ import annotations
+
+import re
+
+from docs_mcp.indexer.records import Chunk
+
+# Windows are counted in "pieces" (a run of word characters, or one punctuation mark),
+# which is ~1.2-1.3 model word pieces on our corpora (p90 ~1.45): 180 pieces stay under
+# 256 word pieces for most windows, and well under fastembed's 512-piece truncation for all.
+WINDOW_PIECES = 180
+WINDOW_OVERLAP = 30
+# A heading path so long it would crowd out the text is cut to leave at least this much room.
+MIN_BODY_PIECES = 100
+
+_PIECE = re.compile(r"\w+|[^\w\s]")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+# Camel-case humps: an acronym before a capitalised word, a capitalised or lower-case word, digits stay attached.
+_HUMP = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+")
+_PATH_SEPARATORS = re.compile(r"[/_.\-]+")
+_MARKDOWN_SUFFIX = re.compile(r"\.(md|mdx|markdown)$", re.IGNORECASE)
+
+
+def search_fields(chunk: Chunk) -> tuple[str, str, str]:
+    """The (fts_title, fts_heading, fts_body) texts of ``chunk``, identifiers split."""
+    path_words = _PATH_SEPARATORS.sub(" ", _MARKDOWN_SUFFIX.sub("", chunk.filepath)).strip()
+    title = _with_splits(" ".join(part for part in (chunk.title, path_words) if part))
+    heading = _with_splits(" > ".join(chunk.heading_path or (chunk.heading,)))
+    return title, heading, _with_splits(chunk.text)
+
+
+def identifier_splits(text: str) -> list[str]:
+    """The camel-case parts of each distinct identifier in ``text``, lower-cased, in order of appearance.
+
+    ``RateLimitError`` gives ``rate limit error``, ``HTTPException`` gives ``http exception``;
+    words that do not split (``token``, ``get_token``) give nothing.
+    """
+    seen: set[str] = set()
+    splits: list[str] = []
+    for word in _WORD.findall(text):
+        if word in seen:
+            continue
+        seen.add(word)
+        humps = _HUMP.findall(word)
+        if len(humps) > 1:
+            splits.append(" ".join(hump.lower() for hump in humps))
+    return splits
+
+
+def embedding_windows(chunk: Chunk) -> list[str]:
+    """The texts the embedding model sees for ``chunk``: one, or several overlapping windows.
+
+    Every window starts with the chunk's context (title > heading path), then a slice of its
+    text; together the windows cover all of the text.
+    """
+    context = context_line(chunk)
+    context_pieces = len(_PIECE.findall(context))
+    budget = max(WINDOW_PIECES - context_pieces, MIN_BODY_PIECES)
+    pieces = list(_PIECE.finditer(chunk.text))
+    if len(pieces) <= budget:
+        return [_join(context, chunk.text.strip())]
+    windows = []
+    start = 0
+    while True:
+        end = min(start + budget, len(pieces))
+        windows.append(_join(context, chunk.text[pieces[start].start() : pieces[end - 1].end()]))
+        if end == len(pieces):
+            return windows
+        start = end - WINDOW_OVERLAP
+
+
+def context_line(chunk: Chunk) -> str:
+    """``title > heading > subheading``: where the chunk sits, without repeating a title that is also the H1."""
+    path = list(chunk.heading_path or ((chunk.heading,) if chunk.heading else ()))
+    if chunk.title and (not path or path[0] != chunk.title):
+        path.insert(0, chunk.title)
+    return " > ".join(part for part in path if part)
+
+
+def _with_splits(text: str) -> str:
+    splits = identifier_splits(text)
+    return "\n".join([text, " ".join(splits)]) if splits else text
+
+
+def _join(context: str, text: str) -> str:
+    return "\n".join(part for part in (context, text) if part)

@@ -1,0 +1,159 @@
+"""The MCP server: a factory that wires the index to the low-level SDK server, and the stdio runner.
+
+The low-level ``Server`` is used on purpose: the tool schemas are built at run
+time from the index's taxonomy, and tool errors must reach the client with
+exactly our text (MCPServer prefixes them).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any, Callable, Literal, Mapping
+
+import anyio
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+
+from docs_mcp import __version__
+from docs_mcp.errors import DocsMcpError
+from docs_mcp.server import library_tools, prompts, resources, tools
+from docs_mcp.server.library_schemas import GET_DOCS, GET_LIBRARY_INFO, LIBRARY_TOOLS, READ_PAGE, RESOLVE_LIBRARY
+from docs_mcp.server.reload import LiveIndex, ServedIndex
+from docs_mcp.server.schemas import GET_DOC, SEARCH_DOCS
+from docs_mcp.server.tool_errors import error_shape, render_error
+
+logger = logging.getLogger(__name__)
+
+SERVER_NAME = "docs-mcp"
+INSTRUCTIONS = (
+    "Documentation search. Call search_docs with a short query (and taxonomy filters when you know them), "
+    "then get_doc with a hit's chunk_id (and context 1-5 for the surrounding sections) to read it. "
+    "To browse a library: resolve_library, get_library_info, then read_page; for a quick answer: get_docs."
+)
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """How the server ranks and runs; the defaults suit a per-session stdio server."""
+
+    mode: Literal["hybrid", "bm25", "vector"] = "hybrid"
+    # Shared by every replica behind one balancer; empty: cursor keys derive from the index alone.
+    cursor_secret: bytes = b""
+    # Load postings, vectors and the model in the background at start instead of on the first search.
+    warm: bool = True
+
+
+@dataclass(frozen=True)
+class AppState:
+    """What every request handler needs: the live index and the settings."""
+
+    live: LiveIndex
+    settings: ServerSettings
+    sessions: resources.LibrarySessions = field(default_factory=resources.LibrarySessions)
+
+
+ToolRunner = Callable[[ServedIndex, Mapping[str, Any] | None, ServerSettings], str]
+_TOOLS: dict[str, ToolRunner] = {
+    SEARCH_DOCS: lambda index, arguments, settings: tools.search_docs(index, arguments, settings.mode),
+    GET_DOC: lambda index, arguments, settings: tools.get_doc(index, arguments),
+    RESOLVE_LIBRARY: lambda index, arguments, settings: library_tools.resolve_library(index, arguments),
+    GET_LIBRARY_INFO: lambda index, arguments, settings: library_tools.get_library_info(index, arguments),
+    READ_PAGE: lambda index, arguments, settings: library_tools.read_page(index, arguments),
+    GET_DOCS: lambda index, arguments, settings: library_tools.get_docs(index, arguments, settings.mode),
+}
+
+
+def build_server(index_dir: Path | str, settings: ServerSettings | None = None) -> Server[AppState]:
+    """A server for the index at ``index_dir``, opened now so a bad index fails before serving.
+
+    Raises:
+        IndexNotFoundError, IndexFormatError: there is no readable index at ``index_dir``.
+    """
+    settings = settings or ServerSettings()
+    live = LiveIndex(Path(index_dir), secret=settings.cursor_secret)
+    served = live.current()
+    logger.info(
+        "serving %s (generation %s, %d chunks, %s ranking)", index_dir, served.generation, served.engine.size, settings.mode
+    )
+
+    @asynccontextmanager
+    async def lifespan(_: Server[AppState]) -> AsyncIterator[AppState]:
+        if settings.warm:
+            # A daemon thread: the first tools/list must not wait for the model.
+            threading.Thread(target=live.current().warm, name="docs-mcp-warm", daemon=True).start()
+        yield AppState(live, settings)
+
+    return Server(
+        SERVER_NAME,
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        lifespan=lifespan,
+        on_list_tools=_list_tools,
+        on_call_tool=_call_tool,
+        on_list_resources=resources.on_list_resources,
+        on_read_resource=resources.on_read_resource,
+        on_list_prompts=prompts.on_list_prompts,
+        on_get_prompt=prompts.on_get_prompt,
+    )
+
+
+async def _list_tools(
+    ctx: ServerRequestContext[AppState], params: types.PaginatedRequestParams | None
+) -> types.ListToolsResult:
+    index = await anyio.to_thread.run_sync(ctx.lifespan_context.live.current)
+    return types.ListToolsResult(tools=index.tools)
+
+
+async def _call_tool(ctx: ServerRequestContext[AppState], params: types.CallToolRequestParams) -> types.CallToolResult:
+    runner = _TOOLS.get(params.name)
+    if runner is None:
+        # An unknown tool is protocol misuse (the client did not use tools/list), not a tool error.
+        raise MCPError(types.INVALID_PARAMS, f"Unknown tool '{params.name}'. Available tools: {', '.join(_TOOLS)}.")
+    state = ctx.lifespan_context
+    call = partial(_run_tool, runner, state, params.name, params.arguments)
+    text, error = await anyio.to_thread.run_sync(call)
+    if error is None:
+        await resources.after_tool(ctx, state.sessions, state.live, params.name, params.arguments)
+    # Every tool's error also carries the one structured shape {code, message, recoverable, suggestion}.
+    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=error, is_error=error is not None)
+
+
+def _run_tool(
+    runner: ToolRunner, state: AppState, name: str, arguments: Mapping[str, Any] | None
+) -> tuple[str, dict[str, Any] | None]:
+    """The tool's text and, for an error, its shape; never raises for anything a caller sends."""
+    try:
+        return runner(state.live.current(), arguments, state.settings), None
+    except DocsMcpError as error:
+        # search_docs and get_doc keep the contract's plain-text messages; the library tools answer in JSON.
+        return (render_error(error) if name in LIBRARY_TOOLS else str(error)), error_shape(error)
+    except Exception as error:  # noqa: BLE001 - the one place where a bug becomes a message instead of a crash
+        logger.exception("%s failed", name)
+        if name in LIBRARY_TOOLS:
+            return render_error(error), error_shape(error)
+        return f"{name} failed with an internal error (details are in the server log). Try again; if it persists, report it.", error_shape(error)
+
+
+async def serve_stdio(index_dir: Path | str, settings: ServerSettings | None = None) -> None:
+    """Serve the index over stdio until the client closes the connection."""
+    server = build_server(index_dir, settings)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options(resources.NOTIFICATIONS))
+
+
+def run_stdio(index_dir: Path | str, settings: ServerSettings | None = None) -> None:
+    """Blocking entry point of ``docs-mcp serve --transport stdio``.
+
+    Raises:
+        IndexNotFoundError, IndexFormatError: there is no readable index at ``index_dir``.
+    """
+    anyio.run(serve_stdio, index_dir, settings)

@@ -1,0 +1,158 @@
+"""Tool arguments checked against the tool schemas by hand, with messages an agent can act on.
+
+The low-level MCP server does not validate arguments, and a JSON Schema
+validator's messages say what is wrong but not what to send instead.
+``null`` for an optional argument counts as leaving it out: agents send that.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from docs_mcp.server.errors import InvalidArgumentError, InvalidChunkIdError
+from docs_mcp.server.schemas import (
+    DEFAULT_CONTEXT,
+    DEFAULT_LIMIT,
+    GET_DOC,
+    MAX_CONTEXT,
+    MAX_LIMIT,
+    SEARCH_ARGUMENTS,
+    SEARCH_DOCS,
+)
+
+MAX_QUERY_CHARS = 2_000
+MAX_CHUNK_ID_CHARS = 2_048
+# {filepath} or {filepath}#{heading-path}: one '#' at most, no whitespace around
+# or inside the fragment; single inner spaces in file names are allowed.
+_CHUNK_ID = re.compile(r"[^#\s]+(?: [^#\s]+)*(?:#[^#\s]+)?")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+_JSON_TYPES = {str: "string", bool: "boolean", int: "integer", float: "number", list: "array", dict: "object"}
+
+
+@dataclass(frozen=True)
+class SearchArgs:
+    """search_docs arguments after checking: a non-empty query, a page size, filters."""
+
+    query: str
+    limit: int
+    cursor: str | None
+    filters: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class GetDocArgs:
+    """get_doc arguments after checking."""
+
+    chunk_id: str
+    context: int
+
+
+def parse_search_args(arguments: Mapping[str, Any] | None, filters: Mapping[str, tuple[str, ...]]) -> SearchArgs:
+    """Check search_docs arguments against its schema; ``filters`` maps each taxonomy key to its values.
+
+    Raises:
+        InvalidArgumentError: an argument is missing, unknown, or of the wrong type or range.
+    """
+    given = _present(SEARCH_DOCS, arguments, (*SEARCH_ARGUMENTS, *filters))
+    return SearchArgs(
+        query=_query(given),
+        limit=_integer(given, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT),
+        cursor=_string(given, "cursor"),
+        filters={key: _choice(given, key, values) for key, values in filters.items() if key in given},
+    )
+
+
+def parse_get_doc_args(arguments: Mapping[str, Any] | None) -> GetDocArgs:
+    """Check get_doc arguments against its schema and the chunk-ID grammar.
+
+    Raises:
+        InvalidArgumentError: an argument is missing, unknown, or of the wrong type or range.
+        InvalidChunkIdError: ``chunk_id`` is not ``{filepath}`` or ``{filepath}#{heading-path}``.
+    """
+    given = _present(GET_DOC, arguments, ("chunk_id", "context"))
+    example = "a chunk ID from search_docs, e.g. 'guides/retries.md#backoff-strategy'"
+    chunk_id = _required_string(given, "chunk_id", example)
+    if len(chunk_id) > MAX_CHUNK_ID_CHARS:
+        raise InvalidArgumentError(
+            f"Argument 'chunk_id' is {len(chunk_id)} characters long; chunk IDs are at most {MAX_CHUNK_ID_CHARS}.",
+            "Use search_docs to discover valid chunk IDs.",
+        )
+    if not _CHUNK_ID.fullmatch(chunk_id):
+        raise InvalidChunkIdError(chunk_id)
+    return GetDocArgs(chunk_id, _integer(given, "context", DEFAULT_CONTEXT, 0, MAX_CONTEXT))
+
+
+def _present(tool: str, arguments: Mapping[str, Any] | None, allowed: tuple[str, ...]) -> dict[str, Any]:
+    """The arguments that were given (not null), after refusing names the schema does not have."""
+    arguments = arguments or {}
+    unknown = sorted(name for name in arguments if name not in allowed)
+    if unknown:
+        names = ", ".join(f"'{name}'" for name in unknown)
+        raise InvalidArgumentError(
+            f"Unknown argument{'s' if len(unknown) > 1 else ''} {names} for {tool}.",
+            f"Allowed arguments: {', '.join(allowed)}.",
+        )
+    return {name: value for name, value in arguments.items() if value is not None}
+
+
+def _query(given: Mapping[str, Any]) -> str:
+    example = "the words to search for, e.g. 'how to paginate' or 'RateLimitError'"
+    # Control characters carry no meaning for search and trip up tokenizers.
+    query = _CONTROL.sub(" ", _required_string(given, "query", example)).strip()
+    if not query:
+        raise InvalidArgumentError("Argument 'query' is empty.", f"Pass {example}.")
+    if len(query) > MAX_QUERY_CHARS:
+        raise InvalidArgumentError(
+            f"Argument 'query' is {len(query)} characters long; the limit is {MAX_QUERY_CHARS}.",
+            "Search with the key words or identifiers rather than whole passages.",
+        )
+    return query
+
+
+def _required_string(given: Mapping[str, Any], name: str, example: str) -> str:
+    if name not in given:
+        raise InvalidArgumentError(f"Missing required argument '{name}'.", f"Pass {example}.")
+    return _string(given, name) or ""
+
+
+def _string(given: Mapping[str, Any], name: str) -> str | None:
+    value = given.get(name)
+    if value is not None and not isinstance(value, str):
+        raise InvalidArgumentError(
+            f"Argument '{name}' must be a string, not {_json_type(value)}.", "Pass it as a string."
+        )
+    return value
+
+
+def _integer(given: Mapping[str, Any], name: str, default: int, low: int, high: int) -> int:
+    value = given.get(name, default)
+    # JSON Schema counts 5.0 as an integer; a boolean is not one, although Python says so.
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise InvalidArgumentError(
+            f"Argument '{name}' must be an integer, not {_json_type(value)}.",
+            f"Pass a whole number from {low} to {high}, or leave it out for {default}.",
+        )
+    if not low <= value <= high:
+        raise InvalidArgumentError(
+            f"Argument '{name}' must be between {low} and {high}, got {value}.",
+            f"Pass a whole number from {low} to {high}, or leave it out for {default}.",
+        )
+    return value
+
+
+def _choice(given: Mapping[str, Any], name: str, values: tuple[str, ...]) -> str:
+    value = _string(given, name)
+    if value not in values:
+        raise InvalidArgumentError(
+            f"Argument '{name}' must be one of: {', '.join(values)}; got {value!r}.",
+            f"Pick one of those values, or leave '{name}' out to search every {name}.",
+        )
+    return value
+
+
+def _json_type(value: Any) -> str:
+    return _JSON_TYPES.get(type(value), "null" if value is None else type(value).__name__)

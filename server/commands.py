@@ -1,0 +1,108 @@
+"""`docs-mcp serve` and `docs-mcp search`: options in, one library call, output out.
+
+Heavy imports (the MCP SDK, duckdb, the engine) happen inside the commands so
+that `docs-mcp --help` and the other areas' commands stay fast.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Mapping, Optional
+
+import typer
+
+from docs_mcp.errors import UsageError
+from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
+
+
+class Transport(str, Enum):
+    stdio = "stdio"
+    http = "http"
+
+
+class LogFormat(str, Enum):
+    json = "json"
+    pretty = "pretty"
+
+
+class Mode(str, Enum):
+    hybrid = "hybrid"
+    bm25 = "bm25"
+    vector = "vector"
+
+
+def register(app: typer.Typer) -> None:
+    """Add this area's commands to the root `docs-mcp` app."""
+    from docs_mcp.server.team_commands import register_team
+
+    app.command("serve")(serve)
+    app.command("search")(search)
+    register_team(app)
+
+
+def serve(
+    index: Optional[Path] = typer.Option(None, "--index", help=f"Index directory built by `docs-mcp index` [default: {DEFAULT_INDEX_DIR}]."),
+    transport: Optional[Transport] = typer.Option(None, "--transport", help="stdio for one client, http for a team (default: stdio, or server.transport / DOCS_MCP_TRANSPORT)."),
+    mode: Mode = typer.Option(Mode.hybrid, "--mode", help="Ranking: hybrid (BM25 + vectors), bm25 or vector."),
+    host: Optional[str] = typer.Option(None, "--host", help="http: address to bind [default: 127.0.0.1]."),
+    port: Optional[int] = typer.Option(None, "--port", help="http: port to listen on [default: 3100]."),
+    config: Optional[Path] = typer.Option(None, "--config", help="http: config file [default: ./docs-mcp.toml]."),
+    redis_url: Optional[str] = typer.Option(None, "--redis-url", help="http: Redis shared by replicas for rate limits."),
+    log_format: Optional[LogFormat] = typer.Option(None, "--log-format", help="http: log lines as json (default) or pretty."),
+) -> None:
+    """Serve the index to MCP clients (stdout carries only the protocol; logs go to stderr).
+
+    For http, flags left out fall back to DOCS_MCP_* variables, then the config file.
+    """
+    from docs_mcp.server.app import ServerSettings, run_stdio
+
+    settings = ServerSettings(mode=mode.value)
+    if transport is None:  # the team config may say http (server.transport, DOCS_MCP_TRANSPORT)
+        from docs_mcp.server.config import load_settings
+
+        transport = Transport(load_settings(config_file=config)["server.transport"])
+    if transport is Transport.stdio:
+        logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        run_stdio(index or Path(DEFAULT_INDEX_DIR), settings)
+        return
+    try:
+        from docs_mcp.server.http_transport import run_http
+    except ModuleNotFoundError as error:
+        if error.name != "docs_mcp.server.http_transport":
+            raise
+        raise UsageError("The http transport is not available in this version.", "Use --transport stdio.") from None
+    run_http(index, settings, host=host, port=port, config_file=config, redis_url=redis_url,
+             log_format=log_format.value if log_format else None)
+
+
+def search(
+    query: str = typer.Argument(..., help="What to look for, e.g. 'how to paginate' or 'RateLimitError'."),
+    index: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", help="Index directory built by `docs-mcp index`."),
+    limit: int = typer.Option(5, "--limit", min=1, max=50, help="Number of hits to show."),
+    filters: list[str] = typer.Option([], "--filter", help="Taxonomy filter KEY=VALUE, e.g. language=python (repeatable)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the search_docs JSON result instead of a list."),
+    mode: Mode = typer.Option(Mode.hybrid, "--mode", help="Ranking: hybrid (BM25 + vectors), bm25 or vector."),
+) -> None:
+    """Search the index from the command line, the way the search_docs tool does."""
+    from docs_mcp.server.reload import LiveIndex
+    from docs_mcp.server.render import render_search_text
+    from docs_mcp.server.tools import search_docs
+
+    served = LiveIndex(index).current()
+    arguments: dict[str, object] = {"query": query, "limit": limit, **_parse_filters(filters, served.filters)}
+    text = search_docs(served, arguments, mode.value)
+    typer.echo(text if as_json else render_search_text(text))
+
+
+def _parse_filters(filters: list[str], known: Mapping[str, tuple[str, ...]]) -> dict[str, str]:
+    parsed: dict[str, str] = {}
+    for item in filters:
+        key, sep, value = item.partition("=")
+        if not sep or key not in known:
+            available = ", ".join(f"{name}=({'|'.join(values)})" for name, values in known.items()) or "none"
+            raise UsageError(f"Invalid filter {item!r}.", f"Use --filter KEY=VALUE; this index has: {available}.")
+        parsed[key] = value
+    return parsed

@@ -1,0 +1,83 @@
+"""How sure get_docs is that a chunk answers a topic: a 0-1 estimate from two absolute signals.
+
+The fused search score is relative (the best hit of any query scores about 1), so it
+cannot say "nothing here really matches".  Two signals can:
+
+- ``coverage``: the share of the topic's content words (BM25 terms, stopwords left out)
+  that occur in the chunk, read from the index's own full-text tables;
+- ``similarity``: the chunk's best-window cosine similarity to the topic.
+
+They are combined by a logistic curve fitted on graded golden queries (the label: the
+chunk is relevant to its query); see corpus/guide/libraries.md for the fit and how
+confidence relates to correctness.  Below 0.5 means "look further".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import duckdb
+
+from docs_mcp.indexer.errors import IndexFormatError
+from docs_mcp.indexer.schema import FTS_SCHEMA, FTS_STEMMER
+from docs_mcp.server.lexical import tokenize
+
+# Query words as index terms: stemmed like the index, stopwords and unknown words told apart.
+QUERY_TERMS_SQL = f"""
+WITH words AS (SELECT DISTINCT unnest($words::VARCHAR[]) AS word)
+SELECT word, stem(word, '{FTS_STEMMER}') AS term,
+       word IN (SELECT sw FROM {FTS_SCHEMA}.stopwords) AS stopword
+FROM words ORDER BY word
+"""
+# Which of those terms occur (in any field) in which chunks (chunks.id).
+COVERAGE_SQL = f"""
+SELECT DISTINCT d.name AS chunk, dict.term
+FROM {FTS_SCHEMA}.terms t
+JOIN {FTS_SCHEMA}.docs d USING (docid)
+JOIN {FTS_SCHEMA}.dict dict USING (termid)
+WHERE dict.term IN (SELECT unnest($terms::VARCHAR[])) AND d.name IN (SELECT unnest($chunks::INTEGER[]))
+"""
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Logistic weights: confidence = sigmoid(bias + w_similarity * similarity + w_coverage * coverage)."""
+
+    bias: float
+    w_similarity: float
+    w_coverage: float
+
+
+# Fitted on ../shared/golden/fastapi.jsonl (40 queries, top-10 hybrid hits each); checked on eval/golden/corpus.jsonl.
+HYBRID = Calibration(bias=-7.0, w_similarity=9.0, w_coverage=3.0)
+# A full-text-only index has no similarity: coverage alone, fitted the same way.
+LEXICAL = Calibration(bias=-2.5, w_similarity=0.0, w_coverage=3.5)
+
+
+def confidence(similarity: float | None, coverage: float) -> float:
+    """The 0-1 confidence for one chunk from its two signals (``similarity`` None without vectors)."""
+    model = LEXICAL if similarity is None else HYBRID
+    z = model.bias + model.w_similarity * (similarity or 0.0) + model.w_coverage * coverage
+    return round(1.0 / (1.0 + math.exp(-z)), 3)
+
+
+def term_coverage(conn: duckdb.DuckDBPyConnection, topic: str, chunk_rows: Sequence[int]) -> Mapping[int, float]:
+    """For each chunk row, the share of ``topic``'s content words it contains (1.0 when the topic has none).
+
+    Raises:
+        IndexFormatError: the index's full-text tables cannot be read.
+    """
+    try:
+        rows = conn.execute(QUERY_TERMS_SQL, {"words": tokenize(topic)}).fetchall()
+        terms = sorted({term for _, term, stopword in rows if not stopword})
+        if not terms:
+            return {row: 1.0 for row in chunk_rows}
+        found = conn.execute(COVERAGE_SQL, {"terms": terms, "chunks": list(map(int, chunk_rows))}).fetchall()
+    except duckdb.Error as error:
+        raise IndexFormatError(f"The index could not be read: {error}", "Rebuild it with `docs-mcp index DOCS_DIR`.") from error
+    present: dict[int, set[str]] = {}
+    for chunk, term in found:
+        present.setdefault(int(chunk), set()).add(term)
+    return {row: len(present.get(row, ())) / len(terms) for row in chunk_rows}

@@ -1,0 +1,256 @@
+"""Team-mode configuration: docs-mcp.toml, DOCS_MCP_* variables and flags, merged into one record.
+
+Precedence is flags > environment > file > defaults.  Every key lives in
+``OPTIONS`` with its type, default, variable and documentation, so parsing,
+``docs-mcp config example`` and the docs cannot drift apart.  Every invalid
+value is reported at once, in one ConfigError, before anything starts.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
+from docs_mcp.server.team_errors import ConfigError
+
+CONFIG_FILE = "docs-mcp.toml"
+CONFIG_ENV = "DOCS_MCP_CONFIG"
+KEY_STORE_FILE = "keys.sqlite"
+
+@dataclass(frozen=True)
+class Kind:
+    """How one option's raw value (TOML value or environment string) is checked and converted."""
+
+    expected: str  # said in the error message
+    parse: Callable[[Any], Any]  # raises ValueError or TypeError for an invalid value
+
+
+def _integer(low: int, high: int) -> Kind:
+    def parse(raw: Any) -> int:
+        if isinstance(raw, bool) or isinstance(raw, float):
+            raise ValueError(raw)
+        value = int(raw)  # accepts 3100 and "3100"
+        if not low <= value <= high:
+            raise ValueError(raw)
+        return value
+
+    return Kind(f"an integer from {low} to {high}", parse)
+
+
+def _number(low: float, high: float) -> Kind:
+    def parse(raw: Any) -> float:
+        if isinstance(raw, bool):
+            raise ValueError(raw)
+        value = float(raw)
+        if not low <= value <= high:
+            raise ValueError(raw)
+        return value
+
+    return Kind(f"a number from {low:g} to {high:g}", parse)
+
+
+def _choice(*values: str) -> Kind:
+    def parse(raw: Any) -> str:
+        if not isinstance(raw, str) or raw.lower() not in values:
+            raise ValueError(raw)
+        return raw.lower()
+
+    return Kind("one of " + ", ".join(values), parse)
+
+
+def _parse_text(raw: Any) -> str:
+    if not isinstance(raw, str):
+        raise TypeError(raw)
+    return raw.strip()
+
+
+def _parse_text_list(raw: Any) -> tuple[str, ...]:
+    # Environment variables spell lists as comma-separated strings.
+    items = raw.split(",") if isinstance(raw, str) else raw
+    if not isinstance(items, list | tuple) or not all(isinstance(item, str) for item in items):
+        raise TypeError(raw)
+    return tuple(item.strip() for item in items if item.strip())
+
+
+_TEXT = Kind("a string", _parse_text)
+_TEXT_LIST = Kind("a list of strings (comma-separated in an environment variable)", _parse_text_list)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One configuration key: where it lives, how it is parsed, its default and what it means."""
+
+    key: str  # "section.name" in docs-mcp.toml
+    kind: Kind
+    default: Any
+    env: str
+    doc: str
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("server.index", _TEXT, DEFAULT_INDEX_DIR, "DOCS_MCP_INDEX",
+           "Index directory built by `docs-mcp index`; the server only reads it."),
+    Option("server.transport", _choice("stdio", "http"), "stdio", "DOCS_MCP_TRANSPORT",
+           "stdio for one client that spawns the server, http for a shared team server."),
+    Option("server.host", _TEXT, "127.0.0.1", "DOCS_MCP_HOST",
+           "Address to bind in http mode. Loopback by default; use 0.0.0.0 behind a reverse proxy."),
+    Option("server.port", _integer(0, 65535), 3100, "DOCS_MCP_PORT",
+           "TCP port in http mode (0 picks a free port and logs it)."),
+    Option("server.shutdown_timeout", _number(0, 3600), 30.0, "DOCS_MCP_SHUTDOWN_TIMEOUT",
+           "Seconds to let in-flight requests finish after SIGTERM before they are cancelled."),
+    Option("server.cursor_secret", _TEXT, "", "DOCS_MCP_CURSOR_SECRET",
+           "Secret that signs search cursors; give every replica the same one. Empty: derived from the index."),
+    Option("http.allowed_hosts", _TEXT_LIST, (), "DOCS_MCP_ALLOWED_HOSTS",
+           "Host header values accepted (DNS-rebinding protection); 'name:*' allows any port. "
+           "Empty: loopback names when bound to loopback, no Host check otherwise."),
+    Option("http.allowed_origins", _TEXT_LIST, (), "DOCS_MCP_ALLOWED_ORIGINS",
+           "Origin header values accepted from browsers, besides loopback origins and cors_origins; "
+           "requests without Origin are always accepted."),
+    Option("http.cors_origins", _TEXT_LIST, (), "DOCS_MCP_CORS_ORIGINS",
+           "Origins allowed to call /mcp from a browser (CORS). Empty: no CORS headers; '*': any origin."),
+    Option("keys.store", _TEXT, "", "DOCS_MCP_KEY_STORE",
+           f"API key store (SQLite). Empty: {KEY_STORE_FILE} in the index directory."),
+    Option("rate_limit.requests_per_minute", _integer(1, 1_000_000), 60, "DOCS_MCP_RATE_LIMIT",
+           "Sustained requests per minute per key, unless the key has its own (--rate)."),
+    Option("rate_limit.burst", _integer(1, 1_000_000), 10, "DOCS_MCP_RATE_BURST",
+           "Requests a key may make at once before the per-minute rate applies (--burst)."),
+    Option("rate_limit.redis_url", _TEXT, "", "DOCS_MCP_REDIS_URL",
+           "redis://host:port/db to share buckets between replicas. Empty: in-process buckets."),
+    Option("rate_limit.redis_prefix", _TEXT, "docs-mcp", "DOCS_MCP_REDIS_PREFIX",
+           "Prefix of the Redis keys, so several deployments can share one Redis."),
+    Option("logging.level", _choice("debug", "info", "warning", "error"), "info", "DOCS_MCP_LOG_LEVEL",
+           "Least severe log level written to stderr."),
+    Option("logging.format", _choice("json", "pretty"), "json", "DOCS_MCP_LOG_FORMAT",
+           "json: one object per line for log collectors; pretty: for people."),
+)
+_BY_KEY = {option.key: option for option in OPTIONS}
+
+
+@dataclass(frozen=True)
+class TeamSettings:
+    """The effective configuration, and where each value came from (flag, env, file or default)."""
+
+    values: Mapping[str, Any]
+    sources: Mapping[str, str] = field(default_factory=dict)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.values[key]
+
+    @property
+    def index(self) -> Path:
+        return Path(self.values["server.index"]).expanduser()
+
+    @property
+    def cursor_secret(self) -> bytes:
+        return self.values["server.cursor_secret"].encode("utf-8")
+
+    @property
+    def key_store(self) -> Path:
+        """The key store file: ``keys.store``, or keys.sqlite next to the index."""
+        store = self.values["keys.store"]
+        return Path(store).expanduser() if store else self.index / KEY_STORE_FILE
+
+
+def load_settings(
+    flags: Mapping[str, Any] | None = None,
+    *,
+    config_file: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> TeamSettings:
+    """Merge defaults, the config file, DOCS_MCP_* variables and ``flags`` (None means "not given").
+
+    The file is ``config_file``, else $DOCS_MCP_CONFIG, else ./docs-mcp.toml when it exists.
+
+    Raises:
+        ConfigError: a file that cannot be read, an unknown key, or any invalid value (all listed).
+    """
+    environ = os.environ if environ is None else environ
+    layers: list[tuple[str, Mapping[str, Any]]] = [("default", {o.key: o.default for o in OPTIONS})]
+    path = _config_path(config_file, environ)
+    if path is not None:
+        layers.append((f"file {path}", _read_file(path)))
+    layers.append(("env", {o.key: environ[o.env] for o in OPTIONS if environ.get(o.env, "") != ""}))
+    layers.append(("flag", {key: value for key, value in (flags or {}).items() if value is not None}))
+
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    problems: list[str] = []
+    for source, layer in layers:
+        for key, raw in layer.items():
+            option = _BY_KEY[key]
+            try:
+                values[key] = option.kind.parse(raw)
+                sources[key] = source
+            except (ValueError, TypeError):
+                where = f"${option.env}" if source == "env" else key
+                problems.append(f"{where} = {raw!r} ({source}): expected {option.kind.expected}")
+    if problems:
+        raise ConfigError(
+            "Invalid configuration:\n  " + "\n  ".join(problems),
+            "Fix these values; `docs-mcp config example` lists every key with its default.",
+        )
+    return TeamSettings(values, sources)
+
+
+def _config_path(config_file: Path | None, environ: Mapping[str, str]) -> Path | None:
+    if config_file is not None:
+        return config_file
+    if environ.get(CONFIG_ENV):
+        return Path(environ[CONFIG_ENV])
+    local = Path(CONFIG_FILE)
+    return local if local.is_file() else None
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    """The file's keys, flattened to "section.name"; unknown keys are errors (typos must not pass silently)."""
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"Config file {path} does not exist.", "Create it (`docs-mcp config example`) or fix the path.") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"Config file {path} cannot be read: {error}", "Fix the TOML syntax.") from None
+    flat: dict[str, Any] = {}
+    unknown: list[str] = []
+    for section, table in document.items():
+        if not isinstance(table, dict):
+            unknown.append(section)
+            continue
+        for name, value in table.items():
+            key = f"{section}.{name}"
+            if key in _BY_KEY:
+                flat[key] = value
+            else:
+                unknown.append(key)
+    if unknown:
+        raise ConfigError(
+            f"Config file {path} has unknown keys: {', '.join(sorted(unknown))}.",
+            "Valid keys: " + ", ".join(_BY_KEY) + ".",
+        )
+    return flat
+
+
+def example_toml() -> str:
+    """A docs-mcp.toml that documents every key, with its default and its environment variable."""
+    lines = ["# docs-mcp.toml: every key is optional; values shown are the defaults.",
+             "# Precedence: command-line flags > DOCS_MCP_* environment variables > this file > defaults."]
+    section = ""
+    for option in OPTIONS:
+        head, name = option.key.split(".")
+        if head != section:
+            section = head
+            lines += ["", f"[{section}]"]
+        lines.append(f"# {option.doc} (env: {option.env})")
+        lines.append(f"{name} = {_toml_value(option.default)}")
+    return "\n".join(lines) + "\n"
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_toml_value(item) for item in value) + "]"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return str(value)

@@ -1,0 +1,136 @@
+"""Pagination cursors: opaque, tamper-evident, bound to one search and one index generation.
+
+A cursor is unpadded url-safe base64 of ``payload + mac``: the payload is
+compact JSON ``{"v", "g", "s", "o"}`` (format version, a tag of the index
+generation, a digest of the search and the offset of the next page) and the
+mac is a truncated HMAC-SHA256 over it.
+
+The HMAC key is derived from the index generation and an optional shared
+secret, never from per-process state: every replica serving the same index
+accepts the cursors of every other (stateless HTTP), and a rebuilt index makes
+old cursors stale.  Forging a cursor would only grant an offset into a result
+list the caller may read anyway, so the MAC guards against accidents and
+confused agents, and lets every failure get a precise message.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import orjson
+
+from docs_mcp.server.errors import InvalidCursorError
+
+CURSOR_VERSION = 1
+MAC_BYTES = 16
+MAX_CURSOR_CHARS = 512
+_KEY_CONTEXT = b"docs-mcp search cursor v1\x00"
+_PAYLOAD_KEYS = frozenset({"v", "g", "s", "o"})
+# Checked up front: the base64 decoder would otherwise skip stray characters silently.
+_BASE64URL = re.compile(r"[A-Za-z0-9_-]+")
+
+
+@dataclass(frozen=True)
+class SearchBinding:
+    """What a cursor is bound to: the search that produced it (same query, filters, page size, mode)."""
+
+    query: str
+    filters: Mapping[str, str]
+    limit: int
+    mode: str
+
+    def digest(self) -> str:
+        """A short stable digest of the search, independent of filter order."""
+        canonical = orjson.dumps([self.query, sorted(self.filters.items()), self.limit, self.mode])
+        return hashlib.sha256(canonical).hexdigest()[:16]
+
+
+class CursorCodec:
+    """Encodes and checks the cursors of one index generation."""
+
+    def __init__(self, generation: str, secret: bytes = b"") -> None:
+        self._key = hmac.new(secret, _KEY_CONTEXT + generation.encode(), hashlib.sha256).digest()
+        self._generation_tag = hashlib.sha256(generation.encode()).hexdigest()[:8]
+
+    def encode(self, binding: SearchBinding, offset: int) -> str:
+        """The cursor for the page of ``binding`` that starts at ``offset``."""
+        payload = orjson.dumps({"v": CURSOR_VERSION, "g": self._generation_tag, "s": binding.digest(), "o": offset})
+        return base64.urlsafe_b64encode(payload + self._mac(payload)).rstrip(b"=").decode("ascii")
+
+    def decode(self, cursor: str, binding: SearchBinding) -> int:
+        """The offset carried by ``cursor``, after checking it belongs to ``binding`` on this index.
+
+        Raises:
+            InvalidCursorError: the cursor is malformed, tampered with, stale or foreign.
+        """
+        raw = _unbase64(cursor)
+        payload, mac = raw[:-MAC_BYTES], raw[-MAC_BYTES:]
+        fields = _parse(payload)
+        if not hmac.compare_digest(mac, self._mac(payload)):
+            if fields is not None and fields["g"] != self._generation_tag:
+                raise _stale()
+            raise InvalidCursorError(
+                "The cursor failed its integrity check: it was altered after search_docs returned it, "
+                "or issued by another server.",
+                "Pass next_cursor exactly as returned, or run search_docs again without a cursor.",
+            )
+        if fields is None:
+            raise _malformed()
+        if fields["s"] != binding.digest():
+            raise InvalidCursorError(
+                "The cursor belongs to a different search: the query, filters and limit must be those of "
+                "the call that returned it.",
+                "Repeat that call with the cursor, or run search_docs again without a cursor for this search.",
+            )
+        return fields["o"]
+
+    def _mac(self, payload: bytes) -> bytes:
+        return hmac.new(self._key, payload, hashlib.sha256).digest()[:MAC_BYTES]
+
+
+def _unbase64(cursor: str) -> bytes:
+    if len(cursor) > MAX_CURSOR_CHARS or not _BASE64URL.fullmatch(cursor):
+        raise _malformed()
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+    except (binascii.Error, ValueError):
+        raise _malformed() from None
+    if len(raw) <= MAC_BYTES:
+        raise _malformed()
+    return raw
+
+
+def _parse(payload: bytes) -> dict[str, Any] | None:
+    """The payload's fields when they have the expected shape, else None."""
+    try:
+        fields = orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(fields, dict) or set(fields) != _PAYLOAD_KEYS or fields["v"] != CURSOR_VERSION:
+        return None
+    offset = fields["o"]
+    if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+        return None
+    if not isinstance(fields["g"], str) or not isinstance(fields["s"], str):
+        return None
+    return fields
+
+
+def _malformed() -> InvalidCursorError:
+    return InvalidCursorError(
+        "The cursor is malformed: it is not a next_cursor returned by search_docs.",
+        "Pass next_cursor exactly as returned, or run search_docs again without a cursor.",
+    )
+
+
+def _stale() -> InvalidCursorError:
+    return InvalidCursorError(
+        "The cursor is stale: the documentation index was rebuilt after it was issued.",
+        "Run search_docs again without a cursor to start over on the new index.",
+    )

@@ -1,0 +1,50 @@
+"""Errors of the MCP server (see docs_mcp.errors for the whole tree).
+
+    ServerError
+    ├── InvalidArgumentError   a tool argument has the wrong type, range or name
+    ├── InvalidCursorError     a cursor is malformed, tampered, foreign or stale
+    ├── InvalidChunkIdError    a chunk ID does not follow the chunk-ID grammar
+    └── ChunkNotFoundError     a well-formed chunk ID names no chunk of the index
+
+Tools turn each of these into an ``isError`` result whose text is ``str(error)``:
+the message names the cause, the hint says what to do next.
+"""
+
+from __future__ import annotations
+
+from docs_mcp.errors import DocsMcpError
+
+_SEARCH_AGAIN = "Run search_docs again without a cursor to start over."
+_DISCOVER_IDS = "Use search_docs to discover valid chunk IDs."
+
+
+class ServerError(DocsMcpError):
+    """Base of every error the server reports to a client."""
+
+
+class InvalidArgumentError(ServerError):
+    """A tool argument has the wrong type or range, is missing, or is not in the schema."""
+
+
+class InvalidCursorError(ServerError):
+    """A cursor cannot be used: malformed, tampered with, from another search, or from an older index."""
+
+    def __init__(self, message: str, hint: str = _SEARCH_AGAIN) -> None:
+        super().__init__(message, hint)
+
+
+class InvalidChunkIdError(ServerError):
+    """A chunk ID that is not ``{filepath}`` or ``{filepath}#{heading-path}``."""
+
+    def __init__(self, chunk_id: str) -> None:
+        super().__init__(
+            f"Chunk ID '{chunk_id}' has invalid format. Expected {{filepath}} or {{filepath}}#{{heading-path}}.",
+            _DISCOVER_IDS,
+        )
+
+
+class ChunkNotFoundError(ServerError):
+    """A well-formed chunk ID that names no chunk of the served index."""
+
+    def __init__(self, chunk_id: str) -> None:
+        super().__init__(f"Chunk ID '{chunk_id}' not found.", _DISCOVER_IDS)

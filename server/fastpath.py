@@ -1,0 +1,156 @@
+"""get_docs, the fast path: the best chunks of some libraries for a topic, packed into a token budget.
+
+Tokens are counted as ``ceil(characters / 4)`` of the returned ``content`` (chunk
+delimiters included): model-independent, deterministic, and close to what BPE
+tokenizers give for English prose and code.  Chunks are packed whole, best first; a
+chunk that does not fit is skipped for a smaller one, and only when not even the best
+chunk fits is it cut, at a blank line outside any code block.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import duckdb
+
+from docs_mcp.indexer.errors import IndexFormatError
+from docs_mcp.indexer.libraries import LIBRARY_KEY
+from docs_mcp.indexer.schema import CHUNKS_TABLE
+from docs_mcp.server.confidence import confidence, term_coverage
+from docs_mcp.server.library_catalog import Library, LibraryCatalog
+from docs_mcp.server.records import Hit
+from docs_mcp.server.tool_errors import TopicNotFoundError
+
+CHARS_PER_TOKEN = 4
+CANDIDATES = 10  # hits considered per search
+RELATED_PAGES = 5
+# A chunk much less likely to answer than the best one would only spend the agent's budget.
+RELATIVE_FLOOR = 0.6
+CONTENT_SQL = f"SELECT chunk_id, content FROM {CHUNKS_TABLE} WHERE chunk_id IN (SELECT unnest($ids::VARCHAR[]))"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A search hit with its stored markdown and 0-1 confidence."""
+
+    hit: Hit
+    library_id: str
+    content: str
+    confidence: float
+
+
+@dataclass(frozen=True)
+class Packed:
+    """One chunk as placed in the answer."""
+
+    candidate: Candidate
+    block: str
+    truncated: bool
+
+
+def count_tokens(text: str) -> int:
+    """Tokens of ``text`` as get_docs counts them: ceil(characters / 4)."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def find_candidates(engine, catalog: LibraryCatalog, libraries: Sequence[Library], topic: str, mode: str) -> list[Candidate]:
+    """The hits for ``topic`` within ``libraries``, with content and confidence, best first.
+
+    The caller holds the index lock.  One search covers every library when all are
+    asked for; otherwise each library is searched on its own and the hits are merged
+    by confidence, which, unlike the fused score, is comparable across searches.
+
+    Raises:
+        TopicNotFoundError: nothing in those libraries matches.
+        IndexFormatError: the index cannot be read.
+    """
+    every = {lib.library_id for lib in libraries} == set(catalog.libraries)
+    scopes: list[Mapping[str, str]] = [{}] if every or not catalog.several else [{LIBRARY_KEY: lib.library_id} for lib in libraries]
+    hits: dict[str, Hit] = {}
+    for filters in scopes:
+        for hit in engine.search(topic, filters, mode=mode, limit=CANDIDATES).hits:
+            hits.setdefault(hit.chunk_id, hit)
+    if not hits:
+        names = ", ".join(lib.library_id for lib in libraries)
+        raise TopicNotFoundError(
+            f"Nothing about '{topic}' in {names}.",
+            "Try other words, search_docs for broader results, or browse the table of contents with get_library_info.",
+        )
+    rows = [engine.columns.index_of[chunk_id] for chunk_id in hits]
+    similarity = engine.query_similarities(topic)
+    coverage = term_coverage(engine.reader.conn, topic, rows)
+    contents = _contents(engine.reader.conn, list(hits))
+    found = [
+        Candidate(
+            hit=hit,
+            library_id=catalog.owner(hit.filepath).library_id,
+            content=contents[hit.chunk_id],
+            confidence=confidence(None if similarity is None else float(similarity[row]), coverage[row]),
+        )
+        for hit, row in zip(hits.values(), rows)
+    ]
+    return found if len(scopes) == 1 else sorted(found, key=lambda c: (-c.confidence, c.hit.chunk_id))
+
+
+def pack(candidates: Sequence[Candidate], max_tokens: int) -> list[Packed]:
+    """Whole chunks, best first, while they fit in ``max_tokens``; the best one cut to fit when none does."""
+    best = candidates[0].confidence
+    packed: list[Packed] = []
+    used = 0
+    for candidate in candidates:
+        if candidate.confidence < RELATIVE_FLOOR * best:
+            continue
+        block = _block(candidate, candidate.content)
+        cost = count_tokens(block) + (1 if packed else 0)  # +1: the blank line that joins blocks
+        if used + cost <= max_tokens:
+            packed.append(Packed(candidate, block, truncated=False))
+            used += cost
+    if not packed:
+        packed.append(_truncated(candidates[0], max_tokens))
+    return packed
+
+
+def related_pages(candidates: Sequence[Candidate], packed: Sequence[Packed], catalog: LibraryCatalog) -> list[dict]:
+    """Documents of the other hits worth reading next (not those already packed), best first."""
+    skip = {p.candidate.hit.filepath for p in packed}
+    pages: list[dict] = []
+    for candidate in candidates:
+        path = candidate.hit.filepath
+        entry = catalog.entry(path)
+        if path in skip or entry is None:
+            continue
+        skip.add(path)
+        pages.append({"library_id": candidate.library_id, "path": path, "title": entry.title, "description": entry.description})
+        if len(pages) == RELATED_PAGES:
+            break
+    return pages
+
+
+def _block(candidate: Candidate, content: str) -> str:
+    return f"--- Chunk: {candidate.hit.chunk_id} (Library: {candidate.library_id}) ---\n{content.strip()}"
+
+
+def _truncated(candidate: Candidate, max_tokens: int) -> Packed:
+    note = f"\n\n[… cut to fit max_tokens; read the rest with read_page(path='{candidate.hit.filepath}')]"
+    budget = max_tokens * CHARS_PER_TOKEN - len(_block(candidate, "")) - len(note)
+    kept, in_fence = [], False
+    cut = 0
+    for line in candidate.content.split("\n"):
+        if sum(len(k) + 1 for k in kept) + len(line) > budget:
+            break
+        kept.append(line)
+        if line.lstrip().startswith(("```", "~~~")):
+            in_fence = not in_fence
+        if not in_fence and not line.strip():
+            cut = len(kept)  # a blank line outside code: a safe place to stop
+    body = "\n".join(kept[:cut]).strip()
+    return Packed(candidate, _block(candidate, body) + note, truncated=True)
+
+
+def _contents(conn: duckdb.DuckDBPyConnection, chunk_ids: list[str]) -> dict[str, str]:
+    try:
+        return dict(conn.execute(CONTENT_SQL, {"ids": chunk_ids}).fetchall())
+    except duckdb.Error as error:
+        raise IndexFormatError(f"The index could not be read: {error}", "Rebuild it with `docs-mcp index DOCS_DIR`.") from error

@@ -1,0 +1,297 @@
+"""`docs-mcp serve --transport http`: the MCP server over streamable HTTP, for a team behind a load balancer.
+
+Layers of a request to /mcp, outside in: access log (request ID) -> CORS ->
+in-flight count -> Host/Origin check -> API key -> rate limit -> session check
+-> the MCP SDK's session manager in stateless mode.  Stateless means no
+session lives in a process, so any replica answers any request and a restart
+loses nothing; a request that still carries a session ID gets 404, which tells
+a client (per the MCP spec) to initialize again.  GET /healthz is open to probes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import signal
+import socket
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator
+
+import uvicorn
+from mcp.server.lowlevel import Server
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.datastructures import Headers
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from docs_mcp import __version__
+from docs_mcp.errors import DocsMcpError
+from docs_mcp.indexer.index_file import live_generation
+from docs_mcp.server.auth import AuthMiddleware
+from docs_mcp.server.config import TeamSettings, load_settings
+from docs_mcp.server.keys import KeyVerifier
+from docs_mcp.server.logs import REQUEST_ID_HEADER, AccessLogMiddleware, configure_logging, log_event
+from docs_mcp.server.ratelimit import Limit, Limiter, RateLimitMiddleware, check_redis, open_limiter
+from docs_mcp.server.team_errors import HttpProblem, TeamModeError
+
+if TYPE_CHECKING:
+    from docs_mcp.server.app import ServerSettings
+
+MCP_PATH = "/mcp"
+HEALTH_PATH = "/healthz"
+_LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+_CORS_HEADERS = ("authorization", "content-type", "mcp-session-id", "mcp-protocol-version", "last-event-id", REQUEST_ID_HEADER)
+_EXPOSED_HEADERS = ("mcp-session-id", "retry-after", REQUEST_ID_HEADER,
+                    "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset")
+
+SESSION_NOT_FOUND = HttpProblem(
+    404,
+    "SESSION_NOT_FOUND",
+    "This server keeps no sessions, so it does not know this session ID (the server may have restarted).",
+    "Start a new session: send initialize without an Mcp-Session-Id header.",
+)
+NO_EVENT_STREAM = HttpProblem(
+    405,
+    "METHOD_NOT_ALLOWED",
+    "This server is stateless and has no server-to-client event stream (GET /mcp).",
+    "Send requests with POST /mcp; responses come back on the same request.",
+    headers=(("Allow", "POST, DELETE"),),
+)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether binding ``host`` keeps the server reachable from this machine only."""
+    return host in ("127.0.0.1", "localhost", "::1") or host.startswith("127.")
+
+
+def host_patterns(settings: TeamSettings) -> tuple[str, ...] | None:
+    """Accepted Host headers: configured, else loopback names when bound to loopback, else None (no check)."""
+    if settings["http.allowed_hosts"]:
+        return settings["http.allowed_hosts"]
+    if is_loopback(settings["server.host"]):
+        return _LOOPBACK_NAMES + tuple(f"{name}:*" for name in _LOOPBACK_NAMES)
+    return None
+
+
+def origin_patterns(settings: TeamSettings) -> tuple[str, ...]:
+    """Accepted Origin headers: loopback origins, configured origins and the CORS origins."""
+    loopback = tuple(f"http://{name}{port}" for name in _LOOPBACK_NAMES for port in ("", ":*"))
+    return loopback + settings["http.allowed_origins"] + settings["http.cors_origins"]
+
+
+def matches(value: str, patterns: tuple[str, ...]) -> bool:
+    """``value`` equals a pattern, or a ``base:*`` pattern with any port, or the pattern is ``*``."""
+    for pattern in patterns:
+        if pattern in ("*", value):
+            return True
+        if pattern.endswith(":*") and value.startswith(pattern[:-1]) and value[len(pattern) - 1 :].isdigit():
+            return True
+    return False
+
+
+class OriginGuard:
+    """DNS-rebinding protection: refuse unknown Host headers (421) and browser Origins (403)."""
+
+    def __init__(self, app: ASGIApp, hosts: tuple[str, ...] | None, origins: tuple[str, ...]) -> None:
+        self.app, self.hosts, self.origins = app, hosts, origins
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = Headers(scope=scope)
+        if self.hosts is not None and not matches(headers.get("host", ""), self.hosts):
+            await HttpProblem(421, "HOST_NOT_ALLOWED", "The Host header names a host this server does not serve.",
+                              "Add the host name to http.allowed_hosts.", recoverable=False).send(send)
+            return
+        origin = headers.get("origin")
+        if origin is not None and not matches(origin, self.origins):
+            await HttpProblem(403, "ORIGIN_NOT_ALLOWED", f"Requests from origin {origin} are not allowed.",
+                              "Add the origin to http.allowed_origins or http.cors_origins.", recoverable=False).send(send)
+            return
+        await self.app(scope, receive, send)
+
+
+class SessionGuard:
+    """What a stateless server answers about sessions: 404 for any session ID, 405 for the GET stream."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if Headers(scope=scope).get("mcp-session-id") is not None:
+            await SESSION_NOT_FOUND.send(send)
+        elif scope["method"] == "GET":
+            await NO_EVENT_STREAM.send(send)
+        else:
+            await self.app(scope, receive, send)
+
+
+@dataclass
+class Traffic:
+    """Requests to /mcp being served now, and whether the process is draining after SIGTERM."""
+
+    in_flight: int = 0
+    draining: bool = False
+
+
+class CountInFlight:
+    """Keeps ``Traffic.in_flight`` up to date for /healthz (and for people watching a drain)."""
+
+    def __init__(self, app: ASGIApp, traffic: Traffic) -> None:
+        self.app, self.traffic = app, traffic
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        self.traffic.in_flight += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.traffic.in_flight -= 1
+
+
+def served_generation(index_dir: Path) -> str | None:
+    """The generation CURRENT names (what the next request is served from); None if there is none or it is damaged."""
+    try:
+        return live_generation(index_dir)
+    except DocsMcpError:
+        return None
+
+
+def create_app(server: Server[Any], settings: TeamSettings, verifier: KeyVerifier, limiter: Limiter,
+               traffic: Traffic | None = None) -> Starlette:
+    """The ASGI app: /mcp behind the guards, /healthz open, CORS and the access log around both."""
+    traffic = traffic or Traffic()
+    manager = StreamableHTTPSessionManager(
+        app=server,
+        stateless=True,
+        json_response=True,  # one JSON answer per POST: nothing to stream, simplest for proxies
+        # OriginGuard checks Host/Origin before authentication; the SDK's copy of the check is off.
+        security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+    )
+    default = Limit(settings["rate_limit.requests_per_minute"], settings["rate_limit.burst"])
+    mcp: ASGIApp = SessionGuard(manager.handle_request)
+    mcp = AuthMiddleware(RateLimitMiddleware(mcp, limiter, default), verifier)
+    mcp = CountInFlight(OriginGuard(mcp, host_patterns(settings), origin_patterns(settings)), traffic)
+
+    async def healthz(request: Request) -> JSONResponse:
+        generation = served_generation(settings.index)
+        status = "draining" if traffic.draining else "ok" if generation else "unavailable"
+        body = {"status": status, "generation": generation, "version": __version__, "in_flight": traffic.in_flight}
+        return JSONResponse(body, status_code=200 if status == "ok" else 503)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            async with manager.run():
+                yield
+        finally:
+            await limiter.close()
+
+    middleware = [Middleware(AccessLogMiddleware, quiet_paths=frozenset({HEALTH_PATH}))]
+    if settings["http.cors_origins"]:
+        middleware.append(Middleware(
+            CORSMiddleware,
+            allow_origins=list(settings["http.cors_origins"]),
+            allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
+            allow_headers=list(_CORS_HEADERS),
+            expose_headers=list(_EXPOSED_HEADERS),
+        ))
+    routes = [Route(HEALTH_PATH, healthz, methods=["GET"]), Route(MCP_PATH, mcp)]
+    return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+
+
+class DrainingServer(uvicorn.Server):
+    """uvicorn, but SIGTERM/SIGINT mark the server draining and a clean drain exits with status 0."""
+
+    def __init__(self, config: uvicorn.Config, traffic: Traffic) -> None:
+        super().__init__(config)
+        self.traffic = traffic
+
+    def handle_exit(self, sig: int, frame: Any) -> None:
+        self.traffic.draining = True
+        super().handle_exit(sig, frame)
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        # uvicorn re-raises the signal after shutting down, so the process would die of SIGTERM
+        # even after a clean drain; here it returns and the command exits 0.
+        previous = {sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host``:``port`` (port 0: a free port).
+
+    Raises:
+        OSError: the address cannot be bound.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    return socket.create_server((host, port), family=family, backlog=2048)
+
+
+def run_http(
+    index: Path | None = None,
+    server_settings: ServerSettings | None = None,
+    *,
+    host: str | None = None,
+    port: int | None = None,
+    config_file: Path | None = None,
+    redis_url: str | None = None,
+    log_format: str | None = None,
+    log_level: str | None = None,
+) -> None:
+    """Serve the index over streamable HTTP until SIGTERM/SIGINT, then drain and return.
+
+    ``index``, ``host``, ``port``, ``redis_url``, ``log_format`` and ``log_level``
+    are command-line flags: None means "not given", so the environment, the config
+    file or the default decides.
+
+    Raises:
+        ConfigError: a configuration value is invalid.
+        TeamModeError: the address cannot be bound, or Redis does not answer.
+        DocsMcpError: the index cannot be opened (from build_server).
+    """
+    flags = {"server.index": str(index) if index is not None else None, "server.host": host, "server.port": port,
+             "rate_limit.redis_url": redis_url, "logging.format": log_format, "logging.level": log_level}
+    settings = load_settings(flags, config_file=config_file)
+    configure_logging(settings["logging.level"], settings["logging.format"])
+    from docs_mcp.server.app import ServerSettings, build_server  # the index stack loads only to serve
+
+    server_settings = replace(server_settings or ServerSettings(), cursor_secret=settings.cursor_secret)
+    server = build_server(settings.index, server_settings)
+    verifier = KeyVerifier(settings.key_store)
+    limiter = open_limiter(settings["rate_limit.redis_url"], settings["rate_limit.redis_prefix"])
+    if settings["rate_limit.redis_url"]:
+        check_redis(settings["rate_limit.redis_url"])
+    try:
+        sock = listen(settings["server.host"], settings["server.port"])
+    except OSError as error:
+        raise TeamModeError(
+            f"Cannot listen on {settings['server.host']}:{settings['server.port']}: {error.strerror or error}.",
+            "Choose another --port (or server.port), or stop the process that holds it.",
+        ) from None
+    traffic = Traffic()
+    app = create_app(server, settings, verifier, limiter, traffic)
+    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on", server_header=False,
+                            timeout_graceful_shutdown=int(settings["server.shutdown_timeout"]))
+    bound_host, bound_port = sock.getsockname()[:2]
+    log_event("listening", url=f"http://{settings['server.host']}:{bound_port}{MCP_PATH}", host=bound_host,
+              port=bound_port, index=str(settings.index), generation=served_generation(settings.index),
+              key_store=str(settings.key_store), active_keys=verifier.active_count(),
+              rate_limiter="redis" if settings["rate_limit.redis_url"] else "memory", version=__version__)
+    if verifier.active_count() == 0:
+        log_event("no API keys yet: every request is refused until one is created", logging.WARNING,
+                  hint=f"docs-mcp keys create NAME --index {settings.index}")
+    if host_patterns(settings) is None:
+        log_event("Host header not checked (bound to a public address, http.allowed_hosts empty)", logging.WARNING,
+                  hint="set http.allowed_hosts to the names clients use")
+    DrainingServer(config, traffic).run(sockets=[sock])
+    log_event("stopped", drained=traffic.in_flight == 0)

@@ -1,0 +1,216 @@
+"""API keys: ``dm_`` + 40 base64url characters, shown once, stored only as SHA-256 digests in SQLite.
+
+The store is one small SQLite file (``keys.sqlite`` next to the index by
+default).  It is not part of the index: the indexer's generation swap never
+touches it, and the server opens it read-only.  ``KeyStore`` is the CLI's
+writer; ``KeyVerifier`` is the server's reader, which notices keys created or
+revoked by another process from the next request on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import sqlite3
+from contextlib import closing, contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterator
+
+from docs_mcp.server.team_errors import KeyExistsError, KeyNotFoundError, KeyStoreError
+
+KEY_PREFIX = "dm_"
+_KEY_RE = re.compile(r"dm_[A-Za-z0-9_-]{40}")
+_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
+_SECRET_BYTES = 30  # 30 random bytes are exactly 40 base64url characters, without padding
+
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS keys (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        digest BLOB NOT NULL UNIQUE,   -- sha256(key); the key itself is never stored
+        hint TEXT NOT NULL,            -- dm_ + first 4 characters, to tell keys apart in `keys list`
+        rate INTEGER,                  -- requests per minute; NULL: the server's default
+        burst INTEGER,                 -- bucket size; NULL: the server's default
+        created_at TEXT NOT NULL,
+        revoked_at TEXT
+    )""",
+    # A name can be reused once its key is revoked (rotation), never twice at once.
+    "CREATE UNIQUE INDEX IF NOT EXISTS keys_active_name ON keys (name) WHERE revoked_at IS NULL",
+)
+_COLUMNS = "name, hint, rate, burst, created_at, revoked_at"
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """What the store knows about one key (never the key itself)."""
+
+    name: str
+    hint: str
+    rate: int | None
+    burst: int | None
+    created_at: str
+    revoked_at: str | None = None
+
+
+def generate_key() -> str:
+    """A new random API key: ``dm_`` followed by 40 base64url characters."""
+    return KEY_PREFIX + secrets.token_urlsafe(_SECRET_BYTES)
+
+
+def digest_key(key: str) -> bytes:
+    """The SHA-256 digest under which a key is stored and looked up."""
+    return hashlib.sha256(key.encode("utf-8")).digest()
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class KeyStore:
+    """The writable key store used by `docs-mcp keys`."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def create(self, name: str, *, rate: int | None = None, burst: int | None = None) -> tuple[ApiKey, str]:
+        """Add a key for ``name``; returns its record and the key, which is shown once and never again.
+
+        Raises:
+            KeyStoreError: the name is invalid or the store cannot be written.
+            KeyExistsError: ``name`` already has an active key.
+        """
+        if not _NAME_RE.fullmatch(name):
+            raise KeyStoreError(
+                f"Key name {name!r} is invalid.",
+                "Use 1-64 letters, digits, '.', '_', '@' or '-', starting with a letter or digit (e.g. alice).",
+            )
+        key = generate_key()
+        record = ApiKey(name, key[: len(KEY_PREFIX) + 4], rate, burst, _now())
+        with _transaction(self.path, create=True) as conn:
+            try:
+                conn.execute(
+                    "INSERT INTO keys (name, digest, hint, rate, burst, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    (name, digest_key(key), record.hint, rate, burst, record.created_at),
+                )
+            except sqlite3.IntegrityError:
+                raise KeyExistsError(
+                    f"An active key named {name!r} already exists.",
+                    f"Revoke it first (`docs-mcp keys revoke {name}`) or choose another name.",
+                ) from None
+        return record, key
+
+    def list(self) -> list[ApiKey]:
+        """Every key, active and revoked, oldest first."""
+        if not self.path.exists():
+            return []
+        with _transaction(self.path) as conn:
+            rows = conn.execute(f"SELECT {_COLUMNS} FROM keys ORDER BY id").fetchall()
+        return [ApiKey(*row) for row in rows]
+
+    def revoke(self, name: str) -> ApiKey:
+        """Revoke the active key of ``name``; servers refuse it from their next request on.
+
+        Raises:
+            KeyNotFoundError: no active key has that name.
+            KeyStoreError: the store cannot be written.
+        """
+        row = None
+        if self.path.exists():
+            with _transaction(self.path) as conn:
+                row = conn.execute(
+                    f"UPDATE keys SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL RETURNING {_COLUMNS}",
+                    (_now(), name),
+                ).fetchone()
+        if row is None:
+            raise KeyNotFoundError(f"No active key named {name!r}.", "See the names with `docs-mcp keys list`.")
+        return ApiKey(*row)
+
+
+@contextmanager
+def _transaction(path: Path, *, create: bool = False) -> Iterator[sqlite3.Connection]:
+    """One write transaction on the store; sqlite3 errors become KeyStoreError here and only here."""
+    try:
+        if create:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.touch(mode=0o600, exist_ok=True)  # digests only, but nobody else needs to read them
+        conn = sqlite3.connect(path, timeout=10, isolation_level=None)
+    except (sqlite3.Error, OSError) as error:
+        raise _store_error(path, error) from None
+    with closing(conn):
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            if create:
+                for statement in _SCHEMA:
+                    conn.execute(statement)
+            yield conn
+            conn.execute("COMMIT")
+        except sqlite3.Error as error:  # closing without COMMIT rolls back
+            raise _store_error(path, error) from None
+
+
+def _store_error(path: Path, error: BaseException) -> KeyStoreError:
+    return KeyStoreError(
+        f"Key store {path} cannot be used: {error}.",
+        "Check the path and its permissions, or set keys.store / DOCS_MCP_KEY_STORE to another file.",
+    )
+
+
+class KeyVerifier:
+    """The server's read-only view of the store, refreshed whenever another process changes it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._conn: sqlite3.Connection | None = None
+        self._version: int | None = None
+        self._active: dict[bytes, ApiKey] = {}
+
+    def verify(self, presented: str) -> ApiKey | None:
+        """The active key matching ``presented``, or None.
+
+        Every active digest is compared in constant time, so how long a check takes
+        says nothing about which stored key (if any) the presented one resembles.
+
+        Raises:
+            KeyStoreError: the store exists but cannot be read.
+        """
+        self._refresh()
+        if not _KEY_RE.fullmatch(presented):
+            return None
+        digest = digest_key(presented)
+        match = None
+        for stored, key in self._active.items():  # no early exit: every check costs the same
+            if hmac.compare_digest(stored, digest):
+                match = key
+        return match
+
+    def active_count(self) -> int:
+        """How many keys are active now (for the start-up warning when there are none)."""
+        self._refresh()
+        return len(self._active)
+
+    def _refresh(self) -> None:
+        try:
+            if self._conn is None:
+                if not self.path.exists():
+                    return  # no key created yet: every key is refused until one is
+                self._conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+            # data_version changes when another connection commits: a cheap "did anything change?".
+            version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+            if version != self._version:
+                rows = self._conn.execute(
+                    f"SELECT digest, {_COLUMNS} FROM keys WHERE revoked_at IS NULL"
+                ).fetchall()
+                self._active = {bytes(row[0]): ApiKey(*row[1:]) for row in rows}
+                self._version = version
+        except sqlite3.Error as error:
+            raise _store_error(self.path, error) from None
+
+    def close(self) -> None:
+        """Close the read connection."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None

@@ -1,0 +1,142 @@
+"""Arguments of the library tools checked against their schemas, with messages an agent can act on.
+
+The generic checks (unknown names, nulls, integers and ranges, strings) are those of
+search_docs and get_doc, so every tool words the same mistake the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from docs_mcp.server.arguments import _integer, _json_type, _present, _required_string, _string
+from docs_mcp.server.errors import InvalidArgumentError
+from docs_mcp.server.library_schemas import (
+    DEFAULT_MAX_LINES,
+    DEFAULT_MAX_TOKENS,
+    GET_DOCS,
+    GET_LIBRARY_INFO,
+    MAX_ID_CHARS,
+    MAX_LIBRARIES,
+    MAX_MAX_LINES,
+    MAX_MAX_TOKENS,
+    MAX_PATH_CHARS,
+    MAX_SECTIONS,
+    MAX_TOPIC_CHARS,
+    MIN_MAX_TOKENS,
+    READ_PAGE,
+    RESOLVE_LIBRARY,
+    library_schema,
+)
+
+# Offsets beyond any real page are still answered (with empty content); this only bounds the integer.
+MAX_OFFSET = 10_000_000
+
+
+@dataclass(frozen=True)
+class ResolveArgs:
+    query: str
+    language: str | None
+
+
+@dataclass(frozen=True)
+class InfoArgs:
+    library_id: str
+    sections: tuple[str, ...] | None
+
+
+@dataclass(frozen=True)
+class PageArgs:
+    path: str
+    library_id: str | None
+    offset: int
+    max_lines: int
+
+
+@dataclass(frozen=True)
+class DocsArgs:
+    libraries: tuple[str, ...]
+    topic: str
+    max_tokens: int
+
+
+def parse_resolve_args(arguments: Mapping[str, Any] | None) -> ResolveArgs:
+    """Check resolve_library arguments.
+
+    Raises:
+        InvalidArgumentError: an argument is missing, unknown, empty, too long or of the wrong type.
+    """
+    given = _given(RESOLVE_LIBRARY, arguments)
+    language = _string(given, "language")
+    return ResolveArgs(_text(given, "query", "a library name, e.g. 'fastapi'", MAX_TOPIC_CHARS), language.strip() if language else None)
+
+
+def parse_info_args(arguments: Mapping[str, Any] | None) -> InfoArgs:
+    """Check get_library_info arguments.
+
+    Raises:
+        InvalidArgumentError: an argument is missing, unknown, empty, too long or of the wrong type.
+    """
+    given = _given(GET_LIBRARY_INFO, arguments)
+    sections = _strings(given, "sections", MAX_SECTIONS) if "sections" in given else None
+    return InfoArgs(_text(given, "library_id", "a library ID from resolve_library", MAX_ID_CHARS), sections)
+
+
+def parse_page_args(arguments: Mapping[str, Any] | None) -> PageArgs:
+    """Check read_page arguments.
+
+    Raises:
+        InvalidArgumentError: an argument is missing, unknown, empty, too long or of the wrong type or range.
+    """
+    given = _given(READ_PAGE, arguments)
+    library_id = _string(given, "library_id")
+    return PageArgs(
+        path=_text(given, "path", "a document path from get_library_info", MAX_PATH_CHARS),
+        library_id=library_id.strip() if library_id and library_id.strip() else None,
+        offset=_integer(given, "offset", 0, 0, MAX_OFFSET),
+        max_lines=_integer(given, "max_lines", DEFAULT_MAX_LINES, 1, MAX_MAX_LINES),
+    )
+
+
+def parse_docs_args(arguments: Mapping[str, Any] | None) -> DocsArgs:
+    """Check get_docs arguments.
+
+    Raises:
+        InvalidArgumentError: an argument is missing, unknown, empty, too long or of the wrong type or range.
+    """
+    given = _given(GET_DOCS, arguments)
+    if "libraries" not in given:
+        raise InvalidArgumentError("Missing required argument 'libraries'.", "Pass a list of library IDs from resolve_library, e.g. ['fastapi/fastapi'].")
+    libraries = _strings(given, "libraries", MAX_LIBRARIES)
+    if not libraries:
+        raise InvalidArgumentError("Argument 'libraries' is empty.", "Pass at least one library ID from resolve_library.")
+    return DocsArgs(
+        libraries=tuple(dict.fromkeys(libraries)),
+        topic=_text(given, "topic", "what you need to know, e.g. 'dependency injection'", MAX_TOPIC_CHARS),
+        max_tokens=_integer(given, "max_tokens", DEFAULT_MAX_TOKENS, MIN_MAX_TOKENS, MAX_MAX_TOKENS),
+    )
+
+
+def _given(tool: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+    if arguments is not None and not isinstance(arguments, Mapping):
+        raise InvalidArgumentError(f"Arguments of {tool} must be an object.", "Pass named arguments.")
+    return _present(tool, arguments, tuple(library_schema(tool)["properties"]))
+
+
+def _text(given: Mapping[str, Any], name: str, example: str, limit: int) -> str:
+    value = _required_string(given, name, example).strip()
+    if not value:
+        raise InvalidArgumentError(f"Argument '{name}' is empty.", f"Pass {example}.")
+    if len(value) > limit:
+        raise InvalidArgumentError(f"Argument '{name}' is {len(value)} characters long; the limit is {limit}.", f"Pass {example}.")
+    return value
+
+
+def _strings(given: Mapping[str, Any], name: str, limit: int) -> tuple[str, ...]:
+    value = given[name]
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        shown = _json_type(value) if not isinstance(value, list) else "a list with non-string items"
+        raise InvalidArgumentError(f"Argument '{name}' must be a list of strings, not {shown}.", f"Pass e.g. {name}=['...'].")
+    if len(value) > limit:
+        raise InvalidArgumentError(f"Argument '{name}' has {len(value)} items; the limit is {limit}.", "Pass fewer.")
+    return tuple(item.strip() for item in value if item.strip())

@@ -1,0 +1,150 @@
+"""The libraries an index serves, read from its metadata.json: lookup, fuzzy resolution, path ownership.
+
+An index built before libraries existed has no ``libraries`` entry; it is served as one
+implicit library whose table of contents lists its files' titles (without descriptions).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from docs_mcp.indexer.library_store import catalog_entries
+from docs_mcp.server.fuzzy import best_score, compact, words
+from docs_mcp.server.tool_errors import LibraryNotFoundError
+
+MIN_RELEVANCE = 0.3
+TOKEN_FACTOR = 0.95  # one word of a longer query naming the library
+ORG_FACTOR = 0.85  # the org part alone ("tiangolo") names the library less surely
+DESCRIPTION_FACTOR = 0.6  # words of the description, for natural-language queries
+SUGGESTIONS = 3
+SUGGEST_RELEVANCE = 0.5  # "did you mean" names only close matches
+
+
+@dataclass(frozen=True)
+class TocEntry:
+    """One document of a library: its indexed path (usable with read_page), title, description, section."""
+
+    path: str
+    title: str
+    description: str
+    section: str
+
+
+@dataclass(frozen=True)
+class Library:
+    """One documentation set of the index."""
+
+    library_id: str
+    name: str
+    description: str
+    languages: tuple[str, ...]
+    version: str
+    aliases: tuple[str, ...]
+    mount: str
+    toc: tuple[TocEntry, ...]
+    chunks: int
+    indexed_at: str
+
+    @property
+    def sections(self) -> list[str]:
+        """Section names in table-of-contents order, each once."""
+        return list(dict.fromkeys(entry.section for entry in self.toc))
+
+    def names(self) -> list[str]:
+        """What an agent may call this library: ID, project, name and aliases."""
+        return [self.library_id, self.library_id.split("/")[-1], self.name, *self.aliases]
+
+
+@dataclass(frozen=True)
+class Match:
+    """A library that matches a resolve_library query, with its 0-1 relevance."""
+
+    library: Library
+    relevance: float
+
+
+class LibraryCatalog:
+    """Every library of one index generation, by ID."""
+
+    def __init__(self, libraries: Mapping[str, Library]) -> None:
+        self.libraries = dict(sorted(libraries.items()))
+        # Longest mount first: a path belongs to the most specific library.
+        self._by_mount = sorted(self.libraries.values(), key=lambda lib: -len(lib.mount))
+
+    @classmethod
+    def from_metadata(cls, metadata: Mapping[str, Any]) -> "LibraryCatalog":
+        """The catalog of an index from its metadata.json content."""
+        entries = catalog_entries(metadata)
+        return cls({library_id: _library(library_id, entry) for library_id, entry in entries.items()})
+
+    @property
+    def several(self) -> bool:
+        """Whether the index holds more than one library (then ``library`` is a search facet)."""
+        return len(self.libraries) > 1
+
+    def get(self, library_id: str) -> Library:
+        """The library ``library_id`` (exact ID, or a case-insensitive match of it).
+
+        Raises:
+            LibraryNotFoundError: no library has that ID; the suggestion names the closest ones.
+        """
+        if library_id in self.libraries:
+            return self.libraries[library_id]
+        folded = {key.casefold(): lib for key, lib in self.libraries.items()}
+        if library_id.casefold() in folded:
+            return folded[library_id.casefold()]
+        close = [m.library.library_id for m in self.resolve(library_id) if m.relevance >= SUGGEST_RELEVANCE][:SUGGESTIONS]
+        guess = f"Did you mean {', '.join(repr(c) for c in close)}? " if close else ""
+        raise LibraryNotFoundError(
+            f"No library '{library_id}' in this index.",
+            f"{guess}Use resolve_library to discover libraries; this index has: {', '.join(self.libraries)}.",
+        )
+
+    def resolve(self, query: str, language: str | None = None) -> list[Match]:
+        """Every library that matches ``query`` (and lists ``language``), best first, ties by ID."""
+        matches = []
+        for library in self.libraries.values():
+            if language and language.casefold() not in {lang.casefold() for lang in library.languages}:
+                continue
+            relevance = _relevance(query, library)
+            if relevance >= MIN_RELEVANCE:
+                matches.append(Match(library, round(min(relevance, 1.0), 3)))
+        return sorted(matches, key=lambda m: (-m.relevance, m.library.library_id))
+
+    def owner(self, filepath: str) -> Library:
+        """The library a stored file path belongs to (the implicit library owns unmounted paths)."""
+        return next(lib for lib in self._by_mount if filepath.startswith(lib.mount))
+
+    def entry(self, filepath: str) -> TocEntry | None:
+        """The TOC entry of a stored file path, if it is a document of the index."""
+        return next((e for e in self.owner(filepath).toc if e.path == filepath), None) if self.libraries else None
+
+
+def _relevance(query: str, library: Library) -> float:
+    names = library.names()
+    score = max(best_score(query, names), best_score(query, [library.library_id.split("/")[0]]) * ORG_FACTOR)
+    languages = {compact(lang) for lang in library.languages}
+    query_words = [w for w in words(query) if w not in languages]
+    if len(query_words) > 1 or len(words(query)) > 1:
+        score = max(score, max((best_score(w, names) for w in query_words), default=0.0) * TOKEN_FACTOR)
+    known = set(words(f"{library.name} {library.description} {' '.join(library.aliases)}"))
+    meaningful = [w for w in query_words if len(w) >= 3]
+    if meaningful:
+        score = max(score, DESCRIPTION_FACTOR * sum(w in known for w in meaningful) / len(meaningful))
+    return score
+
+
+def _library(library_id: str, entry: Mapping[str, Any]) -> Library:
+    return Library(
+        library_id=library_id,
+        name=entry.get("name") or library_id,
+        description=entry.get("description") or "",
+        languages=tuple(entry.get("languages") or ()),
+        version=entry.get("version") or "",
+        aliases=tuple(entry.get("aliases") or ()),
+        mount=entry.get("mount") or "",
+        toc=tuple(TocEntry(e["path"], e["title"], e.get("description", ""), e["section"]) for e in entry.get("toc") or ()),
+        chunks=int((entry.get("stats") or {}).get("chunks", 0)),
+        indexed_at=entry.get("indexed_at") or "",
+    )

@@ -1,0 +1,111 @@
+"""Names, descriptions and input JSON Schemas of the library tools (pure).
+
+Shapes after seed 001 (resolve-library, get-library-info, read-page, get-docs), in the
+snake_case of our other tools, every schema closed with ``additionalProperties: false``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp_types import Tool
+
+RESOLVE_LIBRARY = "resolve_library"
+GET_LIBRARY_INFO = "get_library_info"
+READ_PAGE = "read_page"
+GET_DOCS = "get_docs"
+LIBRARY_TOOLS = (RESOLVE_LIBRARY, GET_LIBRARY_INFO, READ_PAGE, GET_DOCS)
+
+MAX_ID_CHARS = 200
+MAX_TOPIC_CHARS = 500
+MAX_PATH_CHARS = 1024
+MAX_SECTIONS = 50
+MAX_LIBRARIES = 10
+DEFAULT_MAX_LINES = 200
+MAX_MAX_LINES = 5000
+DEFAULT_MAX_TOKENS = 5000
+MIN_MAX_TOKENS = 500
+MAX_MAX_TOKENS = 10000
+
+_LIBRARY_ID = {
+    "type": "string",
+    "maxLength": MAX_ID_CHARS,
+    "description": "Library ID in org/project form, as resolve_library returns it (e.g. 'fastapi/fastapi').",
+}
+
+_SCHEMAS: dict[str, dict[str, Any]] = {
+    RESOLVE_LIBRARY: {
+        "query": {
+            "type": "string",
+            "maxLength": MAX_TOPIC_CHARS,
+            "description": "Library name or a few words about it (e.g. 'fastapi', 'pydantic v2', 'python web framework'). Typos are tolerated.",
+        },
+        "language": {"type": "string", "maxLength": 50, "description": "Only libraries that list this language (e.g. 'python')."},
+    },
+    GET_LIBRARY_INFO: {
+        "library_id": _LIBRARY_ID,
+        "sections": {
+            "type": "array",
+            "items": {"type": "string", "maxLength": MAX_ID_CHARS},
+            "maxItems": MAX_SECTIONS,
+            "description": "Only list documents of these sections (names from available_sections). Omit for the whole table of contents.",
+        },
+    },
+    READ_PAGE: {
+        "path": {
+            "type": "string",
+            "maxLength": MAX_PATH_CHARS,
+            "description": "Document path from get_library_info, search_docs (filepath) or get_docs (related_pages).",
+        },
+        "library_id": {**_LIBRARY_ID, "description": "Library the path belongs to; lets you pass a path relative to the library."},
+        "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "First line to return (0-based). To continue, pass offset + lines_returned."},
+        "max_lines": {"type": "integer", "minimum": 1, "maximum": MAX_MAX_LINES, "default": DEFAULT_MAX_LINES, "description": "Most lines to return."},
+    },
+    GET_DOCS: {
+        "libraries": {
+            "type": "array",
+            "items": _LIBRARY_ID,
+            "minItems": 1,
+            "maxItems": MAX_LIBRARIES,
+            "description": "IDs of the libraries to answer from (from resolve_library).",
+        },
+        "topic": {"type": "string", "maxLength": MAX_TOPIC_CHARS, "description": "What you need to know (e.g. 'dependency injection', 'RateLimitError')."},
+        "max_tokens": {
+            "type": "integer",
+            "minimum": MIN_MAX_TOKENS,
+            "maximum": MAX_MAX_TOKENS,
+            "default": DEFAULT_MAX_TOKENS,
+            "description": "Budget for the returned content, counted as ceil(characters / 4).",
+        },
+    },
+}
+_REQUIRED = {RESOLVE_LIBRARY: ["query"], GET_LIBRARY_INFO: ["library_id"], READ_PAGE: ["path"], GET_DOCS: ["libraries", "topic"]}
+
+_DESCRIPTIONS = {
+    RESOLVE_LIBRARY: (
+        "Find the documentation libraries this server holds that match a name or a few words (typos tolerated). "
+        "Returns every match ranked by relevance (0-1), with its ID, sections and the tools to use next."
+    ),
+    GET_LIBRARY_INFO: (
+        "Describe one library and list its table of contents: every document with title, path, a one-line "
+        "description and section. Filter by sections for large libraries; read a document with read_page."
+    ),
+    READ_PAGE: (
+        "Read a whole documentation page as markdown, by the path get_library_info, search_docs or get_docs gave. "
+        "Long pages come in line ranges: when has_more is true, call again with offset = offset + lines_returned."
+    ),
+    GET_DOCS: (
+        "Fast path: the best documentation sections about a topic across one or more libraries, in one call, packed "
+        "into max_tokens. Check confidence: below 0.5, read related_pages with read_page or browse get_library_info."
+    ),
+}
+
+
+def library_schema(name: str) -> dict[str, Any]:
+    """The input schema of the library tool ``name``."""
+    return {"type": "object", "additionalProperties": False, "properties": dict(_SCHEMAS[name]), "required": list(_REQUIRED[name])}
+
+
+def library_tools() -> list[Tool]:
+    """The four library tools, in the order an agent uses them."""
+    return [Tool(name=name, description=_DESCRIPTIONS[name], input_schema=library_schema(name)) for name in LIBRARY_TOOLS]

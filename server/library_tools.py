@@ -1,0 +1,225 @@
+"""The library tools as plain functions: checked arguments in, JSON text out (errors are raised).
+
+resolve_library -> get_library_info -> read_page is the navigation path; get_docs is the
+one-call fast path.  Each runs in a worker thread and holds the served index's lock
+while it touches the engine or its connection; app.py renders a raised error in the
+shape of tool_errors.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Mapping
+
+import orjson
+
+from docs_mcp.indexer.libraries import LIBRARY_KEY
+from docs_mcp.server.errors import InvalidArgumentError
+from docs_mcp.server.fastpath import count_tokens, find_candidates, pack, related_pages
+from docs_mcp.server.library_arguments import parse_docs_args, parse_info_args, parse_page_args, parse_resolve_args
+from docs_mcp.server.library_catalog import Library, LibraryCatalog
+from docs_mcp.server.pages import locate, read_lines
+from docs_mcp.server.reload import ServedIndex
+
+MAX_LISTED_SECTIONS = 20
+OUTLINE_MAX_DOCUMENTS = 100  # above this, TOC entries leave out their headings (filter by sections)
+OUTLINE_HEADINGS = 12
+LOW_CONFIDENCE = 0.5
+
+
+@lru_cache(maxsize=2)
+def catalog_of(engine) -> LibraryCatalog:
+    """The library catalog of the generation ``engine`` serves (parsed once per generation)."""
+    return LibraryCatalog.from_metadata(engine.metadata)
+
+
+def resolve_library(index: ServedIndex, arguments: Mapping[str, Any] | None) -> str:
+    """Run resolve_library: every library matching the query, best first, with what to call next.
+
+    Raises:
+        InvalidArgumentError: an argument does not fit the schema.
+    """
+    args = parse_resolve_args(arguments)
+    catalog = catalog_of(index.engine)
+    with index.lock:
+        topics = _topics(index.engine, catalog)
+    results = [
+        {**_summary(match.library, catalog, topics), "relevance": match.relevance, "next": _next_calls(match.library, catalog)}
+        for match in catalog.resolve(args.query, args.language)
+    ]
+    hint = None if results else f"No library matches '{args.query}'. This index holds: {', '.join(catalog.libraries)}."
+    return _json({"query": args.query, "results": results, "hint": hint})
+
+
+def get_library_info(index: ServedIndex, arguments: Mapping[str, Any] | None) -> str:
+    """Run get_library_info: the library's metadata, topics and table of contents (optionally by section).
+
+    Raises:
+        InvalidArgumentError: an argument does not fit the schema, or no requested section exists.
+        LibraryNotFoundError: no library has that ID.
+    """
+    args = parse_info_args(arguments)
+    catalog = catalog_of(index.engine)
+    library = catalog.get(args.library_id)
+    entries, chosen, unknown = _filter_sections(library, args.sections)
+    with index.lock:
+        topics = _topics(index.engine, catalog)
+        outline = _outline(index.engine, {e.path for e in entries}) if len(entries) <= OUTLINE_MAX_DOCUMENTS else {}
+    result = {
+        **_summary(library, catalog, topics, all_sections=True),
+        "indexed_at": library.indexed_at,
+        "chunks": library.chunks,
+        "available_sections": library.sections,
+        "toc": [_toc_entry(entry, outline) for entry in entries],
+        "next": _next_calls(library, catalog),
+    }
+    if chosen is not None:
+        result["filtered_by_sections"] = chosen
+    if unknown:
+        result["unknown_sections"] = unknown
+    return _json(result)
+
+
+def read_page(index: ServedIndex, arguments: Mapping[str, Any] | None) -> str:
+    """Run read_page: ``max_lines`` lines of an indexed document from ``offset``.
+
+    Raises:
+        InvalidArgumentError: an argument does not fit the schema.
+        LibraryNotFoundError: ``library_id`` names no library.
+        PathNotAllowedError: the path tries to leave the indexed documents.
+        PageNotFoundError: no indexed document has that path.
+    """
+    args = parse_page_args(arguments)
+    catalog = catalog_of(index.engine)
+    library = catalog.get(args.library_id) if args.library_id else None
+    path = locate(catalog, index.engine.metadata.get("files") or {}, args.path, library)
+    with index.lock:
+        content, total, returned = read_lines(index.engine.reader.conn, path, args.offset, args.max_lines)
+    entry = catalog.entry(path)
+    has_more = args.offset + returned < total
+    return _json(
+        {
+            "library_id": catalog.owner(path).library_id,
+            "path": path,
+            "title": entry.title if entry else path,
+            "content": content,
+            "total_lines": total,
+            "offset": args.offset,
+            "lines_returned": returned,
+            "has_more": has_more,
+            "next_offset": args.offset + returned if has_more else None,
+        }
+    )
+
+
+def get_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: str) -> str:
+    """Run get_docs: the best chunks for the topic across the libraries, packed into ``max_tokens``.
+
+    Raises:
+        InvalidArgumentError: an argument does not fit the schema.
+        LibraryNotFoundError: one of the libraries does not exist (the message names it).
+        TopicNotFoundError: nothing in those libraries matches the topic.
+    """
+    args = parse_docs_args(arguments)
+    catalog = catalog_of(index.engine)
+    libraries = [catalog.get(library_id) for library_id in args.libraries]
+    with index.lock:
+        candidates = find_candidates(index.engine, catalog, libraries, args.topic, mode)
+    packed = pack(candidates, args.max_tokens)
+    content = "\n\n".join(p.block for p in packed)
+    top = packed[0].candidate.confidence
+    return _json(
+        {
+            "topic": args.topic,
+            "libraries": [lib.library_id for lib in libraries],
+            "confidence": top,
+            "content": content,
+            "tokens": count_tokens(content),
+            "max_tokens": args.max_tokens,
+            "chunks": [
+                {
+                    "library_id": p.candidate.library_id,
+                    "chunk_id": p.candidate.hit.chunk_id,
+                    "path": p.candidate.hit.filepath,
+                    "heading": p.candidate.hit.heading,
+                    "confidence": p.candidate.confidence,
+                    "tokens": count_tokens(p.block),
+                    "truncated": p.truncated,
+                }
+                for p in packed
+            ],
+            "related_pages": related_pages(candidates, packed, catalog),
+            "hint": None if top >= LOW_CONFIDENCE else "Low confidence: read related_pages with read_page, or browse get_library_info.",
+        }
+    )
+
+
+def _summary(library: Library, catalog: LibraryCatalog, topics: Mapping[str, Mapping[str, list[str]]], *, all_sections: bool = False) -> dict[str, Any]:
+    sections = library.sections
+    return {
+        "library_id": library.library_id,
+        "name": library.name,
+        "description": library.description,
+        "languages": list(library.languages),
+        "version": library.version,
+        "documents": len(library.toc),
+        "sections": sections if all_sections else sections[:MAX_LISTED_SECTIONS],
+        "topics": topics.get(library.library_id, {}),
+    }
+
+
+def _next_calls(library: Library, catalog: LibraryCatalog) -> dict[str, Any]:
+    """Ready-to-fill calls of the other tools for this library."""
+    return {
+        "get_library_info": {"library_id": library.library_id},
+        "get_docs": {"libraries": [library.library_id], "topic": "..."},
+        "search_docs": {"query": "...", **({LIBRARY_KEY: library.library_id} if catalog.several else {})},
+        "read_page": {"path": "<a toc path>"},
+    }
+
+
+def _filter_sections(library: Library, wanted: tuple[str, ...] | None):
+    if wanted is None:
+        return list(library.toc), None, []
+    by_fold = {section.casefold(): section for section in library.sections}
+    chosen = [by_fold[w.casefold()] for w in wanted if w.casefold() in by_fold]
+    unknown = [w for w in wanted if w.casefold() not in by_fold]
+    if not chosen:
+        raise InvalidArgumentError(
+            f"No section {', '.join(repr(w) for w in wanted)} in library '{library.library_id}'.",
+            f"Pick from available_sections: {', '.join(library.sections)}.",
+        )
+    return [e for e in library.toc if e.section in chosen], list(dict.fromkeys(chosen)), unknown
+
+
+def _toc_entry(entry, outline: Mapping[str, list[str]]) -> dict[str, Any]:
+    shown = {"title": entry.title, "path": entry.path, "description": entry.description, "section": entry.section}
+    if entry.path in outline:
+        shown["headings"] = outline[entry.path]
+    return shown
+
+
+def _outline(engine, paths: set[str]) -> dict[str, list[str]]:
+    """Each document's section headings (its outline at the chunking level), in order."""
+    outline: dict[str, list[str]] = {path: [] for path in paths}
+    columns = engine.columns
+    for path, heading in zip(columns.filepath, columns.heading):
+        if path in outline and heading and len(outline[path]) < OUTLINE_HEADINGS and heading not in outline[path]:
+            outline[path].append(heading)
+    return outline
+
+
+def _topics(engine, catalog: LibraryCatalog) -> dict[str, dict[str, list[str]]]:
+    """Per library, the taxonomy values its chunks carry (the library facet left out)."""
+    values: dict[str, dict[str, set[str]]] = {}
+    owners: dict[str, str] = {}
+    for path, metadata in zip(engine.columns.filepath, engine.columns.metadata):
+        owner = owners.get(path) or owners.setdefault(path, catalog.owner(path).library_id)
+        for key, value in metadata.items():
+            if key != LIBRARY_KEY:
+                values.setdefault(owner, {}).setdefault(key, set()).add(value)
+    return {lib: {key: sorted(vals) for key, vals in sorted(keys.items())} for lib, keys in values.items()}
+
+
+def _json(value: Any) -> str:
+    return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()

@@ -1,0 +1,103 @@
+"""Whole documents for read_page: path checks against the index, page assembly, line pagination.
+
+A path is first checked for shape (no ``..``, no absolute path, no URL, no backslash,
+no percent-encoding, no control characters), then looked up among the indexed
+documents: nothing outside the index is ever read, and no file system is touched at all.
+A page is its chunks joined in file order, which is the document as indexed (front
+matter removed).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+import duckdb
+
+from docs_mcp.indexer.errors import IndexFormatError
+from docs_mcp.indexer.schema import CHUNKS_TABLE
+from docs_mcp.server.fuzzy import name_score
+from docs_mcp.server.library_catalog import Library, LibraryCatalog
+from docs_mcp.server.tool_errors import PageNotFoundError, PathNotAllowedError
+
+PAGE_SQL = f"SELECT content FROM {CHUNKS_TABLE} WHERE filepath = $filepath ORDER BY chunk_index"
+CHUNK_SEPARATOR = "\n\n"
+SUGGESTIONS = 3
+_FORBIDDEN = re.compile(r"[\x00-\x1f\x7f\\]|%[0-9a-fA-F]{2}|^[A-Za-z][A-Za-z0-9+.-]*:|^[/~]")
+_NEXT = "Use get_library_info to list a library's documents, or search_docs to find one; pass a path exactly as they show it."
+
+
+@dataclass(frozen=True)
+class PageSlice:
+    """Lines ``offset`` to ``offset + lines_returned`` of a document of ``total_lines`` lines."""
+
+    path: str
+    library_id: str
+    title: str
+    content: str
+    total_lines: int
+    offset: int
+    lines_returned: int
+
+    @property
+    def has_more(self) -> bool:
+        return self.offset + self.lines_returned < self.total_lines
+
+
+def check_path(path: str) -> str:
+    """``path`` if it has the shape of an indexed document path.
+
+    Raises:
+        PathNotAllowedError: it is absolute, a URL, percent-encoded, or walks with ``.`` / ``..``.
+    """
+    segments = path.split("/")
+    if _FORBIDDEN.search(path) or any(s in ("", ".", "..") for s in segments):
+        raise PathNotAllowedError(
+            f"Path '{path}' is not allowed: read_page only reads indexed documents, by their relative path.",
+            _NEXT,
+        )
+    return path
+
+
+def locate(catalog: LibraryCatalog, indexed: Sequence[str] | set[str], path: str, library: Library | None) -> str:
+    """The stored path of the document ``path`` names, within ``library`` when one is given.
+
+    Raises:
+        PathNotAllowedError: see :func:`check_path`.
+        PageNotFoundError: no indexed document has that path; the suggestion names close ones.
+    """
+    check_path(path)
+    known = set(indexed)
+    if library is not None:
+        candidates = [path if path.startswith(library.mount) else library.mount + path]
+    else:
+        candidates = [path] + [lib.mount + path for lib in catalog.libraries.values() if lib.mount]
+    found = [c for c in dict.fromkeys(candidates) if c in known]
+    # The path as given wins; otherwise it must name a document of exactly one library.
+    if found and (found[0] == path or len(found) == 1):
+        return found[0]
+    where = f" in library '{library.library_id}'" if library else ""
+    if found:
+        raise PageNotFoundError(f"Path '{path}' names a document in several libraries.", f"Pass library_id, or one of: {', '.join(found)}.")
+    pool = [p for p in known if library is None or p.startswith(library.mount)]
+    close = sorted(pool, key=lambda p: (-name_score(path, p), p))[:SUGGESTIONS]
+    guess = f"Did you mean {', '.join(repr(c) for c in close)}? " if close else ""
+    raise PageNotFoundError(f"No indexed document '{path}'{where}.", guess + _NEXT)
+
+
+def read_lines(conn: duckdb.DuckDBPyConnection, filepath: str, offset: int, max_lines: int) -> tuple[str, int, int]:
+    """Lines ``offset`` .. ``offset + max_lines`` of the stored document: (content, total lines, lines returned).
+
+    An offset at or past the end gives empty content.
+
+    Raises:
+        IndexFormatError: the index cannot be read.
+    """
+    try:
+        rows = conn.execute(PAGE_SQL, {"filepath": filepath}).fetchall()
+    except duckdb.Error as error:
+        raise IndexFormatError(f"The index could not be read: {error}", "Rebuild it with `docs-mcp index DOCS_DIR`.") from error
+    lines = CHUNK_SEPARATOR.join(row[0].strip("\n") for row in rows).split("\n")
+    window = lines[offset : offset + max_lines]
+    return "\n".join(window), len(lines), len(window)

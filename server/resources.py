@@ -1,0 +1,187 @@
+"""MCP resources: server health, the libraries this session looked up, and documents marked for it.
+
+- ``docs-mcp://health``: status, uptime, index generation, chunk/file/library counts, embedding model.
+- ``docs-mcp://session/resolved-libraries``: libraries ``get_library_info`` described in this
+  session; when it grows the server sends ``notifications/resources/list_changed``.
+- ``docs:///{filepath}``: each document carrying a taxonomy value marked ``mcp_resource``
+  in the corpus manifest, as markdown.
+
+Unknown URIs are protocol errors (invalid params), not tool errors.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import anyio
+import mcp_types as types
+import orjson
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel.server import NotificationOptions
+from mcp.shared.exceptions import MCPError
+
+from docs_mcp import __version__
+from docs_mcp.indexer.catalog import RESOURCE_PROPERTY
+from docs_mcp.server.library_catalog import Library, LibraryCatalog
+from docs_mcp.server.library_schemas import GET_LIBRARY_INFO
+from docs_mcp.server.library_tools import catalog_of
+from docs_mcp.server.pages import read_lines
+from docs_mcp.server.reload import ServedIndex
+
+HEALTH_URI = "docs-mcp://health"
+RESOLVED_URI = "docs-mcp://session/resolved-libraries"
+DOCUMENT_SCHEME = "docs:///"
+JSON = "application/json"
+MARKDOWN = "text/markdown"
+WHOLE_PAGE = 10**9
+SESSION_HEADER = "mcp-session-id"
+LOCAL_SESSION = "local"
+MAX_SESSIONS = 1000
+# resources/list changes as the session resolves libraries: say so in the capabilities.
+NOTIFICATIONS = NotificationOptions(resources_changed=True)
+
+
+@dataclass
+class LibrarySessions:
+    """Per-session memory of the libraries an agent looked up, and the server's start time.
+
+    A session is the client's ``Mcp-Session-Id`` over HTTP; a stdio server has one client.
+    The least recently active sessions are forgotten beyond ``MAX_SESSIONS``.
+    """
+
+    started: float = field(default_factory=time.monotonic)
+    _resolved: "OrderedDict[str, dict[str, Library]]" = field(default_factory=OrderedDict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def record(self, session: str, library: Library) -> bool:
+        """Remember ``library`` for ``session``; True if it is new there."""
+        with self._lock:
+            seen = self._touch(session)
+            if library.library_id in seen:
+                return False
+            seen[library.library_id] = library
+            return True
+
+    def resolved(self, session: str) -> list[Library]:
+        """The libraries ``session`` looked up, in the order it did."""
+        with self._lock:
+            return list(self._touch(session).values())
+
+    def _touch(self, session: str) -> dict[str, Library]:
+        seen = self._resolved.pop(session, None) or {}
+        self._resolved[session] = seen
+        while len(self._resolved) > MAX_SESSIONS:
+            self._resolved.popitem(last=False)
+        return seen
+
+
+def session_key(ctx: ServerRequestContext) -> str:
+    """Which client session a request belongs to: its Mcp-Session-Id header, else the one local client."""
+    headers = getattr(ctx.request, "headers", None)
+    return (headers.get(SESSION_HEADER) if headers is not None else None) or LOCAL_SESSION
+
+
+async def after_tool(ctx: ServerRequestContext, sessions: LibrarySessions, live: Any, name: str, arguments: Mapping[str, Any] | None) -> None:
+    """After a successful tool call: remember the library get_library_info described, announce a new one."""
+    if name != GET_LIBRARY_INFO or not arguments:
+        return
+    index = await anyio.to_thread.run_sync(live.current)
+    library = catalog_of(index.engine).get(str(arguments.get("library_id")).strip())
+    if sessions.record(session_key(ctx), library):
+        await ctx.session.send_resource_list_changed()
+
+
+def list_resources(index: ServedIndex, sessions: LibrarySessions, session: str) -> list[types.Resource]:
+    """The fixed resources, then one per marked document."""
+    fixed = [
+        types.Resource(name="health", uri=HEALTH_URI, mime_type=JSON, description="Server status, uptime, index generation and size, embedding model."),
+        types.Resource(
+            name="resolved-libraries",
+            uri=RESOLVED_URI,
+            mime_type=JSON,
+            description=f"Libraries looked up in this session ({len(sessions.resolved(session))}); grows with each get_library_info.",
+        ),
+    ]
+    catalog = catalog_of(index.engine)
+    documents = [
+        types.Resource(name=path, title=entry.title, uri=DOCUMENT_SCHEME + path, mime_type=MARKDOWN, description=entry.description or None)
+        for path in sorted(marked_documents(index))
+        if (entry := catalog.entry(path)) is not None
+    ]
+    return fixed + documents
+
+
+def read_resource(index: ServedIndex, sessions: LibrarySessions, session: str, uri: str) -> types.TextResourceContents:
+    """The content of the resource at ``uri``.
+
+    Raises:
+        MCPError: no resource has that URI.
+    """
+    if uri == HEALTH_URI:
+        return _json_contents(uri, health(index, sessions))
+    if uri == RESOLVED_URI:
+        libraries = [{"id": lib.library_id, "name": lib.name, "languages": list(lib.languages)} for lib in sessions.resolved(session)]
+        return _json_contents(uri, {"libraries": libraries})
+    path = uri.removeprefix(DOCUMENT_SCHEME) if uri.startswith(DOCUMENT_SCHEME) else None
+    if path is None or path not in marked_documents(index):
+        raise MCPError(types.INVALID_PARAMS, f"Unknown resource '{uri}'. List the resources with resources/list.")
+    with index.lock:
+        text, _, _ = read_lines(index.engine.reader.conn, path, 0, WHOLE_PAGE)
+    return types.TextResourceContents(uri=uri, mime_type=MARKDOWN, text=text)
+
+
+def health(index: ServedIndex, sessions: LibrarySessions) -> dict[str, Any]:
+    """The health resource's content."""
+    metadata = index.engine.metadata
+    stats = metadata.get("stats") or {}
+    catalog: LibraryCatalog = catalog_of(index.engine)
+    return {
+        "status": "healthy",
+        "version": __version__,
+        "uptime": int(time.monotonic() - sessions.started),
+        "index": {
+            "generation": index.generation,
+            "indexed_at": stats.get("indexed_at"),
+            "chunks": index.engine.size,
+            "files": len(metadata.get("files") or {}),
+            "libraries": len(catalog.libraries),
+        },
+        "embedding": metadata.get("embedding"),
+    }
+
+
+def marked_documents(index: ServedIndex) -> set[str]:
+    """Paths of the documents with at least one chunk carrying a value marked ``mcp_resource``."""
+    marks = {
+        (key, value)
+        for key, entry in (index.engine.metadata.get("taxonomy") or {}).items()
+        for value, props in ((entry or {}).get("properties") or {}).items()
+        if (props or {}).get(RESOURCE_PROPERTY)
+    }
+    if not marks:
+        return set()
+    columns = index.engine.columns
+    return {path for path, meta in zip(columns.filepath, columns.metadata) if any((k, v) in marks for k, v in meta.items())}
+
+
+async def on_list_resources(ctx: ServerRequestContext, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
+    """The resources/list handler."""
+    state = ctx.lifespan_context
+    index = await anyio.to_thread.run_sync(state.live.current)
+    return types.ListResourcesResult(resources=list_resources(index, state.sessions, session_key(ctx)))
+
+
+async def on_read_resource(ctx: ServerRequestContext, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+    """The resources/read handler."""
+    state = ctx.lifespan_context
+    index = await anyio.to_thread.run_sync(state.live.current)
+    contents = await anyio.to_thread.run_sync(read_resource, index, state.sessions, session_key(ctx), params.uri)
+    return types.ReadResourceResult(contents=[contents])
+
+
+def _json_contents(uri: str, value: Any) -> types.TextResourceContents:
+    return types.TextResourceContents(uri=uri, mime_type=JSON, text=orjson.dumps(value, option=orjson.OPT_INDENT_2).decode())

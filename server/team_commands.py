@@ -1,0 +1,110 @@
+"""`docs-mcp keys create|list|revoke` and `docs-mcp config example|show`: administration of a team server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import orjson
+import typer
+
+from docs_mcp.server.config import TeamSettings, example_toml, load_settings
+from docs_mcp.server.keys import ApiKey, KeyStore
+
+keys_app = typer.Typer(help="Create, list and revoke the API keys of a team server (HTTP mode).", no_args_is_help=True)
+config_app = typer.Typer(help="Show the team-mode configuration (docs-mcp.toml, DOCS_MCP_*).", no_args_is_help=True)
+
+_INDEX = typer.Option(None, "--index", help="Index directory whose keys.sqlite holds the keys (default: .docs-mcp).")
+_STORE = typer.Option(None, "--store", help="Key store file, instead of keys.sqlite in the index directory.")
+_CONFIG = typer.Option(None, "--config", help="Config file (default: $DOCS_MCP_CONFIG or ./docs-mcp.toml).")
+
+
+def register_team(app: typer.Typer) -> None:
+    """Add the `keys` and `config` command groups to the root app."""
+    app.add_typer(keys_app, name="keys")
+    app.add_typer(config_app, name="config")
+
+
+def _store(index: Optional[Path], store: Optional[Path], config: Optional[Path]) -> KeyStore:
+    flags = {"server.index": _text(index), "keys.store": _text(store)}
+    return KeyStore(load_settings(flags, config_file=config).key_store)
+
+
+def _text(path: Optional[Path]) -> Optional[str]:
+    return str(path) if path is not None else None
+
+
+@keys_app.command("create")
+def create(
+    name: str = typer.Argument(..., help="Who the key is for, e.g. alice or ci-bot (shown in logs)."),
+    rate: Optional[int] = typer.Option(None, "--rate", min=1, help="Requests per minute (default: rate_limit.requests_per_minute)."),
+    burst: Optional[int] = typer.Option(None, "--burst", min=1, help="Requests at once (default: rate_limit.burst)."),
+    index: Optional[Path] = _INDEX,
+    store: Optional[Path] = _STORE,
+    config: Optional[Path] = _CONFIG,
+) -> None:
+    """Create a key and print it once on stdout; only its SHA-256 digest is stored."""
+    key_store = _store(index, store, config)
+    record, key = key_store.create(name, rate=rate, burst=burst)
+    typer.echo(key)
+    limits = f"rate {_or_default(record.rate, '/min')}, burst {_or_default(record.burst, '')}"
+    typer.echo(f"Created key '{record.name}' ({limits}) in {key_store.path}.", err=True)
+    typer.echo("This is the only time the key is shown: hand it to its owner now.", err=True)
+
+
+@keys_app.command("list")
+def list_keys(
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON array instead of a table."),
+    index: Optional[Path] = _INDEX,
+    store: Optional[Path] = _STORE,
+    config: Optional[Path] = _CONFIG,
+) -> None:
+    """List every key (active and revoked): name, key prefix, limits, dates. Keys themselves are never shown."""
+    records = _store(index, store, config).list()
+    if as_json:
+        typer.echo(orjson.dumps([_as_dict(record) for record in records], option=orjson.OPT_INDENT_2).decode())
+        return
+    if not records:
+        typer.echo("No keys yet. Create one with `docs-mcp keys create NAME`.", err=True)
+        return
+    rows = [("NAME", "KEY", "RATE/MIN", "BURST", "CREATED", "STATUS")]
+    rows += [(r.name, r.hint + "...", _or_default(r.rate, ""), _or_default(r.burst, ""), r.created_at,
+              f"revoked {r.revoked_at}" if r.revoked_at else "active") for r in records]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        typer.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+
+
+@keys_app.command("revoke")
+def revoke(
+    name: str = typer.Argument(..., help="Name of the key to revoke."),
+    index: Optional[Path] = _INDEX,
+    store: Optional[Path] = _STORE,
+    config: Optional[Path] = _CONFIG,
+) -> None:
+    """Revoke a key; running servers refuse it from their next request on."""
+    record = _store(index, store, config).revoke(name)
+    typer.echo(f"Revoked key '{record.name}' ({record.hint}...).", err=True)
+
+
+@config_app.command("example")
+def example() -> None:
+    """Print a docs-mcp.toml documenting every key with its default and environment variable."""
+    typer.echo(example_toml(), nl=False)
+
+
+@config_app.command("show")
+def show(config: Optional[Path] = _CONFIG) -> None:
+    """Print the effective configuration and where each value comes from (default, file, env)."""
+    settings: TeamSettings = load_settings(config_file=config)
+    for key, value in settings.values.items():
+        typer.echo(f"{key} = {value!r}  # {settings.sources[key]}")
+
+
+def _or_default(value: Optional[int], unit: str) -> str:
+    return f"{value}{unit}" if value is not None else "server default"
+
+
+def _as_dict(record: ApiKey) -> dict[str, object]:
+    return {"name": record.name, "key_prefix": record.hint, "rate": record.rate, "burst": record.burst,
+            "created_at": record.created_at, "revoked_at": record.revoked_at}

@@ -1,0 +1,81 @@
+"""One error shape for the library tools: ``{code, message, recoverable, suggestion}`` in an isError result.
+
+Codes come from the catalog of seed 001 where one applies (LIBRARY_NOT_FOUND,
+TOPIC_NOT_FOUND, PAGE_NOT_FOUND, INVALID_INPUT, INTERNAL_ERROR); PATH_NOT_ALLOWED is our
+counterpart of its URL_NOT_ALLOWED, for paths that leave the indexed documents.
+Errors raised elsewhere (argument checks, a broken index) are mapped here too, so a
+client sees the same shape whatever failed.
+
+    ServerError
+    └── ToolError                  code + recoverable; message and hint become message and suggestion
+        ├── LibraryNotFoundError   LIBRARY_NOT_FOUND, with did-you-mean suggestions
+        ├── TopicNotFoundError     TOPIC_NOT_FOUND
+        ├── PageNotFoundError      PAGE_NOT_FOUND
+        └── PathNotAllowedError    PATH_NOT_ALLOWED
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from docs_mcp.errors import DocsMcpError
+from docs_mcp.server.errors import InvalidArgumentError, InvalidChunkIdError, InvalidCursorError, ServerError
+
+INVALID_INPUT = "INVALID_INPUT"
+INTERNAL_ERROR = "INTERNAL_ERROR"
+INTERNAL_MESSAGE = "The tool failed with an internal error (details are in the server log)."
+INTERNAL_SUGGESTION = "Try again; if it persists, report it."
+
+
+class ToolError(ServerError):
+    """A library tool failure the agent can act on; subclasses fix the code."""
+
+    code = INTERNAL_ERROR
+    recoverable = True
+
+
+class LibraryNotFoundError(ToolError):
+    """No library has the given ID."""
+
+    code = "LIBRARY_NOT_FOUND"
+
+
+class TopicNotFoundError(ToolError):
+    """Nothing in the given libraries matches the topic."""
+
+    code = "TOPIC_NOT_FOUND"
+
+
+class PageNotFoundError(ToolError):
+    """A well-formed path that names no indexed document."""
+
+    code = "PAGE_NOT_FOUND"
+
+
+class PathNotAllowedError(ToolError):
+    """A path that tries to leave the indexed documents (``..``, absolute, a URL, a backslash)."""
+
+    code = "PATH_NOT_ALLOWED"
+
+
+def error_shape(error: BaseException) -> dict[str, Any]:
+    """The canonical shape of any error a tool raised; unexpected exceptions say nothing internal."""
+    if isinstance(error, ToolError):
+        return _shape(error.code, error.message, error.recoverable, error.hint)
+    if isinstance(error, (InvalidArgumentError, InvalidChunkIdError, InvalidCursorError)):
+        return _shape(INVALID_INPUT, error.message, True, error.hint)
+    if isinstance(error, DocsMcpError):
+        # An index or model problem: the agent cannot fix it by changing its call.
+        return _shape(INTERNAL_ERROR, error.message, False, error.hint)
+    return _shape(INTERNAL_ERROR, INTERNAL_MESSAGE, True, INTERNAL_SUGGESTION)
+
+
+def render_error(error: BaseException) -> str:
+    """The text of an isError result: the error shape as JSON."""
+    return orjson.dumps(error_shape(error), option=orjson.OPT_INDENT_2).decode()
+
+
+def _shape(code: str, message: str, recoverable: bool, suggestion: str) -> dict[str, Any]:
+    return {"code": code, "message": message, "recoverable": recoverable, "suggestion": suggestion}

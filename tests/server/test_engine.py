@@ -1,0 +1,137 @@
+"""The ranking engine on a real index (real DuckDB file, real embedding model) of a corpus written here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from docs_mcp.indexer import build_index
+from docs_mcp.server.engine import open_engine
+
+LANGS = {"python": "get_token()", "go": "GetToken()", "typescript": "getToken()"}
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def _corpus(root: Path) -> None:
+    files = {
+        "metadata.json": json.dumps(
+            {
+                "corpus_description": "Acme SDK docs",
+                "taxonomy": {"language": {"description": "SDK language", "vector_collapse": True}, "scope": {}},
+            }
+        ),
+        ".docs-mcp.json": json.dumps({"version": "1", "metadata": {"scope": "global-guide"}}),
+        "guides/errors.md": "# Errors\n\n## Rate limits\n\nWhen the server answers 429 the client raises `RateLimitError`; wait and try again.\n\n"
+        "## Timeouts\n\nA request that takes longer than the deadline is cancelled.\n",
+        "guides/pagination.md": "# Pagination\n\n## Cursors\n\nEach page carries `next_cursor`; pass it back to fetch the following page.\n",
+        "guides/gardening.md": "# Gardening\n\n## Tomatoes\n\nWater tomato plants in the morning and stake them as they grow.\n",
+    }
+    for lang, call in LANGS.items():
+        files[f"sdk/{lang}/.docs-mcp.json"] = json.dumps({"version": "1", "metadata": {"language": lang, "scope": "sdk-specific"}})
+        files[f"sdk/{lang}/retries.md"] = (
+            f"# Retries in {lang}\n\n## Retries\n\nThe client retries failed requests with exponential backoff and jitter, "
+            "three attempts by default. Change the number of attempts with the retry settings.\n\n"
+            f"## Authentication\n\nCall `{call}` to obtain an access token before the first request.\n"
+        )
+    for n in range(12):
+        files[f"guides/topics/topic-{n:02d}.md"] = f"# Topic {n}\n\n## Widgets {n}\n\nWidgets are configured per project; widget number {n} is blue.\n"
+    _write(root, files)
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory):
+    root = tmp_path_factory.mktemp("engine-corpus")
+    _corpus(root)
+    index = tmp_path_factory.mktemp("engine-index") / "idx"
+    build_index(root, index)
+    return open_engine(index)
+
+
+@pytest.fixture(scope="module")
+def text_only_engine(tmp_path_factory):
+    root = tmp_path_factory.mktemp("engine-corpus-text")
+    _corpus(root)
+    index = tmp_path_factory.mktemp("engine-index-text") / "idx"
+    build_index(root, index, embeddings="none")
+    return open_engine(index)
+
+
+def ids(page):
+    return [hit.chunk_id for hit in page.hits]
+
+
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("RateLimitError", "guides/errors.md#errors/rate-limits"),
+        ("next_cursor", "guides/pagination.md#pagination/cursors"),
+        ("get_token", "sdk/python/retries.md#retries-in-python/authentication"),
+        ("GetToken", "sdk/go/retries.md#retries-in-go/authentication"),
+    ],
+)
+def test_exact_identifiers_rank_first(engine, query, expected):
+    assert ids(engine.search(query, {}, limit=3))[0] == expected
+
+
+def test_nonsense_finds_nothing_in_every_mode(engine):
+    for mode in ("hybrid", "bm25", "vector"):
+        page = engine.search("zqxjv wvkplm", {}, mode=mode, limit=10)
+        assert page.hits == () and not page.has_more
+
+
+def test_vector_signal_finds_a_paraphrase_without_shared_words(engine):
+    page = engine.search("how should I care for my vegetable garden", {}, mode="vector", limit=3)
+    assert page.hits[0].filepath == "guides/gardening.md"
+    assert page.hits[0].lexical_rank is None and page.hits[0].vector_rank == 1
+
+
+def test_unfiltered_language_twins_collapse_to_one(engine):
+    hits = engine.search("retries exponential backoff jitter", {}, limit=10).hits
+    retries = [h for h in hits if h.heading == "Retries"]
+    assert len(retries) == 1
+
+
+def test_language_filter_applies_inside_the_search_and_keeps_neutral_guides(engine):
+    page = engine.search("retries backoff", {"language": "go"}, limit=10)
+    languages = {h.metadata.get("language") for h in page.hits}
+    assert ids(page)[0] == "sdk/go/retries.md#retries-in-go/retries"
+    assert languages <= {"go", None}
+    neutral = engine.search("rate limits 429", {"language": "go"}, limit=5)
+    assert ids(neutral)[0] == "guides/errors.md#errors/rate-limits"
+
+
+def test_scope_filter_turns_off_the_language_auto_include(engine):
+    page = engine.search("rate limits 429", {"language": "go", "scope": "sdk-specific"}, limit=5)
+    assert all(h.metadata == {"language": "go", "scope": "sdk-specific"} for h in page.hits)
+
+
+def test_pages_are_disjoint_and_concatenate_to_the_long_list(engine):
+    full = ids(engine.search("widgets", {}, limit=50))
+    assert len(full) == 12
+    pages, offset = [], 0
+    while True:
+        page = engine.search("widgets", {}, limit=5, offset=offset)
+        pages.extend(ids(page))
+        offset += 5
+        if not page.has_more:
+            break
+    assert pages == full
+
+
+def test_snippet_shows_the_matched_words(engine):
+    hit = engine.search("RateLimitError", {}, limit=1).hits[0]
+    assert "RateLimitError" in hit.snippet
+
+
+def test_full_text_only_index_searches_in_hybrid_mode(text_only_engine):
+    assert not text_only_engine.has_vectors
+    assert ids(text_only_engine.search("next_cursor", {}, limit=1)) == ["guides/pagination.md#pagination/cursors"]
+    assert text_only_engine.search("how should I care for my vegetable garden", {}, mode="vector").hits == ()

@@ -1,0 +1,44 @@
+"""../shared/conformance/get-doc/expected.json reproduced byte for byte by get_doc, over stdio,
+on a real index of ../shared/conformance/chunk-ids/corpus/ (skipped when ../shared is absent)."""
+
+import json
+
+import pytest
+
+from docs_mcp.indexer import build_index
+
+
+@pytest.fixture(scope="module")
+def conformance(shared_dir):
+    return shared_dir / "conformance"
+
+
+@pytest.fixture(scope="module")
+def conformance_server(conformance, tmp_path_factory, stdio_server):
+    root = tmp_path_factory.mktemp("conformance")
+    build_index(conformance / "chunk-ids" / "corpus", root / "index")
+    with stdio_server(root / "index", root / "server.log") as session:
+        yield session
+
+
+def _cases(conformance):
+    return json.loads((conformance / "get-doc" / "expected.json").read_text(encoding="utf-8"))
+
+
+def test_every_successful_case_matches_byte_for_byte(conformance, conformance_server):
+    cases = [case for case in _cases(conformance) if not case["is_error"]]
+    assert len(cases) >= 8
+    for case in cases:
+        result = conformance_server.call("get_doc", {"chunk_id": case["chunk_id"], "context": case["context"]})
+        assert not result.is_error, result.content[0].text
+        assert [block.type for block in result.content] == ["text"]
+        assert result.content[0].text == case["text"], f"{case['chunk_id']} context={case['context']}"
+
+
+def test_the_failing_cases_are_errors_worded_like_the_reference(conformance, conformance_server):
+    cases = [case for case in _cases(conformance) if case["is_error"]]
+    assert len(cases) == 2
+    for case in cases:
+        text = conformance_server.error("get_doc", {"chunk_id": case["chunk_id"], "context": case["context"]})
+        # The reference's sentence first; ours may add what to do next.
+        assert text.startswith(case["text"]), text

@@ -1,0 +1,79 @@
+"""Hot swap: a rebuilt index is served from the next request on, without a restart, and the old
+index's cursors are refused as stale."""
+
+import json
+
+import pytest
+
+from docs_mcp.indexer import build_index
+from docs_mcp.server.engine import open_engine
+from docs_mcp.server.reload import LiveIndex
+
+V1 = {
+    "guides/setup.md": "# Setup\n\n"
+    + "".join(f"## Step {n}\n\nSetup step {n} configures the widget.\n\n" for n in range(1, 6)),
+}
+V2 = {
+    **V1,
+    "guides/tuning.md": "# Tuning\n\n## Turbo mode\n\nTurbo mode makes the widget faster.\n",
+    "sdk/go/.docs-mcp.json": json.dumps({"version": "1", "metadata": {"language": "go"}}),
+    "sdk/go/widget.md": "# Go widget\n\n## Widget setup\n\nConfigure the widget from Go.\n",
+}
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    def write(files):
+        for relative, text in files.items():
+            path = tmp_path / "docs" / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        return tmp_path / "docs"
+
+    return write
+
+
+def test_a_rebuilt_index_is_served_without_restart(tmp_path, corpus, stdio_server):
+    index = tmp_path / "index"
+    build_index(corpus(V1), index)
+    with stdio_server(index, tmp_path / "server.log") as session:
+        first = session.search(query="setup step widget", limit=2)
+        assert first["next_cursor"] is not None
+        assert "language" not in session.input_schema("search_docs")["properties"]
+        assert session.error("get_doc", {"chunk_id": "guides/tuning.md#tuning/turbo-mode"}).endswith("not found. Use search_docs to discover valid chunk IDs.")
+
+        build_index(corpus(V2), index)
+
+        assert session.text("get_doc", {"chunk_id": "guides/tuning.md#tuning/turbo-mode"}).endswith("Turbo mode makes the widget faster.")
+        stale = session.error("search_docs", {"query": "setup step widget", "limit": 2, "cursor": first["next_cursor"]})
+        assert stale.startswith("The cursor is stale") and "search_docs again without a cursor" in stale
+        assert session.input_schema("search_docs")["properties"]["language"]["enum"] == ["go"]
+        again = session.search(query="setup step widget", limit=2)
+        assert session.search(query="setup step widget", limit=2, cursor=again["next_cursor"])["hits"]
+
+
+def test_the_index_is_reopened_only_when_current_changes(tmp_path, corpus):
+    index = tmp_path / "index"
+    build_index(corpus(V1), index)
+    opened = []
+
+    def opener(index_dir):
+        opened.append(index_dir)
+        return open_engine(index_dir)
+
+    live = LiveIndex(index, opener=opener)
+    first = live.current()
+    assert live.current() is first and len(opened) == 1
+    build_index(corpus(V2), index)
+    second = live.current()
+    assert second is not first and second.generation != first.generation and len(opened) == 2
+    assert live.current() is second
+
+
+def test_a_broken_new_generation_keeps_the_old_one_served(tmp_path, corpus):
+    index = tmp_path / "index"
+    build_index(corpus(V1), index)
+    live = LiveIndex(index)
+    served = live.current()
+    (index / "CURRENT").write_text("no-such-generation\n")
+    assert live.current() is served

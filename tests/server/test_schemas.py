@@ -1,0 +1,59 @@
+"""Tool schemas: the contract's shapes, with the taxonomy of metadata.json injected."""
+
+from docs_mcp.server.schemas import filter_values, search_docs_description, tool_list
+
+METADATA = {
+    "corpus_description": "docs-mcp user guide and SDK documentation",
+    "taxonomy": {
+        "language": {"description": "", "values": ["go", "python", "typescript"], "vector_collapse": True},
+        "scope": {"description": "Whether a page is a global guide or SDK-specific.", "values": ["global-guide", "sdk-specific"]},
+        "empty": {"description": "no values yet", "values": []},
+        "limit": {"description": "clashes with an argument", "values": ["x"]},
+    },
+}
+
+
+def _tools():
+    return {tool.name: tool for tool in tool_list(METADATA)}
+
+
+def test_the_contract_tools_come_first_and_match_the_contract(snapshot):
+    tools = tool_list(METADATA)
+    assert [tool.name for tool in tools[:2]] == ["search_docs", "get_doc"]
+    assert [tool.model_dump(by_alias=True, exclude_none=True) for tool in tools[:2]] == snapshot
+
+
+def test_each_taxonomy_key_with_values_becomes_an_enum_property():
+    properties = _tools()["search_docs"].input_schema["properties"]
+    assert list(properties) == ["query", "limit", "cursor", "language", "scope"]
+    assert properties["language"] == {"type": "string", "description": "Filter results by language.", "enum": ["go", "python", "typescript"]}
+    assert properties["scope"]["description"] == "Whether a page is a global guide or SDK-specific."
+
+
+def test_schemas_forbid_unknown_properties_and_require_their_key_argument():
+    tools = _tools()
+    assert tools["search_docs"].input_schema["additionalProperties"] is False
+    assert tools["search_docs"].input_schema["required"] == ["query"]
+    assert tools["get_doc"].input_schema["additionalProperties"] is False
+    assert tools["get_doc"].input_schema["required"] == ["chunk_id"]
+
+
+def test_the_description_embeds_the_corpus_description():
+    assert search_docs_description(METADATA) == (
+        "Search the docs-mcp user guide and SDK documentation. "
+        "Use this to find relevant documentation, guides, or API references."
+    )
+    assert search_docs_description({"corpus_description": "FastAPI docs."}).startswith("Search the FastAPI docs. Use")
+    assert search_docs_description({}).startswith("Search the documentation. Use")
+
+
+def test_keys_without_values_or_named_like_arguments_are_not_filters():
+    assert filter_values(METADATA) == {"language": ("go", "python", "typescript"), "scope": ("global-guide", "sdk-specific")}
+
+
+def test_an_index_without_taxonomy_has_only_the_contract_properties():
+    assert list(_search_docs({})["properties"]) == ["query", "limit", "cursor"]
+
+
+def _search_docs(metadata):
+    return next(tool for tool in tool_list(metadata) if tool.name == "search_docs").input_schema

@@ -1,0 +1,90 @@
+"""API keys: format, digest-only storage, revocation seen by a running verifier, and store errors."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import stat
+from pathlib import Path
+
+import pytest
+
+from docs_mcp.server.keys import KeyStore, KeyVerifier, digest_key, generate_key
+from docs_mcp.server.team_errors import KeyExistsError, KeyNotFoundError, KeyStoreError
+
+KEY_FORMAT = re.compile(r"dm_[A-Za-z0-9_-]{40}")
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> KeyStore:
+    return KeyStore(tmp_path / "index" / "keys.sqlite")
+
+
+def test_keys_are_dm_and_40_base64url_characters_and_never_repeat() -> None:
+    keys = {generate_key() for _ in range(200)}
+    assert len(keys) == 200
+    assert all(KEY_FORMAT.fullmatch(key) for key in keys)
+
+
+def test_only_the_sha256_digest_is_stored(store: KeyStore) -> None:
+    record, key = store.create("alice", rate=120, burst=20)
+    assert (record.name, record.rate, record.burst, record.hint) == ("alice", 120, 20, key[:7])
+    raw = store.path.read_bytes()
+    assert key.encode() not in raw and key[3:].encode() not in raw
+    with sqlite3.connect(store.path) as conn:
+        assert conn.execute("SELECT digest FROM keys").fetchall() == [(digest_key(key),)]
+    assert stat.S_IMODE(store.path.stat().st_mode) == 0o600
+
+
+def test_a_running_verifier_sees_keys_created_and_revoked_by_another_process(store: KeyStore) -> None:
+    verifier = KeyVerifier(store.path)
+    assert verifier.verify(generate_key()) is None  # no store yet: nothing is valid
+    _, key = store.create("alice")
+    assert verifier.verify(key) is not None and verifier.verify(key).name == "alice"  # type: ignore[union-attr]
+    store.revoke("alice")
+    assert verifier.verify(key) is None
+    assert verifier.active_count() == 0
+
+
+def test_a_name_is_unique_among_active_keys_and_reusable_after_revocation(store: KeyStore) -> None:
+    _, old = store.create("alice")
+    with pytest.raises(KeyExistsError, match="alice") as caught:
+        store.create("alice")
+    assert "keys revoke alice" in caught.value.hint
+    store.revoke("alice")
+    _, new = store.create("alice")
+    verifier = KeyVerifier(store.path)
+    assert verifier.verify(old) is None
+    assert verifier.verify(new) is not None
+    assert [(r.name, r.revoked_at is None) for r in store.list()] == [("alice", False), ("alice", True)]
+
+
+@pytest.mark.parametrize("presented", ["", "dm_", "pc_" + "a" * 40, "dm_" + "a" * 39, "dm_" + "a" * 41, "dm_" + "*" * 40])
+def test_malformed_keys_are_refused(store: KeyStore, presented: str) -> None:
+    store.create("alice")
+    assert KeyVerifier(store.path).verify(presented) is None
+
+
+@pytest.mark.parametrize("name", ["", "-dash-first", "with space", "x" * 65, "slash/name"])
+def test_invalid_names_are_refused_with_the_rule(store: KeyStore, name: str) -> None:
+    with pytest.raises(KeyStoreError, match="invalid") as caught:
+        store.create(name)
+    assert "1-64 letters" in caught.value.hint
+
+
+def test_revoking_an_unknown_name_says_how_to_list(store: KeyStore) -> None:
+    with pytest.raises(KeyNotFoundError, match="bob"):
+        store.revoke("bob")  # no store file yet
+    store.create("alice")
+    with pytest.raises(KeyNotFoundError, match="bob") as caught:
+        store.revoke("bob")
+    assert "keys list" in caught.value.hint
+
+
+def test_a_corrupt_store_is_a_key_store_error_not_a_traceback(store: KeyStore) -> None:
+    store.path.parent.mkdir(parents=True)
+    store.path.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(KeyStoreError, match="cannot be used"):
+        store.create("alice")
+    with pytest.raises(KeyStoreError, match="cannot be used"):
+        KeyVerifier(store.path).verify(generate_key())
