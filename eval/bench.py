@@ -1,10 +1,11 @@
 """Benchmarks: index build time, size and peak memory; search latency warm and cold, per mode.
 
-Each build and each search session runs in a child process of its own, so peak
+Each build, and the search in each mode, runs in a child process of its own, so peak
 memory (``ru_maxrss`` from ``wait4``) belongs to that step alone and "cold" really
-means a process that has just opened the index.  Latency is measured on the search
-engine in process (the MCP framing adds a roughly constant cost that `docs-mcp eval`
-reports); hybrid includes embedding the query with the real model.
+means the first query of a process that has just opened the index.  Latency is
+measured on the search engine in process (the MCP framing adds a roughly constant
+cost that `docs-mcp eval` reports); hybrid includes embedding the query with the real
+model.
 
 Embedding 100k chunks with the real model takes about an hour on two cores, so above
 ``max_embed`` chunks ``auto`` fills the index with random unit vectors instead
@@ -17,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -29,7 +31,6 @@ from docs_mcp.eval.errors import EvalRunError
 from docs_mcp.eval.metrics import percentile
 
 SEARCH_MODES = ("hybrid", "bm25")
-COLD_REPEATS = 3
 WARMUP_QUERIES = 5
 Progress = Callable[[int, int], None]
 
@@ -54,12 +55,14 @@ class BenchPlan:
 
 @dataclass(frozen=True)
 class Latency:
-    """Search latency of one mode, in milliseconds."""
+    """Search in one mode, in a fresh process: open time, first query, warm percentiles (ms), peak RSS."""
 
-    cold_ms: float  # median over COLD_REPEATS fresh opens of the first query's latency
+    open_ms: float  # open_engine: read the chunk table
+    cold_ms: float  # the first query after opening (loads postings, vectors, the query model)
     p50: float
     p95: float
     p99: float
+    peak_rss_mb: float  # of the whole search process
 
 
 @dataclass(frozen=True)
@@ -74,8 +77,6 @@ class BenchResult:
     chunks_per_second: float
     index_bytes: int
     build_peak_rss_mb: float
-    search_peak_rss_mb: float
-    open_ms: float
     vector_fill_seconds: float = 0.0  # synthetic vectors only: writing them and their HNSW index
     latency: dict[str, Latency] = field(default_factory=dict)
 
@@ -109,28 +110,29 @@ def _bench_one(plan: BenchPlan, base: Path, kind: str, size: int) -> BenchResult
     job["vectors"] = plan.vectors_for(prepared["chunks"])
     built, build_rss = _child("build", job)
     filled = _child("fill", job)[0] if job["vectors"] == "synthetic" else {}
-    searched, search_rss = _child("search", job)
-    label = str(plan.corpus) if plan.corpus else f"{size:,} chunks"
+    latency = {}
+    for mode in SEARCH_MODES if job["vectors"] != "none" else ("bm25",):
+        searched, search_rss = _child("search", {**job, "mode": mode})
+        latency[mode] = Latency(peak_rss_mb=search_rss, **searched)
     return BenchResult(
-        label=label,
+        label=str(plan.corpus) if plan.corpus else f"{size:,} chunks",
         files=prepared["files"],
         chunks=built["chunks"],
         vectors=job["vectors"],
         build_seconds=built["seconds"],
         chunks_per_second=built["chunks"] / built["seconds"] if built["seconds"] else 0.0,
         index_bytes=filled.get("index_bytes", built["index_bytes"]),
-        vector_fill_seconds=filled.get("seconds", 0.0),
         build_peak_rss_mb=build_rss,
-        search_peak_rss_mb=search_rss,
-        open_ms=searched["open_ms"],
-        latency={mode: Latency(**figures) for mode, figures in searched["latency"].items()},
+        vector_fill_seconds=filled.get("seconds", 0.0),
+        latency=latency,
     )
 
 
 def _child(step: str, job: dict[str, Any]) -> tuple[dict[str, Any], float]:
     """Run one step in a fresh Python process; its JSON answer and its peak RSS in MB."""
     folder = Path(job["folder"])
-    answer, log = folder / f"{step}.json", folder / f"{step}.log"
+    name = f"{step}-{job['mode']}" if "mode" in job else step
+    answer, log = folder / f"{name}.json", folder / f"{name}.log"
     with log.open("w") as errlog:
         command = [sys.executable, "-m", "docs_mcp.eval.bench", step, json.dumps(job)]
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog)
@@ -152,6 +154,7 @@ def _step_prepare(job: dict[str, Any]) -> dict[str, Any]:
     if job["kind"] == "synthetic":
         from docs_mcp.eval.synthetic import generate_corpus
 
+        shutil.rmtree(docs, ignore_errors=True)  # our own folder under the work dir: start clean
         corpus = generate_corpus(docs, job["size"], seed=job["seed"], queries=job["queries"])
         return {"files": corpus.files, "chunks": corpus.chunks, "queries": list(corpus.queries)}
     return _corpus_queries(docs, job["seed"], job["queries"])
@@ -182,6 +185,8 @@ def _step_build(job: dict[str, Any]) -> dict[str, Any]:
     from docs_mcp.indexer import build_index
 
     out = Path(job["folder"]) / "index"
+    # A fresh folder: building over an earlier index would reuse its vectors and time nothing.
+    shutil.rmtree(out, ignore_errors=True)
     embeddings = "default" if job["vectors"] == "model" else "none"
     report = build_index(Path(job["docs"]), out, embeddings=embeddings)
     return {"chunks": report.chunks, "seconds": report.seconds, "index_bytes": _folder_bytes(out)}
@@ -203,25 +208,18 @@ def _folder_bytes(folder: Path) -> int:
 def _step_search(job: dict[str, Any]) -> dict[str, Any]:
     from docs_mcp.server.engine import open_engine
 
-    index = Path(job["folder"]) / "index"
-    queries = json.loads((Path(job["folder"]) / "prepare.json").read_text())["queries"]
-    modes = SEARCH_MODES if job["vectors"] != "none" else ("bm25",)
-    latency, opens = {}, []
-    for mode in modes:
-        cold = []
-        for repeat in range(COLD_REPEATS):
-            start = time.perf_counter()
-            engine = open_engine(index)
-            opens.append((time.perf_counter() - start) * 1000)
-            cold.append(_time(engine, queries[repeat], mode))
-            if repeat < COLD_REPEATS - 1:
-                engine.reader.conn.close()
-        for query in queries[:WARMUP_QUERIES]:
-            _time(engine, query, mode)
-        warm = [_time(engine, query, mode, filtered=i % 4 == 3) for i, query in enumerate(queries)]
-        engine.reader.conn.close()
-        latency[mode] = {"cold_ms": percentile(cold, 50), "p50": percentile(warm, 50), "p95": percentile(warm, 95), "p99": percentile(warm, 99)}
-    return {"open_ms": percentile(opens, 50), "latency": latency}
+    folder = Path(job["folder"])
+    queries = json.loads((folder / "prepare.json").read_text())["queries"]
+    mode = job["mode"]
+    start = time.perf_counter()
+    engine = open_engine(folder / "index")
+    open_ms = (time.perf_counter() - start) * 1000
+    cold_ms = _time(engine, queries[0], mode)
+    for query in queries[:WARMUP_QUERIES]:
+        _time(engine, query, mode)
+    warm = [_time(engine, query, mode, filtered=i % 4 == 3) for i, query in enumerate(queries)]
+    engine.reader.close()
+    return {"open_ms": open_ms, "cold_ms": cold_ms, "p50": percentile(warm, 50), "p95": percentile(warm, 95), "p99": percentile(warm, 99)}
 
 
 def _time(engine: Any, query: str, mode: str, filtered: bool = False) -> float:
@@ -237,7 +235,8 @@ _STEPS = {"prepare": _step_prepare, "build": _step_build, "fill": _step_fill, "s
 def _main(argv: Sequence[str]) -> None:
     step, job = argv[0], json.loads(argv[1])
     answer = _STEPS[step](job)
-    (Path(job["folder"]) / f"{step}.json").write_text(json.dumps(answer))
+    name = f"{step}-{job['mode']}" if "mode" in job else step
+    (Path(job["folder"]) / f"{name}.json").write_text(json.dumps(answer))
 
 
 # -- rendering -------------------------------------------------------------------------------------
@@ -248,17 +247,17 @@ def render_bench(results: Sequence[BenchResult]) -> str:
     build = [["corpus", "files", "chunks", "vectors", "build s", "chunks/s", "index MB", "build RSS MB"]]
     for r in results:
         build.append([r.label, str(r.files), str(r.chunks), r.vectors, f"{r.build_seconds:.1f}", f"{r.chunks_per_second:,.0f}", f"{r.index_bytes / 1e6:.1f}", f"{r.build_peak_rss_mb:.0f}"])
-    search = [["corpus", "mode", "open ms", "cold ms", "p50 ms", "p95 ms", "p99 ms", "search RSS MB"]]
+    search = [["corpus", "mode", "open ms", "cold ms", "p50 ms", "p95 ms", "p99 ms", "RSS MB"]]
     for r in results:
         for mode, lat in r.latency.items():
-            search.append([r.label, mode, f"{r.open_ms:.0f}", f"{lat.cold_ms:.1f}", f"{lat.p50:.1f}", f"{lat.p95:.1f}", f"{lat.p99:.1f}", f"{r.search_peak_rss_mb:.0f}"])
+            search.append([r.label, mode, f"{lat.open_ms:.0f}", f"{lat.cold_ms:.1f}", f"{lat.p50:.1f}", f"{lat.p95:.1f}", f"{lat.p99:.1f}", f"{lat.peak_rss_mb:.0f}"])
     notes = []
     if any(r.vectors == "synthetic" for r in results):
         notes.append(
             "vectors=synthetic: random unit vectors written after a full-text build (latency only: the query is still "
             "embedded by the real model; build s and build RSS exclude embedding; index MB includes the vectors)."
         )
-    notes.append("cold: first query after opening the index (median of 3 opens); p50/p95/p99: warm queries.")
+    notes.append("Each mode searches in a fresh process: cold = its first query after opening the index; p50/p95/p99 = warm queries.")
     return "\n\n".join([_table(build, text_columns=(0, 3)), _table(search, text_columns=(0, 1)), *notes]) + "\n"
 
 

@@ -27,7 +27,9 @@ from docs_mcp.eval.errors import EvalRunError
 from docs_mcp.eval.golden import GoldenQuery, load_golden
 from docs_mcp.eval.judgments import IndexedChunk, resolve_judgments
 from docs_mcp.eval.metrics import Judgment, QueryScores, mean_scores, percentile, score_query
+from docs_mcp.indexer import open_index
 from docs_mcp.indexer.schema import CHUNKS_TABLE
+from docs_mcp.server.app import ServerSettings, build_server
 
 MODES = ("hybrid", "bm25", "vector")
 Progress = Callable[[int, int], None]
@@ -82,15 +84,10 @@ def read_index_chunks(index_dir: Path) -> tuple[list[IndexedChunk], str, bool]:
     Raises:
         IndexNotFoundError, IndexFormatError: from the indexer.
     """
-    from docs_mcp.indexer import open_index  # the indexer's read side, loaded only when an eval runs
-
-    reader = open_index(index_dir)
-    try:
+    with open_index(index_dir) as reader:
         rows = reader.conn.execute(f"SELECT chunk_id, filepath, heading_path, headings FROM {CHUNKS_TABLE} ORDER BY id").fetchall()
         chunks = [IndexedChunk(cid, fp, tuple(orjson.loads(path)), tuple(orjson.loads(heads))) for cid, fp, path, heads in rows]
         return chunks, reader.generation, reader.model is not None
-    finally:
-        reader.conn.close()
 
 
 def evaluate(
@@ -106,12 +103,15 @@ def evaluate(
 
     Raises:
         GoldenFileError, GoldenResolveError: the golden file is bad or does not fit the index.
-        EvalRunError: an unknown mode, ``vector`` on an index without vectors, or every query failed.
+        EvalRunError: an unknown mode, no queries, ``vector`` on an index without vectors, or every
+            query failed.
         IndexNotFoundError, IndexFormatError: from the indexer.
     """
     if mode not in MODES:
         raise EvalRunError(f"Unknown mode {mode!r}.", f"Use one of: {', '.join(MODES)}.")
     queries = load_golden(golden) if isinstance(golden, (str, Path)) else tuple(golden)
+    if not queries:
+        raise EvalRunError("No golden queries to run.", "Pass a golden file with at least one query.")
     index_dir = Path(index_dir)
     chunks, generation, has_vectors = read_index_chunks(index_dir)
     if mode == "vector" and not has_vectors:
@@ -127,7 +127,15 @@ def evaluate(
     return EvalResult(mode, k, str(index_dir), generation, transport, has_vectors, tuple(results))
 
 
-async def _run_all(queries, judgments, index_dir: Path, mode: str, k: int, via_mcp: bool, progress: Progress | None) -> list[QueryResult]:
+async def _run_all(
+    queries: Sequence[GoldenQuery],
+    judgments: Sequence[tuple[Judgment, ...]],
+    index_dir: Path,
+    mode: str,
+    k: int,
+    via_mcp: bool,
+    progress: Progress | None,
+) -> list[QueryResult]:
     async with _connect(index_dir, mode, via_mcp) as client:
         # One untimed search first: postings, vectors and the model load lazily on first use.
         await client.call_tool("search_docs", {"query": queries[0].query, "limit": 1})
@@ -142,9 +150,8 @@ async def _run_all(queries, judgments, index_dir: Path, mode: str, k: int, via_m
 @asynccontextmanager
 async def _connect(index_dir: Path, mode: str, via_mcp: bool) -> AsyncIterator[Client]:
     if not via_mcp:
-        from docs_mcp.server.app import ServerSettings, build_server
-
-        async with Client(build_server(index_dir, ServerSettings(mode=mode))) as client:
+        # "legacy": the initialize handshake and JSON-RPC framing over memory streams, as a stdio client sees it.
+        async with Client(build_server(index_dir, ServerSettings(mode=mode)), mode="legacy") as client:
             yield client
         return
     command = [sys.executable, "-m", "docs_mcp", "serve", "--index", str(index_dir), "--mode", mode]
@@ -152,7 +159,7 @@ async def _connect(index_dir: Path, mode: str, via_mcp: bool) -> AsyncIterator[C
     # The server's log goes to a file, so a failed start can be explained without cluttering the terminal.
     with tempfile.TemporaryFile("w+", encoding="utf-8") as errlog:
         try:
-            async with Client(stdio_client(params, errlog=errlog)) as client:
+            async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:
                 yield client
         except Exception as error:  # noqa: BLE001 - any failure to talk to the subprocess is reported alike
             errlog.seek(0)
@@ -199,5 +206,13 @@ async def _call(client: Client, tool: str, arguments: Mapping[str, Any]) -> tupl
     return (orjson.loads(text) if tool == "search_docs" else None), elapsed, None
 
 
-def _result(query, judgments, ranked, k, search_ms, get_doc_ms, error) -> QueryResult:
+def _result(
+    query: GoldenQuery,
+    judgments: tuple[Judgment, ...],
+    ranked: list[str],
+    k: int,
+    search_ms: list[float],
+    get_doc_ms: float | None,
+    error: str | None,
+) -> QueryResult:
     return QueryResult(query, judgments, tuple(ranked), score_query(ranked, judgments, k), tuple(search_ms), get_doc_ms, error)

@@ -39,12 +39,12 @@ def libraries(
     if as_json:
         typer.echo(orjson.dumps([item.as_json() for item in listed], option=orjson.OPT_INDENT_2).decode())
         return
-    typer.echo(f"{'ID':<28}{'NAME':<24}{'VERSION':<10}{'DOCS':>6}{'CHUNKS':>8}  {'LANGUAGES':<22}INDEXED")
+    typer.echo(f"{'ID':<28}{'NAME':<24}{'VERSION':<10}{'DOCS':>6}{'CHUNKS':>8}  {'LANGUAGES':<28}INDEXED")
     for item in listed:
         name = item.name + (" (unnamed corpus)" if item.implicit else "")
         typer.echo(
             f"{item.library_id:<28}{name[:23]:<24}{item.version[:9]:<10}{item.documents:>6}{item.chunks:>8}  "
-            f"{', '.join(item.languages)[:21]:<22}{item.indexed_at}"
+            f"{', '.join(item.languages)[:27]:<28}{item.indexed_at}"
         )
 
 

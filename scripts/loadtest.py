@@ -152,6 +152,13 @@ def start_server(index: Path, store: Path, extra: list[str]) -> tuple[subprocess
     return process, url, key
 
 
+def warm_up(url: str, key: str) -> None:
+    """One untimed search first: the server loads postings, vectors and the model on first use."""
+    body = {"jsonrpc": "2.0", "id": 0, "method": "tools/call",
+            "params": {"name": "search_docs", "arguments": {"query": "warm up"}}}
+    httpx.post(f"{url}/mcp", json=body, headers={**HEADERS, "Authorization": f"Bearer {key}"}, timeout=120).raise_for_status()
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
@@ -180,6 +187,7 @@ def main() -> int:
         else:
             process, url, key = start_server(args.index, Path(scratch) / "keys.sqlite", args.server_arg)
         try:
+            warm_up(url, key)
             cpu_before = cpu_seconds(process.pid) if process else None
             tally, elapsed = anyio.run(run_clients, url, key, clients, duration, args.client)
             server_cpu = cpu_seconds(process.pid) - cpu_before if process and cpu_before is not None else None

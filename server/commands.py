@@ -44,12 +44,12 @@ def register(app: typer.Typer) -> None:
 
 
 def serve(
-    index: Optional[Path] = typer.Option(None, "--index", help=f"Index directory built by `docs-mcp index` [default: {DEFAULT_INDEX_DIR}]."),
+    index: Optional[Path] = typer.Option(None, "--index", help=f"Index directory built by `docs-mcp index` (default: {DEFAULT_INDEX_DIR})."),
     transport: Optional[Transport] = typer.Option(None, "--transport", help="stdio for one client, http for a team (default: stdio, or server.transport / DOCS_MCP_TRANSPORT)."),
     mode: Mode = typer.Option(Mode.hybrid, "--mode", help="Ranking: hybrid (BM25 + vectors), bm25 or vector."),
-    host: Optional[str] = typer.Option(None, "--host", help="http: address to bind [default: 127.0.0.1]."),
-    port: Optional[int] = typer.Option(None, "--port", help="http: port to listen on [default: 3100]."),
-    config: Optional[Path] = typer.Option(None, "--config", help="http: config file [default: ./docs-mcp.toml]."),
+    host: Optional[str] = typer.Option(None, "--host", help="http: address to bind (default: 127.0.0.1)."),
+    port: Optional[int] = typer.Option(None, "--port", help="http: port to listen on (default: 3100)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="http: config file (default: ./docs-mcp.toml)."),
     redis_url: Optional[str] = typer.Option(None, "--redis-url", help="http: Redis shared by replicas for rate limits."),
     log_format: Optional[LogFormat] = typer.Option(None, "--log-format", help="http: log lines as json (default) or pretty."),
 ) -> None:

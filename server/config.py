@@ -41,18 +41,6 @@ def _integer(low: int, high: int) -> Kind:
     return Kind(f"an integer from {low} to {high}", parse)
 
 
-def _number(low: float, high: float) -> Kind:
-    def parse(raw: Any) -> float:
-        if isinstance(raw, bool):
-            raise ValueError(raw)
-        value = float(raw)
-        if not low <= value <= high:
-            raise ValueError(raw)
-        return value
-
-    return Kind(f"a number from {low:g} to {high:g}", parse)
-
-
 def _choice(*values: str) -> Kind:
     def parse(raw: Any) -> str:
         if not isinstance(raw, str) or raw.lower() not in values:
@@ -100,7 +88,7 @@ OPTIONS: tuple[Option, ...] = (
            "Address to bind in http mode. Loopback by default; use 0.0.0.0 behind a reverse proxy."),
     Option("server.port", _integer(0, 65535), 3100, "DOCS_MCP_PORT",
            "TCP port in http mode (0 picks a free port and logs it)."),
-    Option("server.shutdown_timeout", _number(0, 3600), 30.0, "DOCS_MCP_SHUTDOWN_TIMEOUT",
+    Option("server.shutdown_timeout", _integer(0, 3600), 30, "DOCS_MCP_SHUTDOWN_TIMEOUT",
            "Seconds to let in-flight requests finish after SIGTERM before they are cancelled."),
     Option("server.cursor_secret", _TEXT, "", "DOCS_MCP_CURSOR_SECRET",
            "Secret that signs search cursors; give every replica the same one. Empty: derived from the index."),

@@ -2,7 +2,7 @@
 
 A name scores 1 when the query is the name once case, spaces and punctuation are
 ignored (``Fast API`` = ``fastapi``), 0.9 when it is a prefix of it, and otherwise the
-better of a Levenshtein ratio (typos: ``fastpi``, ``pydnatic``) and a trigram Dice
+better of an edit-distance ratio (typos: ``fastpi``, ``pydnatic``, ``skd``) and a trigram Dice
 coefficient (transpositions and partial words), both in [0, 1].  Seed 001 asks for
 matches up to edit distance 3; beyond that only trigrams can still score.
 """
@@ -29,19 +29,22 @@ def words(text: str) -> list[str]:
 
 
 def levenshtein(a: str, b: str, limit: int | None = None) -> int:
-    """Edit distance between ``a`` and ``b``; stops early at ``limit + 1`` when a limit is given."""
-    if len(a) < len(b):
-        a, b = b, a
-    if limit is not None and len(a) - len(b) > limit:
+    """Edit distance between ``a`` and ``b``, a swap of neighbours counting as one edit (optimal string
+    alignment: ``skd`` is one edit from ``sdk``); stops early at ``limit + 1`` when a limit is given."""
+    if limit is not None and abs(len(a) - len(b)) > limit:
         return limit + 1
+    before: list[int] = []
     previous = list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):
         current = [i]
         for j, cb in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+            cost = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                cost = min(cost, before[j - 2] + 1)
+            current.append(cost)
         if limit is not None and min(current) > limit:
             return limit + 1
-        previous = current
+        before, previous = previous, current
     return previous[-1]
 
 

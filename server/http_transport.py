@@ -16,7 +16,7 @@ import signal
 import socket
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator
+from typing import Any, AsyncIterator, Iterator
 
 import uvicorn
 from mcp.server.lowlevel import Server
@@ -34,15 +34,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from docs_mcp import __version__
 from docs_mcp.errors import DocsMcpError
 from docs_mcp.indexer.index_file import live_generation
+from docs_mcp.server.app import ServerSettings, build_server
 from docs_mcp.server.auth import AuthMiddleware
 from docs_mcp.server.config import TeamSettings, load_settings
 from docs_mcp.server.keys import KeyVerifier
 from docs_mcp.server.logs import REQUEST_ID_HEADER, AccessLogMiddleware, configure_logging, log_event
 from docs_mcp.server.ratelimit import Limit, Limiter, RateLimitMiddleware, check_redis, open_limiter
 from docs_mcp.server.team_errors import HttpProblem, TeamModeError
-
-if TYPE_CHECKING:
-    from docs_mcp.server.app import ServerSettings
 
 MCP_PATH = "/mcp"
 HEALTH_PATH = "/healthz"
@@ -231,10 +229,21 @@ def listen(host: str, port: int) -> socket.socket:
     """A listening TCP socket on ``host``:``port`` (port 0: a free port).
 
     Raises:
-        OSError: the address cannot be bound.
+        OSError: the host does not resolve or the address cannot be bound.
     """
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    return socket.create_server((host, port), family=family, backlog=2048)
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP, flags=socket.AI_PASSIVE)[0]
+    # proto must be IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on such sockets, and
+    # without it Nagle + delayed ACKs add ~40 ms to every answer on a keep-alive connection.
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # rebind at once after a restart
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 def run_http(
@@ -263,8 +272,6 @@ def run_http(
              "rate_limit.redis_url": redis_url, "logging.format": log_format, "logging.level": log_level}
     settings = load_settings(flags, config_file=config_file)
     configure_logging(settings["logging.level"], settings["logging.format"])
-    from docs_mcp.server.app import ServerSettings, build_server  # the index stack loads only to serve
-
     server_settings = replace(server_settings or ServerSettings(), cursor_secret=settings.cursor_secret)
     server = build_server(settings.index, server_settings)
     verifier = KeyVerifier(settings.key_store)
@@ -281,7 +288,14 @@ def run_http(
     traffic = Traffic()
     app = create_app(server, settings, verifier, limiter, traffic)
     config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on", server_header=False,
-                            timeout_graceful_shutdown=int(settings["server.shutdown_timeout"]))
+                            timeout_graceful_shutdown=settings["server.shutdown_timeout"])
+    _report_start(settings, verifier, sock)
+    DrainingServer(config, traffic).run(sockets=[sock])
+    log_event("stopped", drained=traffic.in_flight == 0)
+
+
+def _report_start(settings: TeamSettings, verifier: KeyVerifier, sock: socket.socket) -> None:
+    """Log where the server listens and what it serves, and warn about settings that leave it unusable or open."""
     bound_host, bound_port = sock.getsockname()[:2]
     log_event("listening", url=f"http://{settings['server.host']}:{bound_port}{MCP_PATH}", host=bound_host,
               port=bound_port, index=str(settings.index), generation=served_generation(settings.index),
@@ -293,5 +307,3 @@ def run_http(
     if host_patterns(settings) is None:
         log_event("Host header not checked (bound to a public address, http.allowed_hosts empty)", logging.WARNING,
                   hint="set http.allowed_hosts to the names clients use")
-    DrainingServer(config, traffic).run(sockets=[sock])
-    log_event("stopped", drained=traffic.in_flight == 0)

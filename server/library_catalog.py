@@ -18,7 +18,8 @@ TOKEN_FACTOR = 0.95  # one word of a longer query naming the library
 ORG_FACTOR = 0.85  # the org part alone ("tiangolo") names the library less surely
 DESCRIPTION_FACTOR = 0.6  # words of the description, for natural-language queries
 SUGGESTIONS = 3
-SUGGEST_RELEVANCE = 0.5  # "did you mean" names only close matches
+SUGGEST_RELEVANCE = 0.5  # "did you mean" names only close matches,
+SUGGEST_SPREAD = 0.15  # and only those nearly as close as the closest
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,9 @@ class LibraryCatalog:
         folded = {key.casefold(): lib for key, lib in self.libraries.items()}
         if library_id.casefold() in folded:
             return folded[library_id.casefold()]
-        close = [m.library.library_id for m in self.resolve(library_id) if m.relevance >= SUGGEST_RELEVANCE][:SUGGESTIONS]
+        matches = self.resolve(library_id)
+        floor = max(SUGGEST_RELEVANCE, matches[0].relevance - SUGGEST_SPREAD) if matches else 1.0
+        close = [m.library.library_id for m in matches if m.relevance >= floor][:SUGGESTIONS]
         guess = f"Did you mean {', '.join(repr(c) for c in close)}? " if close else ""
         raise LibraryNotFoundError(
             f"No library '{library_id}' in this index.",

@@ -64,7 +64,7 @@ def test_strict_fails_and_writes_nothing(cli, make_corpus, tmp_path: Path) -> No
     docs = make_corpus({**GOOD, ".docs-mcp.json": "{not json"})
     code, _, err = cli("index", str(docs), "--out", str(tmp_path / "ix"), "--strict", "--embeddings", "none")
     assert code == 1
-    assert err.startswith("error: 1 problem(s) in ")
+    assert err.startswith("reading the docs folder\nerror: 1 problem(s) in ")
     assert "\n  error: .docs-mcp.json: " in err
     assert not (tmp_path / "ix").exists()
 

@@ -9,7 +9,7 @@ from docs_mcp.server.fuzzy import MAX_EDITS, best_score, compact, levenshtein, n
 
 @pytest.mark.parametrize(
     ("a", "b", "distance"),
-    [("", "", 0), ("abc", "", 3), ("kitten", "sitting", 3), ("fastpi", "fastapi", 1), ("pydnatic", "pydantic", 2), ("same", "same", 0)],
+    [("", "", 0), ("abc", "", 3), ("kitten", "sitting", 3), ("fastpi", "fastapi", 1), ("pydnatic", "pydantic", 1), ("skd", "sdk", 1), ("ca", "abc", 3), ("same", "same", 0)],
 )
 def test_levenshtein_matches_hand_computed_distances(a: str, b: str, distance: int) -> None:
     assert levenshtein(a, b) == distance
@@ -27,10 +27,10 @@ def test_compact_ignores_case_spaces_and_punctuation() -> None:
 
 @pytest.mark.parametrize(
     ("query", "name"),
-    [("fastpi", "fastapi"), ("langchan", "langchain"), ("pydnatic", "pydantic"), ("quikweb", "quickweb")],
+    [("fastpi", "fastapi"), ("langchan", "langchain"), ("pydnatic", "pydantic"), ("quikweb", "quickweb"), ("skd", "sdk")],
 )
 def test_typos_within_three_edits_still_score_well(query: str, name: str) -> None:
-    assert name_score(query, name) >= 0.7
+    assert name_score(query, name) >= 0.6  # well above what unrelated names score (see below)
 
 
 def test_exact_beats_prefix_beats_typo_beats_unrelated() -> None:

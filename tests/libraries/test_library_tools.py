@@ -48,7 +48,7 @@ def test_resolve_finds_the_library_despite_typos(libraries_server, query: str, e
 def test_resolve_tells_what_to_do_next(libraries_server) -> None:
     (best, *_) = libraries_server.json("resolve_library", {"query": "quickweb"})["results"]
     assert best["relevance"] == 1.0
-    assert best["sections"] == ["Overview", "prompts", "API Reference", "Tutorial"] or set(best["sections"]) == {"Overview", "API Reference", "Tutorial"}
+    assert best["sections"] == ["Overview", "API Reference", "Tutorial"]  # the template folder holds no document
     assert best["topics"] == {"kind": ["guide", "reference"]}
     assert best["next"]["get_docs"]["libraries"] == [QUICKWEB]
     assert best["next"]["search_docs"]["library"] == QUICKWEB
@@ -191,7 +191,7 @@ def test_get_docs_respects_the_token_budget(libraries_server, max_tokens: int) -
 
 def test_get_docs_packs_whole_chunks_attributed_to_their_library(libraries_server) -> None:
     answer = libraries_server.json("get_docs", {"libraries": [QUICKWEB, PYDANTIX], "topic": "Depends dependency injection"})
-    assert answer["chunks"][0]["chunk_id"] == f"{QUICKWEB}/tutorial/dependencies.md#dependencies/depends-parameters" or answer["chunks"][0]["path"] == f"{QUICKWEB}/tutorial/dependencies.md"
+    assert answer["chunks"][0]["path"] == f"{QUICKWEB}/tutorial/dependencies.md"
     for chunk in answer["chunks"]:
         assert chunk["library_id"] in (QUICKWEB, PYDANTIX) and chunk["path"].startswith(chunk["library_id"] + "/")
         assert not chunk["truncated"]

@@ -158,6 +158,9 @@ def test_rate_limit_headers_on_every_response_and_429_when_empty(index_dir: Path
     assert problem(third) == (429, "RATE_LIMITED")
     assert third.headers["x-ratelimit-remaining"] == "0"
     assert 1 <= int(third.headers["retry-after"]) <= 60 and third.json()["retryAfter"] == int(third.headers["retry-after"])
+    with pytest.raises(BaseExceptionGroup) as caught:  # what an MCP client shows its agent
+        sdk_call(server.url, slow)
+    assert caught.group_contains(MCPError, match="RATE_LIMITED: .*Try again after", depth=None)
     fresh = post(server, other)  # another key has its own bucket, with the server's defaults
     assert (fresh.status_code, fresh.headers["x-ratelimit-limit"], fresh.headers["x-ratelimit-remaining"]) == (200, "60", "9")
 
@@ -171,6 +174,23 @@ def test_two_servers_share_one_redis_bucket(index_dir: Path, servers, redis_url:
     answers = [post(a, key), post(b, key), post(a, key), post(b, key)]
     assert [r.status_code for r in answers] == [200, 200, 200, 429]
     assert [r.headers["x-ratelimit-remaining"] for r in answers] == ["2", "1", "0", "0"]
+
+
+def test_a_cursor_from_one_replica_pages_on_another(index_dir: Path, servers, new_key, clean_env) -> None:
+    key = new_key(index_dir, "alice")
+    a = servers.start(index_dir, env=clean_env(DOCS_MCP_CURSOR_SECRET="shared-secret"))
+    b = servers.start(index_dir, env=clean_env(DOCS_MCP_CURSOR_SECRET="shared-secret"))
+    other = servers.start(index_dir, env=clean_env(DOCS_MCP_CURSOR_SECRET="another-secret"))
+
+    def search(server: Server, **arguments: Any) -> dict[str, Any]:
+        call = {**SEARCH, "params": {"name": "search_docs", "arguments": {"query": "key token pages", "limit": 1, **arguments}}}
+        return post(server, key, call).json()["result"]
+
+    first = json.loads(search(a)["content"][0]["text"])
+    assert first["next_cursor"] is not None
+    second = json.loads(search(b, cursor=first["next_cursor"])["content"][0]["text"])
+    assert second["hits"] and second["hits"][0]["chunk_id"] != first["hits"][0]["chunk_id"]
+    assert search(other, cursor=first["next_cursor"])["isError"] is True  # the secret does sign cursors
 
 
 def test_a_redis_outage_refuses_requests_instead_of_dropping_the_limit(index_dir: Path, servers, own_redis, new_key) -> None:
