@@ -1,9 +1,12 @@
 """The root of the error tree.
 
-    DocsMcpError                      message + hint (what to do next)
-    ├── indexer.errors.IndexerError   corpus, manifest, index-file and model problems
-    ├── server.errors.ServerError     tool arguments, cursors, unknown chunks
-    └── eval.errors.EvalError         golden files and eval runs
+    DocsMcpError                          message + hint (what to do next)
+    ├── UsageError                        a command line that cannot work
+    ├── indexer.errors.IndexerError       corpus, manifest, library, index-file and model problems
+    ├── server.errors.ServerError         tool arguments, cursors, unknown chunks
+    │   └── server.tool_errors.ToolError  library tools: {code, message, recoverable, suggestion}
+    ├── server.team_errors.TeamModeError  config, key store, rate limiter (HTTP team mode)
+    └── eval.errors.EvalError             golden files, baselines, eval runs, the quality gate
 
 Every leaf's message names the cause; its hint names the fix.  The CLI prints
 both and exits with ``exit_code``; tools turn them into ``isError`` results.

@@ -125,7 +125,9 @@ def bench_command(
     try:
         size_list = tuple(int(s) for s in sizes.split(",") if s.strip())
     except ValueError:
-        raise UsageError(f"--sizes {sizes!r} is not a comma-separated list of integers.", "Example: --sizes 1000,10000") from None
+        size_list = ()
+    if not size_list or min(size_list) < 1:
+        raise UsageError(f"--sizes {sizes!r} is not a comma-separated list of positive integers.", "Example: --sizes 1000,10000")
     plan = BenchPlan(sizes=size_list, seed=seed, corpus=corpus, embeddings=embeddings.value, max_embed=max_embed, queries=queries)
     with progress_bar("bench") as advance:
         results = run_bench(plan, work_dir, progress=advance)

@@ -4,6 +4,8 @@ from docs_mcp.indexer.build import Progress, build_index, write_index  # storage
 from docs_mcp.indexer.corpus import scan_corpus  # chunker
 from docs_mcp.indexer.embedding import Embedder, load_model  # storage
 from docs_mcp.indexer.index_file import IndexReader, current_generation, open_index  # storage
+from docs_mcp.indexer.libraries import LibrarySpec, requested_spec  # libraries
+from docs_mcp.indexer.library_ops import list_libraries, remove_library  # libraries
 from docs_mcp.indexer.records import (  # chunker
     Chunk,
     CorpusScan,
@@ -24,6 +26,10 @@ __all__ = [
     "load_model",  # storage
     "open_index",  # storage
     "write_index",  # storage
+    "LibrarySpec",  # libraries
+    "list_libraries",  # libraries
+    "remove_library",  # libraries
+    "requested_spec",  # libraries
     "Chunk",  # chunker
     "CorpusScan",  # chunker
     "IndexReport",  # chunker

@@ -15,7 +15,6 @@ from typing import Any, Callable, Iterable, Mapping
 from docs_mcp.indexer.catalog import (
     Catalog,
     library_entry,
-    marks_from_metadata,
     merge_marks,
     prompt_entries,
     resource_marks,

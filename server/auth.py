@@ -1,4 +1,8 @@
-"""Bearer-key authentication for /mcp: 401 AUTH_REQUIRED without a key, AUTH_INVALID with a wrong one."""
+"""Who may call /mcp: Host/Origin checks against DNS rebinding, then a bearer API key.
+
+OriginGuard answers 421 HOST_NOT_ALLOWED or 403 ORIGIN_NOT_ALLOWED; AuthMiddleware
+answers 401 AUTH_REQUIRED without a key and 401 AUTH_INVALID with a wrong one.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,11 @@ import logging
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from docs_mcp.server.config import TeamSettings
 from docs_mcp.server.keys import KeyVerifier
 from docs_mcp.server.team_errors import HttpProblem, KeyStoreError
 
+_LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 API_KEY_SCOPE = "docs_mcp.api_key"  # where the authenticated ApiKey is left for inner layers and logs
 
 logger = logging.getLogger(__name__)
@@ -64,4 +70,54 @@ class AuthMiddleware:
             await AUTH_INVALID.send(send)
             return
         scope[API_KEY_SCOPE] = key
+        await self.app(scope, receive, send)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether binding ``host`` keeps the server reachable from this machine only."""
+    return host in ("127.0.0.1", "localhost", "::1") or host.startswith("127.")
+
+
+def host_patterns(settings: TeamSettings) -> tuple[str, ...] | None:
+    """Accepted Host headers: configured, else loopback names when bound to loopback, else None (no check)."""
+    if settings["http.allowed_hosts"]:
+        return settings["http.allowed_hosts"]
+    if is_loopback(settings["server.host"]):
+        return _LOOPBACK_NAMES + tuple(f"{name}:*" for name in _LOOPBACK_NAMES)
+    return None
+
+
+def origin_patterns(settings: TeamSettings) -> tuple[str, ...]:
+    """Accepted Origin headers: loopback origins, configured origins and the CORS origins."""
+    loopback = tuple(f"http://{name}{port}" for name in _LOOPBACK_NAMES for port in ("", ":*"))
+    return loopback + settings["http.allowed_origins"] + settings["http.cors_origins"]
+
+
+def matches(value: str, patterns: tuple[str, ...]) -> bool:
+    """``value`` equals a pattern, or a ``base:*`` pattern with any port, or the pattern is ``*``."""
+    for pattern in patterns:
+        if pattern in ("*", value):
+            return True
+        if pattern.endswith(":*") and value.startswith(pattern[:-1]) and value[len(pattern) - 1 :].isdigit():
+            return True
+    return False
+
+
+class OriginGuard:
+    """DNS-rebinding protection: refuse unknown Host headers (421) and browser Origins (403)."""
+
+    def __init__(self, app: ASGIApp, hosts: tuple[str, ...] | None, origins: tuple[str, ...]) -> None:
+        self.app, self.hosts, self.origins = app, hosts, origins
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = Headers(scope=scope)
+        if self.hosts is not None and not matches(headers.get("host", ""), self.hosts):
+            await HttpProblem(421, "HOST_NOT_ALLOWED", "The Host header names a host this server does not serve.",
+                              "Add the host name to http.allowed_hosts.", recoverable=False).send(send)
+            return
+        origin = headers.get("origin")
+        if origin is not None and not matches(origin, self.origins):
+            await HttpProblem(403, "ORIGIN_NOT_ALLOWED", f"Requests from origin {origin} are not allowed.",
+                              "Add the origin to http.allowed_origins or http.cors_origins.", recoverable=False).send(send)
+            return
         await self.app(scope, receive, send)

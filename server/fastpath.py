@@ -19,6 +19,7 @@ from docs_mcp.indexer.errors import IndexFormatError
 from docs_mcp.indexer.libraries import LIBRARY_KEY
 from docs_mcp.indexer.schema import CHUNKS_TABLE
 from docs_mcp.server.confidence import confidence, term_coverage
+from docs_mcp.server.engine import Engine
 from docs_mcp.server.library_catalog import Library, LibraryCatalog
 from docs_mcp.server.records import Hit
 from docs_mcp.server.tool_errors import TopicNotFoundError
@@ -55,7 +56,7 @@ def count_tokens(text: str) -> int:
     return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
-def find_candidates(engine, catalog: LibraryCatalog, libraries: Sequence[Library], topic: str, mode: str) -> list[Candidate]:
+def find_candidates(engine: Engine, catalog: LibraryCatalog, libraries: Sequence[Library], topic: str, mode: str) -> list[Candidate]:
     """The hits for ``topic`` within ``libraries``, with content and confidence, best first.
 
     The caller holds the index lock.  One search covers every library when all are

@@ -35,7 +35,7 @@ from docs_mcp import __version__
 from docs_mcp.errors import DocsMcpError
 from docs_mcp.indexer.index_file import live_generation
 from docs_mcp.server.app import ServerSettings, build_server
-from docs_mcp.server.auth import AuthMiddleware
+from docs_mcp.server.auth import AuthMiddleware, OriginGuard, host_patterns, origin_patterns
 from docs_mcp.server.config import TeamSettings, load_settings
 from docs_mcp.server.keys import KeyVerifier
 from docs_mcp.server.logs import REQUEST_ID_HEADER, AccessLogMiddleware, configure_logging, log_event
@@ -44,7 +44,6 @@ from docs_mcp.server.team_errors import HttpProblem, TeamModeError
 
 MCP_PATH = "/mcp"
 HEALTH_PATH = "/healthz"
-_LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 _CORS_HEADERS = ("authorization", "content-type", "mcp-session-id", "mcp-protocol-version", "last-event-id", REQUEST_ID_HEADER)
 _EXPOSED_HEADERS = ("mcp-session-id", "retry-after", REQUEST_ID_HEADER,
                     "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset")
@@ -62,56 +61,6 @@ NO_EVENT_STREAM = HttpProblem(
     "Send requests with POST /mcp; responses come back on the same request.",
     headers=(("Allow", "POST, DELETE"),),
 )
-
-
-def is_loopback(host: str) -> bool:
-    """Whether binding ``host`` keeps the server reachable from this machine only."""
-    return host in ("127.0.0.1", "localhost", "::1") or host.startswith("127.")
-
-
-def host_patterns(settings: TeamSettings) -> tuple[str, ...] | None:
-    """Accepted Host headers: configured, else loopback names when bound to loopback, else None (no check)."""
-    if settings["http.allowed_hosts"]:
-        return settings["http.allowed_hosts"]
-    if is_loopback(settings["server.host"]):
-        return _LOOPBACK_NAMES + tuple(f"{name}:*" for name in _LOOPBACK_NAMES)
-    return None
-
-
-def origin_patterns(settings: TeamSettings) -> tuple[str, ...]:
-    """Accepted Origin headers: loopback origins, configured origins and the CORS origins."""
-    loopback = tuple(f"http://{name}{port}" for name in _LOOPBACK_NAMES for port in ("", ":*"))
-    return loopback + settings["http.allowed_origins"] + settings["http.cors_origins"]
-
-
-def matches(value: str, patterns: tuple[str, ...]) -> bool:
-    """``value`` equals a pattern, or a ``base:*`` pattern with any port, or the pattern is ``*``."""
-    for pattern in patterns:
-        if pattern in ("*", value):
-            return True
-        if pattern.endswith(":*") and value.startswith(pattern[:-1]) and value[len(pattern) - 1 :].isdigit():
-            return True
-    return False
-
-
-class OriginGuard:
-    """DNS-rebinding protection: refuse unknown Host headers (421) and browser Origins (403)."""
-
-    def __init__(self, app: ASGIApp, hosts: tuple[str, ...] | None, origins: tuple[str, ...]) -> None:
-        self.app, self.hosts, self.origins = app, hosts, origins
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        headers = Headers(scope=scope)
-        if self.hosts is not None and not matches(headers.get("host", ""), self.hosts):
-            await HttpProblem(421, "HOST_NOT_ALLOWED", "The Host header names a host this server does not serve.",
-                              "Add the host name to http.allowed_hosts.", recoverable=False).send(send)
-            return
-        origin = headers.get("origin")
-        if origin is not None and not matches(origin, self.origins):
-            await HttpProblem(403, "ORIGIN_NOT_ALLOWED", f"Requests from origin {origin} are not allowed.",
-                              "Add the origin to http.allowed_origins or http.cors_origins.", recoverable=False).send(send)
-            return
-        await self.app(scope, receive, send)
 
 
 class SessionGuard:

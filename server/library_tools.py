@@ -14,6 +14,7 @@ from typing import Any, Mapping
 import orjson
 
 from docs_mcp.indexer.libraries import LIBRARY_KEY
+from docs_mcp.server.engine import Engine
 from docs_mcp.server.errors import InvalidArgumentError
 from docs_mcp.server.fastpath import count_tokens, find_candidates, pack, related_pages
 from docs_mcp.server.library_arguments import parse_docs_args, parse_info_args, parse_page_args, parse_resolve_args
@@ -28,7 +29,7 @@ LOW_CONFIDENCE = 0.5
 
 
 @lru_cache(maxsize=2)
-def catalog_of(engine) -> LibraryCatalog:
+def catalog_of(engine: Engine) -> LibraryCatalog:
     """The library catalog of the generation ``engine`` serves (parsed once per generation)."""
     return LibraryCatalog.from_metadata(engine.metadata)
 
@@ -199,7 +200,7 @@ def _toc_entry(entry, outline: Mapping[str, list[str]]) -> dict[str, Any]:
     return shown
 
 
-def _outline(engine, paths: set[str]) -> dict[str, list[str]]:
+def _outline(engine: Engine, paths: set[str]) -> dict[str, list[str]]:
     """Each document's section headings (its outline at the chunking level), in order."""
     outline: dict[str, list[str]] = {path: [] for path in paths}
     columns = engine.columns
@@ -209,7 +210,7 @@ def _outline(engine, paths: set[str]) -> dict[str, list[str]]:
     return outline
 
 
-def _topics(engine, catalog: LibraryCatalog) -> dict[str, dict[str, list[str]]]:
+def _topics(engine: Engine, catalog: LibraryCatalog) -> dict[str, dict[str, list[str]]]:
     """Per library, the taxonomy values its chunks carry (the library facet left out)."""
     values: dict[str, dict[str, set[str]]] = {}
     owners: dict[str, str] = {}

@@ -99,3 +99,10 @@ def test_bad_inputs_exit_with_a_message_not_a_traceback(monkeypatch, capsys, sky
     assert code != 0 and "error: " in err and "Traceback" not in err
     code, _, err = run_cli(monkeypatch, capsys, "eval", CASES, "--index", str(skyline_index), "--baseline", str(bad))
     assert code == 1 and "is not a version-1 eval report" in err
+
+
+@pytest.mark.parametrize("sizes", ["1k,2", "0,5", ","])
+def test_bench_rejects_bad_sizes(monkeypatch, capsys, sizes):
+    code, _, err = run_cli(monkeypatch, capsys, "bench", "--sizes", sizes)
+    assert code == 2
+    assert "is not a comma-separated list of positive integers" in err and "hint: Example: --sizes 1000,10000" in err

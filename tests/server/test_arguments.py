@@ -42,18 +42,21 @@ BAD_GET_DOC = {
 INVALID_CHUNK_IDS = ["", "a b#c#d", "a.md#", "#heading", " a.md", "a.md ", "a.md#x y", "a\tb.md", "a.md#b#c"]
 
 
+@pytest.mark.contract("SD-LIMIT-BOUNDS", "SD-NO-EXTRA-ARGS", "SD-TAXONOMY-ENUM")
 @pytest.mark.parametrize("arguments", BAD_SEARCH.values(), ids=BAD_SEARCH.keys())
 def test_bad_search_arguments_are_refused(arguments):
     with pytest.raises(InvalidArgumentError):
         parse_search_args(arguments, FILTERS)
 
 
+@pytest.mark.contract("GD-CONTEXT-BOUNDS", "GD-SCHEMA")
 @pytest.mark.parametrize("arguments", BAD_GET_DOC.values(), ids=BAD_GET_DOC.keys())
 def test_bad_get_doc_arguments_are_refused(arguments):
     with pytest.raises(InvalidArgumentError):
         parse_get_doc_args(arguments)
 
 
+@pytest.mark.contract("GD-INVALID-FORMAT")
 @pytest.mark.parametrize("chunk_id", INVALID_CHUNK_IDS)
 def test_ids_outside_the_grammar_have_invalid_format(chunk_id):
     with pytest.raises(InvalidChunkIdError) as caught:
@@ -64,6 +67,7 @@ def test_ids_outside_the_grammar_have_invalid_format(chunk_id):
     )
 
 
+@pytest.mark.contract("GD-INVALID-FORMAT")
 @pytest.mark.parametrize(
     "chunk_id", ["guides/retries.md", "guides/retries.md#_preamble", "a.md#x/y-part-2", "My Docs/Getting Started.md#intro"]
 )
@@ -71,6 +75,7 @@ def test_ids_in_the_grammar_pass(chunk_id):
     assert parse_get_doc_args({"chunk_id": chunk_id}).chunk_id == chunk_id
 
 
+@pytest.mark.contract("ERR-ACTIONABLE")
 def test_every_error_text_names_the_fix(snapshot):
     texts = {}
     for name, arguments in BAD_SEARCH.items():
@@ -93,6 +98,7 @@ def _errors(cases, filters):
             yield error
 
 
+@pytest.mark.contract("SD-LIMIT-DEFAULT", "GD-CONTEXT-DEFAULT", "SD-NO-SENTINEL")
 def test_defaults_apply_and_null_means_left_out():
     args = parse_search_args({"query": "  retries  ", "limit": None, "cursor": None, "language": None}, FILTERS)
     assert (args.query, args.limit, args.cursor, dict(args.filters)) == ("retries", 10, None, {})
@@ -103,6 +109,7 @@ def test_an_integral_float_counts_as_an_integer():
     assert parse_search_args({"query": "x", "limit": 5.0}, FILTERS).limit == 5
 
 
+@pytest.mark.contract("SD-TAXONOMY-ENUM")
 def test_filters_are_kept_exactly():
     args = parse_search_args({"query": "x", "language": "python", "scope": "sdk-specific"}, FILTERS)
     assert dict(args.filters) == {"language": "python", "scope": "sdk-specific"}

@@ -17,11 +17,13 @@ def _error(cursor: str, binding: SearchBinding = BINDING, codec: CursorCodec = C
     return caught.value.message
 
 
+@pytest.mark.contract("SD-CURSOR-OPAQUE")
 @pytest.mark.parametrize("offset", [0, 1, 10, 49, 10_000])
 def test_a_cursor_carries_its_offset_back(offset):
     assert CODEC.decode(CODEC.encode(BINDING, offset), BINDING) == offset
 
 
+@pytest.mark.contract("SD-CURSOR-OPAQUE")
 def test_a_cursor_is_unpadded_urlsafe_base64():
     assert re.fullmatch(r"[A-Za-z0-9_-]+", CODEC.encode(BINDING, 20))
 
@@ -35,6 +37,7 @@ def test_any_replica_of_the_same_index_accepts_the_cursor():
     assert CursorCodec("generation-a").decode(CODEC.encode(BINDING, 7), BINDING) == 7
 
 
+@pytest.mark.contract("SD-CURSOR-INVALID")
 @pytest.mark.parametrize(
     "cursor",
     ["", "!!!!", "not base64 at all", "é", "abc", "A" * (MAX_CURSOR_CHARS + 1), "YWJj\n"],
@@ -44,6 +47,7 @@ def test_a_malformed_cursor_is_refused(cursor):
     assert _error(cursor).startswith("The cursor is malformed")
 
 
+@pytest.mark.contract("SD-CURSOR-INVALID")
 def test_a_changed_cursor_fails_the_integrity_check():
     cursor = CODEC.encode(BINDING, 10)
     middle = len(cursor) // 2
@@ -56,6 +60,7 @@ def test_a_cursor_signed_with_another_secret_fails_the_integrity_check():
     assert _error(other.encode(BINDING, 10)).startswith("The cursor failed its integrity check")
 
 
+@pytest.mark.contract("SD-CURSOR-INVALID")
 @pytest.mark.parametrize(
     "other",
     [
@@ -70,11 +75,13 @@ def test_a_cursor_from_another_search_is_foreign(other):
     assert _error(CODEC.encode(BINDING, 10), binding=other).startswith("The cursor belongs to a different search")
 
 
+@pytest.mark.contract("SD-CURSOR-INVALID")
 def test_a_cursor_from_an_older_index_generation_is_stale():
     old = CursorCodec("generation-old").encode(BINDING, 10)
     assert _error(old).startswith("The cursor is stale")
 
 
+@pytest.mark.contract("SD-CURSOR-INVALID", "ERR-ACTIONABLE")
 def test_every_cursor_error_says_to_search_again(snapshot):
     tampered = CODEC.encode(BINDING, 10)[:-3] + "AAA"
     errors = {

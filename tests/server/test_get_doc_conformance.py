@@ -25,6 +25,7 @@ def _cases(conformance):
     return json.loads((conformance / "get-doc" / "expected.json").read_text(encoding="utf-8"))
 
 
+@pytest.mark.contract("GD-DELIMITER", "GD-RAW-MARKDOWN", "GD-POSITION")
 def test_every_successful_case_matches_byte_for_byte(conformance, conformance_server):
     cases = [case for case in _cases(conformance) if not case["is_error"]]
     assert len(cases) >= 8
@@ -35,6 +36,7 @@ def test_every_successful_case_matches_byte_for_byte(conformance, conformance_se
         assert result.content[0].text == case["text"], f"{case['chunk_id']} context={case['context']}"
 
 
+@pytest.mark.contract("GD-NOT-FOUND", "GD-INVALID-FORMAT")
 def test_the_failing_cases_are_errors_worded_like_the_reference(conformance, conformance_server):
     cases = [case for case in _cases(conformance) if case["is_error"]]
     assert len(cases) == 2

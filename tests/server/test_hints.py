@@ -1,5 +1,7 @@
 """Zero-result hints: suggested values per filter the caller set, and a message that says what next."""
 
+import pytest
+
 from docs_mcp.server.hints import build_hint
 
 TAXONOMY = {"language": ("go", "java", "python", "typescript"), "scope": ("global-guide", "sdk-specific")}
@@ -15,6 +17,7 @@ def _matcher(matching: list[dict]):
     return matches, calls
 
 
+@pytest.mark.contract("SD-HINT")
 def test_other_values_under_which_the_query_matches_are_suggested():
     matches, calls = _matcher([{"language": "python"}, {"language": "typescript"}])
     hint = build_hint("paginate", {"language": "go"}, TAXONOMY, matches)
@@ -26,6 +29,7 @@ def test_other_values_under_which_the_query_matches_are_suggested():
     )
 
 
+@pytest.mark.contract("SD-HINT")
 def test_each_key_is_swapped_with_the_other_filters_kept():
     matches, calls = _matcher([{"language": "go", "scope": "global-guide"}])
     hint = build_hint("x", {"language": "go", "scope": "sdk-specific"}, TAXONOMY, matches)

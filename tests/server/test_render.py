@@ -19,6 +19,7 @@ def _chunk(index: int, total: int = 5) -> StoredChunk:
     )
 
 
+@pytest.mark.contract("GD-DELIMITER", "GD-POSITION", "GD-CONTEXT-OFFSET", "GD-ONE-TARGET")
 def test_a_window_follows_the_delimiter_grammar():
     text = render_chunk_window([_chunk(0), _chunk(1), _chunk(2)], "guides/retries.md#s1")
     assert text == (
@@ -28,12 +29,14 @@ def test_a_window_follows_the_delimiter_grammar():
     )
 
 
+@pytest.mark.contract("GD-ONE-TARGET", "GD-POSITION")
 def test_a_single_chunk_is_one_target_block():
     assert render_chunk_window([_chunk(4)], "guides/retries.md#s4") == (
         "--- Chunk: guides/retries.md#s4 (Chunk 5 of 5) (Target) ---\n## S4\n\nBody 4."
     )
 
 
+@pytest.mark.contract("GD-CONTEXT-OFFSET")
 def test_offsets_count_from_the_target():
     text = render_chunk_window([_chunk(i) for i in range(5)], "guides/retries.md#s4")
     assert [line.rsplit("(", 1)[1] for line in text.splitlines() if line.startswith("---")] == [
@@ -62,6 +65,7 @@ HIT = Hit(
 )
 
 
+@pytest.mark.contract("SD-RESULT-SHAPE")
 def test_search_result_json_has_the_contract_shape(snapshot):
     text = render_search_result([HIT], "eyJ2IjoxfQ", None)
     assert text.startswith('{\n  "hits": [')
@@ -70,6 +74,7 @@ def test_search_result_json_has_the_contract_shape(snapshot):
     assert text == snapshot
 
 
+@pytest.mark.contract("SD-HINT")
 def test_an_empty_result_carries_the_hint(snapshot):
     hint = Hint("0 results found for 'x' with language='go'.", {"language": ("python", "typescript")})
     result = orjson.loads(render_search_result([], None, hint))

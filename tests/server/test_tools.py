@@ -15,6 +15,7 @@ DELIMITER = re.compile(r"^--- Chunk: (\S+) \(Chunk (\d+) of (\d+)\) \((Target|Co
 # -- tool list ---------------------------------------------------------------------------------
 
 
+@pytest.mark.contract("SD-SCHEMA", "GD-SCHEMA", "SD-DESCRIPTION", "GD-DESCRIPTION")
 def test_tools_list_is_the_contract_with_the_index_taxonomy(tiny_server, tiny_index, snapshot):
     listed = [tool.model_dump(by_alias=True, exclude_none=True) for tool in tiny_server.list_tools()]
     with open_index(tiny_index) as reader:
@@ -24,6 +25,7 @@ def test_tools_list_is_the_contract_with_the_index_taxonomy(tiny_server, tiny_in
     assert listed[:2] == snapshot  # the other tools are pinned by their own tests
 
 
+@pytest.mark.contract("SD-TAXONOMY-ENUM", "SD-TAXONOMY-DESCRIPTION")
 def test_filter_enums_are_the_values_in_metadata_json(tiny_server, tiny_index):
     taxonomy = json.loads((tiny_index / "metadata.json").read_text())["taxonomy"]
     properties = tiny_server.input_schema("search_docs")["properties"]
@@ -35,6 +37,7 @@ def test_filter_enums_are_the_values_in_metadata_json(tiny_server, tiny_index):
 # -- search_docs -------------------------------------------------------------------------------
 
 
+@pytest.mark.contract("SD-RESULT-SHAPE")
 def test_an_exact_identifier_finds_its_chunk(tiny_server):
     hits = tiny_server.search(query="snake_case_helper")["hits"]
     assert hits[0]["chunk_id"] == "sdk/python/helpers.md#helpers/snakecasehelper"
@@ -42,6 +45,7 @@ def test_an_exact_identifier_finds_its_chunk(tiny_server):
     assert hits[0]["metadata"] == {"language": "python", "scope": "sdk-specific"}
 
 
+@pytest.mark.contract("SD-FILTER")
 def test_a_filter_keeps_only_matching_chunks(tiny_server):
     hits = tiny_server.search(query="RateLimitError", scope="sdk-specific", limit=50)["hits"]
     assert hits and all(hit["metadata"]["scope"] == "sdk-specific" for hit in hits)
@@ -63,6 +67,7 @@ def test_language_twins_collapse_to_one_unless_the_language_is_filtered(tiny_ser
         assert [hit["chunk_id"] for hit in filtered if hit["heading"] == "Retries"] == [f"sdk/{language}/client.md#{language}-client/retries"]
 
 
+@pytest.mark.contract("SD-CURSOR-OPAQUE", "SD-CURSOR-END")
 @pytest.mark.parametrize(
     ("query", "limit"),
     [("cursor pages paging detail collection", 2), ("retries exponential backoff max_retries client", 1)],
@@ -83,6 +88,7 @@ def test_pages_are_disjoint_and_concatenate_to_the_long_list(tiny_server, query,
     assert [hit["chunk_id"] for page in pages for hit in page["hits"]] == [hit["chunk_id"] for hit in whole["hits"]]
 
 
+@pytest.mark.contract("SD-CURSOR-END", "SD-HINT")
 def test_the_last_page_has_no_cursor_and_no_hint(tiny_server):
     result = tiny_server.search(query="snake_case_helper", limit=50)
     assert result["next_cursor"] is None and result["hint"] is None
@@ -97,6 +103,7 @@ CURSOR_ERRORS = {
 }
 
 
+@pytest.mark.contract("SD-CURSOR-INVALID", "ERR-ACTIONABLE")
 @pytest.mark.parametrize("case", CURSOR_ERRORS, ids=CURSOR_ERRORS.keys())
 def test_a_bad_cursor_is_an_error_that_says_to_search_again(tiny_server, case):
     query = "cursor pages paging detail collection"
@@ -118,6 +125,7 @@ def test_a_bad_cursor_is_an_error_that_says_to_search_again(tiny_server, case):
     assert "search_docs again without a cursor" in text
 
 
+@pytest.mark.contract("SD-HINT")
 def test_zero_hits_with_a_filter_suggest_the_values_that_match(tiny_server):
     result = tiny_server.search(query="snake_case_helper", language="go", scope="sdk-specific")
     assert result["hits"] == [] and result["next_cursor"] is None
@@ -125,6 +133,7 @@ def test_zero_hits_with_a_filter_suggest_the_values_that_match(tiny_server):
     assert result["hint"]["message"].startswith("0 results found for 'snake_case_helper' with language='go', scope='sdk-specific'.")
 
 
+@pytest.mark.contract("SD-HINT")
 def test_a_query_that_matches_nothing_gets_the_hint_not_noise(tiny_server):
     result = tiny_server.search(query="zqxjv wvkplm")
     assert result == {
@@ -147,6 +156,7 @@ def _blocks(text: str) -> list[tuple[str, int, int, str]]:
     return [(m[1], int(m[2]), int(m[3]), m[4]) for m in DELIMITER.finditer(text)]
 
 
+@pytest.mark.contract("GD-SAME-FILE", "GD-ONE-TARGET", "GD-POSITION", "GD-CONTEXT-OFFSET", "GD-DELIMITER")
 @pytest.mark.parametrize(
     ("slug", "context", "positions", "roles"),
     [
@@ -169,22 +179,26 @@ def test_get_doc_windows_are_clipped_at_the_file_ends(tiny_server, slug, context
         assert [role for _, _, _, role in blocks] == roles
 
 
+@pytest.mark.contract("GD-RAW-MARKDOWN", "GD-DELIMITER")
 def test_get_doc_returns_the_raw_markdown_in_the_grammar(tiny_server, snapshot):
     text = tiny_server.text("get_doc", {"chunk_id": "guides/errors.md#errors/error-bodies", "context": 1})
     assert text == snapshot
 
 
+@pytest.mark.contract("GD-CONTEXT-DEFAULT")
 def test_get_doc_default_context_is_zero(tiny_server):
     text = tiny_server.text("get_doc", {"chunk_id": "guides/errors.md#errors/support"})
     assert _blocks(text) == [("guides/errors.md#errors/support", 4, 4, "Target")]
 
 
+@pytest.mark.contract("GD-NOT-FOUND")
 def test_an_unknown_chunk_is_the_contract_error(tiny_server):
     assert tiny_server.error("get_doc", {"chunk_id": "guides/errors.md#does-not-exist"}) == (
         "Chunk ID 'guides/errors.md#does-not-exist' not found. Use search_docs to discover valid chunk IDs."
     )
 
 
+@pytest.mark.contract("GD-INVALID-FORMAT")
 def test_a_malformed_chunk_id_is_an_invalid_format_error(tiny_server):
     assert tiny_server.error("get_doc", {"chunk_id": "a b#c#d"}) == (
         "Chunk ID 'a b#c#d' has invalid format. Expected {filepath} or {filepath}#{heading-path}. "
@@ -209,6 +223,7 @@ BAD_CALLS = {
 }
 
 
+@pytest.mark.contract("ERR-ACTIONABLE", "SD-LIMIT-BOUNDS", "SD-NO-EXTRA-ARGS", "GD-CONTEXT-BOUNDS")
 @pytest.mark.parametrize("case", BAD_CALLS, ids=BAD_CALLS.keys())
 def test_bad_arguments_are_error_results_that_say_what_to_do(tiny_server, case):
     tool, arguments = BAD_CALLS[case]
@@ -234,6 +249,7 @@ ODD_QUERIES = [
 ]
 
 
+@pytest.mark.contract("SD-HINT")
 @pytest.mark.parametrize("query", ODD_QUERIES)
 def test_odd_queries_never_break_the_server(tiny_server, query):
     result = tiny_server.search(query=query)

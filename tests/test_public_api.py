@@ -1,0 +1,105 @@
+"""Each package's ``__init__`` is its public API: ``__all__`` is pinned here, and every name in it
+imports.  Changing a list below is an API change: say so in the change's description."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+PUBLIC_API = {
+    "docs_mcp": ["__version__"],
+    "docs_mcp.indexer": [
+        "Embedder",
+        "IndexReader",
+        "Progress",
+        "build_index",
+        "current_generation",
+        "load_model",
+        "open_index",
+        "write_index",
+        "LibrarySpec",
+        "list_libraries",
+        "remove_library",
+        "requested_spec",
+        "Chunk",
+        "CorpusScan",
+        "IndexReport",
+        "ModelIdentity",
+        "Problem",
+        "SourceFile",
+        "Strategy",
+        "TaxonomyKey",
+        "scan_corpus",
+    ],
+    "docs_mcp.server": [
+        "Engine",
+        "Hit",
+        "SearchPage",
+        "ServerSettings",
+        "StoredChunk",
+        "build_server",
+        "open_engine",
+        "run_stdio",
+        "serve_stdio",
+    ],
+    "docs_mcp.eval": [
+        "EvalResult",
+        "GoldenQuery",
+        "Judgment",
+        "QueryResult",
+        "QueryScores",
+        "RelevantEntry",
+        "evaluate",
+        "hit_at_k",
+        "load_golden",
+        "mrr_at_k",
+        "ndcg_at_k",
+        "recall_at_k",
+        "resolve_judgments",
+    ],
+}
+
+
+@pytest.mark.parametrize("package", PUBLIC_API)
+def test_all_is_pinned(package):
+    assert importlib.import_module(package).__all__ == PUBLIC_API[package]
+
+
+@pytest.mark.parametrize("package", PUBLIC_API)
+def test_every_public_name_imports_and_is_defined_where_it_is_exported(package):
+    module = importlib.import_module(package)
+    for name in module.__all__:
+        value = getattr(module, name)  # the lazy packages resolve the name here (PEP 562)
+        assert value is not None, name
+        if hasattr(value, "__module__") and not isinstance(value, str):
+            # Exported from our own code, not re-exported from a dependency.
+            assert value.__module__.startswith("docs_mcp"), f"{package}.{name} comes from {value.__module__}"
+
+
+@pytest.mark.parametrize("package", PUBLIC_API)
+def test_star_import_gives_exactly_all(package):
+    namespace: dict[str, object] = {}
+    exec(f"from {package} import *", namespace)  # noqa: S102 - the statement users write
+    assert sorted(set(namespace) - {"__builtins__"}) == sorted(PUBLIC_API[package])
+
+
+@pytest.mark.parametrize("package", ["docs_mcp.server", "docs_mcp.eval"])
+def test_a_lazy_package_refuses_unknown_names(package):
+    with pytest.raises(AttributeError, match="no_such_name"):
+        importlib.import_module(package).no_such_name  # noqa: B018
+
+
+def test_the_cli_mounts_without_loading_the_mcp_sdk():
+    # `docs-mcp --help` and the indexer commands must not pay for the MCP SDK: the server and
+    # eval packages load their names on first use, and their commands import it inside functions.
+    code = (
+        "import sys\n"
+        "import docs_mcp.cli as cli\n"
+        "cli._mount()\n"
+        "print(sorted(name for name in ('mcp', 'mcp_types', 'fastembed', 'onnxruntime') if name in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.strip() == "[]"
