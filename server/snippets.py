@@ -40,9 +40,16 @@ def make_snippet(text: str, needles: Iterable[str], width: int = SNIPPET_CHARS) 
 
 def _best_start(hits: list[tuple[int, str]], width: int) -> int:
     """Start of the window (a little before a hit) that covers the most distinct matched words."""
-    best_start, best_count = hits[0][0], 0
-    for i, (position, _) in enumerate(hits):
-        seen = {word for pos, word in hits[i:] if pos < position + width * 3 // 4}
-        if len(seen) > best_count:
-            best_start, best_count = position, len(seen)
+    reach = width * 3 // 4
+    counts: dict[str, int] = {}
+    best_start, best_count, end = hits[0][0], 0, 0
+    for position, word in hits:  # slide a window [position, position + reach) over the hits
+        while end < len(hits) and hits[end][0] < position + reach:
+            counts[hits[end][1]] = counts.get(hits[end][1], 0) + 1
+            end += 1
+        if len(counts) > best_count:
+            best_start, best_count = position, len(counts)
+        counts[word] -= 1
+        if not counts[word]:
+            del counts[word]
     return max(0, best_start - width // 4)
