@@ -11,13 +11,18 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Mapping
 
 import orjson
 
 from docs_mcp.errors import DocsMcpError
 from docs_mcp.indexer.errors import IndexerError
+
+if TYPE_CHECKING:  # the build (duckdb, the model) is imported only in the child process
+    from docs_mcp.indexer.build import Progress
 
 # (label, --embeddings value, build into the previous run's folder?)
 RUNS = (("full text only", "none", False), ("with embeddings", "default", False), ("re-index, unchanged", "default", True))
@@ -37,6 +42,7 @@ class BuildRun:
     chunks_per_second: float
     peak_rss_bytes: int
     index_bytes: int
+    stage_seconds: Mapping[str, float]  # scan, embed, fts, vector-index, ... (from progress events)
 
 
 @dataclass(frozen=True)
@@ -95,18 +101,42 @@ def _timed_build(label: str, docs_dir: Path, out: Path, embeddings: str, scratch
         chunks_per_second=round(report["chunks"] / max(report["seconds"], 1e-9), 1),
         peak_rss_bytes=peak,
         index_bytes=report["index_bytes"],
+        stage_seconds=report["stage_seconds"],
     )
+
+
+class _StageClock:
+    """Seconds spent in each build stage: a stage lasts until the next one starts."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self._stage = ""
+        self._since = time.perf_counter()
+
+    def __call__(self, step: Progress) -> None:
+        if step.stage != self._stage:
+            self.stop()
+            self._stage = step.stage
+
+    def stop(self) -> None:
+        now = time.perf_counter()
+        if self._stage:
+            self.seconds[self._stage] = round(self.seconds.get(self._stage, 0.0) + now - self._since, 3)
+        self._since = now
 
 
 def _child(docs_dir: str, out: str, embeddings: str, result: str) -> int:
     from docs_mcp.indexer.build import build_index
 
+    clock = _StageClock()
     try:
-        report = build_index(Path(docs_dir), Path(out), embeddings=embeddings)
+        report = build_index(Path(docs_dir), Path(out), embeddings=embeddings, progress=clock)
     except DocsMcpError as error:
         print(error, file=sys.stderr)
         return 1
-    Path(result).write_bytes(orjson.dumps({**asdict(report), "problems": len(report.problems)}))
+    clock.stop()
+    summary = {**asdict(report), "problems": len(report.problems), "stage_seconds": clock.seconds}
+    Path(result).write_bytes(orjson.dumps(summary))
     return 0
 
 

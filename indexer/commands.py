@@ -104,6 +104,9 @@ def bench_index(
             f"{run.label:<22}{run.files:>7}{run.chunks:>8}{run.embedded:>10}{run.reused:>8}{run.seconds:>9.1f}"
             f"{run.chunks_per_second:>10.1f}{_size(run.peak_rss_bytes):>10}{_size(run.index_bytes):>10}"
         )
+    for run in result.runs:
+        stages = ", ".join(f"{stage} {seconds:.1f}" for stage, seconds in run.stage_seconds.items() if seconds >= 0.05)
+        typer.echo(f"  {run.label}: seconds per stage: {stages}")
     if json_file:
         json_file.write_bytes(orjson.dumps(result.as_json(), option=orjson.OPT_INDENT_2))
 

