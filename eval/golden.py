@@ -34,7 +34,7 @@ _ENTRY_KEYS = {"chunk_id", "filepath", "heading", "heading_path", "grade", "note
 _LIST_KEYS = ("cases", "queries", "test_cases")
 
 
-class _Bad(Exception):
+class _MalformedError(Exception):
     """A problem inside one query object; the loader adds file and line."""
 
 
@@ -127,19 +127,19 @@ def _json_lines(path: str, text: str) -> list[tuple[str, Any]]:
 def _parse_item(path: str, item: Any, where: str, n: int) -> GoldenQuery:
     try:
         return _parse_query(item, where, n)
-    except _Bad as bad:
+    except _MalformedError as bad:
         raise GoldenFileError(path, str(bad), where) from None
 
 
 def _parse_query(item: Any, where: str, n: int) -> GoldenQuery:
     if not isinstance(item, dict):
-        raise _Bad(f"expected a JSON object, got {type(item).__name__}")
+        raise _MalformedError(f"expected a JSON object, got {type(item).__name__}")
     unknown = sorted(set(item) - _QUERY_KEYS)
     if unknown:
-        raise _Bad(f"unknown key(s) {', '.join(unknown)}; accepted: {', '.join(sorted(_QUERY_KEYS))}")
+        raise _MalformedError(f"unknown key(s) {', '.join(unknown)}; accepted: {', '.join(sorted(_QUERY_KEYS))}")
     query = item.get("query")
     if not isinstance(query, str) or not query.strip():
-        raise _Bad("`query` must be a non-empty string")
+        raise _MalformedError("`query` must be a non-empty string")
     return GoldenQuery(
         qid=_text(item, ("id", "name")) or f"q{n:03d}",
         query=query,
@@ -155,7 +155,7 @@ def _parse_query(item: Any, where: str, n: int) -> GoldenQuery:
 def _one_of(item: dict, keys: tuple[str, ...]) -> tuple[str, Any] | None:
     present = [k for k in keys if k in item]
     if len(present) > 1:
-        raise _Bad(f"give only one of {', '.join(present)}")
+        raise _MalformedError(f"give only one of {', '.join(present)}")
     return (present[0], item[present[0]]) if present else None
 
 
@@ -164,7 +164,7 @@ def _text(item: dict, keys: tuple[str, ...]) -> str | None:
     if found is None or found[1] is None:
         return None
     if not isinstance(found[1], str):
-        raise _Bad(f"`{found[0]}` must be a string")
+        raise _MalformedError(f"`{found[0]}` must be a string")
     return found[1]
 
 
@@ -174,7 +174,7 @@ def _int(item: dict, keys: tuple[str, ...], low: int, high: int) -> int | None:
         return None
     key, value = found
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise _Bad(f"`{key}` must be an integer from {low} to {high}, got {value!r}")
+        raise _MalformedError(f"`{key}` must be an integer from {low} to {high}, got {value!r}")
     return value
 
 
@@ -184,7 +184,7 @@ def _filters(item: dict) -> dict[str, str]:
         return {}
     key, value = found
     if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
-        raise _Bad(f"`{key}` must be an object of taxonomy key -> string value")
+        raise _MalformedError(f"`{key}` must be an object of taxonomy key -> string value")
     return dict(value)
 
 
@@ -192,7 +192,7 @@ def _relevance(item: dict) -> tuple[RelevantEntry, ...]:
     entries: list[RelevantEntry] = []
     relevant = item.get("relevant", [])
     if not isinstance(relevant, list):
-        raise _Bad("`relevant` must be a list")
+        raise _MalformedError("`relevant` must be a list")
     entries.extend(_entry(raw, i) for i, raw in enumerate(relevant, 1))
     # The reference server's expected chunks are its best answers: grade 2.
     single = _one_of(item, ("expectedChunkId", "expected_chunk_id"))
@@ -201,16 +201,16 @@ def _relevance(item: dict) -> tuple[RelevantEntry, ...]:
     several = _one_of(item, ("expectedChunkIds", "expected_chunk_ids"))
     if several is not None:
         if not isinstance(several[1], list):
-            raise _Bad(f"`{several[0]}` must be a list of chunk IDs")
+            raise _MalformedError(f"`{several[0]}` must be a list of chunk IDs")
         entries.extend(_expected(raw, f"{several[0]}[{i}]") for i, raw in enumerate(several[1], 1))
     if not entries:
-        raise _Bad("no relevant entry: give `relevant` or `expectedChunkId`")
+        raise _MalformedError("no relevant entry: give `relevant` or `expectedChunkId`")
     return tuple(entries)
 
 
 def _expected(raw: Any, where: str) -> RelevantEntry:
     if not isinstance(raw, str):
-        raise _Bad(f"`{where}` must be a chunk ID string")
+        raise _MalformedError(f"`{where}` must be a chunk ID string")
     return RelevantEntry(grade=2.0, chunk_id=_nonblank(raw, f"`{where}`"))
 
 
@@ -219,23 +219,23 @@ def _entry(raw: Any, number: int) -> RelevantEntry:
     if isinstance(raw, str):
         return RelevantEntry(chunk_id=_nonblank(raw, label))
     if not isinstance(raw, dict):
-        raise _Bad(f"{label} must be a chunk ID string or an object")
+        raise _MalformedError(f"{label} must be a chunk ID string or an object")
     unknown = sorted(set(raw) - _ENTRY_KEYS)
     if unknown:
-        raise _Bad(f"{label}: unknown key(s) {', '.join(unknown)}; accepted: {', '.join(sorted(_ENTRY_KEYS))}")
+        raise _MalformedError(f"{label}: unknown key(s) {', '.join(unknown)}; accepted: {', '.join(sorted(_ENTRY_KEYS))}")
     grade = raw.get("grade", 1)
     if isinstance(grade, bool) or not isinstance(grade, (int, float)) or not grade > 0:
-        raise _Bad(f"{label}: `grade` must be a number above 0, got {grade!r}")
+        raise _MalformedError(f"{label}: `grade` must be a number above 0, got {grade!r}")
     if ("chunk_id" in raw) == ("filepath" in raw):
-        raise _Bad(f"{label}: give either `chunk_id` or `filepath` (+ `heading`)")
+        raise _MalformedError(f"{label}: give either `chunk_id` or `filepath` (+ `heading`)")
     if "chunk_id" in raw:
         return RelevantEntry(grade=float(grade), chunk_id=_nonblank(raw["chunk_id"], f"{label} chunk_id"))
     heading = raw.get("heading")
     if heading is not None and not isinstance(heading, str):
-        raise _Bad(f"{label}: `heading` must be a string or null")
+        raise _MalformedError(f"{label}: `heading` must be a string or null")
     path = raw.get("heading_path") or []
     if not isinstance(path, list) or not all(isinstance(h, str) for h in path):
-        raise _Bad(f"{label}: `heading_path` must be a list of strings")
+        raise _MalformedError(f"{label}: `heading_path` must be a list of strings")
     return RelevantEntry(
         grade=float(grade), filepath=_nonblank(raw["filepath"], f"{label} filepath"), heading=heading, heading_path=tuple(path)
     )
@@ -243,7 +243,7 @@ def _entry(raw: Any, number: int) -> RelevantEntry:
 
 def _nonblank(value: Any, label: str) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise _Bad(f"{label} must be a non-empty string")
+        raise _MalformedError(f"{label} must be a non-empty string")
     return value.strip()
 
 

@@ -55,11 +55,11 @@ def parse_search_args(arguments: Mapping[str, Any] | None, filters: Mapping[str,
     Raises:
         InvalidArgumentError: an argument is missing, unknown, or of the wrong type or range.
     """
-    given = _present(SEARCH_DOCS, arguments, (*SEARCH_ARGUMENTS, *filters))
+    given = present(SEARCH_DOCS, arguments, (*SEARCH_ARGUMENTS, *filters))
     return SearchArgs(
         query=_query(given),
-        limit=_integer(given, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT),
-        cursor=_string(given, "cursor"),
+        limit=integer(given, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT),
+        cursor=string(given, "cursor"),
         filters={key: _choice(given, key, values) for key, values in filters.items() if key in given},
     )
 
@@ -71,9 +71,9 @@ def parse_get_doc_args(arguments: Mapping[str, Any] | None) -> GetDocArgs:
         InvalidArgumentError: an argument is missing, unknown, or of the wrong type or range.
         InvalidChunkIdError: ``chunk_id`` is not ``{filepath}`` or ``{filepath}#{heading-path}``.
     """
-    given = _present(GET_DOC, arguments, ("chunk_id", "context"))
+    given = present(GET_DOC, arguments, ("chunk_id", "context"))
     example = "a chunk ID from search_docs, e.g. 'guides/retries.md#backoff-strategy'"
-    chunk_id = _required_string(given, "chunk_id", example)
+    chunk_id = required_string(given, "chunk_id", example)
     if len(chunk_id) > MAX_CHUNK_ID_CHARS:
         raise InvalidArgumentError(
             f"Argument 'chunk_id' is {len(chunk_id)} characters long; chunk IDs are at most {MAX_CHUNK_ID_CHARS}.",
@@ -81,10 +81,10 @@ def parse_get_doc_args(arguments: Mapping[str, Any] | None) -> GetDocArgs:
         )
     if not _CHUNK_ID.fullmatch(chunk_id):
         raise InvalidChunkIdError(chunk_id)
-    return GetDocArgs(chunk_id, _integer(given, "context", DEFAULT_CONTEXT, 0, MAX_CONTEXT))
+    return GetDocArgs(chunk_id, integer(given, "context", DEFAULT_CONTEXT, 0, MAX_CONTEXT))
 
 
-def _present(tool: str, arguments: Mapping[str, Any] | None, allowed: tuple[str, ...]) -> dict[str, Any]:
+def present(tool: str, arguments: Mapping[str, Any] | None, allowed: tuple[str, ...]) -> dict[str, Any]:
     """The arguments that were given (not null), after refusing names the schema does not have."""
     arguments = arguments or {}
     unknown = sorted(name for name in arguments if name not in allowed)
@@ -100,7 +100,7 @@ def _present(tool: str, arguments: Mapping[str, Any] | None, allowed: tuple[str,
 def _query(given: Mapping[str, Any]) -> str:
     example = "the words to search for, e.g. 'how to paginate' or 'RateLimitError'"
     # Control characters carry no meaning for search and trip up tokenizers.
-    query = _CONTROL.sub(" ", _required_string(given, "query", example)).strip()
+    query = _CONTROL.sub(" ", required_string(given, "query", example)).strip()
     if not query:
         raise InvalidArgumentError("Argument 'query' is empty.", f"Pass {example}.")
     if len(query) > MAX_QUERY_CHARS:
@@ -111,29 +111,29 @@ def _query(given: Mapping[str, Any]) -> str:
     return query
 
 
-def _required_string(given: Mapping[str, Any], name: str, example: str) -> str:
+def required_string(given: Mapping[str, Any], name: str, example: str) -> str:
     if name not in given:
         raise InvalidArgumentError(f"Missing required argument '{name}'.", f"Pass {example}.")
-    return _string(given, name) or ""
+    return string(given, name) or ""
 
 
-def _string(given: Mapping[str, Any], name: str) -> str | None:
+def string(given: Mapping[str, Any], name: str) -> str | None:
     value = given.get(name)
     if value is not None and not isinstance(value, str):
         raise InvalidArgumentError(
-            f"Argument '{name}' must be a string, not {_json_type(value)}.", "Pass it as a string."
+            f"Argument '{name}' must be a string, not {json_type(value)}.", "Pass it as a string."
         )
     return value
 
 
-def _integer(given: Mapping[str, Any], name: str, default: int, low: int, high: int) -> int:
+def integer(given: Mapping[str, Any], name: str, default: int, low: int, high: int) -> int:
     value = given.get(name, default)
     # JSON Schema counts 5.0 as an integer; a boolean is not one, although Python says so.
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if not isinstance(value, int) or isinstance(value, bool):
         raise InvalidArgumentError(
-            f"Argument '{name}' must be an integer, not {_json_type(value)}.",
+            f"Argument '{name}' must be an integer, not {json_type(value)}.",
             f"Pass a whole number from {low} to {high}, or leave it out for {default}.",
         )
     if not low <= value <= high:
@@ -145,7 +145,7 @@ def _integer(given: Mapping[str, Any], name: str, default: int, low: int, high: 
 
 
 def _choice(given: Mapping[str, Any], name: str, values: tuple[str, ...]) -> str:
-    value = _string(given, name)
+    value = string(given, name)
     if value not in values:
         raise InvalidArgumentError(
             f"Argument '{name}' must be one of: {', '.join(values)}; got {value!r}.",
@@ -154,5 +154,5 @@ def _choice(given: Mapping[str, Any], name: str, values: tuple[str, ...]) -> str
     return value
 
 
-def _json_type(value: Any) -> str:
+def json_type(value: Any) -> str:
     return _JSON_TYPES.get(type(value), "null" if value is None else type(value).__name__)

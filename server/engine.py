@@ -24,6 +24,7 @@ from docs_mcp.server.semantic import VectorMatrix, load_vectors, similarities
 from docs_mcp.server.snippets import make_snippet
 
 MODES = ("hybrid", "bm25", "vector")
+RECENT_QUERY_VECTORS = 64
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,7 @@ class Engine:
         self._embedder = None
         self._all_texts: tuple[str, ...] | None = None
         self._word_sets: dict[int, frozenset[str]] = {}
+        self._recent_vectors: dict[str, np.ndarray] = {}
 
     @property
     def size(self) -> int:
@@ -131,7 +133,7 @@ class Engine:
         matrix = self._vector_matrix()
         if matrix is None or not tokenize(query):
             return None
-        return similarities(matrix, self._query_embedder().embed_query(query))
+        return similarities(matrix, self._query_vector(query))
 
     # -- ranking ---------------------------------------------------------------------------
 
@@ -146,7 +148,7 @@ class Engine:
             scorer = self._lexical_scorer()
             lexical = scorer.score(scorer.query_terms(query))
         if mode in ("hybrid", "vector") and self.has_vectors and size and tokenize(query):
-            vector = similarities(self._vector_matrix(), self._query_embedder().embed_query(query))
+            vector = similarities(self._vector_matrix(), self._query_vector(query))
         lexical_present = lexical > 0
         vector_present = vector >= self.settings.vector_base
         if allowed is not None:
@@ -255,6 +257,18 @@ class Engine:
                 self._vectors = load_vectors(self.reader.conn, self.size) if self.has_vectors else None
                 self._vectors_loaded = True
             return self._vectors
+
+    def _query_vector(self, query: str) -> np.ndarray:
+        """The query's embedding; the last few are kept, as pages and get_docs re-ask for them."""
+        with self._lock:
+            vector = self._recent_vectors.get(query)
+        if vector is None:
+            vector = self._query_embedder().embed_query(query)
+            with self._lock:
+                if len(self._recent_vectors) >= RECENT_QUERY_VECTORS:
+                    self._recent_vectors.pop(next(iter(self._recent_vectors)))
+                self._recent_vectors[query] = vector
+        return vector
 
     def _query_embedder(self):
         with self._lock:

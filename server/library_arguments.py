@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from docs_mcp.server.arguments import _integer, _json_type, _present, _required_string, _string
+from docs_mcp.server.arguments import integer, json_type, present, required_string, string
 from docs_mcp.server.errors import InvalidArgumentError
 from docs_mcp.server.library_schemas import (
     DEFAULT_MAX_LINES,
@@ -67,7 +67,7 @@ def parse_resolve_args(arguments: Mapping[str, Any] | None) -> ResolveArgs:
         InvalidArgumentError: an argument is missing, unknown, empty, too long or of the wrong type.
     """
     given = _given(RESOLVE_LIBRARY, arguments)
-    language = _string(given, "language")
+    language = string(given, "language")
     return ResolveArgs(_text(given, "query", "a library name, e.g. 'fastapi'", MAX_TOPIC_CHARS), language.strip() if language else None)
 
 
@@ -89,12 +89,12 @@ def parse_page_args(arguments: Mapping[str, Any] | None) -> PageArgs:
         InvalidArgumentError: an argument is missing, unknown, empty, too long or of the wrong type or range.
     """
     given = _given(READ_PAGE, arguments)
-    library_id = _string(given, "library_id")
+    library_id = string(given, "library_id")
     return PageArgs(
         path=_text(given, "path", "a document path from get_library_info", MAX_PATH_CHARS),
         library_id=library_id.strip() if library_id and library_id.strip() else None,
-        offset=_integer(given, "offset", 0, 0, MAX_OFFSET),
-        max_lines=_integer(given, "max_lines", DEFAULT_MAX_LINES, 1, MAX_MAX_LINES),
+        offset=integer(given, "offset", 0, 0, MAX_OFFSET),
+        max_lines=integer(given, "max_lines", DEFAULT_MAX_LINES, 1, MAX_MAX_LINES),
     )
 
 
@@ -113,18 +113,18 @@ def parse_docs_args(arguments: Mapping[str, Any] | None) -> DocsArgs:
     return DocsArgs(
         libraries=tuple(dict.fromkeys(libraries)),
         topic=_text(given, "topic", "what you need to know, e.g. 'dependency injection'", MAX_TOPIC_CHARS),
-        max_tokens=_integer(given, "max_tokens", DEFAULT_MAX_TOKENS, MIN_MAX_TOKENS, MAX_MAX_TOKENS),
+        max_tokens=integer(given, "max_tokens", DEFAULT_MAX_TOKENS, MIN_MAX_TOKENS, MAX_MAX_TOKENS),
     )
 
 
 def _given(tool: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
     if arguments is not None and not isinstance(arguments, Mapping):
         raise InvalidArgumentError(f"Arguments of {tool} must be an object.", "Pass named arguments.")
-    return _present(tool, arguments, tuple(library_schema(tool)["properties"]))
+    return present(tool, arguments, tuple(library_schema(tool)["properties"]))
 
 
 def _text(given: Mapping[str, Any], name: str, example: str, limit: int) -> str:
-    value = _required_string(given, name, example).strip()
+    value = required_string(given, name, example).strip()
     if not value:
         raise InvalidArgumentError(f"Argument '{name}' is empty.", f"Pass {example}.")
     if len(value) > limit:
@@ -135,7 +135,7 @@ def _text(given: Mapping[str, Any], name: str, example: str, limit: int) -> str:
 def _strings(given: Mapping[str, Any], name: str, limit: int) -> tuple[str, ...]:
     value = given[name]
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        shown = _json_type(value) if not isinstance(value, list) else "a list with non-string items"
+        shown = json_type(value) if not isinstance(value, list) else "a list with non-string items"
         raise InvalidArgumentError(f"Argument '{name}' must be a list of strings, not {shown}.", f"Pass e.g. {name}=['...'].")
     if len(value) > limit:
         raise InvalidArgumentError(f"Argument '{name}' has {len(value)} items; the limit is {limit}.", "Pass fewer.")

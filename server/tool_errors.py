@@ -21,9 +21,11 @@ from typing import Any
 import orjson
 
 from docs_mcp.errors import DocsMcpError
-from docs_mcp.server.errors import InvalidArgumentError, InvalidChunkIdError, InvalidCursorError, ServerError
+from docs_mcp.server.errors import ChunkNotFoundError, InvalidArgumentError, InvalidChunkIdError, InvalidCursorError, ServerError
 
 INVALID_INPUT = "INVALID_INPUT"
+# Ours, like PATH_NOT_ALLOWED: get_doc named a well-formed chunk ID the index does not hold.
+CHUNK_NOT_FOUND = "CHUNK_NOT_FOUND"
 INTERNAL_ERROR = "INTERNAL_ERROR"
 INTERNAL_MESSAGE = "The tool failed with an internal error (details are in the server log)."
 INTERNAL_SUGGESTION = "Try again; if it persists, report it."
@@ -64,6 +66,8 @@ def error_shape(error: BaseException) -> dict[str, Any]:
     """The canonical shape of any error a tool raised; unexpected exceptions say nothing internal."""
     if isinstance(error, ToolError):
         return _shape(error.code, error.message, error.recoverable, error.hint)
+    if isinstance(error, ChunkNotFoundError):
+        return _shape(CHUNK_NOT_FOUND, error.message, True, error.hint)
     if isinstance(error, (InvalidArgumentError, InvalidChunkIdError, InvalidCursorError)):
         return _shape(INVALID_INPUT, error.message, True, error.hint)
     if isinstance(error, DocsMcpError):

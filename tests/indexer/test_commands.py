@@ -124,3 +124,5 @@ def test_bench_index_reports_three_builds(cli, make_corpus, tmp_path: Path) -> N
     assert runs[0]["embedded"] == 0 and runs[1]["embedded"] > 0
     assert (runs[2]["embedded"], runs[2]["reused"]) == (0, runs[1]["embedded"])
     assert runs[1]["index_bytes"] > runs[0]["index_bytes"]
+    assert "embed" in runs[1]["stage_seconds"] and "embed" not in runs[0]["stage_seconds"]
+    assert {"scan", "fts", "publish"} <= set(runs[0]["stage_seconds"])
