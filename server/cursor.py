@@ -101,7 +101,9 @@ def _unbase64(cursor: str) -> bytes:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
     except (binascii.Error, ValueError):
         raise _malformed() from None
-    if len(raw) <= MAC_BYTES:
+    # Unpadded base64 ignores the last character's spare bits: only the canonical
+    # spelling of these bytes is accepted, so every changed character is noticed.
+    if len(raw) <= MAC_BYTES or base64.urlsafe_b64encode(raw).rstrip(b"=").decode() != cursor:
         raise _malformed()
     return raw
 

@@ -119,7 +119,9 @@ def test_bench_index_reports_three_builds(cli, make_corpus, tmp_path: Path) -> N
     assert code == 0
     runs = json.loads((tmp_path / "bench.json").read_text())["runs"]
     assert [run["label"] for run in runs] == ["full text only", "with embeddings", "re-index, unchanged"]
-    assert [line.split()[0] for line in out.splitlines()[1:]] == ["full", "with", "re-index,"]
+    table = out.splitlines()
+    assert [line.split()[0] for line in table[1:4]] == ["full", "with", "re-index,"]
+    assert table[5].startswith("  with embeddings: seconds per stage: ")
     assert all(run["files"] == 2 and run["chunks"] == 2 and run["peak_rss_bytes"] > 10_000_000 for run in runs)
     assert runs[0]["embedded"] == 0 and runs[1]["embedded"] > 0
     assert (runs[2]["embedded"], runs[2]["reused"]) == (0, runs[1]["embedded"])

@@ -250,6 +250,14 @@ def test_non_utf8_file_is_skipped_with_a_problem(make_corpus: MakeCorpus) -> Non
     ]
 
 
+def test_a_path_with_a_hash_is_skipped_because_its_chunk_ids_could_not_be_parsed(make_corpus: MakeCorpus) -> None:
+    root = make_corpus({"sdk/c#.md": "# C#\n\nText.\n", "sdk/go.md": "# Go\n\nText.\n"})
+    scan = scan_corpus(root)
+    assert {c.filepath for c in scan.chunks} == {"sdk/go.md"}
+    assert [(p.path, p.severity) for p in scan.problems] == [("sdk/c#.md", "error")]
+    assert "Rename the file" in scan.problems[0].message
+
+
 def test_utf8_bom_and_crlf_are_accepted(make_corpus: MakeCorpus) -> None:
     root = make_corpus({"win.md": "\ufeff# Title\r\n\r\n## Sec\r\n\r\nText.\r\n".encode("utf-8")})
     scan = scan_corpus(root)
