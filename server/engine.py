@@ -228,7 +228,7 @@ class Engine:
     def _needles(self, query: str) -> tuple[str, ...]:
         words = tokenize(query)
         scorer = self._lexical_scorer()
-        return tuple(words) + tuple(scorer.stem(word) for word in words)
+        return tuple(words) + tuple(scorer.stems(words))
 
     def _texts(self, page: Sequence[int]) -> dict[int, str]:
         with self._lock:

@@ -12,13 +12,13 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Callable, Sequence
 
 import numpy as np
 
 from docs_mcp.indexer.schema import FTS_FIELDS, FTS_IGNORE, FTS_SCHEMA
 
+STEM_CACHE_SIZE = 65_536
 K1 = 1.2
 B = 0.75
 # Weight of a term occurrence per field, in FTS_FIELDS order (title, heading, body).
@@ -87,18 +87,28 @@ class LexicalScorer:
 
     def __init__(self, postings: Postings, stem: Callable[[Sequence[str]], list[str]], weights: Sequence[float] = DEFAULT_FIELD_WEIGHTS) -> None:
         self._p = postings
-        self.stem = lru_cache(maxsize=65536)(lambda word: stem([word])[0])
+        self._stem_words = stem
+        self._stems: dict[str, str] = {}
         self.weights = np.asarray(weights, dtype=np.float32)
         avg = postings.field_lengths.mean(axis=0) if postings.num_docs else np.ones(len(weights))
         avg = np.where(avg > 0, avg, 1.0)
         # Per-document, per-field length normalisation, computed once.
         self._norm = (1 - B + B * postings.field_lengths / avg).astype(np.float32)
 
+    def stems(self, words: Sequence[str]) -> list[str]:
+        """The Porter stems of ``words``; unseen words are stemmed in one batch and remembered."""
+        unseen = sorted({w for w in words if w not in self._stems})
+        if unseen:
+            if len(self._stems) > STEM_CACHE_SIZE:
+                self._stems.clear()
+            self._stems.update(zip(unseen, self._stem_words(unseen)))
+        return [self._stems[w] for w in words]
+
     def query_terms(self, query: str) -> list[int]:
         """Distinct term ids of the query's words that occur in the index (stopwords never do)."""
         ids: list[int] = []
-        for word in tokenize(query):
-            tid = self._p.term_ids.get(self.stem(word))
+        for stemmed in self.stems(tokenize(query)):
+            tid = self._p.term_ids.get(stemmed)
             if tid is not None and tid not in ids:
                 ids.append(tid)
         return ids
