@@ -119,9 +119,14 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join([line(header), *(line(r) for r in rows)])
 
 
+def _delta(value: float, before: float, places: int) -> str:
+    # Rounded first, and -0.0 folded into 0.0: the baseline JSON keeps 6 decimals, not every bit.
+    return f"{round(value - before, places) + 0.0:+.{places}f}"
+
+
 def _cell(value: float, before: Any) -> str:
     if isinstance(before, (int, float)):
-        return f"{value:.3f} ({value - before:+.3f})"
+        return f"{value:.3f} ({_delta(value, before, 3)})"
     return f"{value:.3f}"
 
 
@@ -139,7 +144,7 @@ def render_run(result: EvalResult, baseline: Mapping[str, Any] | None = None) ->
     latency = result.latency()
     old_latency = old.get("latency_ms", {})
     timing = "  ".join(
-        f"{LATENCY_LABELS[key]} {latency[key]:.1f} ms" + (f" ({latency[key] - old_latency[key]:+.1f})" if key in old_latency else "")
+        f"{LATENCY_LABELS[key]} {latency[key]:.1f} ms" + (f" ({_delta(latency[key], old_latency[key], 1)})" if key in old_latency else "")
         for key in LATENCIES
     )
     parts = [_title(result), _table(header, rows), timing]

@@ -1,42 +1,75 @@
-"""Markdown -> heading-path chunks -> DuckDB (full-text + vectors). Owns the index format."""
+"""Markdown -> heading-path chunks -> DuckDB (full-text + vectors). Owns the index format.
 
-from docs_mcp.indexer.build import Progress, build_index, write_index  # storage
-from docs_mcp.indexer.corpus import scan_corpus  # chunker
-from docs_mcp.indexer.embedding import Embedder, load_model  # storage
-from docs_mcp.indexer.index_file import IndexReader, current_generation, open_index  # storage
-from docs_mcp.indexer.libraries import LibrarySpec, requested_spec  # libraries
-from docs_mcp.indexer.library_ops import list_libraries, remove_library  # libraries
-from docs_mcp.indexer.records import (  # chunker
-    Chunk,
-    CorpusScan,
-    IndexReport,
-    ModelIdentity,
-    Problem,
-    SourceFile,
-    Strategy,
-    TaxonomyKey,
-)
+Names load on first use (PEP 562): the CLI imports ``docs_mcp.indexer.schema`` and the
+commands modules on every start, and that must not pull in duckdb, numpy or fastembed.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 __all__ = [
-    "Embedder",  # storage
-    "IndexReader",  # storage
-    "Progress",  # storage
-    "build_index",  # storage
-    "current_generation",  # storage
-    "load_model",  # storage
-    "open_index",  # storage
-    "write_index",  # storage
-    "LibrarySpec",  # libraries
-    "list_libraries",  # libraries
-    "remove_library",  # libraries
-    "requested_spec",  # libraries
-    "Chunk",  # chunker
-    "CorpusScan",  # chunker
-    "IndexReport",  # chunker
-    "ModelIdentity",  # chunker
-    "Problem",  # chunker
-    "SourceFile",  # chunker
-    "Strategy",  # chunker
-    "TaxonomyKey",  # chunker
-    "scan_corpus",  # chunker
+    "Embedder",
+    "IndexReader",
+    "Progress",
+    "build_index",
+    "current_generation",
+    "load_model",
+    "open_index",
+    "write_index",
+    "LibrarySpec",
+    "list_libraries",
+    "remove_library",
+    "requested_spec",
+    "Chunk",
+    "CorpusScan",
+    "IndexReport",
+    "ModelIdentity",
+    "Problem",
+    "SourceFile",
+    "Strategy",
+    "TaxonomyKey",
+    "scan_corpus",
 ]
+
+_HOMES = {
+    "Progress": "build",
+    "build_index": "build",
+    "write_index": "build",
+    "scan_corpus": "corpus",
+    "Embedder": "embedding",
+    "load_model": "embedding",
+    "IndexReader": "index_file",
+    "current_generation": "index_file",
+    "open_index": "index_file",
+    "LibrarySpec": "libraries",
+    "requested_spec": "libraries",
+    "list_libraries": "library_ops",
+    "remove_library": "library_ops",
+    **{name: "records" for name in ("Chunk", "CorpusScan", "IndexReport", "ModelIdentity", "Problem", "SourceFile", "Strategy", "TaxonomyKey")},
+}
+
+if TYPE_CHECKING:
+    from docs_mcp.indexer.build import Progress, build_index, write_index
+    from docs_mcp.indexer.corpus import scan_corpus
+    from docs_mcp.indexer.embedding import Embedder, load_model
+    from docs_mcp.indexer.index_file import IndexReader, current_generation, open_index
+    from docs_mcp.indexer.libraries import LibrarySpec, requested_spec
+    from docs_mcp.indexer.library_ops import list_libraries, remove_library
+    from docs_mcp.indexer.records import (
+        Chunk,
+        CorpusScan,
+        IndexReport,
+        ModelIdentity,
+        Problem,
+        SourceFile,
+        Strategy,
+        TaxonomyKey,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{_HOMES[name]}"), name)

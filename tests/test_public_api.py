@@ -92,14 +92,14 @@ def test_a_lazy_package_refuses_unknown_names(package):
         importlib.import_module(package).no_such_name  # noqa: B018
 
 
-def test_the_cli_mounts_without_loading_the_mcp_sdk():
-    # `docs-mcp --help` and the indexer commands must not pay for the MCP SDK: the server and
-    # eval packages load their names on first use, and their commands import it inside functions.
+def test_the_cli_mounts_without_loading_the_heavy_libraries():
+    # `docs-mcp --help`, `keys` and every command's start must not pay for the MCP SDK, DuckDB,
+    # numpy or the model runtime: the packages load their names on first use.
     code = (
         "import sys\n"
         "import docs_mcp.cli as cli\n"
         "cli._mount()\n"
-        "print(sorted(name for name in ('mcp', 'mcp_types', 'fastembed', 'onnxruntime') if name in sys.modules))\n"
+        "print(sorted(name for name in ('mcp', 'mcp_types', 'fastembed', 'onnxruntime', 'duckdb', 'numpy') if name in sys.modules))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert done.stdout.strip() == "[]"
