@@ -52,6 +52,22 @@ class ServerSettings:
     warm: bool = True
 
 
+@dataclass
+class AnnouncedTools:
+    """The tool list each session last received, so it can be told when an index swap changes it."""
+
+    seen: dict[str, list[types.Tool]] = field(default_factory=dict)
+
+    def record(self, session: str, tool_list: list[types.Tool]) -> None:
+        self.seen[session] = tool_list
+
+    def changed(self, session: str, tool_list: list[types.Tool]) -> bool:
+        """Whether the session saw another list; the new one counts as announced from now on."""
+        previous = self.seen.get(session)
+        self.seen[session] = tool_list
+        return previous is not None and previous != tool_list
+
+
 @dataclass(frozen=True)
 class AppState:
     """What every request handler needs: the live index and the settings."""
@@ -59,6 +75,7 @@ class AppState:
     live: LiveIndex
     settings: ServerSettings
     sessions: resources.LibrarySessions = field(default_factory=resources.LibrarySessions)
+    announced: AnnouncedTools = field(default_factory=AnnouncedTools)
 
 
 ToolRunner = Callable[[ServedIndex, Mapping[str, Any] | None, ServerSettings], str]
@@ -110,6 +127,7 @@ async def _list_tools(
     ctx: ServerRequestContext[AppState], params: types.PaginatedRequestParams | None
 ) -> types.ListToolsResult:
     index = await anyio.to_thread.run_sync(ctx.lifespan_context.live.current)
+    ctx.lifespan_context.announced.record(resources.session_key(ctx), index.tools)
     return types.ListToolsResult(tools=index.tools)
 
 
@@ -123,6 +141,8 @@ async def _call_tool(ctx: ServerRequestContext[AppState], params: types.CallTool
     text, error = await anyio.to_thread.run_sync(call)
     if error is None:
         await resources.after_tool(ctx, state.sessions, state.live, params.name, params.arguments)
+    if state.announced.changed(resources.session_key(ctx), state.live.current().tools):
+        await ctx.session.send_tool_list_changed()
     # Every tool's error also carries the one structured shape {code, message, recoverable, suggestion}.
     return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=error, is_error=error is not None)
 

@@ -42,7 +42,8 @@ SESSION_HEADER = "mcp-session-id"
 LOCAL_SESSION = "local"
 MAX_SESSIONS = 1000
 # resources/list changes as the session resolves libraries: say so in the capabilities.
-NOTIFICATIONS = NotificationOptions(resources_changed=True)
+# tools_changed: an index swap can change search_docs' filter enums (see app.AnnouncedTools).
+NOTIFICATIONS = NotificationOptions(resources_changed=True, tools_changed=True)
 
 
 @dataclass

@@ -91,9 +91,10 @@ def tiny_index(tmp_path_factory) -> Path:
 class McpSession:
     """A connected MCP client, called synchronously through a blocking portal."""
 
-    def __init__(self, portal: BlockingPortal, client: Client) -> None:
+    def __init__(self, portal: BlockingPortal, client: Client, notifications: list[str]) -> None:
         self._portal = portal
         self.client = client
+        self.notifications = notifications  # methods of the server's notifications, in arrival order
 
     def list_tools(self) -> list[Any]:
         return self._portal.call(lambda: self.client.list_tools(cache_mode="refresh")).tools
@@ -132,10 +133,17 @@ def serve_over_stdio(index_dir: Path, errlog_path: Path, *extra: str) -> Iterato
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "docs_mcp", "serve", "--index", str(index_dir), *extra]
     )
+    notifications: list[str] = []
+
+    async def record(message: Any) -> None:
+        method = getattr(getattr(message, "root", message), "method", None)
+        if isinstance(method, str) and method.startswith("notifications/"):
+            notifications.append(method)
+
     with errlog_path.open("w") as errlog, start_blocking_portal() as portal:
-        client = Client(stdio_client(params, errlog=errlog), mode="legacy")
+        client = Client(stdio_client(params, errlog=errlog), mode="legacy", message_handler=record)
         with portal.wrap_async_context_manager(client):
-            yield McpSession(portal, client)
+            yield McpSession(portal, client, notifications)
 
 
 @pytest.fixture(scope="session")
