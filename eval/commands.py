@@ -14,12 +14,7 @@ from typing import Callable, Iterator
 import typer
 
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
-
-
-class Mode(str, Enum):
-    hybrid = "hybrid"
-    bm25 = "bm25"
-    vector = "vector"
+from docs_mcp.server.commands import Mode
 
 
 class Embeddings(str, Enum):
