@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from corpus_files import write_corpus  # noqa: F401 - re-exported for this area's tests
 
 QUICKWEB, PYDANTIX, ACME = "quickweb/quickweb", "pydantix/pydantix", "acme/cli"
 LONG_PAGE_LINES = 260
@@ -68,10 +69,3 @@ ACME_FILES: dict[str, str] = {
 }
 
 
-def write_corpus(root: Path, files: dict[str, str]) -> Path:
-    """Write ``files`` (relative path -> text) under ``root`` and return ``root``."""
-    for relative, text in files.items():
-        path = root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root

@@ -20,6 +20,7 @@ from mcp.client.stdio import stdio_client
 from mcp_types import CallToolResult
 
 from docs_mcp.indexer import build_index
+from corpus_files import write_corpus
 
 LANGUAGES = ("go", "python", "typescript")
 
@@ -68,15 +69,6 @@ TINY_CORPUS: dict[str, str] = {
     },
     "sdk/python/helpers.md": "# Helpers\n\n## snake_case_helper\n\nThe `snake_case_helper` function converts field names.\n",
 }
-
-
-def write_corpus(root: Path, files: dict[str, str]) -> Path:
-    """Write ``files`` (relative path -> text) under ``root`` and return ``root``."""
-    for relative, text in files.items():
-        path = root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
 
 
 @pytest.fixture(scope="session")

@@ -6,18 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
+from corpus_files import write_corpus
 
 from docs_mcp.indexer import build_index
 from docs_mcp.server.engine import open_engine
 
 LANGS = {"python": "get_token()", "go": "GetToken()", "typescript": "getToken()"}
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
 
 
 def _corpus(root: Path) -> None:
@@ -43,7 +37,7 @@ def _corpus(root: Path) -> None:
         )
     for n in range(12):
         files[f"guides/topics/topic-{n:02d}.md"] = f"# Topic {n}\n\n## Widgets {n}\n\nWidgets are configured per project; widget number {n} is blue.\n"
-    _write(root, files)
+    write_corpus(root, files)
 
 
 @pytest.fixture(scope="module")
