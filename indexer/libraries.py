@@ -67,40 +67,6 @@ def check_library_id(value: str) -> str:
     return value
 
 
-def library_spec(
-    docs_root: Path,
-    library_id: str | None,
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    languages: Iterable[str] = (),
-    version: str | None = None,
-) -> LibrarySpec:
-    """The library a docs folder is indexed as: flags first, then the ``library`` block of its root manifest.
-
-    Raises:
-        LibraryError: no ID was given by flag or manifest, an ID is malformed, or the block is invalid.
-    """
-    block = _manifest_block(Path(docs_root))
-    chosen = library_id or block.get("id")
-    if not chosen:
-        raise LibraryError(
-            "No library ID given.",
-            f'Pass --library org/project, or add "library": {{"id": "org/project"}} to {MANIFEST_NAME} in the docs root.',
-        )
-    chosen = check_library_id(str(chosen))
-    flags_languages = tuple(lang.strip() for lang in languages if lang.strip())
-    return LibrarySpec(
-        library_id=chosen,
-        name=name or _text(block, "name") or chosen.split("/")[1],
-        description=description or _text(block, "description"),
-        languages=flags_languages or _texts(block, "languages"),
-        version=version or _text(block, "version"),
-        aliases=_texts(block, "aliases"),
-        sections=_sections(block),
-    )
-
-
 def requested_spec(
     docs_root: Path,
     library_id: str | None,
@@ -110,15 +76,32 @@ def requested_spec(
     languages: Iterable[str] = (),
     version: str | None = None,
 ) -> LibrarySpec | None:
-    """The library the `index` command was asked for: by a flag or the root manifest; None for the implicit library.
+    """The library the `index` command was asked for: flags first, then the ``library`` block of the
+    root manifest; None for the implicit library (no library flag, no manifest ID).
 
     Raises:
         LibraryError: a library flag was given without an ID, an ID is malformed, or the manifest block is invalid.
     """
-    languages = tuple(languages)
-    if not (library_id or name or description or languages or version or _manifest_block(Path(docs_root)).get("id")):
+    languages = tuple(lang.strip() for lang in languages if lang.strip())
+    block = _manifest_block(Path(docs_root))
+    chosen = library_id or block.get("id")
+    if not (chosen or name or description or languages or version):
         return None
-    return library_spec(docs_root, library_id, name=name, description=description, languages=languages, version=version)
+    if not chosen:
+        raise LibraryError(
+            "No library ID given.",
+            f'Pass --library org/project, or add "library": {{"id": "org/project"}} to {MANIFEST_NAME} in the docs root.',
+        )
+    chosen = check_library_id(str(chosen))
+    return LibrarySpec(
+        library_id=chosen,
+        name=name or _text(block, "name") or chosen.split("/")[1],
+        description=description or _text(block, "description"),
+        languages=languages or _texts(block, "languages"),
+        version=version or _text(block, "version"),
+        aliases=_texts(block, "aliases"),
+        sections=_sections(block),
+    )
 
 
 def implicit_spec(scan: CorpusScan) -> LibrarySpec:

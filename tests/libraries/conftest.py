@@ -10,19 +10,13 @@ notifications recorded.
 
 from __future__ import annotations
 
-import json
-import sys
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
 import pytest
-from anyio.from_thread import BlockingPortal, start_blocking_portal
-from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
-from mcp_types import CallToolResult
 
 from library_corpora import ACME, ACME_FILES, PYDANTIX, PYDANTIX_FILES, QUICKWEB, QUICKWEB_FILES, write_corpus
+from mcp_session import McpSession, serve_over_stdio
 
 @pytest.fixture(scope="session")
 def library_docs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
@@ -47,51 +41,6 @@ def libraries_index(library_docs: dict[str, Path], tmp_path_factory: pytest.Temp
     build_index(library_docs[PYDANTIX], index, library=pydantix)
     build_index(library_docs[ACME], index, library=requested_spec(library_docs[ACME], ACME, name="Acme CLI", languages=["go"], version="1.4"))
     return index
-
-
-class McpSession:
-    """A connected MCP client, called synchronously, with the notifications it received."""
-
-    def __init__(self, portal: BlockingPortal, client: Client, notifications: list[Any]) -> None:
-        self._portal = portal
-        self.client = client
-        self.notifications = notifications
-
-    def call(self, tool: str, arguments: Any) -> CallToolResult:
-        return self._portal.call(self.client.call_tool, tool, arguments)
-
-    def json(self, tool: str, arguments: Any) -> dict[str, Any]:
-        """The parsed JSON of a successful call (fails the test on an error result)."""
-        result = self.call(tool, arguments)
-        assert not result.is_error, result.content[0].text
-        return json.loads(result.content[0].text)
-
-    def error(self, tool: str, arguments: Any) -> dict[str, Any]:
-        """The parsed error shape of an error result (fails the test on success)."""
-        result = self.call(tool, arguments)
-        assert result.is_error, result.content[0].text
-        shape = json.loads(result.content[0].text)
-        assert shape == result.structured_content
-        return shape
-
-    def run(self, method: Any, *args: Any) -> Any:
-        """Run any other client coroutine method."""
-        return self._portal.call(method, *args)
-
-
-@contextmanager
-def serve_over_stdio(index_dir: Path, errlog_path: Path) -> Iterator[McpSession]:
-    """Run `docs-mcp serve --index index_dir` as a subprocess; its stderr goes to ``errlog_path``."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "docs_mcp", "serve", "--index", str(index_dir)])
-    notifications: list[Any] = []
-
-    async def record(message: Any) -> None:
-        notifications.append(message)
-
-    with errlog_path.open("w") as errlog, start_blocking_portal() as portal:
-        client = Client(stdio_client(params, errlog=errlog), mode="legacy", message_handler=record)
-        with portal.wrap_async_context_manager(client):
-            yield McpSession(portal, client, notifications)
 
 
 @pytest.fixture(scope="session")

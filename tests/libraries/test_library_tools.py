@@ -68,7 +68,7 @@ def test_resolve_with_no_match_returns_an_empty_list_and_a_hint(libraries_server
 
 @pytest.mark.parametrize("arguments", [{}, {"query": ""}, {"query": 3}, {"query": "x", "limit": 2}, {"query": "x" * 501}])
 def test_resolve_refuses_bad_input(libraries_server, arguments) -> None:
-    shape = libraries_server.error("resolve_library", arguments)
+    shape = libraries_server.error_shape("resolve_library", arguments)
     assert set(shape) == ERROR_KEYS
     assert shape["code"] == "INVALID_INPUT" and shape["recoverable"] is True
 
@@ -100,13 +100,13 @@ def test_info_filters_by_section_and_keeps_available_sections(libraries_server) 
 
 
 def test_info_for_a_section_that_does_not_exist_lists_the_real_ones(libraries_server) -> None:
-    shape = libraries_server.error("get_library_info", {"library_id": QUICKWEB, "sections": ["Cookbook"]})
+    shape = libraries_server.error_shape("get_library_info", {"library_id": QUICKWEB, "sections": ["Cookbook"]})
     assert shape["code"] == "INVALID_INPUT"
     assert "Tutorial" in shape["suggestion"]
 
 
 def test_info_for_an_unknown_library_suggests_the_closest(libraries_server) -> None:
-    shape = libraries_server.error("get_library_info", {"library_id": "quickweb/quikweb"})
+    shape = libraries_server.error_shape("get_library_info", {"library_id": "quickweb/quikweb"})
     assert shape["code"] == "LIBRARY_NOT_FOUND"
     assert f"Did you mean '{QUICKWEB}'" in shape["suggestion"]
     assert "resolve_library" in shape["suggestion"]
@@ -164,17 +164,17 @@ def test_read_page_takes_a_library_relative_path_with_library_id(libraries_serve
     ],
 )
 def test_read_page_refuses_path_traversal(libraries_server, path: str) -> None:
-    shape = libraries_server.error("read_page", {"path": path})
+    shape = libraries_server.error_shape("read_page", {"path": path})
     assert shape["code"] == "PATH_NOT_ALLOWED"
     assert "get_library_info" in shape["suggestion"]
 
 
 def test_read_page_of_an_unknown_document_suggests_close_paths(libraries_server) -> None:
-    shape = libraries_server.error("read_page", {"path": "tutorial/dependency.md", "library_id": QUICKWEB})
+    shape = libraries_server.error_shape("read_page", {"path": "tutorial/dependency.md", "library_id": QUICKWEB})
     assert shape["code"] == "PAGE_NOT_FOUND"
     assert f"'{QUICKWEB}/tutorial/dependencies.md'" in shape["suggestion"]
-    assert libraries_server.error("read_page", {"path": "x.md", "library_id": "nope/nope"})["code"] == "LIBRARY_NOT_FOUND"
-    assert libraries_server.error("read_page", {"path": "x.md", "max_lines": 0})["code"] == "INVALID_INPUT"
+    assert libraries_server.error_shape("read_page", {"path": "x.md", "library_id": "nope/nope"})["code"] == "LIBRARY_NOT_FOUND"
+    assert libraries_server.error_shape("read_page", {"path": "x.md", "max_lines": 0})["code"] == "INVALID_INPUT"
 
 
 # -- get_docs -------------------------------------------------------------------------------------------
@@ -229,13 +229,13 @@ def test_confidence_is_lower_for_a_topic_the_library_does_not_cover(libraries_se
 
 
 def test_get_docs_errors(libraries_server) -> None:
-    missing = libraries_server.error("get_docs", {"libraries": [QUICKWEB, "pydantic/pydantic"], "topic": "models"})
+    missing = libraries_server.error_shape("get_docs", {"libraries": [QUICKWEB, "pydantic/pydantic"], "topic": "models"})
     assert missing["code"] == "LIBRARY_NOT_FOUND" and "pydantic/pydantic" in missing["message"]
     assert f"'{PYDANTIX}'" in missing["suggestion"]
-    nothing = libraries_server.error("get_docs", {"libraries": [ACME], "topic": "zzqx flurbix"})
+    nothing = libraries_server.error_shape("get_docs", {"libraries": [ACME], "topic": "zzqx flurbix"})
     assert nothing["code"] == "TOPIC_NOT_FOUND" and "get_library_info" in nothing["suggestion"]
     for bad in ({"libraries": [], "topic": "x"}, {"libraries": "acme/cli", "topic": "x"}, {"libraries": [ACME]}, {"libraries": [ACME], "topic": "x", "max_tokens": 100}):
-        assert libraries_server.error("get_docs", bad)["code"] == "INVALID_INPUT"
+        assert libraries_server.error_shape("get_docs", bad)["code"] == "INVALID_INPUT"
 
 
 # -- one error shape ---------------------------------------------------------------------------------

@@ -58,7 +58,7 @@ def test_resolved_libraries_grow_with_get_library_info_and_announce_it(fresh_ser
     assert _list_changed(fresh_server) == 1
     fresh_server.json("get_library_info", {"library_id": ACME})
     fresh_server.json("get_library_info", {"library_id": PYDANTIX})  # already known: no news
-    fresh_server.error("get_library_info", {"library_id": "no/such"})
+    fresh_server.error_shape("get_library_info", {"library_id": "no/such"})
     assert _list_changed(fresh_server) == 2
     assert json.loads(_read(fresh_server, RESOLVED)) == {
         "libraries": [{"id": PYDANTIX, "name": "Pydantix", "languages": ["python"]}, {"id": ACME, "name": "Acme CLI", "languages": ["go"]}]

@@ -8,19 +8,14 @@ known answers however the sample corpus evolves.
 from __future__ import annotations
 
 import json
-import sys
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
 import pytest
-from anyio.from_thread import BlockingPortal, start_blocking_portal
-from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
-from mcp_types import CallToolResult
 
-from docs_mcp.indexer import build_index
 from corpus_files import write_corpus
+from docs_mcp.indexer import build_index
+from mcp_session import McpSession, serve_over_stdio
 
 LANGUAGES = ("go", "python", "typescript")
 
@@ -78,64 +73,6 @@ def tiny_index(tmp_path_factory) -> Path:
     docs = write_corpus(root / "docs", TINY_CORPUS)
     build_index(docs, root / "index")
     return root / "index"
-
-
-class McpSession:
-    """A connected MCP client, called synchronously through a blocking portal."""
-
-    def __init__(self, portal: BlockingPortal, client: Client, notifications: list[str]) -> None:
-        self._portal = portal
-        self.client = client
-        self.notifications = notifications  # methods of the server's notifications, in arrival order
-
-    def list_tools(self) -> list[Any]:
-        return self._portal.call(lambda: self.client.list_tools(cache_mode="refresh")).tools
-
-    def input_schema(self, tool: str) -> dict[str, Any]:
-        return next(listed for listed in self.list_tools() if listed.name == tool).input_schema
-
-    def call(self, tool: str, arguments: Any) -> CallToolResult:
-        return self._portal.call(self.client.call_tool, tool, arguments)
-
-    def text(self, tool: str, arguments: Any) -> str:
-        """The text of a successful call (fails the test on an error result)."""
-        result = self.call(tool, arguments)
-        assert not result.is_error, result.content[0].text
-        return result.content[0].text
-
-    def search(self, **arguments: Any) -> dict[str, Any]:
-        """search_docs, with the JSON SearchResult parsed."""
-        return json.loads(self.text("search_docs", arguments))
-
-    def error(self, tool: str, arguments: Any) -> str:
-        """The text of an error result (fails the test on success)."""
-        result = self.call(tool, arguments)
-        assert result.is_error, result.content[0].text
-        assert len(result.content) == 1
-        return result.content[0].text
-
-    def alive(self) -> bool:
-        """The server still answers (ping is deprecated in the SDK, so ask for the tool list)."""
-        return "search_docs" in {tool.name for tool in self.list_tools()}
-
-
-@contextmanager
-def serve_over_stdio(index_dir: Path, errlog_path: Path, *extra: str) -> Iterator[McpSession]:
-    """Run `docs-mcp serve --index index_dir` as a subprocess; its stderr goes to ``errlog_path``."""
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "docs_mcp", "serve", "--index", str(index_dir), *extra]
-    )
-    notifications: list[str] = []
-
-    async def record(message: Any) -> None:
-        method = getattr(getattr(message, "root", message), "method", None)
-        if isinstance(method, str) and method.startswith("notifications/"):
-            notifications.append(method)
-
-    with errlog_path.open("w") as errlog, start_blocking_portal() as portal:
-        client = Client(stdio_client(params, errlog=errlog), mode="legacy", message_handler=record)
-        with portal.wrap_async_context_manager(client):
-            yield McpSession(portal, client, notifications)
 
 
 @pytest.fixture(scope="session")

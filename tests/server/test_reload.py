@@ -44,10 +44,10 @@ def test_a_rebuilt_index_is_served_without_restart(tmp_path, corpus, stdio_serve
 
         build_index(corpus(V2), index)
 
-        assert "notifications/tools/list_changed" not in session.notifications
+        assert "notifications/tools/list_changed" not in session.notification_methods()
         assert session.text("get_doc", {"chunk_id": "guides/tuning.md#tuning/turbo-mode"}).endswith("Turbo mode makes the widget faster.")
         # The swap added a `language` filter to search_docs: the client is told to list tools again.
-        assert session.notifications.count("notifications/tools/list_changed") == 1
+        assert session.notification_methods().count("notifications/tools/list_changed") == 1
         stale = session.error("search_docs", {"query": "setup step widget", "limit": 2, "cursor": first["next_cursor"]})
         assert stale.startswith("The cursor is stale") and "search_docs again without a cursor" in stale
         assert session.input_schema("search_docs")["properties"]["language"]["enum"] == ["go"]
