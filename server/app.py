@@ -137,22 +137,23 @@ async def _call_tool(ctx: ServerRequestContext[AppState], params: types.CallTool
         # An unknown tool is protocol misuse (the client did not use tools/list), not a tool error.
         raise MCPError(types.INVALID_PARAMS, f"Unknown tool '{params.name}'. Available tools: {', '.join(_TOOLS)}.")
     state = ctx.lifespan_context
-    call = partial(_run_tool, runner, state, params.name, params.arguments)
+    index = await anyio.to_thread.run_sync(state.live.current)
+    call = partial(_run_tool, runner, index, state.settings, params.name, params.arguments)
     text, error = await anyio.to_thread.run_sync(call)
     if error is None:
         await resources.after_tool(ctx, state.sessions, state.live, params.name, params.arguments)
-    if state.announced.changed(resources.session_key(ctx), state.live.current().tools):
+    if state.announced.changed(resources.session_key(ctx), index.tools):
         await ctx.session.send_tool_list_changed()
     # Every tool's error also carries the one structured shape {code, message, recoverable, suggestion}.
     return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=error, is_error=error is not None)
 
 
 def _run_tool(
-    runner: ToolRunner, state: AppState, name: str, arguments: Mapping[str, Any] | None
+    runner: ToolRunner, index: ServedIndex, settings: ServerSettings, name: str, arguments: Mapping[str, Any] | None
 ) -> tuple[str, dict[str, Any] | None]:
     """The tool's text and, for an error, its shape; never raises for anything a caller sends."""
     try:
-        return runner(state.live.current(), arguments, state.settings), None
+        return runner(index, arguments, settings), None
     except DocsMcpError as error:
         # search_docs and get_doc keep the contract's plain-text messages; the library tools answer in JSON.
         return (render_error(error) if name in LIBRARY_TOOLS else str(error)), error_shape(error)
