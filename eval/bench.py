@@ -206,7 +206,7 @@ def _folder_bytes(folder: Path) -> int:
 
 
 def _step_search(job: dict[str, Any]) -> dict[str, Any]:
-    from docs_mcp.server.engine import open_engine
+    from docs_mcp.server.search.engine import open_engine
 
     folder = Path(job["folder"])
     queries = json.loads((folder / "prepare.json").read_text())["queries"]

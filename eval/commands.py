@@ -9,10 +9,11 @@ from __future__ import annotations
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Optional
 
 import typer
 
+from docs_mcp.indexer.commands import human_size
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
 from docs_mcp.server.commands import Mode
 
@@ -28,6 +29,7 @@ def register(app: typer.Typer) -> None:
     """Add this area's commands to the root `docs-mcp` app."""
     app.command("eval")(eval_command)
     app.command("bench")(bench_command)
+    app.command("bench-index")(bench_index_command)
 
 
 @contextmanager
@@ -130,3 +132,27 @@ def bench_command(
     if json_file:
         write_bench_json(plan, results, json_file)
         typer.echo(f"wrote {json_file}", err=True)
+
+
+def bench_index_command(
+    docs_dir: Path = typer.Argument(..., help="Folder of markdown documentation to benchmark."),
+    json_file: Optional[Path] = typer.Option(None, "--json", help="Also write the figures to this JSON file."),
+) -> None:
+    """Time three builds of DOCS_DIR in temporary folders (full text only, with embeddings, unchanged re-index)."""
+    import orjson
+
+    from docs_mcp.eval.bench_index import bench_index as run_bench
+
+    typer.echo(f"benchmarking {docs_dir} (three builds in child processes)...", err=True)
+    result = run_bench(docs_dir)
+    typer.echo(f"{'run':<22}{'files':>7}{'chunks':>8}{'embedded':>10}{'reused':>8}{'seconds':>9}{'chunks/s':>10}{'peak RSS':>10}{'size':>10}")
+    for run in result.runs:
+        typer.echo(
+            f"{run.label:<22}{run.files:>7}{run.chunks:>8}{run.embedded:>10}{run.reused:>8}{run.seconds:>9.1f}"
+            f"{run.chunks_per_second:>10.1f}{human_size(run.peak_rss_bytes):>10}{human_size(run.index_bytes):>10}"
+        )
+    for run in result.runs:
+        stages = ", ".join(f"{stage} {seconds:.1f}" for stage, seconds in run.stage_seconds.items() if seconds >= 0.05)
+        typer.echo(f"  {run.label}: seconds per stage: {stages}")
+    if json_file:
+        json_file.write_bytes(orjson.dumps(result.as_json(), option=orjson.OPT_INDENT_2))

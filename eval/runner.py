@@ -30,7 +30,7 @@ from docs_mcp.eval.metrics import Judgment, QueryScores, mean_scores, percentile
 from docs_mcp.indexer import open_index
 from docs_mcp.indexer.schema import CHUNKS_TABLE
 from docs_mcp.server.app import ServerSettings, build_server
-from docs_mcp.server.engine import MODES
+from docs_mcp.server.search.engine import MODES
 
 Progress = Callable[[int, int], None]
 

@@ -153,7 +153,7 @@ def fill_random_vectors(index_dir: Path, seed: int = 0) -> int:
     import numpy as np
     import orjson
 
-    from docs_mcp.indexer.build import hnsw_sql
+    from docs_mcp.indexer.generation import hnsw_sql
     from docs_mcp.indexer.embedding import load_embedder
     from docs_mcp.indexer.index_file import connect, current_generation
     from docs_mcp.indexer.schema import CHUNKS_TABLE, DB_FILE, META_TABLE, VECTORS_TABLE, ddl

@@ -34,29 +34,30 @@ __all__ = [
 ]
 
 _HOMES = {
-    "Progress": "build",
+    "Progress": "generation",
     "build_index": "build",
-    "write_index": "build",
+    "write_index": "generation",
     "scan_corpus": "corpus",
     "Embedder": "embedding",
     "load_model": "embedding",
     "IndexReader": "index_file",
     "current_generation": "index_file",
     "open_index": "index_file",
-    "LibrarySpec": "libraries",
-    "requested_spec": "libraries",
-    "list_libraries": "library_ops",
-    "remove_library": "library_ops",
+    "LibrarySpec": "libraries.spec",
+    "requested_spec": "libraries.spec",
+    "list_libraries": "libraries.ops",
+    "remove_library": "libraries.ops",
     **{name: "records" for name in ("Chunk", "CorpusScan", "IndexReport", "ModelIdentity", "Problem", "SourceFile", "Strategy", "TaxonomyKey")},
 }
 
 if TYPE_CHECKING:
-    from docs_mcp.indexer.build import Progress, build_index, write_index
+    from docs_mcp.indexer.build import build_index
+    from docs_mcp.indexer.generation import Progress, write_index
     from docs_mcp.indexer.corpus import scan_corpus
     from docs_mcp.indexer.embedding import Embedder, load_model
     from docs_mcp.indexer.index_file import IndexReader, current_generation, open_index
-    from docs_mcp.indexer.libraries import LibrarySpec, requested_spec
-    from docs_mcp.indexer.library_ops import list_libraries, remove_library
+    from docs_mcp.indexer.libraries.spec import LibrarySpec, requested_spec
+    from docs_mcp.indexer.libraries.ops import list_libraries, remove_library
     from docs_mcp.indexer.records import (
         Chunk,
         CorpusScan,

@@ -1,4 +1,4 @@
-"""`docs-mcp index`, `docs-mcp validate` and `docs-mcp bench-index`: options in, one library call, output out.
+"""`docs-mcp index` and `docs-mcp validate`: options in, one library call, output out.
 
 Progress goes to stderr (one line rewritten in place on a terminal, one line per step
 otherwise); results go to stdout. Errors are raised as DocsMcpError for the root CLI to print.
@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Optional
 import typer
 
 from docs_mcp.errors import UsageError
-from docs_mcp.indexer.library_commands import register_libraries
+from docs_mcp.indexer.libraries.commands import register_libraries
 from docs_mcp.indexer.records import IndexReport, Problem
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
 
 if TYPE_CHECKING:  # build imports duckdb: only when a command runs
-    from docs_mcp.indexer.build import Progress
+    from docs_mcp.indexer.generation import Progress
 
 EMBEDDING_CHOICES = ("default", "none")
 _STAGES = {
@@ -34,7 +34,6 @@ def register(app: typer.Typer) -> None:
     """Add this area's commands to the root `docs-mcp` app."""
     app.command("index")(index)
     app.command("validate")(validate)
-    app.command("bench-index")(bench_index)
     register_libraries(app)
 
 
@@ -53,7 +52,7 @@ def index(
 ) -> None:
     """Index a folder of markdown into chunks with full-text and vector search; the previous index stays live until the new one is complete."""
     from docs_mcp.indexer.build import build_index
-    from docs_mcp.indexer.libraries import requested_spec
+    from docs_mcp.indexer.libraries.spec import requested_spec
 
     choice = _embedding_choice(embeddings, model)
     spec = requested_spec(docs_dir, library, name=name, description=description, languages=languages, version=version)
@@ -85,30 +84,6 @@ def validate(
     typer.echo(f"{len(scan.files)} files, {len(scan.chunks)} chunks, taxonomy keys: {keys}; {errors} error(s), {warnings} warning(s)")
     if errors:
         raise typer.Exit(1)
-
-
-def bench_index(
-    docs_dir: Path = typer.Argument(..., help="Folder of markdown documentation to benchmark."),
-    json_file: Optional[Path] = typer.Option(None, "--json", help="Also write the figures to this JSON file."),
-) -> None:
-    """Time three builds of DOCS_DIR in temporary folders (full text only, with embeddings, unchanged re-index)."""
-    import orjson
-
-    from docs_mcp.indexer.bench import bench_index as run_bench
-
-    typer.echo(f"benchmarking {docs_dir} (three builds in child processes)...", err=True)
-    result = run_bench(docs_dir)
-    typer.echo(f"{'run':<22}{'files':>7}{'chunks':>8}{'embedded':>10}{'reused':>8}{'seconds':>9}{'chunks/s':>10}{'peak RSS':>10}{'size':>10}")
-    for run in result.runs:
-        typer.echo(
-            f"{run.label:<22}{run.files:>7}{run.chunks:>8}{run.embedded:>10}{run.reused:>8}{run.seconds:>9.1f}"
-            f"{run.chunks_per_second:>10.1f}{_size(run.peak_rss_bytes):>10}{_size(run.index_bytes):>10}"
-        )
-    for run in result.runs:
-        stages = ", ".join(f"{stage} {seconds:.1f}" for stage, seconds in run.stage_seconds.items() if seconds >= 0.05)
-        typer.echo(f"  {run.label}: seconds per stage: {stages}")
-    if json_file:
-        json_file.write_bytes(orjson.dumps(result.as_json(), option=orjson.OPT_INDENT_2))
 
 
 class ProgressLine:
@@ -149,7 +124,7 @@ def summary(report: IndexReport, embeddings: str) -> str:
     vectors = "none (full-text only)" if embeddings == "none" else f"{report.embedded} embedded, {report.reused_embeddings} reused"
     lines = [
         f"indexed {report.files} files into {report.chunks} chunks in {report.seconds:.1f} s",
-        f"  index:        {report.index_dir} ({_size(report.index_bytes)})",
+        f"  index:        {report.index_dir} ({human_size(report.index_bytes)})",
         f"  taxonomy:     {keys}",
         f"  embeddings:   {vectors}",
     ]
@@ -171,7 +146,8 @@ def _print_problems(problems: tuple[Problem, ...]) -> None:
         typer.echo(f"{problem.severity}: {problem}", err=True)
 
 
-def _size(count: int) -> str:
+def human_size(count: int) -> str:
+    """``count`` bytes in B, KiB, MiB or GiB, for tables and summaries."""
     for unit in ("B", "KiB", "MiB"):
         if count < 1024:
             return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"

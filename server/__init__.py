@@ -22,11 +22,11 @@ __all__ = [
 ]
 
 _HOMES = {
-    "Engine": "engine",
-    "open_engine": "engine",
-    "Hit": "records",
-    "SearchPage": "records",
-    "StoredChunk": "records",
+    "Engine": "search.engine",
+    "open_engine": "search.engine",
+    "Hit": "search.records",
+    "SearchPage": "search.records",
+    "StoredChunk": "search.records",
     "ServerSettings": "app",
     "build_server": "app",
     "run_stdio": "app",
@@ -35,8 +35,8 @@ _HOMES = {
 
 if TYPE_CHECKING:
     from docs_mcp.server.app import ServerSettings, build_server, run_stdio, serve_stdio
-    from docs_mcp.server.engine import Engine, open_engine
-    from docs_mcp.server.records import Hit, SearchPage, StoredChunk
+    from docs_mcp.server.search.engine import Engine, open_engine
+    from docs_mcp.server.search.records import Hit, SearchPage, StoredChunk
 
 
 def __getattr__(name: str) -> Any:

@@ -25,11 +25,13 @@ from mcp.shared.exceptions import MCPError
 
 from docs_mcp import __version__
 from docs_mcp.errors import DocsMcpError
-from docs_mcp.server import library_tools, prompts, resources, tools
-from docs_mcp.server.library_schemas import GET_DOCS, GET_LIBRARY_INFO, LIBRARY_TOOLS, READ_PAGE, RESOLVE_LIBRARY
-from docs_mcp.server.reload import LiveIndex, ServedIndex
-from docs_mcp.server.schemas import GET_DOC, SEARCH_DOCS
-from docs_mcp.server.tool_errors import error_shape, render_error
+from docs_mcp.server.contract import tools
+from docs_mcp.server.libraries import prompts, resources
+from docs_mcp.server.libraries import tools as library_handlers
+from docs_mcp.server.contract.reload import LiveIndex, ServedIndex
+from docs_mcp.server.contract.schemas import GET_DOC, SEARCH_DOCS, contract_tools
+from docs_mcp.server.libraries.error_shape import error_shape, render_error
+from docs_mcp.server.libraries.schemas import GET_DOCS, GET_LIBRARY_INFO, LIBRARY_TOOLS, READ_PAGE, RESOLVE_LIBRARY, library_tools
 
 logger = logging.getLogger(__name__)
 
@@ -82,11 +84,16 @@ ToolRunner = Callable[[ServedIndex, Mapping[str, Any] | None, ServerSettings], s
 _TOOLS: dict[str, ToolRunner] = {
     SEARCH_DOCS: lambda index, arguments, settings: tools.search_docs(index, arguments, settings.mode),
     GET_DOC: lambda index, arguments, settings: tools.get_doc(index, arguments),
-    RESOLVE_LIBRARY: lambda index, arguments, settings: library_tools.resolve_library(index, arguments),
-    GET_LIBRARY_INFO: lambda index, arguments, settings: library_tools.get_library_info(index, arguments),
-    READ_PAGE: lambda index, arguments, settings: library_tools.read_page(index, arguments),
-    GET_DOCS: lambda index, arguments, settings: library_tools.get_docs(index, arguments, settings.mode),
+    RESOLVE_LIBRARY: lambda index, arguments, settings: library_handlers.resolve_library(index, arguments),
+    GET_LIBRARY_INFO: lambda index, arguments, settings: library_handlers.get_library_info(index, arguments),
+    READ_PAGE: lambda index, arguments, settings: library_handlers.read_page(index, arguments),
+    GET_DOCS: lambda index, arguments, settings: library_handlers.get_docs(index, arguments, settings.mode),
 }
+
+
+def tool_list(metadata: Mapping[str, Any]) -> list[types.Tool]:
+    """Every tool this server offers for an index described by ``metadata``: the contract's, then the libraries'."""
+    return [*contract_tools(metadata), *library_tools()]
 
 
 def build_server(index_dir: Path | str, settings: ServerSettings | None = None) -> Server[AppState]:
@@ -96,7 +103,7 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None) 
         IndexNotFoundError, IndexFormatError: there is no readable index at ``index_dir``.
     """
     settings = settings or ServerSettings()
-    live = LiveIndex(Path(index_dir), secret=settings.cursor_secret)
+    live = LiveIndex(Path(index_dir), secret=settings.cursor_secret, tool_list=tool_list)
     served = live.current()
     logger.info(
         "serving %s (generation %s, %d chunks, %s ranking)", index_dir, served.generation, served.engine.size, settings.mode

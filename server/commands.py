@@ -36,7 +36,7 @@ class Mode(str, Enum):
 
 def register(app: typer.Typer) -> None:
     """Add this area's commands to the root `docs-mcp` app."""
-    from docs_mcp.server.team_commands import register_team
+    from docs_mcp.server.team.commands import register_team
 
     app.command("serve")(serve)
     app.command("search")(search)
@@ -61,7 +61,7 @@ def serve(
 
     settings = ServerSettings(mode=mode.value)
     if transport is None:  # the team config may say http (server.transport, DOCS_MCP_TRANSPORT)
-        from docs_mcp.server.config import load_settings
+        from docs_mcp.server.team.config import load_settings
 
         transport = Transport(load_settings(config_file=config)["server.transport"])
     if transport is Transport.stdio:
@@ -69,9 +69,9 @@ def serve(
         run_stdio(index or Path(DEFAULT_INDEX_DIR), settings)
         return
     try:
-        from docs_mcp.server.http_transport import run_http
+        from docs_mcp.server.team.http_transport import run_http
     except ModuleNotFoundError as error:
-        if error.name != "docs_mcp.server.http_transport":
+        if error.name != "docs_mcp.server.team.http_transport":
             raise
         raise UsageError("The http transport is not available in this version.", "Use --transport stdio.") from None
     run_http(index, settings, host=host, port=port, config_file=config, redis_url=redis_url,
@@ -87,9 +87,9 @@ def search(
     mode: Mode = typer.Option(Mode.hybrid, "--mode", help="Ranking: hybrid (BM25 + vectors), bm25 or vector."),
 ) -> None:
     """Search the index from the command line, the way the search_docs tool does."""
-    from docs_mcp.server.reload import LiveIndex
-    from docs_mcp.server.render import render_search_text
-    from docs_mcp.server.tools import search_docs
+    from docs_mcp.server.contract.reload import LiveIndex
+    from docs_mcp.server.contract.render import render_search_text
+    from docs_mcp.server.contract.tools import search_docs
 
     served = LiveIndex(index).current()
     arguments: dict[str, object] = {"query": query, "limit": limit, **_parse_filters(filters, served.filters)}

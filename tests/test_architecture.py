@@ -5,6 +5,9 @@
 - The root package reaches the areas only inside ``cli.py``'s ``_mount``.
 - Nothing imports the source folders ``server``, ``indexer`` or ``eval`` as top-level names:
   they are only importable by accident, from a checkout, as the wrong package.
+- Inside an area, each product sub-package imports only what ``PRODUCT_RULES`` allows it
+  (``search`` knows nothing of MCP; ``team`` may use the contract, never the reverse; the
+  indexer core knows nothing of ``indexer.libraries`` but through ``build``).
 - Nothing in server/ writes to stdout (it carries the MCP protocol under ``serve``), except the
   CLI commands listed in ``STDOUT_PRINTERS``, whose output is their result.
 """
@@ -28,13 +31,30 @@ LAYERS = {"docs_mcp": 0, "docs_mcp.indexer": 1, "docs_mcp.server": 2, "docs_mcp.
 ROOT_MODULES_FOR_AREAS = {"docs_mcp", "docs_mcp.errors"}
 MOUNT = ("cli.py", "_mount")
 FOLDER_NAMES = {"server", "indexer", "eval"}
+# Inside an area: importer (the longest matching prefix) -> what it must not import. Every
+# sub-package has an entry, so a new product states its rule before it lands. An area's
+# ``__init__`` (its public API) and its CLI edge (``commands``) may import the whole area.
+_SERVER = "docs_mcp.server"
+PRODUCT_RULES: dict[str, tuple[str, ...]] = {
+    f"{_SERVER}.search": (f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", "mcp", "mcp_types"),
+    f"{_SERVER}.contract": (f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app"),
+    f"{_SERVER}.libraries": (f"{_SERVER}.team", f"{_SERVER}.app"),
+    f"{_SERVER}.team": (),
+    f"{_SERVER}.app": (f"{_SERVER}.team",),
+    f"{_SERVER}.errors": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app"),
+    "docs_mcp.indexer": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build"),
+    "docs_mcp.indexer.libraries": ("docs_mcp.indexer.build",),
+    "docs_mcp.indexer.build": (),
+}
+# Modules that are always free within their area: the public API and the CLI edge.
+AREA_EDGES = ("__init__", "commands")
 # (file, function) pairs allowed to write to stdout: CLI commands whose result is their output.
 STDOUT_PRINTERS = {
     ("server/commands.py", "search"),
-    ("server/team_commands.py", "create"),
-    ("server/team_commands.py", "list_keys"),
-    ("server/team_commands.py", "example"),
-    ("server/team_commands.py", "show"),
+    ("server/team/commands.py", "create"),
+    ("server/team/commands.py", "list_keys"),
+    ("server/team/commands.py", "example"),
+    ("server/team/commands.py", "show"),
 }
 
 
@@ -61,9 +81,11 @@ def package_dirs() -> dict[str, Path]:
 def source_files() -> Iterator[tuple[str, Path, str]]:
     """(package, path, module name) of every module of every package."""
     for package, folder in package_dirs().items():
-        for path in sorted(folder.glob("*.py")):
-            module = package if path.name == "__init__.py" else f"{package}.{path.stem}"
-            yield package, path, module
+        for path in sorted(folder.rglob("*.py")):
+            parts = path.relative_to(folder).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            yield package, path, ".".join((package, *parts))
 
 
 @cache
@@ -133,6 +155,21 @@ def upward_imports(package: str, imports: list[Import]) -> list[Import]:
     return bad
 
 
+def rule_of(module: str) -> str | None:
+    """The ``PRODUCT_RULES`` key that governs ``module`` (the longest matching prefix)."""
+    matches = [key for key in PRODUCT_RULES if module == key or module.startswith(key + ".")]
+    return max(matches, key=len) if matches else None
+
+
+def cross_product_imports(module: str, imports: list[Import]) -> list[Import]:
+    """The imports of ``module`` that its product's rule forbids."""
+    key = rule_of(module)
+    if key is None or module.rsplit(".", 1)[-1] in AREA_EDGES or module in LAYERS:
+        return []
+    forbidden = PRODUCT_RULES[key]
+    return [imp for imp in imports if any(imp.module == f or imp.module.startswith(f + ".") for f in forbidden)]
+
+
 def all_imports() -> list[tuple[str, Import]]:
     """(package of the importing module, import) for every import in every package."""
     return [(package, imp) for package, path, module in source_files() for imp in imports_of(path, module)]
@@ -146,6 +183,16 @@ def test_the_packages_are_the_four_layers():
 def test_imports_go_one_way():
     bad = [str(imp) for package, imp in all_imports() if upward_imports(package, [imp])]
     assert bad == []
+
+
+def test_products_import_only_what_their_rule_allows():
+    bad = [str(imp) for _, path, module in source_files() for imp in cross_product_imports(module, imports_of(path, module))]
+    assert bad == []
+
+
+def test_every_sub_package_has_a_rule():
+    sub_packages = {module for _, path, module in source_files() if path.name == "__init__.py" and module not in LAYERS}
+    assert sub_packages - set(PRODUCT_RULES) == set()
 
 
 def test_the_root_reaches_the_areas_only_in_mount():
@@ -178,7 +225,7 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
     source = (
         "from docs_mcp.errors import DocsMcpError\n"
         "from docs_mcp import __version__\n"
-        "from docs_mcp.server.records import Hit\n"
+        "from docs_mcp.server.search.records import Hit\n"
         "def f():\n"
         "    import docs_mcp.eval.metrics\n"
         "    from . import build\n"
@@ -187,11 +234,36 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
     )
     imports = _imports_from_text(tmp_path, "m.py", source, "docs_mcp.indexer.m")
     assert [imp.module for imp in upward_imports("docs_mcp.indexer", imports)] == [
-        "docs_mcp.server.records",
+        "docs_mcp.server.search.records",
         "docs_mcp.eval.metrics",
         "docs_mcp.cli",
         "docs_mcp.cli",
     ]
+
+
+@pytest.mark.parametrize(
+    ("module", "source", "caught"),
+    [
+        ("docs_mcp.server.search.engine", "import mcp_types\n", ["mcp_types"]),
+        ("docs_mcp.server.search.engine", "from mcp.server.lowlevel import Server\n", ["mcp.server.lowlevel"]),
+        ("docs_mcp.server.search.engine", "from docs_mcp.server.contract.cursor import CursorCodec\n", ["docs_mcp.server.contract.cursor"]),
+        ("docs_mcp.server.contract.tools", "def f():\n    from docs_mcp.server.team.keys import KeyStore\n", ["docs_mcp.server.team.keys"]),
+        ("docs_mcp.server.contract.tools", "from docs_mcp.server.libraries.catalog import Library\n", ["docs_mcp.server.libraries.catalog"]),
+        ("docs_mcp.server.libraries.tools", "from docs_mcp.server.app import build_server\n", ["docs_mcp.server.app"]),
+        ("docs_mcp.server.app", "from docs_mcp.server.team.auth import OriginGuard\n", ["docs_mcp.server.team.auth"]),
+        ("docs_mcp.indexer.chunking", "from docs_mcp.indexer.libraries.spec import LibrarySpec\n", ["docs_mcp.indexer.libraries.spec"]),
+        ("docs_mcp.indexer.libraries.ops", "from docs_mcp.indexer.build import build_index\n", ["docs_mcp.indexer.build"]),
+        # allowed: the reverse directions, and the edges
+        ("docs_mcp.server.team.http_transport", "from docs_mcp.server.app import build_server\n", []),
+        ("docs_mcp.server.libraries.tools", "from docs_mcp.server.contract.reload import ServedIndex\n", []),
+        ("docs_mcp.server.contract.reload", "from docs_mcp.server.search.engine import Engine\n", []),
+        ("docs_mcp.indexer.build", "from docs_mcp.indexer.libraries.merge import plan_build\n", []),
+        ("docs_mcp.server.commands", "from docs_mcp.server.team.commands import register\n", []),
+    ],
+)
+def test_the_checker_catches_cross_product_imports(tmp_path, module, source, caught):
+    imports = _imports_from_text(tmp_path, "m.py", source, module)
+    assert [imp.module for imp in cross_product_imports(module, imports)] == caught
 
 
 def test_the_checker_catches_folders_imported_as_packages(tmp_path):
@@ -238,7 +310,7 @@ def _is_true(node: ast.AST | None) -> bool:
 
 def test_nothing_in_server_writes_to_stdout_but_the_listed_cli_commands():
     server = package_dirs()["docs_mcp.server"]
-    writers = {(_rel(path), function) for path in server.glob("*.py") for function, _ in stdout_writes(path)}
+    writers = {(_rel(path), function) for path in server.rglob("*.py") for function, _ in stdout_writes(path)}
     assert writers == STDOUT_PRINTERS
 
 

@@ -10,9 +10,10 @@ import re
 import pytest
 
 from docs_mcp.server.errors import ChunkNotFoundError
-from docs_mcp.server.records import StoredChunk
-from docs_mcp.server.render import render_chunk_window
-from docs_mcp.server.schemas import GET_DOC, SEARCH_DOCS, tool_list
+from docs_mcp.server.search.records import StoredChunk
+from docs_mcp.server.contract.render import render_chunk_window
+from docs_mcp.server.app import tool_list
+from docs_mcp.server.contract.schemas import GET_DOC, SEARCH_DOCS
 
 # The enum values and descriptions of the contract's example taxonomy, as metadata.json holds them.
 EXAMPLE_METADATA = {

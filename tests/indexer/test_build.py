@@ -13,7 +13,8 @@ import duckdb
 import numpy as np
 import pytest
 
-from docs_mcp.indexer.build import Progress, build_index, fts_sql, hnsw_sql
+from docs_mcp.indexer.build import build_index
+from docs_mcp.indexer.generation import Progress, fts_sql, hnsw_sql
 from docs_mcp.indexer.errors import CorpusProblemsError, IndexFormatError
 from docs_mcp.indexer.index_file import GENERATION_NAME, current_generation, open_index
 from docs_mcp.indexer.schema import CURRENT_FILE, FTS_SCHEMA, METADATA_FILE

@@ -33,7 +33,7 @@ def library_docs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def libraries_index(library_docs: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real index (default embedding model) holding the three libraries."""
     from docs_mcp.indexer import build_index
-    from docs_mcp.indexer.libraries import requested_spec
+    from docs_mcp.indexer.libraries.spec import requested_spec
 
     index = tmp_path_factory.mktemp("libraries-index") / "index"
     build_index(library_docs[QUICKWEB], index, library=requested_spec(library_docs[QUICKWEB], None))

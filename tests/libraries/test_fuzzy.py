@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from docs_mcp.server.fuzzy import MAX_EDITS, best_score, compact, levenshtein, name_score
+from docs_mcp.server.libraries.fuzzy import MAX_EDITS, best_score, compact, levenshtein, name_score
 
 
 @pytest.mark.parametrize(

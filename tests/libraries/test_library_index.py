@@ -11,9 +11,9 @@ import pytest
 
 from docs_mcp.indexer import build_index, open_index
 from docs_mcp.indexer.errors import LibraryError
-from docs_mcp.indexer.libraries import LibrarySpec, check_library_id, requested_spec
-from docs_mcp.indexer.library_ops import list_libraries, remove_library
-from docs_mcp.server.schemas import tool_list
+from docs_mcp.indexer.libraries.spec import LibrarySpec, check_library_id, requested_spec
+from docs_mcp.indexer.libraries.ops import list_libraries, remove_library
+from docs_mcp.server.app import tool_list
 from library_corpora import ACME, ACME_FILES, PYDANTIX, PYDANTIX_FILES, QUICKWEB, QUICKWEB_FILES, write_corpus
 
 ROWS_SQL = "SELECT chunk_id, filepath, breadcrumb, content, metadata, library FROM chunks WHERE library = ? ORDER BY chunk_id"

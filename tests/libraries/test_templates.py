@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from docs_mcp.indexer.templates import PromptArgument, find_templates, parse_template
-from docs_mcp.server.prompts import render
+from docs_mcp.indexer.libraries.templates import PromptArgument, find_templates, parse_template
+from docs_mcp.server.libraries.prompts import render
 
 
 def test_front_matter_gives_name_description_and_arguments() -> None:

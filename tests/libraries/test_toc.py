@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from docs_mcp.indexer.records import Chunk
-from docs_mcp.indexer.toc import DESCRIPTION_CHARS, ROOT_SECTION, describe, one_line, section_of, toc_entries
+from docs_mcp.indexer.libraries.toc import DESCRIPTION_CHARS, ROOT_SECTION, describe, one_line, section_of, toc_entries
 
 
 def test_description_is_the_first_sentence_of_the_first_prose_paragraph() -> None:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from docs_mcp.server.arguments import MAX_QUERY_CHARS, parse_get_doc_args, parse_search_args
+from docs_mcp.server.contract.arguments import MAX_QUERY_CHARS, parse_get_doc_args, parse_search_args
 from docs_mcp.server.errors import InvalidArgumentError, InvalidChunkIdError
 
 FILTERS = {"language": ("go", "python", "typescript"), "scope": ("global-guide", "sdk-specific")}

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from docs_mcp.server.cursor import MAX_CURSOR_CHARS, CursorCodec, SearchBinding
+from docs_mcp.server.contract.cursor import MAX_CURSOR_CHARS, CursorCodec, SearchBinding
 from docs_mcp.server.errors import InvalidCursorError
 
 BINDING = SearchBinding("retry backoff", {"language": "go", "scope": "sdk-specific"}, 10, "hybrid")

@@ -9,7 +9,7 @@ import pytest
 from corpus_files import write_corpus
 
 from docs_mcp.indexer import build_index
-from docs_mcp.server.engine import open_engine
+from docs_mcp.server.search.engine import open_engine
 
 LANGS = {"python": "get_token()", "go": "GetToken()", "typescript": "getToken()"}
 

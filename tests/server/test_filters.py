@@ -1,6 +1,6 @@
 import numpy as np
 
-from docs_mcp.server.filters import TaxonomyColumns, filter_mask
+from docs_mcp.server.search.filters import TaxonomyColumns, filter_mask
 
 ROWS = [
     {"language": "python", "scope": "sdk-specific"},

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from docs_mcp.errors import UsageError
-from docs_mcp.server.fusion import RRF_K, convex, rrf, select_fusion
+from docs_mcp.server.search.fusion import RRF_K, convex, rrf, select_fusion
 
 
 def test_rrf_sums_reciprocal_ranks_and_ignores_absent_signals():

@@ -6,7 +6,7 @@ import pytest
 
 from docs_mcp.indexer.extensions import load_extensions
 from docs_mcp.indexer.schema import FTS_IGNORE
-from docs_mcp.server.lexical import LexicalScorer, load_postings, tokenize
+from docs_mcp.server.search.lexical import LexicalScorer, load_postings, tokenize
 
 DOCS = [
     "Retry a failed request with exponential backoff.",

@@ -6,8 +6,8 @@ import json
 import pytest
 
 from docs_mcp.indexer import build_index
-from docs_mcp.server.engine import open_engine
-from docs_mcp.server.reload import LiveIndex
+from docs_mcp.server.search.engine import open_engine
+from docs_mcp.server.contract.reload import LiveIndex
 
 V1 = {
     "guides/setup.md": "# Setup\n\n"

@@ -3,9 +3,9 @@
 import orjson
 import pytest
 
-from docs_mcp.server.hints import Hint
-from docs_mcp.server.records import Hit, StoredChunk
-from docs_mcp.server.render import render_chunk_window, render_search_result, render_search_text
+from docs_mcp.server.search.hints import Hint
+from docs_mcp.server.search.records import Hit, StoredChunk
+from docs_mcp.server.contract.render import render_chunk_window, render_search_result, render_search_text
 
 
 def _chunk(index: int, total: int = 5) -> StoredChunk:

@@ -2,7 +2,8 @@
 
 import pytest
 
-from docs_mcp.server.schemas import filter_values, search_docs_description, tool_list
+from docs_mcp.server.app import tool_list
+from docs_mcp.server.contract.schemas import filter_values, search_docs_description
 
 METADATA = {
     "corpus_description": "docs-mcp user guide and SDK documentation",

@@ -1,4 +1,4 @@
-from docs_mcp.server.snippets import make_snippet
+from docs_mcp.server.search.snippets import make_snippet
 
 LONG = ("Intro words that say nothing at all. " * 10) + "Configure the retry backoff with max_retries here. " + ("Tail filler text. " * 20)
 

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from docs_mcp.indexer import open_index
-from docs_mcp.server.schemas import tool_list
+from docs_mcp.server.app import tool_list
 
 DELIMITER = re.compile(r"^--- Chunk: (\S+) \(Chunk (\d+) of (\d+)\) \((Target|Context: [+-]\d+)\) ---$", re.M)
 

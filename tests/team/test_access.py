@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from docs_mcp.server.auth import AUTH_REQUIRED, host_patterns, matches, origin_patterns
-from docs_mcp.server.config import load_settings
-from docs_mcp.server.ratelimit import Decision, Limit
-from docs_mcp.server.team_errors import HttpProblem
+from docs_mcp.server.team.auth import AUTH_REQUIRED, host_patterns, matches, origin_patterns
+from docs_mcp.server.team.config import load_settings
+from docs_mcp.server.team.ratelimit import Decision, Limit
+from docs_mcp.server.team.errors import HttpProblem
 
 LOOPBACK_ORIGINS = ("http://localhost:*", "http://127.0.0.1:*")
 

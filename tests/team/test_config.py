@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from docs_mcp.server.config import OPTIONS, example_toml, load_settings
-from docs_mcp.server.team_errors import ConfigError
+from docs_mcp.server.team.config import OPTIONS, example_toml, load_settings
+from docs_mcp.server.team.errors import ConfigError
 
 
 @pytest.fixture(autouse=True)

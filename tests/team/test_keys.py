@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from docs_mcp.server.keys import KeyStore, KeyVerifier, digest_key, generate_key
-from docs_mcp.server.team_errors import KeyExistsError, KeyNotFoundError, KeyStoreError
+from docs_mcp.server.team.keys import KeyStore, KeyVerifier, digest_key, generate_key
+from docs_mcp.server.team.errors import KeyExistsError, KeyNotFoundError, KeyStoreError
 
 KEY_FORMAT = re.compile(r"dm_[A-Za-z0-9_-]{40}")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from docs_mcp.server.ratelimit import Decision, Limit, MemoryLimiter, RedisLimiter, check_redis, refill
-from docs_mcp.server.team_errors import RateLimiterUnavailableError
+from docs_mcp.server.team.ratelimit import Decision, Limit, MemoryLimiter, RedisLimiter, check_redis, refill
+from docs_mcp.server.team.errors import RateLimiterUnavailableError
 
 SIX_A_MINUTE = Limit(per_minute=6, burst=3)  # one token every 10 s
 

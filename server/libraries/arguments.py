@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from docs_mcp.server.arguments import integer, json_type, present, required_string, string
+from docs_mcp.server.contract.arguments import integer, json_type, present, required_string, string
 from docs_mcp.server.errors import InvalidArgumentError
-from docs_mcp.server.library_schemas import (
+from docs_mcp.server.libraries.schemas import (
     DEFAULT_MAX_LINES,
     DEFAULT_MAX_TOKENS,
     GET_DOCS,

@@ -25,12 +25,12 @@ from mcp.server.lowlevel.server import NotificationOptions
 from mcp.shared.exceptions import MCPError
 
 from docs_mcp import __version__
-from docs_mcp.indexer.catalog import RESOURCE_PROPERTY
-from docs_mcp.server.library_catalog import Library, LibraryCatalog
-from docs_mcp.server.library_schemas import GET_LIBRARY_INFO
-from docs_mcp.server.library_tools import catalog_of
-from docs_mcp.server.pages import read_lines
-from docs_mcp.server.reload import ServedIndex
+from docs_mcp.indexer.libraries.catalog import RESOURCE_PROPERTY
+from docs_mcp.server.libraries.catalog import Library, LibraryCatalog
+from docs_mcp.server.libraries.schemas import GET_LIBRARY_INFO
+from docs_mcp.server.libraries.tools import catalog_of
+from docs_mcp.server.libraries.pages import read_lines
+from docs_mcp.server.contract.reload import ServedIndex
 
 HEALTH_URI = "docs-mcp://health"
 RESOLVED_URI = "docs-mcp://session/resolved-libraries"

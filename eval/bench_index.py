@@ -22,7 +22,7 @@ from docs_mcp.errors import DocsMcpError
 from docs_mcp.indexer.errors import IndexerError
 
 if TYPE_CHECKING:  # the build (duckdb, the model) is imported only in the child process
-    from docs_mcp.indexer.build import Progress
+    from docs_mcp.indexer.generation import Progress
 
 # (label, --embeddings value, build into the previous run's folder?)
 RUNS = (("full text only", "none", False), ("with embeddings", "default", False), ("re-index, unchanged", "default", True))
@@ -77,7 +77,7 @@ def _timed_build(label: str, docs_dir: Path, out: Path, embeddings: str, scratch
     errors = scratch / "stderr.txt"
     with open(errors, "wb") as stderr:
         child = subprocess.Popen(
-            [sys.executable, "-m", "docs_mcp.indexer.bench", str(docs_dir), str(out), embeddings, str(result)],
+            [sys.executable, "-m", "docs_mcp.eval.bench_index", str(docs_dir), str(out), embeddings, str(result)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=stderr,

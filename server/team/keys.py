@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator
 
-from docs_mcp.server.team_errors import KeyExistsError, KeyNotFoundError, KeyStoreError
+from docs_mcp.server.team.errors import KeyExistsError, KeyNotFoundError, KeyStoreError
 
 KEY_PREFIX = "dm_"
 _KEY_RE = re.compile(r"dm_[A-Za-z0-9_-]{40}")

@@ -33,7 +33,7 @@ def libraries(
         return
     import orjson
 
-    from docs_mcp.indexer.library_ops import list_libraries
+    from docs_mcp.indexer.libraries.ops import list_libraries
 
     listed = list_libraries(index)
     if as_json:
@@ -53,7 +53,7 @@ def remove(
     index: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", help=INDEX_HELP),
 ) -> None:
     """Remove one library from an index; the others stay as they are (nothing is re-embedded)."""
-    from docs_mcp.indexer.library_ops import remove_library
+    from docs_mcp.indexer.libraries.ops import remove_library
 
     report = remove_library(index, library_id)
     typer.echo(f"removed {library_id}: the index now holds {report.files} files, {report.chunks} chunks ({report.reused_embeddings} vectors reused)")

@@ -15,8 +15,8 @@ from typing import Any, Callable, Protocol
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from docs_mcp.server.auth import API_KEY_SCOPE
-from docs_mcp.server.team_errors import HttpProblem, RateLimiterUnavailableError
+from docs_mcp.server.team.auth import API_KEY_SCOPE
+from docs_mcp.server.team.errors import HttpProblem, RateLimiterUnavailableError
 
 
 @dataclass(frozen=True)

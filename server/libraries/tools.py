@@ -13,14 +13,14 @@ from typing import Any, Mapping
 
 import orjson
 
-from docs_mcp.indexer.libraries import LIBRARY_KEY
-from docs_mcp.server.engine import Engine
+from docs_mcp.indexer.libraries.spec import LIBRARY_KEY
+from docs_mcp.server.search.engine import Engine
 from docs_mcp.server.errors import InvalidArgumentError
-from docs_mcp.server.fastpath import count_tokens, find_candidates, pack, related_pages
-from docs_mcp.server.library_arguments import parse_docs_args, parse_info_args, parse_page_args, parse_resolve_args
-from docs_mcp.server.library_catalog import Library, LibraryCatalog
-from docs_mcp.server.pages import locate, read_lines
-from docs_mcp.server.reload import ServedIndex
+from docs_mcp.server.libraries.fastpath import count_tokens, find_candidates, pack, related_pages
+from docs_mcp.server.libraries.arguments import parse_docs_args, parse_info_args, parse_page_args, parse_resolve_args
+from docs_mcp.server.libraries.catalog import Library, LibraryCatalog
+from docs_mcp.server.libraries.pages import locate, read_lines
+from docs_mcp.server.contract.reload import ServedIndex
 
 MAX_LISTED_SECTIONS = 20
 OUTLINE_MAX_DOCUMENTS = 100  # above this, TOC entries leave out their headings (filter by sections)

@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from docs_mcp.indexer.library_store import catalog_entries
-from docs_mcp.server.fuzzy import best_score, compact, words
-from docs_mcp.server.tool_errors import LibraryNotFoundError
+from docs_mcp.indexer.libraries.store import catalog_entries
+from docs_mcp.server.libraries.fuzzy import best_score, compact, words
+from docs_mcp.server.libraries.error_shape import LibraryNotFoundError
 
 MIN_RELEVANCE = 0.3
 TOKEN_FACTOR = 0.95  # one word of a longer query naming the library

@@ -8,8 +8,8 @@ from typing import Optional
 import orjson
 import typer
 
-from docs_mcp.server.config import TeamSettings, example_toml, load_settings
-from docs_mcp.server.keys import ApiKey, KeyStore
+from docs_mcp.server.team.config import TeamSettings, example_toml, load_settings
+from docs_mcp.server.team.keys import ApiKey, KeyStore
 
 keys_app = typer.Typer(help="Create, list and revoke the API keys of a team server (HTTP mode).", no_args_is_help=True)
 config_app = typer.Typer(help="Show the team-mode configuration (docs-mcp.toml, DOCS_MCP_*).", no_args_is_help=True)

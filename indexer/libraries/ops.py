@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from docs_mcp.indexer.build import ProgressFn, write_index
+from docs_mcp.indexer.generation import ProgressFn, write_index
 from docs_mcp.indexer.index_file import open_index
-from docs_mcp.indexer.library_merge import plan_removal
-from docs_mcp.indexer.library_store import catalog_entries
+from docs_mcp.indexer.libraries.merge import plan_removal
+from docs_mcp.indexer.libraries.store import catalog_entries
 from docs_mcp.indexer.records import IndexReport
 
 

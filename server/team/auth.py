@@ -11,9 +11,9 @@ import logging
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from docs_mcp.server.config import TeamSettings
-from docs_mcp.server.keys import KeyVerifier
-from docs_mcp.server.team_errors import HttpProblem, KeyStoreError
+from docs_mcp.server.team.config import TeamSettings
+from docs_mcp.server.team.keys import KeyVerifier
+from docs_mcp.server.team.errors import HttpProblem, KeyStoreError
 
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 API_KEY_SCOPE = "docs_mcp.api_key"  # where the authenticated ApiKey is left for inner layers and logs

@@ -16,13 +16,13 @@ from typing import Mapping, Sequence
 import duckdb
 
 from docs_mcp.indexer.errors import IndexFormatError
-from docs_mcp.indexer.libraries import LIBRARY_KEY
+from docs_mcp.indexer.libraries.spec import LIBRARY_KEY
 from docs_mcp.indexer.schema import CHUNKS_TABLE
-from docs_mcp.server.confidence import confidence, term_coverage
-from docs_mcp.server.engine import Engine
-from docs_mcp.server.library_catalog import Library, LibraryCatalog
-from docs_mcp.server.records import Hit
-from docs_mcp.server.tool_errors import TopicNotFoundError
+from docs_mcp.server.libraries.confidence import confidence, term_coverage
+from docs_mcp.server.search.engine import Engine
+from docs_mcp.server.libraries.catalog import Library, LibraryCatalog
+from docs_mcp.server.search.records import Hit
+from docs_mcp.server.libraries.error_shape import TopicNotFoundError
 
 CHARS_PER_TOKEN = 4
 CANDIDATES = 10  # hits considered per search

@@ -15,8 +15,8 @@ from typing import Any, Sequence
 
 import orjson
 
-from docs_mcp.server.hints import Hint
-from docs_mcp.server.records import Hit, StoredChunk
+from docs_mcp.server.search.hints import Hint
+from docs_mcp.server.search.records import Hit, StoredChunk
 
 SCORE_DECIMALS = 6
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from docs_mcp.server.errors import InvalidArgumentError, InvalidChunkIdError
-from docs_mcp.server.schemas import (
+from docs_mcp.server.contract.schemas import (
     DEFAULT_CONTEXT,
     DEFAULT_LIMIT,
     GET_DOC,

@@ -11,7 +11,6 @@ from typing import Any, Mapping
 
 from mcp_types import Tool
 
-from docs_mcp.server.library_schemas import library_tools
 
 logger = logging.getLogger(__name__)
 
@@ -110,8 +109,8 @@ def search_docs_description(metadata: Mapping[str, Any]) -> str:
     return f"Search the {corpus}. Use this to find relevant documentation, guides, or API references."
 
 
-def tool_list(metadata: Mapping[str, Any]) -> list[Tool]:
-    """The tools this server offers for an index described by ``metadata``."""
+def contract_tools(metadata: Mapping[str, Any]) -> list[Tool]:
+    """The contract's two tools (search_docs, get_doc) for an index described by ``metadata``."""
     return [
         Tool(
             name=SEARCH_DOCS,
@@ -119,5 +118,4 @@ def tool_list(metadata: Mapping[str, Any]) -> list[Tool]:
             input_schema=search_docs_schema(metadata),
         ),
         Tool(name=GET_DOC, description=GET_DOC_DESCRIPTION, input_schema=_GET_DOC_SCHEMA),
-        *library_tools(),
     ]

@@ -22,7 +22,7 @@ import duckdb
 
 from docs_mcp.indexer.errors import IndexFormatError
 from docs_mcp.indexer.schema import FTS_SCHEMA, FTS_STEMMER
-from docs_mcp.server.lexical import tokenize
+from docs_mcp.server.search.lexical import tokenize
 
 # Query words as index terms: stemmed like the index, stopwords and unknown words told apart.
 QUERY_TERMS_SQL = f"""

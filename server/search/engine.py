@@ -17,12 +17,12 @@ import orjson
 
 from docs_mcp.indexer import open_index
 from docs_mcp.indexer.schema import CHUNKS_TABLE
-from docs_mcp.server.filters import TaxonomyColumns, filter_mask
-from docs_mcp.server.fusion import select_fusion
-from docs_mcp.server.lexical import DEFAULT_FIELD_WEIGHTS, LexicalScorer, load_postings, tokenize
-from docs_mcp.server.records import Hit, SearchPage
-from docs_mcp.server.semantic import VectorMatrix, load_vectors, similarities
-from docs_mcp.server.snippets import make_snippet
+from docs_mcp.server.search.filters import TaxonomyColumns, filter_mask
+from docs_mcp.server.search.fusion import select_fusion
+from docs_mcp.server.search.lexical import DEFAULT_FIELD_WEIGHTS, LexicalScorer, load_postings, tokenize
+from docs_mcp.server.search.records import Hit, SearchPage
+from docs_mcp.server.search.semantic import VectorMatrix, load_vectors, similarities
+from docs_mcp.server.search.snippets import make_snippet
 
 MODES = ("hybrid", "bm25", "vector")
 RECENT_QUERY_VECTORS = 64

@@ -12,12 +12,12 @@ from typing import Any, Callable, Mapping
 
 import orjson
 
-from docs_mcp.indexer.catalog import marks_from_metadata
-from docs_mcp.indexer.libraries import IMPLICIT_OWNER, LIBRARY_KEY
+from docs_mcp.indexer.libraries.catalog import marks_from_metadata
+from docs_mcp.indexer.libraries.spec import IMPLICIT_OWNER, LIBRARY_KEY
 from docs_mcp.indexer.manifest import KeyConfig
 from docs_mcp.indexer.records import Chunk
 from docs_mcp.indexer.schema import CHUNKS_TABLE, DB_FILE
-from docs_mcp.indexer.toc import section_of
+from docs_mcp.indexer.libraries.toc import section_of
 
 _COLUMNS = (
     "chunk_id", "filepath", "heading", "heading_level", "breadcrumb", "chunk_index", "file_chunk_count",

@@ -14,18 +14,19 @@ import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from mcp_types import Tool
 
 from docs_mcp.indexer.index_file import current_generation
 from docs_mcp.indexer.schema import CURRENT_FILE
-from docs_mcp.server.cursor import CursorCodec
-from docs_mcp.server.engine import Engine, open_engine
-from docs_mcp.server.schemas import filter_values, tool_list
+from docs_mcp.server.contract.cursor import CursorCodec
+from docs_mcp.server.search.engine import Engine, open_engine
+from docs_mcp.server.contract.schemas import contract_tools, filter_values
 
 logger = logging.getLogger(__name__)
 
+ToolLister = Callable[[Mapping[str, Any]], list[Tool]]
 EngineOpener = Callable[[Path], Engine]
 _StatKey = tuple[int, int, int]
 
@@ -65,8 +66,15 @@ class ServedIndex:
 class LiveIndex:
     """The index at ``index_dir`` as it is now: ``current()`` follows the indexer's swaps."""
 
-    def __init__(self, index_dir: Path, *, secret: bytes = b"", opener: EngineOpener = open_engine) -> None:
-        """Open the live generation.
+    def __init__(
+        self,
+        index_dir: Path,
+        *,
+        secret: bytes = b"",
+        opener: EngineOpener = open_engine,
+        tool_list: ToolLister = contract_tools,
+    ) -> None:
+        """Open the live generation; ``tool_list`` says which tools a generation's metadata offers.
 
         Raises:
             IndexNotFoundError, IndexFormatError: there is no readable index at ``index_dir``.
@@ -74,6 +82,7 @@ class LiveIndex:
         self.index_dir = Path(index_dir)
         self._secret = secret
         self._opener = opener
+        self._tool_list = tool_list
         self._swap_lock = threading.Lock()
         self._stat = self._stat_current()
         self._served = self._open()
@@ -107,7 +116,7 @@ class LiveIndex:
         return ServedIndex(
             generation=generation,
             engine=engine,
-            tools=tool_list(engine.metadata),
+            tools=self._tool_list(engine.metadata),
             filters=filter_values(engine.metadata),
             cursors=CursorCodec(engine.generation, self._secret),
         )

@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from docs_mcp.indexer.catalog import (
+from docs_mcp.indexer.libraries.catalog import (
     Catalog,
     library_entry,
     merge_marks,
@@ -21,7 +21,7 @@ from docs_mcp.indexer.catalog import (
 )
 from docs_mcp.indexer.corpus import scan_corpus
 from docs_mcp.indexer.errors import IndexFormatError, IndexNotFoundError, LibraryError
-from docs_mcp.indexer.libraries import (
+from docs_mcp.indexer.libraries.spec import (
     LIBRARY_KEY,
     LIBRARY_KEY_DESCRIPTION,
     LibrarySpec,
@@ -29,11 +29,11 @@ from docs_mcp.indexer.libraries import (
     mount,
     tag_libraries,
 )
-from docs_mcp.indexer.library_store import StoredLibraries, catalog_entries, read_libraries
+from docs_mcp.indexer.libraries.store import StoredLibraries, catalog_entries, read_libraries
 from docs_mcp.indexer.manifest import KeyConfig
 from docs_mcp.indexer.records import Chunk, CorpusScan
 from docs_mcp.indexer.taxonomy import discover_taxonomy
-from docs_mcp.indexer.templates import find_templates
+from docs_mcp.indexer.libraries.templates import find_templates
 
 
 @dataclass(frozen=True)

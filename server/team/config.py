@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
-from docs_mcp.server.team_errors import ConfigError
+from docs_mcp.server.team.errors import ConfigError
 
 CONFIG_FILE = "docs-mcp.toml"
 CONFIG_ENV = "DOCS_MCP_CONFIG"

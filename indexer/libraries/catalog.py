@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from docs_mcp.indexer.discover import discover
-from docs_mcp.indexer.libraries import LIBRARY_KEY, LibrarySpec
+from docs_mcp.indexer.libraries.spec import LIBRARY_KEY, LibrarySpec
 from docs_mcp.indexer.records import CorpusScan
-from docs_mcp.indexer.templates import PromptTemplate
-from docs_mcp.indexer.toc import toc_entries
+from docs_mcp.indexer.libraries.templates import PromptTemplate
+from docs_mcp.indexer.libraries.toc import toc_entries
 
 RESOURCE_PROPERTY = "mcp_resource"
 CORPUS_METADATA = "metadata.json"

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from docs_mcp.server.arguments import parse_get_doc_args, parse_search_args
-from docs_mcp.server.cursor import SearchBinding
-from docs_mcp.server.documents import chunk_window
+from docs_mcp.server.contract.arguments import parse_get_doc_args, parse_search_args
+from docs_mcp.server.contract.cursor import SearchBinding
+from docs_mcp.server.contract.documents import chunk_window
 from docs_mcp.server.errors import ChunkNotFoundError
-from docs_mcp.server.hints import build_hint
-from docs_mcp.server.reload import ServedIndex
-from docs_mcp.server.render import render_chunk_window, render_search_result
+from docs_mcp.server.search.hints import build_hint
+from docs_mcp.server.contract.reload import ServedIndex
+from docs_mcp.server.contract.render import render_chunk_window, render_search_result
 
 
 def search_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: str) -> str:

@@ -13,7 +13,7 @@ import orjson
 
 from docs_mcp.indexer.errors import IndexFormatError
 from docs_mcp.indexer.schema import CHUNKS_TABLE
-from docs_mcp.server.records import StoredChunk
+from docs_mcp.server.search.records import StoredChunk
 
 _COLUMNS = ("chunk_id", "filepath", "heading", "chunk_index", "file_chunk_count", "content", "metadata")
 

@@ -35,12 +35,12 @@ from docs_mcp import __version__
 from docs_mcp.errors import DocsMcpError
 from docs_mcp.indexer.index_file import live_generation
 from docs_mcp.server.app import ServerSettings, build_server
-from docs_mcp.server.auth import AuthMiddleware, OriginGuard, host_patterns, origin_patterns
-from docs_mcp.server.config import TeamSettings, load_settings
-from docs_mcp.server.keys import KeyVerifier
-from docs_mcp.server.logs import REQUEST_ID_HEADER, AccessLogMiddleware, configure_logging, log_event
-from docs_mcp.server.ratelimit import Limit, Limiter, RateLimitMiddleware, check_redis, open_limiter
-from docs_mcp.server.team_errors import HttpProblem, TeamModeError
+from docs_mcp.server.team.auth import AuthMiddleware, OriginGuard, host_patterns, origin_patterns
+from docs_mcp.server.team.config import TeamSettings, load_settings
+from docs_mcp.server.team.keys import KeyVerifier
+from docs_mcp.server.team.logs import REQUEST_ID_HEADER, AccessLogMiddleware, configure_logging, log_event
+from docs_mcp.server.team.ratelimit import Limit, Limiter, RateLimitMiddleware, check_redis, open_limiter
+from docs_mcp.server.team.errors import HttpProblem, TeamModeError
 
 MCP_PATH = "/mcp"
 HEALTH_PATH = "/healthz"
