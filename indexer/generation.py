@@ -1,6 +1,6 @@
-"""build_index(): scan a docs folder, write a new index generation beside the live one, swap it in.
+"""write_index(): write a scanned corpus as a new index generation beside the live one, swap it in.
 
-Steps: scan -> chunks table -> vectors (reused from the live generation by window hash,
+Steps: chunks table -> vectors (reused from the live generation by window hash,
 the rest embedded) -> full-text index -> HNSW index -> meta + metadata.json -> checkpoint,
 fsync -> CURRENT replaced atomically -> old generations pruned. A crash at any step leaves
 the live generation untouched; the half-written folder is deleted by the next build.
@@ -19,7 +19,7 @@ import duckdb
 import orjson
 
 from docs_mcp.indexer.embedding import Embedder, load_embedder
-from docs_mcp.indexer.errors import CorpusProblemsError, IndexFormatError
+from docs_mcp.indexer.errors import IndexFormatError
 from docs_mcp.indexer.index_file import (
     connect,
     folder_bytes,
@@ -30,8 +30,6 @@ from docs_mcp.indexer.index_file import (
     translate,
     write_lock,
 )
-from docs_mcp.indexer.libraries import LibrarySpec
-from docs_mcp.indexer.library_merge import plan_build
 from docs_mcp.indexer.records import Chunk, CorpusScan, IndexReport, ModelIdentity
 from docs_mcp.indexer.schema import (
     CHUNKS_TABLE,
@@ -64,44 +62,6 @@ class Progress:
 ProgressFn = Callable[[Progress], None]
 
 
-def build_index(
-    docs_dir: Path,
-    out_dir: Path,
-    *,
-    embeddings: str = "default",
-    strict: bool = False,
-    metadata_file: Path | None = None,
-    progress: ProgressFn | None = None,
-    library: LibrarySpec | None = None,
-) -> IndexReport:
-    """Index the markdown under ``docs_dir`` into the index folder ``out_dir``.
-
-    ``embeddings`` is ``"default"`` (the packaged model, offline), ``"none"`` (full text
-    only) or a fastembed model name.  ``library`` indexes the folder as that library,
-    keeping the index's other libraries; None indexes it as the implicit library.
-
-    Raises:
-        CorpusNotFoundError: ``docs_dir`` is missing or holds no markdown.
-        CorpusProblemsError: ``strict`` and some input file has a problem (nothing is written).
-        LibraryError: the library's paths would collide with another library's.
-        ModelLoadError: the embedding model cannot be loaded.
-        IndexLockedError: another build is writing ``out_dir``.
-        IndexFormatError: ``out_dir`` holds something that is not an index.
-    """
-    started = time.perf_counter()
-    if progress:
-        progress(Progress("scan", 0, 0))
-    plan = plan_build(Path(docs_dir), Path(out_dir), library, metadata_file)
-    scan = plan.scan
-    if strict and scan.problems:
-        listed = "".join(f"\n  {problem.severity}: {problem}" for problem in scan.problems)
-        raise CorpusProblemsError(
-            f"{len(scan.problems)} problem(s) in {docs_dir}; nothing was written (--strict):{listed}",
-            "Fix them (`docs-mcp validate DOCS_DIR` lists them all), or index without --strict.",
-        )
-    return write_index(scan, out_dir, embeddings=embeddings, annotate=plan.catalog.annotate, progress=progress, started=started)
-
-
 def write_index(
     scan: CorpusScan,
     out_dir: Path,
@@ -116,7 +76,9 @@ def write_index(
     ``annotate`` may add entries to the metadata.json content before it is written.
 
     Raises:
-        ModelLoadError, IndexLockedError, IndexFormatError: as for :func:`build_index`.
+        ModelLoadError: the embedding model cannot be loaded.
+        IndexLockedError: another build is writing ``out_dir``.
+        IndexFormatError: ``out_dir`` holds something that is not an index.
     """
     started = time.perf_counter() if started is None else started
     notify = progress or (lambda _step: None)
