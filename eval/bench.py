@@ -19,7 +19,6 @@ import json
 import os
 import random
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -27,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from docs_mcp.eval.errors import EvalRunError
+from docs_mcp.eval.harness import run_child
 from docs_mcp.eval.metrics import percentile
 
 SEARCH_MODES = ("hybrid", "bm25")
@@ -132,18 +131,14 @@ def _child(step: str, job: dict[str, Any]) -> tuple[dict[str, Any], float]:
     """Run one step in a fresh Python process; its JSON answer and its peak RSS in MB."""
     folder = Path(job["folder"])
     name = f"{step}-{job['mode']}" if "mode" in job else step
-    answer, log = folder / f"{name}.json", folder / f"{name}.log"
-    with log.open("w") as errlog:
-        command = [sys.executable, "-m", "docs_mcp.eval.bench", step, json.dumps(job)]
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog)
-        _, status, usage = os.wait4(process.pid, 0)
-        process.returncode = os.waitstatus_to_exitcode(status)  # reaped by wait4: Popen must not wait again
-    if process.returncode != 0 or not answer.exists():
-        tail = log.read_text(errors="replace")[-3000:]
-        raise EvalRunError(f"bench step {step!r} failed for {job['docs']}:\n{tail}", f"See {log}.")
-    # ru_maxrss is in KiB on Linux, in bytes on macOS.
-    rss_mb = usage.ru_maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)
-    return json.loads(answer.read_text()), rss_mb
+    result = run_child(
+        "docs_mcp.eval.bench",
+        [step, json.dumps(job)],
+        answer=folder / f"{name}.json",
+        log=folder / f"{name}.log",
+        what=f"bench step {step!r} for {job['docs']}",
+    )
+    return result.answer, result.peak_rss_mb
 
 
 # -- the steps, run inside the child process -----------------------------------------------------

@@ -7,8 +7,6 @@ child's resource usage). Runs: full text only, with embeddings, and the same aga
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -19,7 +17,7 @@ from typing import TYPE_CHECKING, Mapping
 import orjson
 
 from docs_mcp.errors import DocsMcpError
-from docs_mcp.indexer.errors import IndexerError
+from docs_mcp.eval.harness import run_child
 
 if TYPE_CHECKING:  # the build (duckdb, the model) is imported only in the child process
     from docs_mcp.indexer.generation import Progress
@@ -61,7 +59,7 @@ def bench_index(docs_dir: Path, *, work_dir: Path | None = None) -> IndexBench:
     """Build ``docs_dir`` once per entry of RUNS, each in a fresh process, into temporary folders.
 
     Raises:
-        IndexerError: a build failed (its last error line is in the message).
+        EvalRunError: a build failed (the tail of its error output is in the message).
     """
     with tempfile.TemporaryDirectory(prefix="docs-mcp-bench-", dir=work_dir) as scratch:
         runs = []
@@ -74,22 +72,14 @@ def bench_index(docs_dir: Path, *, work_dir: Path | None = None) -> IndexBench:
 
 def _timed_build(label: str, docs_dir: Path, out: Path, embeddings: str, scratch: Path) -> BuildRun:
     result = scratch / "report.json"
-    errors = scratch / "stderr.txt"
-    with open(errors, "wb") as stderr:
-        child = subprocess.Popen(
-            [sys.executable, "-m", "docs_mcp.eval.bench_index", str(docs_dir), str(out), embeddings, str(result)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=stderr,
-        )
-        _, status, usage = os.wait4(child.pid, 0)
-        child.returncode = os.waitstatus_to_exitcode(status)  # reaped here; keep Popen from waiting again
-    if child.returncode != 0:
-        last = (errors.read_text(errors="replace").strip().splitlines() or ["no output"])[-1]
-        raise IndexerError(f"The benchmark build ({label}) of {docs_dir} failed: {last}", f"Run `docs-mcp index {docs_dir}` to see the problem.")
-    report = orjson.loads(result.read_bytes())
-    # Linux reports ru_maxrss in KiB, macOS in bytes.
-    peak = usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+    child = run_child(
+        "docs_mcp.eval.bench_index",
+        [str(docs_dir), str(out), embeddings, str(result)],
+        answer=result,
+        log=scratch / "stderr.txt",
+        what=f"The benchmark build ({label}) of {docs_dir}",
+    )
+    report, peak = child.answer, child.peak_rss_bytes
     return BuildRun(
         label=label,
         embeddings=embeddings,
