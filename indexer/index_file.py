@@ -110,6 +110,21 @@ def connect(db_path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
     return conn
 
 
+def fetch_all(conn: duckdb.DuckDBPyConnection, sql: str, parameters: Mapping[str, Any] | None = None) -> list[tuple[Any, ...]]:
+    """The rows of one read query on an open index, with DuckDB's errors translated.
+
+    The server's readers (get_doc, read_page, get_docs) query through here, so a damaged
+    index gives every caller the same error and nothing from duckdb leaks.
+
+    Raises:
+        IndexFormatError: the index cannot be read (corrupt, or not a docs-mcp index).
+    """
+    try:
+        return conn.execute(sql, parameters or {}).fetchall()
+    except duckdb.Error as error:
+        raise IndexFormatError(f"The index could not be read: {error}", "Rebuild it with `docs-mcp index DOCS_DIR`.") from error
+
+
 def translate(error: duckdb.Error, db_path: Path) -> IndexerError:
     """Our error for a DuckDB error raised while using the database at ``db_path``."""
     text = str(error)

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -193,6 +194,13 @@ def test_products_import_only_what_their_rule_allows():
 def test_every_sub_package_has_a_rule():
     sub_packages = {module for _, path, module in source_files() if path.name == "__init__.py" and module not in LAYERS}
     assert sub_packages - set(PRODUCT_RULES) == set()
+
+
+def test_duckdb_errors_are_translated_only_in_the_indexer():
+    """One boundary (indexer/index_file.py's translate and fetch_all): the server never catches duckdb's errors."""
+    server = package_dirs()["docs_mcp.server"]
+    catching = [_rel(path) for path in sorted(server.rglob("*.py")) if re.search(r"except\s*\(?[^:]*duckdb\.", path.read_text(encoding="utf-8"))]
+    assert catching == []
 
 
 def test_the_root_reaches_the_areas_only_in_mount():

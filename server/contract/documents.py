@@ -1,7 +1,7 @@
 """Reading stored chunks back for get_doc: one chunk and its neighbours in the same file.
 
-The SQL is data (module constants run with bound parameters); duckdb errors
-become IndexFormatError here and nowhere else in this module's callers.
+The SQL is data (module constants run with bound parameters), run through the
+indexer's ``fetch_all``, where duckdb errors become IndexFormatError.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any, Sequence
 import duckdb
 import orjson
 
-from docs_mcp.indexer.errors import IndexFormatError
+from docs_mcp.indexer.index_file import fetch_all
 from docs_mcp.indexer.schema import CHUNKS_TABLE
 from docs_mcp.server.search.records import StoredChunk
 
@@ -38,13 +38,7 @@ def chunk_window(conn: duckdb.DuckDBPyConnection, chunk_id: str, context: int) -
     Raises:
         IndexFormatError: the index cannot be read (corrupt, or not a docs-mcp index).
     """
-    try:
-        rows = conn.execute(WINDOW_SQL, {"chunk_id": chunk_id, "context": context}).fetchall()
-    except duckdb.Error as error:
-        raise IndexFormatError(
-            f"The index could not be read: {error}",
-            "Rebuild it with `docs-mcp index DOCS_DIR`.",
-        ) from error
+    rows = fetch_all(conn, WINDOW_SQL, {"chunk_id": chunk_id, "context": context})
     return [_stored_chunk(row) for row in rows]
 
 

@@ -20,7 +20,7 @@ from typing import Mapping, Sequence
 
 import duckdb
 
-from docs_mcp.indexer.errors import IndexFormatError
+from docs_mcp.indexer.index_file import fetch_all
 from docs_mcp.indexer.schema import FTS_SCHEMA, FTS_STEMMER
 from docs_mcp.server.search.lexical import tokenize
 
@@ -70,14 +70,11 @@ def term_coverage(conn: duckdb.DuckDBPyConnection, topic: str, chunk_rows: Seque
     Raises:
         IndexFormatError: the index's full-text tables cannot be read.
     """
-    try:
-        rows = conn.execute(QUERY_TERMS_SQL, {"words": tokenize(topic)}).fetchall()
-        terms = sorted({term for _, term, stopword in rows if not stopword})
-        if not terms:
-            return {row: 1.0 for row in chunk_rows}
-        found = conn.execute(COVERAGE_SQL, {"terms": terms, "chunks": list(map(int, chunk_rows))}).fetchall()
-    except duckdb.Error as error:
-        raise IndexFormatError(f"The index could not be read: {error}", "Rebuild it with `docs-mcp index DOCS_DIR`.") from error
+    rows = fetch_all(conn, QUERY_TERMS_SQL, {"words": tokenize(topic)})
+    terms = sorted({term for _, term, stopword in rows if not stopword})
+    if not terms:
+        return {row: 1.0 for row in chunk_rows}
+    found = fetch_all(conn, COVERAGE_SQL, {"terms": terms, "chunks": list(map(int, chunk_rows))})
     present: dict[int, set[str]] = {}
     for chunk, term in found:
         present.setdefault(int(chunk), set()).add(term)

@@ -15,7 +15,7 @@ from typing import Mapping, Sequence
 
 import duckdb
 
-from docs_mcp.indexer.errors import IndexFormatError
+from docs_mcp.indexer.index_file import fetch_all
 from docs_mcp.indexer.libraries.spec import LIBRARY_KEY
 from docs_mcp.indexer.schema import CHUNKS_TABLE
 from docs_mcp.server.libraries.confidence import confidence, term_coverage
@@ -151,7 +151,4 @@ def _truncated(candidate: Candidate, max_tokens: int) -> Packed:
 
 
 def _contents(conn: duckdb.DuckDBPyConnection, chunk_ids: list[str]) -> dict[str, str]:
-    try:
-        return dict(conn.execute(CONTENT_SQL, {"ids": chunk_ids}).fetchall())
-    except duckdb.Error as error:
-        raise IndexFormatError(f"The index could not be read: {error}", "Rebuild it with `docs-mcp index DOCS_DIR`.") from error
+    return dict(fetch_all(conn, CONTENT_SQL, {"ids": chunk_ids}))

@@ -15,7 +15,7 @@ from typing import Sequence
 
 import duckdb
 
-from docs_mcp.indexer.errors import IndexFormatError
+from docs_mcp.indexer.index_file import fetch_all
 from docs_mcp.indexer.schema import CHUNKS_TABLE
 from docs_mcp.server.libraries.fuzzy import name_score
 from docs_mcp.server.libraries.catalog import Library, LibraryCatalog
@@ -94,10 +94,7 @@ def read_lines(conn: duckdb.DuckDBPyConnection, filepath: str, offset: int, max_
     Raises:
         IndexFormatError: the index cannot be read.
     """
-    try:
-        rows = conn.execute(PAGE_SQL, {"filepath": filepath}).fetchall()
-    except duckdb.Error as error:
-        raise IndexFormatError(f"The index could not be read: {error}", "Rebuild it with `docs-mcp index DOCS_DIR`.") from error
+    rows = fetch_all(conn, PAGE_SQL, {"filepath": filepath})
     lines = CHUNK_SEPARATOR.join(row[0].strip("\n") for row in rows).split("\n")
     window = lines[offset : offset + max_lines]
     return "\n".join(window), len(lines), len(window)

@@ -117,3 +117,17 @@ def test_prune_deletes_only_generation_folders(tmp_path: Path) -> None:
         (tmp_path / name).mkdir()
     prune(tmp_path, keep={keep})
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([keep, "notes", "20240101-not-ours"])
+
+
+def test_a_read_on_a_damaged_index_is_one_index_format_error(tmp_path: Path) -> None:
+    import duckdb
+
+    from docs_mcp.indexer.errors import IndexFormatError
+    from docs_mcp.indexer.index_file import fetch_all
+
+    conn = duckdb.connect(str(tmp_path / "not-an-index.duckdb"))
+    assert fetch_all(conn, "SELECT $x AS x", {"x": 1}) == [(1,)]
+    with pytest.raises(IndexFormatError) as caught:
+        fetch_all(conn, "SELECT * FROM chunks")
+    assert "The index could not be read" in str(caught.value)
+    assert "docs-mcp index" in caught.value.hint
