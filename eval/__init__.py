@@ -6,49 +6,22 @@ CLI must not pull in the MCP SDK, duckdb and numpy.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "EvalResult",
-    "GoldenQuery",
-    "Judgment",
-    "QueryResult",
-    "QueryScores",
-    "RelevantEntry",
-    "evaluate",
-    "hit_at_k",
-    "load_golden",
-    "mrr_at_k",
-    "ndcg_at_k",
-    "recall_at_k",
-    "resolve_judgments",
-]
+from docs_mcp.lazy import lazy_exports
 
-_HOMES = {
-    "EvalResult": "runner",
-    "QueryResult": "runner",
-    "evaluate": "runner",
-    "GoldenQuery": "golden",
-    "RelevantEntry": "golden",
-    "load_golden": "golden",
-    "resolve_judgments": "judgments",
-    "Judgment": "metrics",
-    "QueryScores": "metrics",
-    "hit_at_k": "metrics",
-    "mrr_at_k": "metrics",
-    "ndcg_at_k": "metrics",
-    "recall_at_k": "metrics",
+# The one list of this package's public names, by home module; __all__ follows its order.
+_EXPORTS = {
+    "runner": ("EvalResult", "QueryResult", "evaluate"),
+    "golden": ("GoldenQuery", "RelevantEntry", "load_golden"),
+    "judgments": ("resolve_judgments",),
+    "metrics": ("Judgment", "QueryScores", "hit_at_k", "mrr_at_k", "ndcg_at_k", "recall_at_k"),
 }
 
-if TYPE_CHECKING:
+__all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+if TYPE_CHECKING:  # the same names for type checkers (tests/test_public_api.py keeps the two in step)
+    from docs_mcp.eval.runner import EvalResult, QueryResult, evaluate
     from docs_mcp.eval.golden import GoldenQuery, RelevantEntry, load_golden
     from docs_mcp.eval.judgments import resolve_judgments
     from docs_mcp.eval.metrics import Judgment, QueryScores, hit_at_k, mrr_at_k, ndcg_at_k, recall_at_k
-    from docs_mcp.eval.runner import EvalResult, QueryResult, evaluate
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f"{__name__}.{_HOMES[name]}"), name)

@@ -6,40 +6,20 @@ the CLI must not pull in the MCP SDK, duckdb and numpy.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "Engine",
-    "Hit",
-    "SearchPage",
-    "ServerSettings",
-    "StoredChunk",
-    "build_server",
-    "open_engine",
-    "run_stdio",
-    "serve_stdio",
-]
+from docs_mcp.lazy import lazy_exports
 
-_HOMES = {
-    "Engine": "search.engine",
-    "open_engine": "search.engine",
-    "Hit": "search.records",
-    "SearchPage": "search.records",
-    "StoredChunk": "search.records",
-    "ServerSettings": "app",
-    "build_server": "app",
-    "run_stdio": "app",
-    "serve_stdio": "app",
+# The one list of this package's public names, by home module; __all__ follows its order.
+_EXPORTS = {
+    "app": ("ServerSettings", "build_server", "run_stdio", "serve_stdio"),
+    "search.engine": ("Engine", "RankingSettings", "open_engine"),
+    "search.records": ("Hit", "SearchPage", "StoredChunk"),
 }
 
-if TYPE_CHECKING:
+__all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+if TYPE_CHECKING:  # the same names for type checkers (tests/test_public_api.py keeps the two in step)
     from docs_mcp.server.app import ServerSettings, build_server, run_stdio, serve_stdio
-    from docs_mcp.server.search.engine import Engine, open_engine
+    from docs_mcp.server.search.engine import Engine, RankingSettings, open_engine
     from docs_mcp.server.search.records import Hit, SearchPage, StoredChunk
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f"{__name__}.{_HOMES[name]}"), name)

@@ -1,7 +1,7 @@
 """The layering, read from the source with an AST walk (no module is imported).
 
 - Imports go one way: docs_mcp.eval -> docs_mcp.server -> docs_mcp.indexer -> the root
-  (``docs_mcp``'s ``__init__`` and ``errors``); lazy imports inside functions count too.
+  (``docs_mcp``'s ``__init__``, ``errors`` and ``lazy``); lazy imports inside functions count too.
 - The root package reaches the areas only inside ``cli.py``'s ``_mount``.
 - Nothing imports the source folders ``server``, ``indexer`` or ``eval`` as top-level names:
   they are only importable by accident, from a checkout, as the wrong package.
@@ -28,8 +28,8 @@ REPO = Path(__file__).resolve().parents[1]
 ROOT = "docs_mcp"
 # Lower number = lower layer; a module may import its own layer or lower ones.
 LAYERS = {"docs_mcp": 0, "docs_mcp.indexer": 1, "docs_mcp.server": 2, "docs_mcp.eval": 3}
-# What the areas may use of the root package: the version and the error tree, never the CLI.
-ROOT_MODULES_FOR_AREAS = {"docs_mcp", "docs_mcp.errors"}
+# What the areas may use of the root package: the version, the error tree and the lazy-export helper, never the CLI.
+ROOT_MODULES_FOR_AREAS = {"docs_mcp", "docs_mcp.errors", "docs_mcp.lazy"}
 MOUNT = ("cli.py", "_mount")
 FOLDER_NAMES = {"server", "indexer", "eval"}
 # Inside an area: importer (the longest matching prefix) -> what it must not import. Every

@@ -3,27 +3,30 @@ imports.  Changing a list below is an API change: say so in the change's descrip
 
 from __future__ import annotations
 
+import ast
 import importlib
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 PUBLIC_API = {
     "docs_mcp": ["__version__"],
     "docs_mcp.indexer": [
-        "Embedder",
-        "IndexReader",
-        "Progress",
         "build_index",
-        "current_generation",
-        "load_model",
-        "open_index",
+        "Progress",
         "write_index",
+        "scan_corpus",
+        "Embedder",
+        "load_model",
+        "IndexReader",
+        "current_generation",
+        "open_index",
         "LibrarySpec",
+        "requested_spec",
         "list_libraries",
         "remove_library",
-        "requested_spec",
         "Chunk",
         "CorpusScan",
         "IndexReport",
@@ -32,33 +35,33 @@ PUBLIC_API = {
         "SourceFile",
         "Strategy",
         "TaxonomyKey",
-        "scan_corpus",
     ],
     "docs_mcp.server": [
-        "Engine",
-        "Hit",
-        "SearchPage",
         "ServerSettings",
-        "StoredChunk",
         "build_server",
-        "open_engine",
         "run_stdio",
         "serve_stdio",
+        "Engine",
+        "RankingSettings",
+        "open_engine",
+        "Hit",
+        "SearchPage",
+        "StoredChunk",
     ],
     "docs_mcp.eval": [
         "EvalResult",
-        "GoldenQuery",
-        "Judgment",
         "QueryResult",
-        "QueryScores",
-        "RelevantEntry",
         "evaluate",
-        "hit_at_k",
+        "GoldenQuery",
+        "RelevantEntry",
         "load_golden",
+        "resolve_judgments",
+        "Judgment",
+        "QueryScores",
+        "hit_at_k",
         "mrr_at_k",
         "ndcg_at_k",
         "recall_at_k",
-        "resolve_judgments",
     ],
 }
 
@@ -86,7 +89,26 @@ def test_star_import_gives_exactly_all(package):
     assert sorted(set(namespace) - {"__builtins__"}) == sorted(PUBLIC_API[package])
 
 
-@pytest.mark.parametrize("package", ["docs_mcp.server", "docs_mcp.eval"])
+LAZY_PACKAGES = ["docs_mcp.indexer", "docs_mcp.server", "docs_mcp.eval"]
+
+
+@pytest.mark.parametrize("package", LAZY_PACKAGES)
+def test_the_type_checking_imports_are_the_export_list(package):
+    """Type checkers read the TYPE_CHECKING block, runtime reads _EXPORTS: they must name the same things."""
+    module = importlib.import_module(package)
+    tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+    block = next(node for node in tree.body if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING")
+    imported = {(node.module, alias.name) for node in block.body if isinstance(node, ast.ImportFrom) for alias in node.names}
+    exported = {(f"{package}.{home}", name) for home, names in module._EXPORTS.items() for name in names}
+    assert imported == exported
+
+
+@pytest.mark.parametrize("package", LAZY_PACKAGES)
+def test_a_lazy_package_lists_its_names(package):
+    assert dir(importlib.import_module(package)) == sorted(PUBLIC_API[package])
+
+
+@pytest.mark.parametrize("package", LAZY_PACKAGES)
 def test_a_lazy_package_refuses_unknown_names(package):
     with pytest.raises(AttributeError, match="no_such_name"):
         importlib.import_module(package).no_such_name  # noqa: B018
