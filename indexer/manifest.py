@@ -16,7 +16,7 @@ from typing import Any, Mapping
 
 from docs_mcp.indexer.errors import ManifestError
 from docs_mcp.indexer.frontmatter import strategy_from
-from docs_mcp.indexer.records import Strategy
+from docs_mcp.indexer.records import KeyConfig, Strategy
 
 MANIFEST_NAME = ".docs-mcp.json"
 MANIFEST_VERSION = "1"
@@ -29,14 +29,6 @@ class Override:
     pattern: str
     strategy: Strategy | None = None
     metadata: Mapping[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class KeyConfig:
-    """What a manifest or metadata.json says about one taxonomy key."""
-
-    description: str = ""
-    vector_collapse: bool = False
 
 
 @dataclass(frozen=True)
@@ -106,7 +98,7 @@ def resolve(manifest: Manifest | None, filepath: str) -> tuple[Strategy, dict[st
 
 
 def taxonomy_configs(raw: Any, where: str) -> dict[str, KeyConfig]:
-    """Parse ``{key: {"description", "vector_collapse"}}``.
+    """Parse ``{key: {"description", "vector_collapse", "filter_keeps_unset", "filter_keeps"}}``.
 
     Raises:
         ManifestError: it is not a mapping of mappings, or a field has the wrong type.
@@ -115,15 +107,26 @@ def taxonomy_configs(raw: Any, where: str) -> dict[str, KeyConfig]:
         return {}
     if not isinstance(raw, dict) or not all(isinstance(v, dict) for v in raw.values()):
         raise ManifestError(f"`{where}` must map each key to an object.", 'Write {"language": {"description": "..."}}.')
-    out = {}
-    for key, conf in raw.items():
-        description, collapse = conf.get("description", ""), conf.get("vector_collapse", False)
-        if not isinstance(description, str) or not isinstance(collapse, bool):
-            raise ManifestError(
-                f"`{where}.{key}`: description must be text and vector_collapse true or false.", "Fix the values."
-            )
-        out[str(key)] = KeyConfig(description.strip(), collapse)
-    return out
+    return {str(key): key_config(conf, f"{where}.{key}") for key, conf in raw.items()}
+
+
+def key_config(conf: Mapping[str, Any], where: str) -> KeyConfig:
+    """One key's config from its JSON object.
+
+    Raises:
+        ManifestError: a field has the wrong type.
+    """
+    description, collapse = conf.get("description", ""), conf.get("vector_collapse", False)
+    keeps_unset, keeps = conf.get("filter_keeps_unset", False), conf.get("filter_keeps", {})
+    if not isinstance(description, str) or not isinstance(collapse, bool) or not isinstance(keeps_unset, bool):
+        raise ManifestError(
+            f"`{where}`: description must be text; vector_collapse and filter_keeps_unset true or false.", "Fix the values."
+        )
+    if not isinstance(keeps, dict) or not all(isinstance(v, str) and v for v in keeps.values()):
+        raise ManifestError(
+            f"`{where}.filter_keeps` must map a taxonomy key to a glob of its values.", 'Write "filter_keeps": {"scope": "global*"}.'
+        )
+    return KeyConfig(description.strip(), collapse, keeps_unset, tuple(sorted((str(k), v) for k, v in keeps.items())))
 
 
 @lru_cache(maxsize=256)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Any, Mapping
 
 CHUNK_STRATEGIES = ("h1", "h2", "h3", "file")
 DEFAULT_CHUNK_BY = "h2"
@@ -68,6 +68,37 @@ class SourceFile:
 
 
 @dataclass(frozen=True)
+class KeyConfig:
+    """What a manifest or metadata.json says about one taxonomy key."""
+
+    description: str = ""
+    vector_collapse: bool = False
+    # How a search filter on this key treats chunks that do not carry the filtered value:
+    # ``filter_keeps_unset`` keeps chunks without this key; ``filter_keeps`` keeps chunks whose
+    # other key matches a glob (("scope", "global*"),), unless the request filters on that key.
+    filter_keeps_unset: bool = False
+    filter_keeps: tuple[tuple[str, str], ...] = ()
+
+    def merged_with(self, other: "KeyConfig") -> "KeyConfig":
+        """This config, completed by ``other``: our description and globs win, flags add up."""
+        return KeyConfig(
+            self.description or other.description,
+            self.vector_collapse or other.vector_collapse,
+            self.filter_keeps_unset or other.filter_keeps_unset,
+            tuple(sorted({**dict(other.filter_keeps), **dict(self.filter_keeps)}.items())),
+        )
+
+    def as_json(self) -> dict[str, Any]:
+        """The search-behaviour properties for metadata.json (only the ones that are set)."""
+        out: dict[str, Any] = {"vector_collapse": self.vector_collapse}
+        if self.filter_keeps_unset:
+            out["filter_keeps_unset"] = True
+        if self.filter_keeps:
+            out["filter_keeps"] = dict(self.filter_keeps)
+        return out
+
+
+@dataclass(frozen=True)
 class TaxonomyKey:
     """One taxonomy facet: its description, the values seen, and search behaviour flags."""
 
@@ -75,6 +106,12 @@ class TaxonomyKey:
     description: str = ""
     values: tuple[str, ...] = ()
     vector_collapse: bool = False
+    filter_keeps_unset: bool = False  # see KeyConfig
+    filter_keeps: tuple[tuple[str, str], ...] = ()
+
+    def config(self) -> KeyConfig:
+        """The key's configuration, as a manifest or metadata.json states it."""
+        return KeyConfig(self.description, self.vector_collapse, self.filter_keeps_unset, self.filter_keeps)
 
 
 @dataclass(frozen=True)

@@ -38,12 +38,11 @@ def load_corpus_metadata(path: Path) -> tuple[str, dict[str, KeyConfig]]:
 
 
 def merge_configs(primary: Mapping[str, KeyConfig], others: Iterable[Mapping[str, KeyConfig]]) -> dict[str, KeyConfig]:
-    """One config per key: ``primary`` (metadata.json) describes first; ``vector_collapse`` if any says so."""
+    """One config per key: ``primary`` (metadata.json) describes first; a flag is set if any config sets it."""
     merged = dict(primary)
     for configs in others:
         for key, conf in configs.items():
-            have = merged.get(key, KeyConfig())
-            merged[key] = KeyConfig(have.description or conf.description, have.vector_collapse or conf.vector_collapse)
+            merged[key] = merged.get(key, KeyConfig()).merged_with(conf)
     return merged
 
 
@@ -59,6 +58,8 @@ def discover_taxonomy(chunks: Iterable[Chunk], configs: Mapping[str, KeyConfig])
             description=configs.get(key, KeyConfig()).description,
             values=tuple(sorted(values[key])),
             vector_collapse=configs.get(key, KeyConfig()).vector_collapse,
+            filter_keeps_unset=configs.get(key, KeyConfig()).filter_keeps_unset,
+            filter_keeps=configs.get(key, KeyConfig()).filter_keeps,
         )
         for key in sorted(values)
     )
@@ -70,7 +71,7 @@ def build_metadata(scan: CorpusScan, *, indexed_at: str, embedding: ModelIdentit
         "metadata_version": METADATA_VERSION,
         "corpus_description": scan.corpus_description,
         "taxonomy": {
-            key.name: {"description": key.description, "values": list(key.values), "vector_collapse": key.vector_collapse}
+            key.name: {"description": key.description, "values": list(key.values), **key.config().as_json()}
             for key in scan.taxonomy
         },
         "stats": {"chunks": len(scan.chunks), "files": len(scan.files), "indexed_at": indexed_at},

@@ -30,7 +30,7 @@ from docs_mcp.indexer.libraries.spec import (
     tag_libraries,
 )
 from docs_mcp.indexer.libraries.store import StoredLibraries, catalog_entries, read_libraries
-from docs_mcp.indexer.manifest import KeyConfig
+from docs_mcp.indexer.records import KeyConfig
 from docs_mcp.indexer.records import Chunk, CorpusScan
 from docs_mcp.indexer.taxonomy import discover_taxonomy
 from docs_mcp.indexer.libraries.templates import find_templates
@@ -66,7 +66,7 @@ def plan_build(docs_dir: Path, index_dir: Path, spec: LibrarySpec | None, metada
         prompts=tuple(kept.prompts) + tuple(new_prompts),
         resource_marks=merge_marks(kept.marks, resource_marks(Path(docs_dir), metadata_file)),
     )
-    configs = {**kept.configs, **{key.name: KeyConfig(key.description, key.vector_collapse) for key in scan.taxonomy}}
+    configs = {**kept.configs, **{key.name: key.config() for key in scan.taxonomy}}
     combined = _combine(
         kept.chunks + mounted.chunks,
         {**kept.files, **mounted.files},

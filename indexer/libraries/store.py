@@ -14,7 +14,8 @@ import orjson
 
 from docs_mcp.indexer.libraries.catalog import marks_from_metadata
 from docs_mcp.indexer.libraries.spec import IMPLICIT_OWNER, LIBRARY_KEY
-from docs_mcp.indexer.manifest import KeyConfig
+from docs_mcp.indexer.manifest import key_config
+from docs_mcp.indexer.records import KeyConfig
 from docs_mcp.indexer.records import Chunk
 from docs_mcp.indexer.schema import CHUNKS_TABLE, DB_FILE
 from docs_mcp.indexer.libraries.toc import section_of
@@ -76,7 +77,7 @@ def read_libraries(index_dir: Path, keep: Callable[[str, Mapping[str, Any]], boo
         libraries=libraries,
         prompts=tuple(p for p in metadata.get("prompts") or () if p.get("library") in libraries),
         marks=marks_from_metadata(metadata),
-        configs={k: KeyConfig(e.get("description", ""), bool(e.get("vector_collapse"))) for k, e in taxonomy.items() if k != LIBRARY_KEY},
+        configs={k: key_config(e, f"taxonomy.{k}") for k, e in taxonomy.items() if k != LIBRARY_KEY},
         metadata=metadata,
     )
 

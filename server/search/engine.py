@@ -17,7 +17,7 @@ import orjson
 
 from docs_mcp.indexer import open_index
 from docs_mcp.indexer.schema import CHUNKS_TABLE
-from docs_mcp.server.search.filters import TaxonomyColumns, filter_mask
+from docs_mcp.server.search.filters import FilterRule, TaxonomyColumns, filter_mask
 from docs_mcp.server.search.fusion import select_fusion
 from docs_mcp.server.search.lexical import DEFAULT_FIELD_WEIGHTS, LexicalScorer, load_postings, tokenize
 from docs_mcp.server.search.records import Hit, SearchPage
@@ -92,6 +92,7 @@ class Engine:
         keys = sorted((self.metadata.get("taxonomy") or {}).keys())
         self.taxonomy = TaxonomyColumns.from_metadata(self.columns.metadata, keys)
         self.collapse_keys = tuple(k for k in keys if (self.metadata["taxonomy"][k] or {}).get("vector_collapse"))
+        self.filter_rules = {k: FilterRule.from_entry(self.metadata["taxonomy"][k] or {}) for k in keys}
         self._lexical: LexicalScorer | None = None
         self._vectors: VectorMatrix | None = None
         self._vectors_loaded = False
@@ -143,7 +144,7 @@ class Engine:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}")
         size = self.size
-        allowed = filter_mask(self.taxonomy, filters, size)
+        allowed = filter_mask(self.taxonomy, filters, size, self.filter_rules)
         lexical = np.zeros(size, dtype=np.float32)
         vector = np.full(size, -1.0, dtype=np.float32)
         if mode in ("hybrid", "bm25") and size:

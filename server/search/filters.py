@@ -1,21 +1,39 @@
 """Taxonomy filters as boolean masks over chunks, applied inside the search.
 
-A ``language`` filter without a ``scope`` filter also keeps language-neutral
-chunks: those with no language, and those whose scope is global (``global-*``),
-so an agent asking about Go still sees the shared guides.
+A filter keeps the chunks whose key has exactly the asked value. A key's configuration
+(metadata.json, ``taxonomy.KEY``) may relax that: ``filter_keeps_unset`` also keeps chunks
+without the key, and ``filter_keeps`` (``{"scope": "global*"}``) also keeps chunks whose other
+key matches a glob, unless the request filters on that other key too. The bundled corpus
+sets both on ``language``, so an agent asking about Go still sees the shared guides.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from fnmatch import fnmatchcase
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-AUTO_INCLUDE_KEY = "language"
-SCOPE_KEY = "scope"
-GLOBAL_SCOPE_PREFIX = "global"
 UNSET = -1
+
+
+@dataclass(frozen=True)
+class FilterRule:
+    """How a filter on one key treats chunks without the asked value (from the key's metadata.json entry)."""
+
+    keeps_unset: bool = False
+    keeps: tuple[tuple[str, str], ...] = ()  # (other key, glob of its values)
+
+    @classmethod
+    def from_entry(cls, entry: Mapping[str, Any]) -> "FilterRule":
+        """The rule of one ``taxonomy`` entry of an index's metadata.json."""
+        keeps = entry.get("filter_keeps") or {}
+        return cls(bool(entry.get("filter_keeps_unset")), tuple(sorted(keeps.items())))
+
+    def relaxed_by(self, filters: Mapping[str, str]) -> bool:
+        """Whether this rule relaxes the filter in a request with ``filters`` (not when it filters a kept key)."""
+        return (self.keeps_unset or bool(self.keeps)) and not any(key in filters for key, _ in self.keeps)
 
 
 @dataclass(frozen=True)
@@ -47,26 +65,35 @@ class TaxonomyColumns:
             return np.zeros(self._size(), dtype=bool)
         return self.codes[key] == code
 
-    def language_neutral(self) -> np.ndarray:
-        """Chunks with no language, or a global scope."""
-        neutral = self.codes[AUTO_INCLUDE_KEY] == UNSET
-        if SCOPE_KEY in self.codes:
-            global_codes = [code for code, value in enumerate(self.values[SCOPE_KEY]) if value.startswith(GLOBAL_SCOPE_PREFIX)]
-            neutral |= np.isin(self.codes[SCOPE_KEY], global_codes)
-        return neutral
+    def matches(self, key: str, glob: str) -> np.ndarray:
+        """Mask of chunks whose ``key`` matches ``glob`` (all False for an unknown key)."""
+        if key not in self.codes:
+            return np.zeros(self._size(), dtype=bool)
+        hits = [code for code, value in enumerate(self.values[key]) if fnmatchcase(value, glob)]
+        return np.isin(self.codes[key], hits)
+
+    def kept_by(self, key: str, rule: FilterRule) -> np.ndarray:
+        """The chunks a filter on ``key`` keeps besides its exact matches, under ``rule``."""
+        kept = self.codes[key] == UNSET if rule.keeps_unset else np.zeros(self._size(), dtype=bool)
+        for other, glob in rule.keeps:
+            kept |= self.matches(other, glob)
+        return kept
 
     def _size(self) -> int:
         return len(next(iter(self.codes.values()))) if self.codes else 0
 
 
-def filter_mask(columns: TaxonomyColumns, filters: Mapping[str, str], size: int) -> np.ndarray | None:
+def filter_mask(
+    columns: TaxonomyColumns, filters: Mapping[str, str], size: int, rules: Mapping[str, FilterRule] | None = None
+) -> np.ndarray | None:
     """The chunks that pass every filter, or None when nothing is filtered."""
     if not filters:
         return None
     mask = np.ones(size, dtype=bool)
     for key, value in sorted(filters.items()):
         selected = columns.equals(key, value) if size else np.zeros(0, dtype=bool)
-        if key == AUTO_INCLUDE_KEY and SCOPE_KEY not in filters and key in columns.codes:
-            selected = selected | columns.language_neutral()
+        rule = (rules or {}).get(key, FilterRule())
+        if key in columns.codes and rule.relaxed_by(filters):
+            selected = selected | columns.kept_by(key, rule)
         mask &= selected
     return mask

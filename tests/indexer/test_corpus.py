@@ -177,7 +177,9 @@ def test_invalid_metadata_json_is_a_problem_not_a_failure(make_corpus: MakeCorpu
 def test_build_metadata(make_corpus: MakeCorpus) -> None:
     root = make_corpus(
         {
-            "metadata.json": json.dumps({"taxonomy": {"language": {"description": "SDK", "vector_collapse": True}}}),
+            "metadata.json": json.dumps(
+                {"taxonomy": {"language": {"description": "SDK", "vector_collapse": True, "filter_keeps": {"scope": "global*"}}}}
+            ),
             "a.md": "---\nmetadata: {language: go}\n---\n# Alpha\n\n## One\n",
         }
     )
@@ -186,7 +188,7 @@ def test_build_metadata(make_corpus: MakeCorpus) -> None:
     assert build_metadata(scan, indexed_at="2025-01-01T00:00:00Z", embedding=model) == {
         "metadata_version": "1",
         "corpus_description": "docs documentation",
-        "taxonomy": {"language": {"description": "SDK", "values": ["go"], "vector_collapse": True}},
+        "taxonomy": {"language": {"description": "SDK", "values": ["go"], "vector_collapse": True, "filter_keeps": {"scope": "global*"}}},
         "stats": {"chunks": 2, "files": 1, "indexed_at": "2025-01-01T00:00:00Z"},
         "embedding": {"provider": "fastembed", "model": "minilm", "dimensions": 384},
         "files": {"a.md": "Alpha"},

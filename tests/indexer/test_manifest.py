@@ -17,7 +17,14 @@ def test_parse_a_full_manifest() -> None:
             "version": "1",
             "strategy": {"chunk_by": "h3", "max_chunk_size": 900},
             "metadata": {"language": " go "},
-            "taxonomy": {"language": {"description": "SDK language", "vector_collapse": True}},
+            "taxonomy": {
+                "language": {
+                    "description": "SDK language",
+                    "vector_collapse": True,
+                    "filter_keeps_unset": True,
+                    "filter_keeps": {"scope": "global*"},
+                }
+            },
             "overrides": [{"pattern": "./models/**", "strategy": {"chunk_by": "file"}, "metadata": {"scope": "ref"}}],
             "mcpServerInstructions": "ignored, not ours",
         },
@@ -26,7 +33,7 @@ def test_parse_a_full_manifest() -> None:
     assert manifest.folder == "sdk"
     assert manifest.strategy == Strategy("h3", 900)
     assert dict(manifest.metadata) == {"language": "go"}
-    assert dict(manifest.taxonomy) == {"language": KeyConfig("SDK language", True)}
+    assert dict(manifest.taxonomy) == {"language": KeyConfig("SDK language", True, True, (("scope", "global*"),))}
     assert manifest.overrides[0].pattern == "models/**"
 
 
@@ -93,7 +100,10 @@ def test_invalid_json_names_the_line(tmp_path: Path) -> None:
         ({"overrides": {}}, "`overrides` must be a list"),
         ({"overrides": [{"metadata": {}}]}, "`overrides[0]` needs a non-empty `pattern`"),
         ({"taxonomy": {"language": "x"}}, "`taxonomy` must map each key to an object"),
-        ({"taxonomy": {"language": {"vector_collapse": "yes"}}}, "vector_collapse true or false"),
+        ({"taxonomy": {"language": {"vector_collapse": "yes"}}}, "vector_collapse and filter_keeps_unset true or false"),
+        ({"taxonomy": {"language": {"filter_keeps_unset": 1}}}, "vector_collapse and filter_keeps_unset true or false"),
+        ({"taxonomy": {"language": {"filter_keeps": ["scope"]}}}, "`taxonomy.language.filter_keeps` must map a taxonomy key to a glob"),
+        ({"taxonomy": {"language": {"filter_keeps": {"scope": ""}}}}, "`taxonomy.language.filter_keeps` must map a taxonomy key to a glob"),
     ],
 )
 def test_invalid_manifests_say_which_field_is_wrong(data: object, says: str) -> None:

@@ -31,7 +31,12 @@ TINY_CORPUS: dict[str, str] = {
         {
             "corpus_description": "Acme API guides and client SDK docs",
             "taxonomy": {
-                "language": {"description": "Client SDK language.", "vector_collapse": True},
+                "language": {
+                    "description": "Client SDK language.",
+                    "vector_collapse": True,
+                    "filter_keeps_unset": True,
+                    "filter_keeps": {"scope": "global*"},
+                },
                 "scope": {"description": "global-guide or sdk-specific."},
             },
         }

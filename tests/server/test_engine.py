@@ -19,7 +19,15 @@ def _corpus(root: Path) -> None:
         "metadata.json": json.dumps(
             {
                 "corpus_description": "Acme SDK docs",
-                "taxonomy": {"language": {"description": "SDK language", "vector_collapse": True}, "scope": {}},
+                "taxonomy": {
+                    "language": {
+                        "description": "SDK language",
+                        "vector_collapse": True,
+                        "filter_keeps_unset": True,
+                        "filter_keeps": {"scope": "global*"},
+                    },
+                    "scope": {},
+                },
             }
         ),
         ".docs-mcp.json": json.dumps({"version": "1", "metadata": {"scope": "global-guide"}}),
@@ -100,6 +108,17 @@ def test_language_filter_applies_inside_the_search_and_keeps_neutral_guides(engi
     assert languages <= {"go", None}
     neutral = engine.search("rate limits 429", {"language": "go"}, limit=5)
     assert ids(neutral)[0] == "guides/errors.md#errors/rate-limits"
+
+
+def test_a_key_without_filter_rules_filters_exactly(tmp_path):
+    root = tmp_path / "docs"
+    _corpus(root)
+    metadata = json.loads((root / "metadata.json").read_text())
+    metadata["taxonomy"]["language"] = {"description": "SDK language"}
+    (root / "metadata.json").write_text(json.dumps(metadata))
+    build_index(root, tmp_path / "idx", embeddings="none")
+    page = open_engine(tmp_path / "idx").search("rate limits 429 retries", {"language": "go"}, limit=10)
+    assert page.hits and all(h.metadata.get("language") == "go" for h in page.hits)
 
 
 def test_scope_filter_turns_off_the_language_auto_include(engine):

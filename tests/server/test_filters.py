@@ -1,6 +1,6 @@
 import numpy as np
 
-from docs_mcp.server.search.filters import TaxonomyColumns, filter_mask
+from docs_mcp.server.search.filters import FilterRule, TaxonomyColumns, filter_mask
 
 ROWS = [
     {"language": "python", "scope": "sdk-specific"},
@@ -25,14 +25,36 @@ def test_no_filter_means_no_mask():
     assert filter_mask(columns(), {}, len(ROWS)) is None
 
 
-def test_language_filter_auto_includes_language_neutral_chunks():
+# The bundled corpus's rule for `language` (metadata.json): neutral chunks pass a language filter.
+NEUTRAL = {"language": FilterRule(keeps_unset=True, keeps=(("scope", "global*"),))}
+
+
+def test_a_filter_is_exact_without_a_rule():
     mask = filter_mask(columns(), {"language": "python"}, len(ROWS))
+    assert mask.tolist() == [True, False, False, False, False]
+
+
+def test_a_rule_keeps_chunks_without_the_key_and_chunks_matching_its_globs():
+    mask = filter_mask(columns(), {"language": "python"}, len(ROWS), NEUTRAL)
     assert mask.tolist() == [True, False, True, True, True]
 
 
-def test_language_and_scope_filters_are_exact():
-    mask = filter_mask(columns(), {"language": "python", "scope": "sdk-specific"}, len(ROWS))
+def test_each_part_of_a_rule_on_its_own():
+    unset_only = {"language": FilterRule(keeps_unset=True)}
+    glob_only = {"language": FilterRule(keeps=(("scope", "global*"),))}
+    assert filter_mask(columns(), {"language": "python"}, len(ROWS), unset_only).tolist() == [True, False, True, True, False]
+    assert filter_mask(columns(), {"language": "python"}, len(ROWS), glob_only).tolist() == [True, False, True, False, True]
+
+
+def test_filtering_the_kept_key_too_makes_both_filters_exact():
+    mask = filter_mask(columns(), {"language": "python", "scope": "sdk-specific"}, len(ROWS), NEUTRAL)
     assert mask.tolist() == [True, False, False, False, False]
+
+
+def test_a_rule_is_read_from_the_metadata_entry():
+    entry = {"description": "x", "filter_keeps_unset": True, "filter_keeps": {"scope": "global*"}}
+    assert FilterRule.from_entry(entry) == NEUTRAL["language"]
+    assert FilterRule.from_entry({"description": "x"}) == FilterRule()
 
 
 def test_unknown_value_or_key_selects_nothing():
