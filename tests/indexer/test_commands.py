@@ -77,7 +77,7 @@ def test_strict_fails_and_writes_nothing(cli, make_corpus, tmp_path: Path) -> No
         (["validate", "missing"], 1, "error: docs folder missing does not exist."),
         (["index", "docs", "--embeddings", "fast"], 2, "error: --embeddings must be one of default, none, not 'fast'."),
         (["index", "docs", "--embeddings", "none", "--model", "BAAI/bge-small-en-v1.5"], 2, "error: --model and --embeddings none contradict each other."),
-        (["index", "docs", "--model", "no-such/model"], 1, "error: Cannot load the embedding model no-such/model: "),
+        (["index", "docs", "--model", "no-such/model"], 1, "error: Unknown embedding model 'no-such/model': "),
         (["index", "docs", "--out", "docs/guide.md"], 1, "error: --out docs/guide.md is a file, not a folder."),
     ],
 )
