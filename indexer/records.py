@@ -88,6 +88,7 @@ class CorpusScan:
     corpus_description: str
     problems: tuple[Problem, ...]
     skipped: tuple[str, ...] = ()
+    model: ModelIdentity | None = None  # None: a full-text-only build
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,18 @@ class ModelIdentity:
         """
         return cls(**{**data, "files": tuple(ModelFile(**entry) for entry in data.get("files") or ())})
 
+    def as_json(self) -> dict[str, Any]:
+        """What operators see (health resource, `docs-mcp info --json`): metadata.json's
+        ``embedding`` keys, then the weights' checksum, the runtime and every file."""
+        return {
+            "provider": self.provider,
+            "model": self.name,
+            "dimensions": self.dimensions,
+            "checksum": self.checksum,
+            "runtime": self.runtime,
+            "files": [{"name": f.name, "sha256": f.sha256, "source": f.source} for f in self.files],
+        }
+
 
 @dataclass(frozen=True)
 class IndexReport:
@@ -139,3 +152,4 @@ class IndexReport:
     index_bytes: int
     problems: tuple[Problem, ...]
     skipped: tuple[str, ...] = ()
+    model: ModelIdentity | None = None  # None: a full-text-only build
