@@ -1,4 +1,4 @@
-"""`docs-mcp index` and `docs-mcp validate`: options in, one library call, output out.
+"""`docs-mcp index`, `validate` and `info`: options in, one library call, output out.
 
 Progress goes to stderr (one line rewritten in place on a terminal, one line per step
 otherwise); results go to stdout. Errors are raised as DocsMcpError for the root CLI to print.
@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Optional
 import typer
 
 from docs_mcp.errors import UsageError
+from docs_mcp.indexer.info import info
 from docs_mcp.indexer.libraries.commands import register_libraries
 from docs_mcp.indexer.records import IndexReport, Problem
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
@@ -34,6 +35,7 @@ def register(app: typer.Typer) -> None:
     """Add this area's commands to the root `docs-mcp` app."""
     app.command("index")(index)
     app.command("validate")(validate)
+    app.command("info")(info)
     register_libraries(app)
 
 
@@ -128,6 +130,11 @@ def summary(report: IndexReport, embeddings: str) -> str:
         f"  taxonomy:     {keys}",
         f"  embeddings:   {vectors}",
     ]
+    if report.model:
+        weights = report.model.files[0] if report.model.files else None
+        origin = f" from {weights.source}" if weights else ""
+        lines.append(f"  model:        {report.model.name} ({report.model.dimensions} dimensions, weights sha256 {report.model.checksum[:12]}{origin})")
+        lines.append(f"                every file's digest: docs-mcp info --index {report.index_dir}")
     if report.problems:
         lines.append(f"  problems:     {len(report.problems)} (listed above)")
     return "\n".join(lines)

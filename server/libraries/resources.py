@@ -1,6 +1,7 @@
 """MCP resources: server health, the libraries this session looked up, and documents marked for it.
 
-- ``docs-mcp://health``: status, uptime, index generation, chunk/file/library counts, embedding model.
+- ``docs-mcp://health``: status, uptime, index generation, chunk/file/library counts, embedding model
+  (name, dimensions, weights checksum, runtime, and each model file's sha256 and source package).
 - ``docs-mcp://session/resolved-libraries``: libraries ``get_library_info`` described in this
   session; when it grows the server sends ``notifications/resources/list_changed``.
 - ``docs:///{filepath}``: each document carrying a taxonomy value marked ``mcp_resource``
@@ -151,7 +152,8 @@ def health(index: ServedIndex, sessions: LibrarySessions) -> dict[str, Any]:
             "files": len(metadata.get("files") or {}),
             "libraries": len(catalog.libraries),
         },
-        "embedding": metadata.get("embedding"),
+        # The model as the index recorded it: name, weights checksum, runtime, every file's digest.
+        "embedding": None if index.engine.reader.model is None else index.engine.reader.model.as_json(),
     }
 
 

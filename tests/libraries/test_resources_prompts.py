@@ -10,6 +10,8 @@ from mcp.shared.exceptions import MCPError
 
 from library_corpora import ACME, PYDANTIX, QUICKWEB
 
+from docs_mcp.indexer.model_files import DIGESTS
+
 HEALTH, RESOLVED = "docs-mcp://health", "docs-mcp://session/resolved-libraries"
 ROUTING = f"docs:///{QUICKWEB}/reference/routing.md"
 
@@ -35,7 +37,10 @@ def test_health_reports_the_index(libraries_server, libraries_index) -> None:
     assert health["status"] == "healthy" and health["uptime"] >= 0
     assert health["index"]["generation"] == (libraries_index / "CURRENT").read_text().strip()
     assert health["index"]["libraries"] == 3 and health["index"]["files"] == 11 and health["index"]["chunks"] > 11
-    assert health["embedding"]["dimensions"] == 384
+    embedding = health["embedding"]
+    assert (embedding["model"], embedding["dimensions"], embedding["checksum"]) == ("sentence-transformers/all-MiniLM-L6-v2", 384, DIGESTS["model.onnx"])
+    assert embedding["runtime"].startswith("fastembed ")
+    assert {f["name"]: f["sha256"] for f in embedding["files"]} == DIGESTS  # which model built the index, file by file
 
 
 def test_a_marked_document_reads_as_markdown(libraries_server) -> None:
