@@ -61,6 +61,7 @@ def eval_command(
     baseline: Path | None = typer.Option(None, "--baseline", help="An earlier --json file: print deltas against it."),
     min_ndcg: float | None = typer.Option(None, "--min-ndcg", min=0.0, max=1.0, help="Exit with status 1 if NDCG@k of --mode is below this (CI gate)."),
     report: Path | None = typer.Option(None, "--report", help="Write a self-contained HTML report (charts, per-query list) to this file."),
+    gateway: Path | None = typer.Option(None, "--gateway", help="Evaluate tool_discovery instead: rank the tools of this config file's [[upstream]] servers."),
 ) -> None:
     """Measure search quality on golden queries: NDCG@k, MRR@k, hit@k, recall@k and latency, per category."""
     from docs_mcp.eval.errors import EvalRunError, QualityGateError
@@ -72,14 +73,15 @@ def eval_command(
     queries = load_golden(golden)
     modes = [mode.value, *(m for m in MODES if m != mode.value)] if compare else [mode.value]
     results = []
-    for name in modes:
-        try:
-            with progress_bar(f"eval {name}") as advance:
-                results.append(evaluate(queries, index, k=k, mode=name, via_mcp=via_mcp, progress=advance))
-        except EvalRunError as error:
-            if not compare or name == mode.value:
-                raise
-            typer.echo(f"skipping mode {name}: {error.message}", err=True)
+    with _runner(queries, index, gateway, k, via_mcp) as run:
+        for name in modes:
+            try:
+                with progress_bar(f"eval {name}") as advance:
+                    results.append(run(name, advance))
+            except EvalRunError as error:
+                if not compare or name == mode.value:
+                    raise
+                typer.echo(f"skipping mode {name}: {error.message}", err=True)
     primary = results[0]
     if compare and len(results) > 1:
         typer.echo(render_compare(results).rstrip("\n"))
@@ -98,6 +100,23 @@ def eval_command(
         if ndcg < min_ndcg:
             raise QualityGateError(ndcg, min_ndcg, k)
         typer.echo(f"NDCG@{k} {ndcg:.4f} >= --min-ndcg {min_ndcg:.4f}: gate passed", err=True)
+
+
+@contextmanager
+def _runner(queries, index: Path, gateway: Path | None, k: int, via_mcp: bool) -> Iterator[Callable[..., object]]:
+    """``run(mode, progress)`` against the index, or against a gateway's tool catalog (started once, closed after)."""
+    from docs_mcp.eval.runner import evaluate
+
+    if gateway is None:
+        yield lambda mode, advance: evaluate(queries, index, k=k, mode=mode, via_mcp=via_mcp, progress=advance)
+        return
+    from docs_mcp.eval.gateway_eval import evaluate_gateway, gateway_for_eval
+
+    service = gateway_for_eval(gateway)
+    try:
+        yield lambda mode, advance: evaluate_gateway(queries, service, k=k, mode=mode, progress=advance)
+    finally:
+        service.close()
 
 
 def bench_command(

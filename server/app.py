@@ -30,6 +30,7 @@ from docs_mcp.server.libraries import prompts, resources
 from docs_mcp.server.libraries import tools as library_handlers
 from docs_mcp.server.contract.reload import LiveIndex, ServedIndex
 from docs_mcp.server.contract.schemas import GET_DOC, SEARCH_DOCS, contract_tools
+from docs_mcp.server.gateway import GATEWAY_TOOLS, Gateway, call_gateway_tool, gateway_tools
 from docs_mcp.server.libraries.error_shape import error_shape, render_error
 from docs_mcp.server.libraries.schemas import GET_DOCS, GET_LIBRARY_INFO, LIBRARY_TOOLS, READ_PAGE, RESOLVE_LIBRARY, library_tools
 
@@ -40,6 +41,10 @@ INSTRUCTIONS = (
     "Documentation search. Call search_docs with a short query (and taxonomy filters when you know them), "
     "then get_doc with a hit's chunk_id (and context 1-5 for the surrounding sections) to read it. "
     "To browse a library: resolve_library, get_library_info, then read_page; for a quick answer: get_docs."
+)
+GATEWAY_INSTRUCTIONS = (
+    " Tools of other MCP servers: tool_discovery with what the tool should do, describe_tool for its schema, "
+    "then tool_execute with its tool_key and arguments."
 )
 
 
@@ -76,6 +81,7 @@ class AppState:
 
     live: LiveIndex
     settings: ServerSettings
+    gateway: Gateway | None = None
     sessions: resources.LibrarySessions = field(default_factory=resources.LibrarySessions)
     announced: AnnouncedTools = field(default_factory=AnnouncedTools)
 
@@ -96,8 +102,11 @@ def tool_list(metadata: Mapping[str, Any]) -> list[types.Tool]:
     return [*contract_tools(metadata), *library_tools()]
 
 
-def build_server(index_dir: Path | str, settings: ServerSettings | None = None) -> Server[AppState]:
+def build_server(index_dir: Path | str, settings: ServerSettings | None = None, gateway: Gateway | None = None) -> Server[AppState]:
     """A server for the index at ``index_dir``, opened now so a bad index fails before serving.
+
+    With a ``gateway`` (owned and closed by the caller), the meta-tools over its upstream
+    servers' tools are offered too.
 
     Raises:
         IndexNotFoundError, IndexFormatError: there is no readable index at ``index_dir``.
@@ -114,12 +123,12 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None) 
         if settings.warm:
             # A daemon thread: the first tools/list must not wait for the model.
             threading.Thread(target=live.current().warm, name="docs-mcp-warm", daemon=True).start()
-        yield AppState(live, settings)
+        yield AppState(live, settings, gateway=gateway)
 
     return Server(
         SERVER_NAME,
         version=__version__,
-        instructions=INSTRUCTIONS,
+        instructions=INSTRUCTIONS + (GATEWAY_INSTRUCTIONS if gateway else ""),
         lifespan=lifespan,
         on_list_tools=_list_tools,
         on_call_tool=_call_tool,
@@ -135,15 +144,20 @@ async def _list_tools(
 ) -> types.ListToolsResult:
     index = await anyio.to_thread.run_sync(ctx.lifespan_context.live.current)
     ctx.lifespan_context.announced.record(resources.session_key(ctx), index.tools)
-    return types.ListToolsResult(tools=index.tools)
+    # In gateway mode the upstream tools stay behind the meta-tools, never in this list.
+    extra = gateway_tools() if ctx.lifespan_context.gateway else []
+    return types.ListToolsResult(tools=[*index.tools, *extra])
 
 
 async def _call_tool(ctx: ServerRequestContext[AppState], params: types.CallToolRequestParams) -> types.CallToolResult:
+    state = ctx.lifespan_context
+    if state.gateway is not None and params.name in GATEWAY_TOOLS:
+        return await call_gateway_tool(state.gateway, params.name, params.arguments, ctx.request, ctx.request_id)
     runner = _TOOLS.get(params.name)
     if runner is None:
         # An unknown tool is protocol misuse (the client did not use tools/list), not a tool error.
-        raise MCPError(types.INVALID_PARAMS, f"Unknown tool '{params.name}'. Available tools: {', '.join(_TOOLS)}.")
-    state = ctx.lifespan_context
+        available = [*_TOOLS, *(GATEWAY_TOOLS if state.gateway else ())]
+        raise MCPError(types.INVALID_PARAMS, f"Unknown tool '{params.name}'. Available tools: {', '.join(available)}.")
     index = await anyio.to_thread.run_sync(state.live.current)
     call = partial(_run_tool, runner, index, state.settings, params.name, params.arguments)
     text, error = await anyio.to_thread.run_sync(call)
@@ -171,17 +185,17 @@ def _run_tool(
         return f"{name} failed with an internal error (details are in the server log). Try again; if it persists, report it.", error_shape(error)
 
 
-async def serve_stdio(index_dir: Path | str, settings: ServerSettings | None = None) -> None:
-    """Serve the index over stdio until the client closes the connection."""
-    server = build_server(index_dir, settings)
+async def serve_stdio(index_dir: Path | str, settings: ServerSettings | None = None, gateway: Gateway | None = None) -> None:
+    """Serve the index (and the gateway's meta-tools, if any) over stdio until the client closes the connection."""
+    server = build_server(index_dir, settings, gateway)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options(resources.NOTIFICATIONS))
 
 
-def run_stdio(index_dir: Path | str, settings: ServerSettings | None = None) -> None:
+def run_stdio(index_dir: Path | str, settings: ServerSettings | None = None, gateway: Gateway | None = None) -> None:
     """Blocking entry point of ``docs-mcp serve --transport stdio``.
 
     Raises:
         IndexNotFoundError, IndexFormatError: there is no readable index at ``index_dir``.
     """
-    anyio.run(serve_stdio, index_dir, settings)
+    anyio.run(serve_stdio, index_dir, settings, gateway)

@@ -36,11 +36,13 @@ class Mode(str, Enum):
 
 def register(app: typer.Typer) -> None:
     """Add this area's commands to the root `docs-mcp` app."""
+    from docs_mcp.server.gateway.commands import register_gateway
     from docs_mcp.server.team.commands import register_team
 
     app.command("serve")(serve)
     app.command("search")(search)
     register_team(app)
+    register_gateway(app)
 
 
 def serve(
@@ -49,24 +51,31 @@ def serve(
     mode: Mode = typer.Option(Mode.hybrid, "--mode", help="Ranking: hybrid (BM25 + vectors), bm25 or vector."),
     host: Optional[str] = typer.Option(None, "--host", help="http: address to bind (default: 127.0.0.1)."),
     port: Optional[int] = typer.Option(None, "--port", help="http: port to listen on (default: 3100)."),
-    config: Optional[Path] = typer.Option(None, "--config", help="http: config file (default: ./docs-mcp.toml)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Config file: team settings and [[upstream]] servers (default: $DOCS_MCP_CONFIG, else ./docs-mcp.toml)."),
     redis_url: Optional[str] = typer.Option(None, "--redis-url", help="http: Redis shared by replicas for rate limits."),
     log_format: Optional[LogFormat] = typer.Option(None, "--log-format", help="http: log lines as json (default) or pretty."),
 ) -> None:
     """Serve the index to MCP clients (stdout carries only the protocol; logs go to stderr).
 
-    For http, flags left out fall back to DOCS_MCP_* variables, then the config file.
+    For http, flags left out fall back to DOCS_MCP_* variables, then the config file. With
+    [[upstream]] servers in the config file, the gateway's meta-tools are served too.
     """
+    import os
+
     from docs_mcp.server.app import ServerSettings, run_stdio
+    from docs_mcp.server.gateway import load_gateway_config, open_gateway
+    from docs_mcp.server.team.config import config_path
 
     settings = ServerSettings(mode=mode.value)
     if transport is None:  # the team config may say http (server.transport, DOCS_MCP_TRANSPORT)
         from docs_mcp.server.team.config import load_settings
 
         transport = Transport(load_settings(config_file=config)["server.transport"])
+    gateway_config = load_gateway_config(config_path(config, os.environ))
     if transport is Transport.stdio:
         logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-        run_stdio(index or Path(DEFAULT_INDEX_DIR), settings)
+        with open_gateway(gateway_config) as gateway:
+            run_stdio(index or Path(DEFAULT_INDEX_DIR), settings, gateway)
         return
     try:
         from docs_mcp.server.team.http_transport import run_http
@@ -74,8 +83,9 @@ def serve(
         if error.name != "docs_mcp.server.team.http_transport":
             raise
         raise UsageError("The http transport is not available in this version.", "Use --transport stdio.") from None
-    run_http(index, settings, host=host, port=port, config_file=config, redis_url=redis_url,
-             log_format=log_format.value if log_format else None)
+    with open_gateway(gateway_config) as gateway:
+        run_http(index, settings, host=host, port=port, config_file=config, redis_url=redis_url,
+                 log_format=log_format.value if log_format else None, gateway=gateway)
 
 
 def search(

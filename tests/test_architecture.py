@@ -36,13 +36,23 @@ FOLDER_NAMES = {"server", "indexer", "eval"}
 # sub-package has an entry, so a new product states its rule before it lands. An area's
 # ``__init__`` (its public API) and its CLI edge (``commands``) may import the whole area.
 _SERVER = "docs_mcp.server"
+_GATEWAY = f"{_SERVER}.gateway"
+# The gateway reuses the engine, the contract's argument checks and the libraries' error shape;
+# every other part of the contract and the libraries is theirs alone.
+_GATEWAY_MAY_NOT = (
+    f"{_SERVER}.team", f"{_SERVER}.app",
+    *(f"{_SERVER}.contract.{m}" for m in ("cursor", "documents", "reload", "render", "schemas", "tools")),
+    *(f"{_SERVER}.libraries.{m}" for m in ("arguments", "catalog", "confidence", "fastpath", "fuzzy", "pages", "prompts",
+                                           "resources", "schemas", "tools")),
+)  # fmt: skip
 PRODUCT_RULES: dict[str, tuple[str, ...]] = {
-    f"{_SERVER}.search": (f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", "mcp", "mcp_types"),
-    f"{_SERVER}.contract": (f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app"),
-    f"{_SERVER}.libraries": (f"{_SERVER}.team", f"{_SERVER}.app"),
+    f"{_SERVER}.search": (f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, "mcp", "mcp_types"),
+    f"{_SERVER}.contract": (f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY),
+    f"{_SERVER}.libraries": (f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY),
+    _GATEWAY: _GATEWAY_MAY_NOT,
     f"{_SERVER}.team": (),
     f"{_SERVER}.app": (f"{_SERVER}.team",),
-    f"{_SERVER}.errors": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app"),
+    f"{_SERVER}.errors": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY),
     "docs_mcp.indexer": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build"),
     "docs_mcp.indexer.libraries": ("docs_mcp.indexer.build",),
     "docs_mcp.indexer.build": (),
@@ -51,6 +61,7 @@ PRODUCT_RULES: dict[str, tuple[str, ...]] = {
 AREA_EDGES = ("__init__", "commands")
 # (file, function) pairs allowed to write to stdout: CLI commands whose result is their output.
 STDOUT_PRINTERS = {
+    ("server/gateway/commands.py", "list_upstreams"),
     ("server/commands.py", "search"),
     ("server/team/commands.py", "create"),
     ("server/team/commands.py", "list_keys"),
@@ -261,12 +272,25 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.app", "from docs_mcp.server.team.auth import OriginGuard\n", ["docs_mcp.server.team.auth"]),
         ("docs_mcp.indexer.chunking", "from docs_mcp.indexer.libraries.spec import LibrarySpec\n", ["docs_mcp.indexer.libraries.spec"]),
         ("docs_mcp.indexer.libraries.ops", "from docs_mcp.indexer.build import build_index\n", ["docs_mcp.indexer.build"]),
+        ("docs_mcp.server.gateway.service", "from docs_mcp.server.team.keys import ApiKey\n", ["docs_mcp.server.team.keys"]),
+        ("docs_mcp.server.gateway.handlers", "from docs_mcp.server.app import AppState\n", ["docs_mcp.server.app"]),
+        ("docs_mcp.server.gateway.describe", "from docs_mcp.server.contract.render import render_hit\n", ["docs_mcp.server.contract.render"]),
+        ("docs_mcp.server.gateway.discovery", "from docs_mcp.server.libraries.fastpath import answer\n", ["docs_mcp.server.libraries.fastpath"]),
+        ("docs_mcp.server.search.engine", "from docs_mcp.server.gateway.records import ToolEntry\n", ["docs_mcp.server.gateway.records"]),
+        ("docs_mcp.server.contract.tools", "def f():\n    from docs_mcp.server.gateway import Gateway\n", ["docs_mcp.server.gateway"]),
+        ("docs_mcp.server.libraries.error_shape", "from docs_mcp.server.gateway.errors import NoToolError\n", ["docs_mcp.server.gateway.errors"]),
         # allowed: the reverse directions, and the edges
         ("docs_mcp.server.team.http_transport", "from docs_mcp.server.app import build_server\n", []),
         ("docs_mcp.server.libraries.tools", "from docs_mcp.server.contract.reload import ServedIndex\n", []),
         ("docs_mcp.server.contract.reload", "from docs_mcp.server.search.engine import Engine\n", []),
         ("docs_mcp.indexer.build", "from docs_mcp.indexer.libraries.merge import plan_build\n", []),
         ("docs_mcp.server.commands", "from docs_mcp.server.team.commands import register\n", []),
+        ("docs_mcp.server.gateway.catalog_index", "from docs_mcp.server.search.engine import Engine\n", []),
+        ("docs_mcp.server.gateway.arguments", "from docs_mcp.server.contract.arguments import integer\n", []),
+        ("docs_mcp.server.gateway.errors", "from docs_mcp.server.libraries.error_shape import ToolError\n", []),
+        ("docs_mcp.server.gateway.commands", "from docs_mcp.server.team.config import CONFIG_FILE\n", []),
+        ("docs_mcp.server.team.auth", "from docs_mcp.server.gateway import Caller\n", []),
+        ("docs_mcp.server.app", "from docs_mcp.server.gateway import Gateway\n", []),
     ],
 )
 def test_the_checker_catches_cross_product_imports(tmp_path, module, source, caught):

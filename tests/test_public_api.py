@@ -48,6 +48,20 @@ PUBLIC_API = {
         "SearchPage",
         "StoredChunk",
     ],
+    "docs_mcp.server.gateway": [
+        "CALLER_SCOPE",
+        "REQUEST_ID_SCOPE",
+        "Caller",
+        "GATEWAY_SECTIONS",
+        "GatewayConfig",
+        "load_gateway_config",
+        "GatewayConfigError",
+        "GATEWAY_TOOLS",
+        "gateway_tools",
+        "Gateway",
+        "open_gateway",
+        "call_gateway_tool",
+    ],
     "docs_mcp.eval": [
         "EvalResult",
         "QueryResult",
@@ -89,7 +103,7 @@ def test_star_import_gives_exactly_all(package):
     assert sorted(set(namespace) - {"__builtins__"}) == sorted(PUBLIC_API[package])
 
 
-LAZY_PACKAGES = ["docs_mcp.indexer", "docs_mcp.server", "docs_mcp.eval"]
+LAZY_PACKAGES = ["docs_mcp.indexer", "docs_mcp.server", "docs_mcp.server.gateway", "docs_mcp.eval"]
 
 
 @pytest.mark.parametrize("package", LAZY_PACKAGES)

@@ -11,6 +11,7 @@ import logging
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from docs_mcp.server.gateway import CALLER_SCOPE, Caller
 from docs_mcp.server.team.config import TeamSettings
 from docs_mcp.server.team.keys import KeyVerifier
 from docs_mcp.server.team.errors import HttpProblem, KeyStoreError
@@ -70,6 +71,7 @@ class AuthMiddleware:
             await AUTH_INVALID.send(send)
             return
         scope[API_KEY_SCOPE] = key
+        scope[CALLER_SCOPE] = Caller(key_name=key.name, project=key.project)  # who the gateway's permissions see
         await self.app(scope, receive, send)
 
 

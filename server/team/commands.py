@@ -39,15 +39,17 @@ def create(
     name: str = typer.Argument(..., help="Who the key is for, e.g. alice or ci-bot (shown in logs)."),
     rate: Optional[int] = typer.Option(None, "--rate", min=1, help="Requests per minute (default: rate_limit.requests_per_minute)."),
     burst: Optional[int] = typer.Option(None, "--burst", min=1, help="Requests at once (default: rate_limit.burst)."),
+    project: Optional[str] = typer.Option(None, "--project", help="Project whose [tool_permissions.PROJECT] rules apply to gateway tools."),
     index: Optional[Path] = _INDEX,
     store: Optional[Path] = _STORE,
     config: Optional[Path] = _CONFIG,
 ) -> None:
     """Create a key and print it once on stdout; only its SHA-256 digest is stored."""
     key_store = _store(index, store, config)
-    record, key = key_store.create(name, rate=rate, burst=burst)
+    record, key = key_store.create(name, rate=rate, burst=burst, project=project)
     typer.echo(key)
     limits = f"rate {_or_default(record.rate, '/min')}, burst {_or_default(record.burst, '')}"
+    limits += f", project {record.project}" if record.project else ""
     typer.echo(f"Created key '{record.name}' ({limits}) in {key_store.path}.", err=True)
     typer.echo("This is the only time the key is shown: hand it to its owner now.", err=True)
 
@@ -67,8 +69,8 @@ def list_keys(
     if not records:
         typer.echo("No keys yet. Create one with `docs-mcp keys create NAME`.", err=True)
         return
-    rows = [("NAME", "KEY", "RATE/MIN", "BURST", "CREATED", "STATUS")]
-    rows += [(r.name, r.hint + "...", _or_default(r.rate, ""), _or_default(r.burst, ""), r.created_at,
+    rows = [("NAME", "KEY", "PROJECT", "RATE/MIN", "BURST", "CREATED", "STATUS")]
+    rows += [(r.name, r.hint + "...", r.project or "-", _or_default(r.rate, ""), _or_default(r.burst, ""), r.created_at,
               f"revoked {r.revoked_at}" if r.revoked_at else "active") for r in records]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
@@ -106,5 +108,5 @@ def _or_default(value: Optional[int], unit: str) -> str:
 
 
 def _as_dict(record: ApiKey) -> dict[str, object]:
-    return {"name": record.name, "key_prefix": record.hint, "rate": record.rate, "burst": record.burst,
-            "created_at": record.created_at, "revoked_at": record.revoked_at}
+    return {"name": record.name, "key_prefix": record.hint, "project": record.project, "rate": record.rate,
+            "burst": record.burst, "created_at": record.created_at, "revoked_at": record.revoked_at}

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
+from docs_mcp.server.gateway.config import GATEWAY_SECTIONS
 from docs_mcp.server.team.errors import ConfigError
 
 CONFIG_FILE = "docs-mcp.toml"
@@ -158,7 +159,7 @@ def load_settings(
     """
     environ = os.environ if environ is None else environ
     layers: list[tuple[str, Mapping[str, Any]]] = [("default", {o.key: o.default for o in OPTIONS})]
-    path = _config_path(config_file, environ)
+    path = config_path(config_file, environ)
     if path is not None:
         layers.append((f"file {path}", _read_file(path)))
     layers.append(("env", {o.key: environ[o.env] for o in OPTIONS if environ.get(o.env, "") != ""}))
@@ -184,7 +185,8 @@ def load_settings(
     return TeamSettings(values, sources)
 
 
-def _config_path(config_file: Path | None, environ: Mapping[str, str]) -> Path | None:
+def config_path(config_file: Path | None, environ: Mapping[str, str]) -> Path | None:
+    """The config file in effect: ``config_file``, else $DOCS_MCP_CONFIG, else ./docs-mcp.toml if it exists."""
     if config_file is not None:
         return config_file
     if environ.get(CONFIG_ENV):
@@ -204,6 +206,8 @@ def _read_file(path: Path) -> dict[str, Any]:
     flat: dict[str, Any] = {}
     unknown: list[str] = []
     for section, table in document.items():
+        if section in GATEWAY_SECTIONS:
+            continue  # [gateway], [[upstream]], [tool_permissions.*]: read by the gateway
         if not isinstance(table, dict):
             unknown.append(section)
             continue

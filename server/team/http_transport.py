@@ -35,6 +35,7 @@ from docs_mcp import __version__
 from docs_mcp.errors import DocsMcpError
 from docs_mcp.indexer.index_file import live_generation
 from docs_mcp.server.app import ServerSettings, build_server
+from docs_mcp.server.gateway import Gateway
 from docs_mcp.server.team.auth import AuthMiddleware, OriginGuard, host_patterns, origin_patterns
 from docs_mcp.server.team.config import TeamSettings, load_settings
 from docs_mcp.server.team.keys import KeyVerifier
@@ -205,8 +206,9 @@ def run_http(
     redis_url: str | None = None,
     log_format: str | None = None,
     log_level: str | None = None,
+    gateway: Gateway | None = None,
 ) -> None:
-    """Serve the index over streamable HTTP until SIGTERM/SIGINT, then drain and return.
+    """Serve the index (and the ``gateway``'s meta-tools, if any) over streamable HTTP until SIGTERM/SIGINT, then drain and return.
 
     ``index``, ``host``, ``port``, ``redis_url``, ``log_format`` and ``log_level``
     are command-line flags: None means "not given", so the environment, the config
@@ -222,7 +224,7 @@ def run_http(
     settings = load_settings(flags, config_file=config_file)
     configure_logging(settings["logging.level"], settings["logging.format"])
     server_settings = replace(server_settings or ServerSettings(), cursor_secret=settings.cursor_secret)
-    server = build_server(settings.index, server_settings)
+    server = build_server(settings.index, server_settings, gateway)
     verifier = KeyVerifier(settings.key_store)
     limiter = open_limiter(settings["rate_limit.redis_url"], settings["rate_limit.redis_prefix"])
     if settings["rate_limit.redis_url"]:

@@ -36,12 +36,16 @@ _SCHEMA = (
         rate INTEGER,                  -- requests per minute; NULL: the server's default
         burst INTEGER,                 -- bucket size; NULL: the server's default
         created_at TEXT NOT NULL,
-        revoked_at TEXT
+        revoked_at TEXT,
+        project TEXT                   -- the gateway's tool_permissions project; NULL: none
     )""",
     # A name can be reused once its key is revoked (rotation), never twice at once.
     "CREATE UNIQUE INDEX IF NOT EXISTS keys_active_name ON keys (name) WHERE revoked_at IS NULL",
 )
-_COLUMNS = "name, hint, rate, burst, created_at, revoked_at"
+_COLUMNS = "name, hint, rate, burst, created_at, revoked_at, project"
+# Columns added after the first release, with their definitions: a store without them gets them
+# on its next write transaction; until then readers see NULL.
+_MIGRATIONS = (("project", "TEXT"),)
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,7 @@ class ApiKey:
     burst: int | None
     created_at: str
     revoked_at: str | None = None
+    project: str | None = None
 
 
 def generate_key() -> str:
@@ -76,25 +81,28 @@ class KeyStore:
     def __init__(self, path: Path) -> None:
         self.path = path
 
-    def create(self, name: str, *, rate: int | None = None, burst: int | None = None) -> tuple[ApiKey, str]:
-        """Add a key for ``name``; returns its record and the key, which is shown once and never again.
+    def create(self, name: str, *, rate: int | None = None, burst: int | None = None,
+               project: str | None = None) -> tuple[ApiKey, str]:
+        """Add a key for ``name`` (in ``project``, for the gateway's tool permissions); returns its
+        record and the key, which is shown once and never again.
 
         Raises:
-            KeyStoreError: the name is invalid or the store cannot be written.
+            KeyStoreError: the name or project is invalid or the store cannot be written.
             KeyExistsError: ``name`` already has an active key.
         """
-        if not _NAME_RE.fullmatch(name):
-            raise KeyStoreError(
-                f"Key name {name!r} is invalid.",
-                "Use 1-64 letters, digits, '.', '_', '@' or '-', starting with a letter or digit (e.g. alice).",
-            )
+        for label, value in (("Key name", name), ("Project", project)):
+            if value is not None and not _NAME_RE.fullmatch(value):
+                raise KeyStoreError(
+                    f"{label} {value!r} is invalid.",
+                    "Use 1-64 letters, digits, '.', '_', '@' or '-', starting with a letter or digit (e.g. alice).",
+                )
         key = generate_key()
-        record = ApiKey(name, key[: len(KEY_PREFIX) + 4], rate, burst, _now())
+        record = ApiKey(name, key[: len(KEY_PREFIX) + 4], rate, burst, _now(), project=project)
         with _transaction(self.path, create=True) as conn:
             try:
                 conn.execute(
-                    "INSERT INTO keys (name, digest, hint, rate, burst, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                    (name, digest_key(key), record.hint, rate, burst, record.created_at),
+                    "INSERT INTO keys (name, digest, hint, rate, burst, created_at, project) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (name, digest_key(key), record.hint, rate, burst, record.created_at, project),
                 )
             except sqlite3.IntegrityError:
                 raise KeyExistsError(
@@ -146,10 +154,28 @@ def _transaction(path: Path, *, create: bool = False) -> Iterator[sqlite3.Connec
             if create:
                 for statement in _SCHEMA:
                     conn.execute(statement)
+            _migrate(conn)
             yield conn
             conn.execute("COMMIT")
         except sqlite3.Error as error:  # closing without COMMIT rolls back
             raise _store_error(path, error) from None
+
+
+def _missing_columns(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """The migrations a store still lacks (none for a store without a keys table yet)."""
+    have = {row[1] for row in conn.execute("PRAGMA table_info(keys)").fetchall()}
+    return [(name, kind) for name, kind in _MIGRATIONS if have and name not in have]
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    for name, kind in _missing_columns(conn):
+        conn.execute(f"ALTER TABLE keys ADD COLUMN {name} {kind}")
+
+
+def _select_columns(conn: sqlite3.Connection) -> str:
+    """_COLUMNS, with NULL for columns an older store does not have yet (readers never migrate)."""
+    missing = {name for name, _ in _missing_columns(conn)}
+    return ", ".join(f"NULL AS {c}" if c in missing else c for c in _COLUMNS.split(", "))
 
 
 def _store_error(path: Path, error: BaseException) -> KeyStoreError:
@@ -202,7 +228,7 @@ class KeyVerifier:
             version = self._conn.execute("PRAGMA data_version").fetchone()[0]
             if version != self._version:
                 rows = self._conn.execute(
-                    f"SELECT digest, {_COLUMNS} FROM keys WHERE revoked_at IS NULL"
+                    f"SELECT digest, {_select_columns(self._conn)} FROM keys WHERE revoked_at IS NULL"
                 ).fetchall()
                 self._active = {bytes(row[0]): ApiKey(*row[1:]) for row in rows}
                 self._version = version

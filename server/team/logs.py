@@ -20,6 +20,7 @@ import orjson
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from docs_mcp.server.gateway import REQUEST_ID_SCOPE
 from docs_mcp.server.team.auth import API_KEY_SCOPE
 
 REQUEST_ID_HEADER = "x-request-id"
@@ -123,6 +124,7 @@ class AccessLogMiddleware:
             return
         offered = Headers(scope=scope).get(REQUEST_ID_HEADER, "")
         request_id = offered if _REQUEST_ID_RE.fullmatch(offered) else uuid.uuid4().hex
+        scope[REQUEST_ID_SCOPE] = request_id  # the gateway's audit lines carry it too
         started = time.perf_counter()
         request_body, response_body = bytearray(), bytearray()
         response: dict[str, Any] = {"status": 500, "content_type": ""}

@@ -88,3 +88,25 @@ def test_a_corrupt_store_is_a_key_store_error_not_a_traceback(store: KeyStore) -
         store.create("alice")
     with pytest.raises(KeyStoreError, match="cannot be used"):
         KeyVerifier(store.path).verify(generate_key())
+
+
+def test_a_key_belongs_to_a_project_which_the_verifier_reports(store: KeyStore) -> None:
+    _, key = store.create("alice", project="backend")
+    assert KeyVerifier(store.path).verify(key).project == "backend"
+    with pytest.raises(KeyStoreError, match="Project 'no good' is invalid"):
+        store.create("bob", project="no good")
+
+
+def test_a_store_from_before_projects_is_read_as_is_and_migrated_on_the_next_write(tmp_path: Path) -> None:
+    path = tmp_path / "keys.sqlite"
+    key = generate_key()
+    with sqlite3.connect(path) as conn:  # the first release's schema: no project column
+        conn.execute("CREATE TABLE keys (id INTEGER PRIMARY KEY, name TEXT NOT NULL, digest BLOB NOT NULL UNIQUE, "
+                     "hint TEXT NOT NULL, rate INTEGER, burst INTEGER, created_at TEXT NOT NULL, revoked_at TEXT)")
+        conn.execute("INSERT INTO keys (name, digest, hint, created_at) VALUES ('old', ?, 'dm_abcd', '2026-01-01')",
+                     (digest_key(key),))
+    verifier = KeyVerifier(path)
+    assert (verifier.verify(key).name, verifier.verify(key).project) == ("old", None)
+    KeyStore(path).create("new", project="backend")
+    assert [(k.name, k.project) for k in KeyStore(path).list()] == [("old", None), ("new", "backend")]
+    assert verifier.verify(key).project is None  # the running verifier sees the migrated table

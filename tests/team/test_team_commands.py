@@ -20,11 +20,13 @@ def test_create_prints_only_the_key_on_stdout_and_the_rest_on_stderr(tmp_path: P
 
 def test_list_shows_names_prefixes_limits_and_status_never_keys(tmp_path: Path, cli) -> None:
     store = tmp_path / "elsewhere" / "keys.sqlite"
-    keys = [cli("keys", "create", name, "--store", str(store)).stdout.strip() for name in ("alice", "ci-bot")]
+    keys = [cli("keys", "create", name, "--store", str(store), *extra).stdout.strip()
+            for name, extra in (("alice", ("--project", "backend")), ("ci-bot", ()))]
     assert cli("keys", "revoke", "ci-bot", "--store", str(store)).returncode == 0
     table = cli("keys", "list", "--store", str(store)).stdout.splitlines()
-    assert table[0].split() == ["NAME", "KEY", "RATE/MIN", "BURST", "CREATED", "STATUS"]
+    assert table[0].split() == ["NAME", "KEY", "PROJECT", "RATE/MIN", "BURST", "CREATED", "STATUS"]
     assert table[1].startswith("alice") and table[1].endswith("active") and keys[0][:7] + "..." in table[1]
+    assert table[1].split()[2] == "backend" and table[2].split()[2] == "-"
     assert table[2].startswith("ci-bot") and "revoked " in table[2]
     assert not any(key in "\n".join(table) for key in keys)
 

@@ -1,0 +1,169 @@
+"""Search providers for tool_discovery: the local engine (default) and an optional remote service.
+
+``LocalProvider`` ranks the catalog's index generation with the engine of ``search_docs``.
+``RemoteProvider`` sends the available tools and the query to ``POST {search_url}/catalog/search``
+(seed 002's Cloud Search API) with a short timeout; ``FallbackProvider`` answers with the local
+engine whenever the remote one fails in any way (network, status, timeout, a malformed answer).
+Both only ever see, and only ever return, the tools the caller may use.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any, Mapping, Protocol, Sequence
+
+import httpx
+
+from docs_mcp.server.gateway.catalog_index import CatalogIndex
+from docs_mcp.server.gateway.explain import explain
+from docs_mcp.server.gateway.records import ToolEntry
+from docs_mcp.server.gateway.tooldocs import ToolDoc
+
+logger = logging.getLogger(__name__)
+
+SEARCH_PATH = "/catalog/search"
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """What tool_discovery asks: queries, optional context, the tools to choose from, how many."""
+
+    queries: tuple[str, ...]
+    context: str
+    tools: tuple[ToolEntry, ...]  # the caller's available tools: collected, permitted
+    max_results: int
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """One chosen tool with a 0-1 relevance and why it was chosen."""
+
+    tool_key: str
+    relevance: float
+    explanation: str
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """A provider's answer, and which provider gave it (with the reason when it fell back)."""
+
+    results: tuple[Ranked, ...]
+    provider: str
+    fallback_reason: str | None = None
+
+
+class SearchProvider(Protocol):
+    """Anything that ranks a request's tools for its queries."""
+
+    def search(self, request: SearchRequest) -> Ranking: ...
+
+
+class LocalProvider:
+    """The search engine over the catalog's index generation."""
+
+    name = "local"
+
+    def __init__(self, index: CatalogIndex, catalog: Any, docs: Mapping[str, ToolDoc], mode: str = "hybrid") -> None:
+        self.index = index
+        self.catalog = catalog  # a ToolCatalog: every collected tool, so one generation serves every project
+        self.docs = docs
+        self.mode = mode
+
+    def search(self, request: SearchRequest, mode: str | None = None) -> Ranking:
+        snapshot = self.index.snapshot(self.catalog.tools(), self.docs)
+        allowed = {tool.key for tool in request.tools}
+        if snapshot.engine is None or not allowed:
+            return Ranking((), self.name)
+        best: dict[str, Ranked] = {}
+        for query in request.queries:
+            page = snapshot.engine.search(query, mode=mode or self.mode, limit=snapshot.engine.size)
+            hits = [hit for hit in page.hits if hit.chunk_id in allowed]
+            top = max((hit.score for hit in hits), default=0.0)
+            for hit in hits:
+                relevance = _relevance(hit.score, top, mode or self.mode)
+                if hit.chunk_id not in best or relevance > best[hit.chunk_id].relevance:
+                    entry = snapshot.tools[hit.chunk_id]
+                    best[hit.chunk_id] = Ranked(hit.chunk_id, relevance, explain(query, entry, self.docs.get(entry.key), hit))
+        ordered = sorted(best.values(), key=lambda r: (-r.relevance, r.tool_key))
+        return Ranking(tuple(ordered[: request.max_results]), self.name)
+
+
+def _relevance(score: float, top: float, mode: str) -> float:
+    """0-1: the hybrid score is a convex sum of 0-1 signals already; BM25 is scaled by the best hit."""
+    if mode == "hybrid" or mode == "vector":
+        return round(min(max(score, 0.0), 1.0), 4)
+    return round(score / top, 4) if top > 0 else 0.0
+
+
+class RemoteProvider:
+    """seed 002's Cloud Search API: ``POST /catalog/search`` with the tools and the query."""
+
+    name = "remote"
+
+    def __init__(self, base_url: str, timeout: float) -> None:
+        self.url = base_url.rstrip("/") + SEARCH_PATH
+        self.timeout = timeout
+
+    def search(self, request: SearchRequest) -> Ranking:
+        """Ask the service.
+
+        Raises:
+            httpx.HTTPError, ValueError: the call failed or the answer is malformed.
+        """
+        body = {
+            "query": list(request.queries),
+            "context": request.context,
+            "tools": [{"toolKey": t.key, "toolName": t.name, "serverName": t.server, "description": t.description}
+                      for t in request.tools],
+            "maxResults": request.max_results,
+        }
+        response = httpx.post(self.url, json=body, timeout=self.timeout)
+        response.raise_for_status()
+        return Ranking(_parse_results(response.json(), {t.key for t in request.tools}, request.max_results), self.name)
+
+
+def _parse_results(payload: Any, allowed: set[str], max_results: int) -> tuple[Ranked, ...]:
+    """The service's results, keeping only tools we offered it (it must not widen what a caller sees).
+
+    Raises:
+        ValueError: the payload is not ``{results: [{toolKey, relevance, explanation?}]}``.
+    """
+    if not isinstance(payload, dict) or not isinstance(payload.get("results"), list):
+        raise ValueError("expected {results: [...]}")
+    ranked: dict[str, Ranked] = {}
+    for item in payload["results"]:
+        key, relevance = (item.get("toolKey"), item.get("relevance")) if isinstance(item, dict) else (None, None)
+        if not isinstance(key, str) or isinstance(relevance, bool) or not isinstance(relevance, (int, float)):
+            raise ValueError(f"malformed result {item!r}")
+        explanation = item.get("explanation") if isinstance(item.get("explanation"), str) else "chosen by the remote search service"
+        if key in allowed and key not in ranked:
+            ranked[key] = Ranked(key, round(min(max(float(relevance), 0.0), 1.0), 4), explanation)
+    return tuple(ranked.values())[:max_results]
+
+
+class FallbackProvider:
+    """The remote provider first; the local engine on any failure of it."""
+
+    def __init__(self, remote: RemoteProvider, local: LocalProvider) -> None:
+        self.remote = remote
+        self.local = local
+
+    def search(self, request: SearchRequest) -> Ranking:
+        try:
+            return self.remote.search(request)
+        except (httpx.HTTPError, ValueError) as error:
+            reason = f"{error.__class__.__name__}: {error}"[:300]
+            logger.warning("remote tool search failed (%s); answering with the local engine", reason)
+            local = self.local.search(request)
+            return Ranking(local.results, local.provider, fallback_reason=reason)
+
+
+def select_provider(search_url: str, timeout: float, local: LocalProvider) -> SearchProvider:
+    """The remote provider with local fallback when ``search_url`` is set, else the local engine."""
+    return FallbackProvider(RemoteProvider(search_url, timeout), local) if search_url else local
+
+
+def tool_keys(ranking: Ranking) -> Sequence[str]:
+    """The ranked tool keys, best first (what eval scores)."""
+    return [r.tool_key for r in ranking.results]

@@ -1,0 +1,214 @@
+"""The gateway: upstream tools as a searchable catalog, behind the meta-tools (seed 002's ToolCatalogService).
+
+Every operation takes the Caller and the meta-tool's raw arguments and returns a JSON-ready
+answer or raises a ToolError; the MCP handlers (``handlers``) only adapt. Each discovery and
+execution is written to the audit log, whatever its outcome.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import tempfile
+import time
+from contextlib import contextmanager
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+import mcp_types as types
+
+from docs_mcp.errors import DocsMcpError
+from docs_mcp.server.gateway.arguments import parse_describe_args, parse_discovery_args, parse_examples_args, parse_execute_args
+from docs_mcp.server.gateway.audit import AuditLog
+from docs_mcp.server.gateway.catalog import ToolCatalog
+from docs_mcp.server.gateway.catalog_index import CatalogIndex
+from docs_mcp.server.gateway.config import GatewayConfig
+from docs_mcp.server.gateway.describe import describe, examples
+from docs_mcp.server.gateway.discovery import LocalProvider, Ranking, SearchRequest, select_provider
+from docs_mcp.server.gateway.errors import ToolNotFoundError
+from docs_mcp.server.gateway.permissions import Permissions
+from docs_mcp.server.gateway.records import Caller, ToolEntry, split_tool_key
+from docs_mcp.server.gateway.supervisor import Supervisor
+from docs_mcp.server.gateway.tooldocs import check_arguments, load_tool_docs
+from docs_mcp.server.libraries.error_shape import error_shape
+
+logger = logging.getLogger(__name__)
+
+
+class Gateway:
+    """Upstream servers, their tool catalog and its index, permissions, audit: one object, closed once."""
+
+    def __init__(self, config: GatewayConfig, state_dir: Path | None = None, *, embeddings: str = "default",
+                 audit: AuditLog | None = None) -> None:
+        """Load the tool docs and prepare (not start) the upstreams.
+
+        Raises:
+            GatewayConfigError: the tool docs are invalid.
+        """
+        self.config = config
+        self.docs = load_tool_docs(config.docs_dir)
+        self.permissions = Permissions(config.permissions)
+        self._own_state = state_dir is None
+        self.state_dir = Path(tempfile.mkdtemp(prefix="docs-mcp-gateway-")) if state_dir is None else state_dir
+        self.supervisor = Supervisor(config, self.state_dir / "logs")
+        self.catalog = ToolCatalog(self.supervisor, config.settings.list_ttl)
+        self.index = CatalogIndex(self.state_dir / "catalog", embeddings=embeddings)
+        self.local = LocalProvider(self.index, self.catalog, self.docs, config.settings.mode)
+        self.provider = select_provider(config.settings.search_url, config.settings.search_timeout, self.local)
+        self.audit = audit or AuditLog(log_arguments=config.settings.audit_arguments)
+
+    # -- meta-tools ------------------------------------------------------------------------
+
+    def discover(self, caller: Caller, arguments: Mapping[str, Any] | None, request_id: str | None = None) -> dict[str, Any]:
+        """tool_discovery: the caller's available tools ranked for the queries.
+
+        Raises:
+            InvalidArgumentError, PermissionDeniedError: bad arguments, or a caller that may use nothing.
+        """
+        with self._audited("tool_discovery", caller, request_id, arguments) as fields:
+            args = parse_discovery_args(arguments)
+            fields["query"] = list(args.queries)
+            self.permissions.check_caller(caller)
+            available = self.available(caller)
+            ranking = self.provider.search(SearchRequest(args.queries, args.context, available, args.max_results))
+            fields.update(results=len(ranking.results), provider=ranking.provider)
+            return self._render_ranking(ranking, {tool.key: tool for tool in available})
+
+    def execute(self, caller: Caller, arguments: Mapping[str, Any] | None, request_id: str | None = None) -> types.CallToolResult:
+        """tool_execute: permission and status checks, then ``tools/call`` upstream; its result as is.
+
+        Raises:
+            InvalidArgumentError, ArgsTooLargeError, PermissionDeniedError, ToolNotFoundError: refused here.
+            UpstreamUnavailableError, UpstreamTimeoutError, UpstreamError: the upstream failed.
+        """
+        with self._audited("tool_execute", caller, request_id, arguments) as fields:
+            args = parse_execute_args(arguments)
+            fields["tool_key"] = args.tool_key
+            check_arguments(args.arguments, self.config.settings.max_argument_bytes, "The arguments")
+            self.permissions.check_caller(caller)
+            tool = self._visible_tool(caller, args.tool_key)
+            result = self.supervisor.call(tool.server, tool.name, dict(args.arguments))
+            if result.is_error:
+                fields["outcome"] = "upstream_tool_error"
+            return result
+
+    def describe(self, caller: Caller, arguments: Mapping[str, Any] | None, request_id: str | None = None) -> dict[str, Any]:
+        """describe_tool at the requested detail.
+
+        Raises:
+            InvalidArgumentError, InvalidDetailError, ToolNotFoundError, NoToolError.
+        """
+        with self._audited("describe_tool", caller, request_id, None) as fields:
+            args = parse_describe_args(arguments)
+            fields["tool_key"] = args.tool_key
+            self.permissions.check_caller(caller)
+            return describe(args.tool_key, args.detail, self._live_or_none(caller, args.tool_key), self._doc(caller, args.tool_key))
+
+    def examples(self, caller: Caller, arguments: Mapping[str, Any] | None, request_id: str | None = None) -> dict[str, Any]:
+        """list_tool_examples: up to ``max`` worked examples from the tool docs.
+
+        Raises:
+            InvalidArgumentError, ToolNotFoundError.
+        """
+        with self._audited("list_tool_examples", caller, request_id, None) as fields:
+            args = parse_examples_args(arguments)
+            fields["tool_key"] = args.tool_key
+            self.permissions.check_caller(caller)
+            return examples(args.tool_key, args.max, self._live_or_none(caller, args.tool_key), self._doc(caller, args.tool_key))
+
+    def status(self) -> dict[str, Any]:
+        """upstream_status: every configured upstream's state (env values are never shown)."""
+        return {"upstreams": [asdict(status) for status in self.supervisor.statuses()]}
+
+    # -- shared ----------------------------------------------------------------------------
+
+    def available(self, caller: Caller) -> tuple[ToolEntry, ...]:
+        """The tools of the running upstreams that ``caller`` may use."""
+        return tuple(tool for tool in self.catalog.tools() if self.permissions.permits(caller, tool.key))
+
+    def _visible_tool(self, caller: Caller, tool_key: str) -> ToolEntry:
+        """The live tool, if the caller may use it; a forbidden tool is reported as unknown (no hint it exists)."""
+        tool = self._live_or_none(caller, tool_key)
+        if tool is None:
+            if self._server_known(tool_key) and self.permissions.permits(caller, tool_key):
+                self.catalog.invalidate()  # maybe the server is back or the tool is new: look again next time
+            raise ToolNotFoundError(tool_key)
+        return tool
+
+    def _live_or_none(self, caller: Caller, tool_key: str) -> ToolEntry | None:
+        if not self.permissions.permits(caller, tool_key):
+            return None
+        return self.catalog.by_key().get(tool_key)
+
+    def _doc(self, caller: Caller, tool_key: str) -> Any:
+        return self.docs.get(tool_key) if self.permissions.permits(caller, tool_key) else None
+
+    def _server_known(self, tool_key: str) -> bool:
+        parts = split_tool_key(tool_key)
+        return parts is not None and parts[0] in self.supervisor.names
+
+    def _render_ranking(self, ranking: Ranking, tools: Mapping[str, ToolEntry]) -> dict[str, Any]:
+        results = []
+        for ranked in ranking.results:
+            tool = tools[ranked.tool_key]
+            results.append({
+                "tool_key": tool.key,
+                "tool_name": tool.name,
+                "server_name": tool.server,
+                "description": tool.description,
+                "relevance": ranked.relevance,
+                "explanation": ranked.explanation,
+                "output_schema": tool.output_schema,
+                "annotations": tool.annotations,
+            })
+        answer: dict[str, Any] = {"results": results, "provider": ranking.provider}
+        if ranking.fallback_reason:
+            answer["fallback_reason"] = ranking.fallback_reason
+        if not results:
+            answer["hint"] = "No available tool matches. Try other words, or check the servers with upstream_status."
+        return answer
+
+    @contextmanager
+    def _audited(self, event: str, caller: Caller, request_id: str | None, arguments: Any) -> Iterator[dict[str, Any]]:
+        """Time the block and write its audit line; the block may add fields (and override the outcome)."""
+        fields: dict[str, Any] = {}
+        started = time.perf_counter()
+        outcome = "ok"
+        try:
+            yield fields
+        except DocsMcpError as error:
+            outcome = error_shape(error)["code"].lower()
+            raise
+        except Exception:
+            outcome = "internal_error"
+            raise
+        finally:
+            outcome = fields.pop("outcome", outcome)
+            tool_arguments = arguments.get("arguments") if isinstance(arguments, Mapping) else None
+            self.audit.record(event, caller, request_id, outcome, (time.perf_counter() - started) * 1000,
+                              arguments=tool_arguments, **fields)
+
+    def close(self) -> None:
+        """Stop the upstreams, close the audit log, remove the private state folder."""
+        self.supervisor.close()
+        self.audit.close()
+        if self._own_state:
+            shutil.rmtree(self.state_dir, ignore_errors=True)
+
+
+@contextmanager
+def open_gateway(config: GatewayConfig, **options: Any) -> Iterator[Gateway | None]:
+    """A gateway for ``config`` while the block runs, closed after; None when no upstream is enabled.
+
+    Raises:
+        GatewayConfigError: the tool docs are invalid.
+    """
+    if not config.enabled:
+        yield None
+        return
+    gateway = Gateway(config, **options)
+    try:
+        yield gateway
+    finally:
+        gateway.close()

@@ -1,0 +1,157 @@
+"""Every upstream server, run in an event loop of its own, behind a blocking API.
+
+The gateway is called from MCP handlers (worker threads of the stdio or HTTP server), from
+``docs-mcp eval`` and from benchmarks; upstream sessions must outlive any one of those
+callers' requests (stateless HTTP runs a server per request). So the sessions live in a
+private event loop on a portal thread, started with the first request that needs an upstream,
+and ended by ``close``.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+import anyio
+import mcp_types as types
+from anyio.abc import TaskStatus
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+
+from docs_mcp.errors import DocsMcpError
+from docs_mcp.server.gateway.config import GatewayConfig
+from docs_mcp.server.gateway.errors import ToolNotFoundError, UpstreamUnavailableError
+from docs_mcp.server.gateway.records import ToolEntry
+from docs_mcp.server.gateway.upstream import Upstream, UpstreamStatus
+
+STOP_TIMEOUT = 10.0
+
+
+@dataclass(frozen=True)
+class Collected:
+    """The tools of every running upstream, and why the others gave none."""
+
+    tools: tuple[ToolEntry, ...]
+    problems: Mapping[str, str]  # server -> message
+
+
+class Supervisor:
+    """Starts upstreams on demand, lists their tools, forwards calls, reports their status."""
+
+    def __init__(self, config: GatewayConfig, log_dir: Path) -> None:
+        self.config = config
+        self._log_dir = log_dir
+        self._guard = threading.Lock()
+        self._stack: ExitStack | None = None
+        self._portal: BlockingPortal | None = None
+        self._upstreams = {spec.name: Upstream(spec, config.settings, log_dir, config.base_dir) for spec in config.upstreams}
+        self._done: anyio.Event | None = None
+        self._running: Future[None] | None = None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(spec.name for spec in self.config.upstreams)
+
+    def collect(self) -> Collected:
+        """``tools/list`` of every enabled upstream, concurrently; a failing one is left out with its reason."""
+        return self._run(self._collect)
+
+    def call(self, server: str, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        """``tools/call`` on ``server``.
+
+        Raises:
+            ToolNotFoundError: no upstream has that name.
+            UpstreamUnavailableError, UpstreamTimeoutError, UpstreamError: from the upstream.
+        """
+        return self._run(self._call, server, tool, arguments)
+
+    def statuses(self) -> list[UpstreamStatus]:
+        """The state of every configured upstream, in config order (none is started for this)."""
+        # Plain attribute reads: no need to start the event loop, or to wait for it.
+        return [self._upstreams[name].status() for name in self.names]
+
+    def close(self) -> None:
+        """Stop every upstream session and the event loop; safe to call twice."""
+        with self._guard:
+            if self._portal is not None and self._done is not None:
+                self._portal.call(self._done.set)
+                if self._running is not None:
+                    self._running.result(timeout=STOP_TIMEOUT)
+            if self._stack is not None:
+                self._stack.close()
+            self._stack = self._portal = self._done = self._running = None
+
+    # -- event loop side -------------------------------------------------------------------
+
+    def _run(self, func: Any, *args: Any) -> Any:
+        return self._start().call(func, *args)
+
+    def _start(self) -> BlockingPortal:
+        with self._guard:
+            if self._portal is None:
+                stack = ExitStack()
+                portal = stack.enter_context(start_blocking_portal())
+                try:
+                    self._running, _ = portal.start_task(self._hold_group)
+                except BaseException:
+                    stack.close()
+                    raise
+                self._stack, self._portal = stack, portal
+            return self._portal
+
+    async def _hold_group(self, *, task_status: TaskStatus[None]) -> None:
+        """The task group every upstream's tasks run in, alive until ``close``."""
+        async with anyio.create_task_group() as group:
+            for upstream in self._upstreams.values():
+                upstream.attach(group)
+            self._done = anyio.Event()
+            task_status.started()
+            await self._done.wait()
+            for upstream in self._upstreams.values():
+                await upstream.stop()
+            # Sessions close on their stop event (the SDK shields a stdio server's shutdown);
+            # what is left are restarts waiting out a backoff.
+            group.cancel_scope.cancel()
+
+    async def _collect(self) -> Collected:
+        results: dict[str, list[ToolEntry]] = {}
+        problems: dict[str, str] = {}
+
+        async def one(upstream: Upstream) -> None:
+            try:
+                listed = await upstream.list_tools()
+            except DocsMcpError as error:
+                problems[upstream.spec.name] = error.message
+                return
+            results[upstream.spec.name] = [_entry(upstream.spec.name, tool) for tool in listed]
+
+        async with anyio.create_task_group() as group:
+            for name in self.names:
+                if self._upstreams[name].spec.enabled:
+                    group.start_soon(one, self._upstreams[name])
+        tools = tuple(entry for name in self.names for entry in sorted(results.get(name, []), key=lambda e: e.name))
+        return Collected(tools, problems)
+
+    async def _call(self, server: str, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        upstream = self._upstreams.get(server)
+        if upstream is None:
+            raise ToolNotFoundError(f"{server}:{tool}")
+        if not upstream.spec.enabled:
+            raise UpstreamUnavailableError(f"Upstream {server!r} is disabled.", "Enable it in the config file.")
+        return await upstream.call_tool(tool, arguments)
+
+
+def _entry(server: str, tool: types.Tool) -> ToolEntry:
+    annotations = tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else None
+    return ToolEntry(
+        server=server,
+        name=tool.name,
+        description=(tool.description or "").strip(),
+        input_schema=dict(tool.input_schema or {}),
+        output_schema=dict(tool.output_schema) if tool.output_schema else None,
+        annotations=annotations or None,
+        title=tool.title or (annotations or {}).get("title", "") or "",
+    )
