@@ -2,8 +2,9 @@
 
 It offers the tools of one catalog (tests/gateway/catalogs.py) over stdio, or over streamable
 HTTP on 127.0.0.1 (a free port, printed as "listening PORT"). Every call answers with its
-arguments echoed. Three test hooks, which no catalog lists: ``_test_crash`` exits the process
-at once, ``_test_sleep`` (seconds) delays the answer, ``_test_fail`` answers with an isError result.
+arguments echoed. Four test hooks, which no catalog lists: ``_test_crash`` exits the process
+at once, ``_test_sleep`` (seconds) delays the answer, ``_test_fail`` answers with an isError result,
+``_test_rpc_error`` with a JSON-RPC error.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
 
 sys.path.insert(0, str(Path(__file__).parent))
 from catalogs import CATALOGS, input_schema  # noqa: E402
@@ -50,6 +52,8 @@ def build(catalog: str) -> Server[Any]:
             os._exit(3)
         if arguments.get("_test_sleep"):
             await anyio.sleep(float(arguments.pop("_test_sleep")))
+        if arguments.pop("_test_rpc_error", False):
+            raise MCPError(types.INVALID_PARAMS, f"{params.name}: argument 'owner' is required")
         if arguments.pop("_test_fail", False):
             return types.CallToolResult(content=[types.TextContent(text=f"{params.name} failed: repository not found")], is_error=True)
         echo = {"server": catalog, "tool": params.name, "arguments": arguments, "pid": os.getpid()}
@@ -72,7 +76,7 @@ def serve_http(catalog: str) -> None:
     import uvicorn
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from starlette.applications import Starlette
-    from starlette.routing import Mount
+    from starlette.routing import Route
 
     manager = StreamableHTTPSessionManager(app=build(catalog), stateless=True, json_response=True)
 
@@ -81,7 +85,11 @@ def serve_http(catalog: str) -> None:
         async with manager.run():
             yield
 
-    app = Starlette(routes=[Mount("/mcp", app=manager.handle_request)], lifespan=lifespan)
+    class Mcp:  # an ASGI app object: Starlette routes a plain function as a GET-only request handler
+        async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+            await manager.handle_request(scope, receive, send)
+
+    app = Starlette(routes=[Route("/mcp", Mcp())], lifespan=lifespan)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)
