@@ -30,6 +30,7 @@ def register(app: typer.Typer) -> None:
     app.command("eval")(eval_command)
     app.command("bench")(bench_command)
     app.command("bench-index")(bench_index_command)
+    app.command("bench-gateway")(bench_gateway_command)
 
 
 @contextmanager
@@ -173,5 +174,33 @@ def bench_index_command(
     for run in result.runs:
         stages = ", ".join(f"{stage} {seconds:.1f}" for stage, seconds in run.stage_seconds.items() if seconds >= 0.05)
         typer.echo(f"  {run.label}: seconds per stage: {stages}")
+    if json_file:
+        json_file.write_bytes(orjson.dumps(result.as_json(), option=orjson.OPT_INDENT_2))
+
+
+def bench_gateway_command(
+    config: Path = typer.Argument(..., help="Config file whose [[upstream]] servers to benchmark."),
+    golden: Path = typer.Option(..., "--golden", help="Golden queries (e.g. eval/golden/gateway.jsonl): the discovery queries."),
+    tool: str = typer.Option(..., "--tool", help="SERVER:TOOL to call for the execute overhead."),
+    arguments: str = typer.Option("{}", "--arguments", help="The tool's arguments as JSON."),
+    rounds: int = typer.Option(100, "--rounds", min=5, max=10_000, help="Timed calls per figure."),
+    json_file: Optional[Path] = typer.Option(None, "--json", help="Also write the figures to this JSON file."),
+) -> None:
+    """Time tool_discovery (p50/p95) and tool_execute's overhead over a direct tools/call."""
+    import orjson
+
+    from docs_mcp.errors import UsageError
+    from docs_mcp.eval.bench_gateway import bench_gateway, load_bench_config, render_gateway_bench
+    from docs_mcp.eval.golden import load_golden
+
+    try:
+        parsed = orjson.loads(arguments)
+    except orjson.JSONDecodeError:
+        parsed = None
+    if not isinstance(parsed, dict):
+        raise UsageError(f"--arguments {arguments!r} is not a JSON object.", "Example: --arguments '{\"path\": \"a.txt\"}'")
+    queries = [query.query for query in load_golden(golden)]
+    result = bench_gateway(load_bench_config(config), queries, tool, parsed, rounds)
+    typer.echo(render_gateway_bench(result))
     if json_file:
         json_file.write_bytes(orjson.dumps(result.as_json(), option=orjson.OPT_INDENT_2))

@@ -1,0 +1,41 @@
+"""The tool-discovery golden set: at least 40 queries over the 66 tools of our six upstreams, and
+hybrid ranking beating BM25 alone by a clear margin (the same figures `docs-mcp eval --gateway` prints)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from docs_mcp.eval.errors import GoldenResolveError
+from docs_mcp.eval.gateway_eval import evaluate_gateway, gateway_for_eval, tool_judgments
+from docs_mcp.eval.golden import load_golden
+from docs_mcp.server.gateway import Gateway
+
+GOLDEN = Path(__file__).resolve().parents[2] / "eval" / "golden" / "gateway.jsonl"
+
+
+@pytest.fixture(scope="module")
+def service(gateway_config: Path) -> Iterator[Gateway]:
+    gateway = gateway_for_eval(gateway_config)
+    yield gateway
+    gateway.close()
+
+
+def test_the_golden_set_is_large_enough_and_names_only_real_tools(service: Gateway) -> None:
+    queries = load_golden(GOLDEN)
+    tools = {tool.key for tool in service.catalog.tools()}
+    assert len(queries) >= 40 and len(tools) >= 60 and len({key.split(":")[0] for key in tools}) == 6
+    assert all(judged for judged in tool_judgments(queries, tools))
+    with pytest.raises(GoldenResolveError, match="github:create_issue"):
+        tool_judgments(queries, tools - {"github:create_issue"})
+
+
+def test_hybrid_discovery_beats_bm25_by_a_clear_margin(service: Gateway) -> None:
+    queries = load_golden(GOLDEN)
+    hybrid = evaluate_gateway(queries, service, mode="hybrid").overall()
+    bm25 = evaluate_gateway(queries, service, mode="bm25").overall()
+    # Measured: hybrid 0.851, bm25 0.567 (corpus/guide/gateway.md); the margin, not the exact figure, is the claim.
+    assert hybrid.ndcg >= bm25.ndcg + 0.15, (hybrid, bm25)
+    assert hybrid.ndcg >= 0.75
