@@ -97,14 +97,21 @@ def load_gateway_config(path: Path | None) -> GatewayConfig:
     return GatewayConfig(upstreams, permissions, settings, path.parent)
 
 
+def check_table(raw: Any, valid: set[str], where: str, problems: list[str]) -> bool:
+    """Whether ``raw`` is a mapping; its keys outside ``valid`` are appended to ``problems``."""
+    if not isinstance(raw, dict):
+        problems.append(f"{where}: expected a table with the keys {', '.join(sorted(valid))}")
+        return False
+    unknown = sorted(set(raw) - valid)
+    if unknown:
+        problems.append(f"{where}: unknown keys {', '.join(unknown)} (valid: {', '.join(sorted(valid))})")
+    return True
+
+
 def parse_upstream(raw: Any, where: str, problems: list[str]) -> UpstreamSpec | None:
     """One ``[[upstream]]`` table as an UpstreamSpec; problems are appended, None if unusable."""
-    if not isinstance(raw, dict):
-        problems.append(f"{where}: expected a table with name and command or url")
+    if not check_table(raw, _UPSTREAM_KEYS, where, problems):
         return None
-    unknown = sorted(set(raw) - _UPSTREAM_KEYS)
-    if unknown:
-        problems.append(f"{where}: unknown keys {', '.join(unknown)} (valid: {', '.join(sorted(_UPSTREAM_KEYS))})")
     name = raw.get("name")
     if not isinstance(name, str) or not NAME_RE.fullmatch(name):
         problems.append(f"{where}: name {name!r} must be 1-64 letters, digits, '_', '.' or '-' (no ':')")

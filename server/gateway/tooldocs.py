@@ -20,6 +20,7 @@ from typing import Any, Mapping
 import orjson
 import yaml
 
+from docs_mcp.server.gateway.config import check_table
 from docs_mcp.server.gateway.errors import ArgsTooLargeError, GatewayConfigError
 from docs_mcp.server.gateway.records import split_tool_key
 
@@ -133,12 +134,8 @@ def _markdown_entry(text: str) -> dict[str, Any]:
 
 
 def _parse_entry(raw: Any, where: str, problems: list[str]) -> ToolDoc | None:
-    if not isinstance(raw, dict):
-        problems.append(f"{where}: expected a mapping with tool, summary, notes, examples")
+    if not check_table(raw, _ENTRY_KEYS, where, problems):
         return None
-    unknown = sorted(set(raw) - _ENTRY_KEYS)
-    if unknown:
-        problems.append(f"{where}: unknown keys {', '.join(unknown)} (valid: {', '.join(sorted(_ENTRY_KEYS))})")
     tool_key = raw.get("tool")
     if not isinstance(tool_key, str) or split_tool_key(tool_key) is None:
         problems.append(f"{where}: tool must be a tool key 'server:tool', got {tool_key!r}")
