@@ -40,7 +40,7 @@ def _operation(gateway: Gateway, name: str) -> Callable[[Caller, Mapping[str, An
         TOOL_EXECUTE: gateway.execute,
         DESCRIBE_TOOL: gateway.describe,
         LIST_TOOL_EXAMPLES: gateway.examples,
-        UPSTREAM_STATUS: lambda caller, arguments, request_id: gateway.status(),
+        UPSTREAM_STATUS: lambda caller, arguments, request_id: gateway.status(caller),
     }
     return operations[name]
 

@@ -60,6 +60,16 @@ class Permissions:
                 f"Ask an administrator to add [tool_permissions.{caller.project}] with allow patterns to the config file.",
             )
 
+    def visible_servers(self, caller: Caller, names: tuple[str, ...]) -> tuple[str, ...]:
+        """The upstreams ``caller`` may know of: all for the local user, else those some allow pattern names."""
+        if caller.trusted:
+            return names
+        rules = self.projects.get(caller.project or "")
+        if rules is None or caller.key_name is None:
+            return ()
+        servers = [pattern.split(TOOL_KEY_SEPARATOR, 1)[0] for pattern in rules.allow]
+        return tuple(name for name in names if any(fnmatchcase(name, server) for server in servers))
+
     def permits(self, caller: Caller, tool_key: str) -> bool:
         """Whether ``caller`` may find and run ``tool_key``."""
         if caller.trusted:

@@ -117,9 +117,23 @@ class Gateway:
             self.permissions.check_caller(caller)
             return examples(args.tool_key, args.max, self._live_or_none(caller, args.tool_key), self._doc(caller, args.tool_key))
 
-    def status(self) -> dict[str, Any]:
-        """upstream_status: every configured upstream's state (env values are never shown)."""
-        return {"upstreams": [asdict(status) for status in self.supervisor.statuses()]}
+    def status(self, caller: Caller) -> dict[str, Any]:
+        """upstream_status: the state of the upstreams ``caller`` may use; what runs them (command,
+        URL, log file) only for the local user. Environment values are never shown.
+
+        Raises:
+            PermissionDeniedError: a caller that may use nothing.
+        """
+        self.permissions.check_caller(caller)
+        visible = set(self.permissions.visible_servers(caller, self.supervisor.names))
+        shown = []
+        for status in self.supervisor.statuses():
+            if status.name in visible:
+                fields = asdict(status)
+                if not caller.trusted:
+                    fields.update(target=None, log=None)
+                shown.append(fields)
+        return {"upstreams": shown}
 
     # -- shared ----------------------------------------------------------------------------
 

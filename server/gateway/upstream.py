@@ -140,7 +140,8 @@ class Upstream:
                 raise UpstreamError(f"Upstream {self.spec.name!r} refused the call: {error}.",
                                     "Check the arguments against describe_tool(detail='schema').") from None
             raise self._crashed(f"connection closed: {error}") from None
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream, OSError) as error:
+        except Exception as error:  # noqa: BLE001 - a broken pipe, a dropped HTTP connection, an unreadable answer:
+            # whatever it was, the session cannot be trusted any more; a new one is the way out.
             raise self._crashed(f"{error.__class__.__name__}: {error}") from None
 
     # -- lifecycle -------------------------------------------------------------------------

@@ -60,8 +60,11 @@ def test_projects_filter_discovery_and_execution(index_dir: Path, servers, new_k
     # A forbidden tool looks exactly like one that does not exist: nothing tells it is there.
     assert payload(alice_denied)["code"] == "NOT_FOUND" and payload(alice_hidden)["code"] == "NOT_FOUND"
 
-    (carol,) = calls(server.url, keys["carol"], find_all)
+    carol, carol_status = calls(server.url, keys["carol"], find_all, ("upstream_status", {}))
     assert {r["tool_key"].split(":")[0] for r in payload(carol)["results"]} == {"slack"}
+    # Only the servers her project may use, and not what runs them (commands, URLs, log files).
+    (slack,) = payload(carol_status)["upstreams"]
+    assert slack["name"] == "slack" and slack["target"] is None and slack["log"] is None
 
     dave_find, dave_run = calls(server.url, keys["dave"], find_all, ("tool_execute", {"tool_key": "slack:list_users"}))
     for refused in (dave_find, dave_run):
