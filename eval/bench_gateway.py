@@ -4,17 +4,19 @@
   audit: everything but the MCP framing), p50/p95 in ms, with the tool list cached (within the TTL)
   and with it collected from every upstream on each call (TTL 0, the worst case);
 - execute overhead: p50 of ``tool_execute`` minus p50 of the same ``tools/call`` made directly by
-  an MCP client to its own copy of the upstream server.
+  an MCP client to its own copy of the upstream server, the two alternating call by call so that
+  both see the same load on a shared machine.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-import anyio
+from anyio.from_thread import start_blocking_portal
 from mcp import Client, StdioServerParameters
 
 from docs_mcp.eval.errors import EvalRunError
@@ -72,10 +74,7 @@ def bench_gateway(config: GatewayConfig, queries: Sequence[str], tool_key: str, 
             gateway.discover(LOCAL_CALLER, asked[0])  # untimed: model, index, sessions
         cached = _timed(lambda: with_cache.discover(LOCAL_CALLER, next(ask)), rounds)
         fresh = _timed(lambda: uncached.discover(LOCAL_CALLER, next(ask)), max(rounds // 5, 5))
-        call = {"tool_key": tool_key, "arguments": arguments}
-        with_cache.execute(LOCAL_CALLER, call)
-        execute = _timed(lambda: with_cache.execute(LOCAL_CALLER, call), rounds)
-        direct = _direct_calls(config, tool_key, arguments, rounds)
+        execute, direct = _execute_and_direct(with_cache, config, tool_key, arguments, rounds)
     finally:
         with_cache.close()
         uncached.close()
@@ -83,24 +82,23 @@ def bench_gateway(config: GatewayConfig, queries: Sequence[str], tool_key: str, 
                         percentile(fresh, 50), percentile(execute, 50), percentile(direct, 50), rounds)
 
 
-def _direct_calls(config: GatewayConfig, tool_key: str, arguments: dict[str, Any], rounds: int) -> list[float]:
-    """``tools/call`` straight to a fresh copy of the tool's upstream (stdio or HTTP), timed per call."""
+def _execute_and_direct(gateway: Gateway, config: GatewayConfig, tool_key: str, arguments: dict[str, Any],
+                        rounds: int) -> tuple[list[float], list[float]]:
+    """Timed ``tool_execute`` calls and direct ``tools/call`` calls to a fresh copy of the tool's upstream."""
     server, name = split_tool_key(tool_key) or ("", "")
     spec = next(spec for spec in config.upstreams if spec.name == server)
     target: Any = spec.url or StdioServerParameters(command=spec.command, args=list(spec.args), env=dict(spec.env) or None,
                                                     cwd=config.base_dir)
-
-    async def run() -> list[float]:
-        async with Client(target, mode="legacy", cache=None) as client:
-            await client.call_tool(name, arguments)
-            times = []
-            for _ in range(rounds):
-                started = time.perf_counter()
-                await client.call_tool(name, arguments)
-                times.append((time.perf_counter() - started) * 1000)
-            return times
-
-    return anyio.run(run)
+    call = {"tool_key": tool_key, "arguments": arguments}
+    with start_blocking_portal() as portal, portal.wrap_async_context_manager(Client(target, mode="legacy", cache=None)) as client:
+        direct_call = partial(portal.call, partial(client.call_tool, name, arguments))
+        gateway.execute(LOCAL_CALLER, call)
+        direct_call()
+        execute, direct = [], []
+        for _ in range(rounds):
+            execute += _timed(lambda: gateway.execute(LOCAL_CALLER, call), 1)
+            direct += _timed(direct_call, 1)
+    return execute, direct
 
 
 def render_gateway_bench(result: GatewayBench) -> str:
