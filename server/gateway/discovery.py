@@ -59,14 +59,20 @@ class SearchProvider(Protocol):
     def search(self, request: SearchRequest) -> Ranking: ...
 
 
+class ToolSource(Protocol):
+    """Every collected tool (the ToolCatalog), so that one index generation serves every project."""
+
+    def tools(self) -> tuple[ToolEntry, ...]: ...
+
+
 class LocalProvider:
     """The search engine over the catalog's index generation."""
 
     name = "local"
 
-    def __init__(self, index: CatalogIndex, catalog: Any, docs: Mapping[str, ToolDoc], mode: str = "hybrid") -> None:
+    def __init__(self, index: CatalogIndex, catalog: ToolSource, docs: Mapping[str, ToolDoc], mode: str = "hybrid") -> None:
         self.index = index
-        self.catalog = catalog  # a ToolCatalog: every collected tool, so one generation serves every project
+        self.catalog = catalog
         self.docs = docs
         self.mode = mode
 
@@ -76,8 +82,10 @@ class LocalProvider:
         if snapshot.engine is None or not allowed:
             return Ranking((), self.name)
         best: dict[str, Ranked] = {}
+        # Enough hits that ``max_results`` permitted ones survive even if every forbidden tool ranks first.
+        limit = request.max_results + len(snapshot.tools.keys() - allowed)
         for query in request.queries:
-            page = snapshot.engine.search(query, mode=mode or self.mode, limit=snapshot.engine.size)
+            page = snapshot.engine.search(query, mode=mode or self.mode, limit=limit)
             hits = [hit for hit in page.hits if hit.chunk_id in allowed]
             top = max((hit.score for hit in hits), default=0.0)
             for hit in hits:
