@@ -26,7 +26,7 @@ from docs_mcp.server.gateway.catalog_index import CatalogIndex
 from docs_mcp.server.gateway.config import GatewayConfig
 from docs_mcp.server.gateway.describe import describe, examples
 from docs_mcp.server.gateway.discovery import LocalProvider, Ranking, SearchRequest, select_provider
-from docs_mcp.server.gateway.errors import ToolNotFoundError
+from docs_mcp.server.gateway.errors import ToolNotFoundError, UpstreamUnavailableError
 from docs_mcp.server.gateway.permissions import Permissions
 from docs_mcp.server.gateway.records import Caller, ToolEntry, split_tool_key
 from docs_mcp.server.gateway.supervisor import Supervisor
@@ -88,7 +88,11 @@ class Gateway:
             check_arguments(args.arguments, self.config.settings.max_argument_bytes, "The arguments")
             self.permissions.check_caller(caller)
             tool = self._visible_tool(caller, args.tool_key)
-            result = self.supervisor.call(tool.server, tool.name, dict(args.arguments))
+            try:
+                result = self.supervisor.call(tool.server, tool.name, dict(args.arguments))
+            except UpstreamUnavailableError:
+                self.catalog.invalidate()  # the server's tools must not be offered until it lists them again
+                raise
             if result.is_error:
                 fields["outcome"] = "upstream_tool_error"
             return result
