@@ -8,6 +8,7 @@ execution is written to the audit log, whatever its outcome.
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 import tempfile
 import time
@@ -50,7 +51,7 @@ class Gateway:
         self.docs = load_tool_docs(config.docs_dir)
         self.permissions = Permissions(config.permissions)
         self._own_state = state_dir is None
-        self.state_dir = Path(tempfile.mkdtemp(prefix="docs-mcp-gateway-")) if state_dir is None else state_dir
+        self.state_dir = private_state_dir() if state_dir is None else state_dir
         self.supervisor = Supervisor(config, self.state_dir / "logs")
         self.catalog = ToolCatalog(self.supervisor, config.settings.list_ttl)
         self.index = CatalogIndex(self.state_dir / "catalog", embeddings=embeddings)
@@ -213,6 +214,33 @@ class Gateway:
         self.audit.close()
         if self._own_state:
             shutil.rmtree(self.state_dir, ignore_errors=True)
+
+
+STATE_PREFIX = "docs-mcp-gateway-"
+
+
+def private_state_dir() -> Path:
+    """A new temporary folder for one process's catalog index and upstream logs.
+
+    Its name carries the process ID, so the folders of processes that were killed before they
+    could remove theirs (an MCP client ends a stdio server with SIGTERM, then SIGKILL) are
+    removed by the next gateway that starts.
+    """
+    for stale in Path(tempfile.gettempdir()).glob(f"{STATE_PREFIX}*-*"):
+        pid = stale.name[len(STATE_PREFIX):].split("-", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            shutil.rmtree(stale, ignore_errors=True)
+    return Path(tempfile.mkdtemp(prefix=f"{STATE_PREFIX}{os.getpid()}-"))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process
+    return True
 
 
 @contextmanager

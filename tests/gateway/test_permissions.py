@@ -35,3 +35,4 @@ def test_stdio_is_trusted_and_http_defaults_to_deny() -> None:
 def test_restarts_back_off_from_none_to_the_cap() -> None:
     assert [backoff(n) for n in range(1, 8)] == [0.0, 1.0, 2.0, 4.0, 8.0, 16.0, MAX_BACKOFF]
     assert backoff(50) == MAX_BACKOFF
+
