@@ -20,7 +20,6 @@ import anyio
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
 from docs_mcp import __version__
@@ -31,6 +30,7 @@ from docs_mcp.server.libraries import tools as library_handlers
 from docs_mcp.server.contract.reload import LiveIndex, ServedIndex
 from docs_mcp.server.contract.schemas import GET_DOC, SEARCH_DOCS, contract_tools
 from docs_mcp.server.libraries.error_shape import error_shape, render_error
+from docs_mcp.server.stdio_guard import guarded_stdio
 from docs_mcp.server.libraries.schemas import GET_DOCS, GET_LIBRARY_INFO, LIBRARY_TOOLS, READ_PAGE, RESOLVE_LIBRARY, library_tools
 
 logger = logging.getLogger(__name__)
@@ -174,7 +174,7 @@ def _run_tool(
 async def serve_stdio(index_dir: Path | str, settings: ServerSettings | None = None) -> None:
     """Serve the index over stdio until the client closes the connection."""
     server = build_server(index_dir, settings)
-    async with stdio_server() as (read_stream, write_stream):
+    async with guarded_stdio() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options(resources.NOTIFICATIONS))
 
 

@@ -42,6 +42,8 @@ PRODUCT_RULES: dict[str, tuple[str, ...]] = {
     f"{_SERVER}.libraries": (f"{_SERVER}.team", f"{_SERVER}.app"),
     f"{_SERVER}.team": (),
     f"{_SERVER}.app": (f"{_SERVER}.team",),
+    # The stdio guard is transport only: JSON-RPC lines in, SDK messages out.
+    f"{_SERVER}.stdio_guard": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app"),
     f"{_SERVER}.errors": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app"),
     "docs_mcp.indexer": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build"),
     "docs_mcp.indexer.libraries": ("docs_mcp.indexer.build",),
@@ -259,6 +261,7 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.contract.tools", "from docs_mcp.server.libraries.catalog import Library\n", ["docs_mcp.server.libraries.catalog"]),
         ("docs_mcp.server.libraries.tools", "from docs_mcp.server.app import build_server\n", ["docs_mcp.server.app"]),
         ("docs_mcp.server.app", "from docs_mcp.server.team.auth import OriginGuard\n", ["docs_mcp.server.team.auth"]),
+        ("docs_mcp.server.stdio_guard", "from docs_mcp.server.app import build_server\n", ["docs_mcp.server.app"]),
         ("docs_mcp.indexer.chunking", "from docs_mcp.indexer.libraries.spec import LibrarySpec\n", ["docs_mcp.indexer.libraries.spec"]),
         ("docs_mcp.indexer.libraries.ops", "from docs_mcp.indexer.build import build_index\n", ["docs_mcp.indexer.build"]),
         # allowed: the reverse directions, and the edges
@@ -267,6 +270,7 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.contract.reload", "from docs_mcp.server.search.engine import Engine\n", []),
         ("docs_mcp.indexer.build", "from docs_mcp.indexer.libraries.merge import plan_build\n", []),
         ("docs_mcp.server.commands", "from docs_mcp.server.team.commands import register\n", []),
+        ("docs_mcp.server.app", "from docs_mcp.server.stdio_guard import guarded_stdio\n", []),
     ],
 )
 def test_the_checker_catches_cross_product_imports(tmp_path, module, source, caught):
