@@ -25,6 +25,7 @@ from mcp.shared.exceptions import MCPError
 from docs_mcp import __version__
 from docs_mcp.errors import DocsMcpError
 from docs_mcp.server.contract import tools
+from docs_mcp.server.errors import quoted
 from docs_mcp.server.libraries import prompts, resources
 from docs_mcp.server.libraries import tools as library_handlers
 from docs_mcp.server.contract.reload import LiveIndex, ServedIndex
@@ -142,7 +143,7 @@ async def _call_tool(ctx: ServerRequestContext[AppState], params: types.CallTool
     runner = _TOOLS.get(params.name)
     if runner is None:
         # An unknown tool is protocol misuse (the client did not use tools/list), not a tool error.
-        raise MCPError(types.INVALID_PARAMS, f"Unknown tool '{params.name}'. Available tools: {', '.join(_TOOLS)}.")
+        raise MCPError(types.INVALID_PARAMS, f"Unknown tool {quoted(params.name)}. Available tools: {', '.join(_TOOLS)}.")
     state = ctx.lifespan_context
     index = await anyio.to_thread.run_sync(state.live.current)
     call = partial(_run_tool, runner, index, state.settings, params.name, params.arguments)

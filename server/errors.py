@@ -15,6 +15,20 @@ from __future__ import annotations
 from docs_mcp.errors import DocsMcpError
 
 _SEARCH_AGAIN = "Run search_docs again without a cursor to start over."
+MAX_QUOTED_CHARS = 80  # an error shows this much of a bad value: enough to recognise it, never megabytes
+
+
+def quoted(value: str) -> str:
+    """``value`` in quotes as an error message shows it: whole when short, else its start and its length."""
+    if len(value) <= MAX_QUOTED_CHARS:
+        return f"'{value}'"
+    return f"'{value[:MAX_QUOTED_CHARS]}…' ({len(value)} characters)"
+
+
+def quoted_list(values: list[str], most: int = 5) -> str:
+    """The first ``most`` of ``values``, each quoted, and how many more there are."""
+    shown = ", ".join(quoted(value) for value in values[:most])
+    return f"{shown} and {len(values) - most} more" if len(values) > most else shown
 _DISCOVER_IDS = "Use search_docs to discover valid chunk IDs."
 
 
@@ -38,7 +52,7 @@ class InvalidChunkIdError(ServerError):
 
     def __init__(self, chunk_id: str) -> None:
         super().__init__(
-            f"Chunk ID '{chunk_id}' has invalid format. Expected {{filepath}} or {{filepath}}#{{heading-path}}.",
+            f"Chunk ID {quoted(chunk_id)} has invalid format. Expected {{filepath}} or {{filepath}}#{{heading-path}}.",
             _DISCOVER_IDS,
         )
 
@@ -47,4 +61,4 @@ class ChunkNotFoundError(ServerError):
     """A well-formed chunk ID that names no chunk of the served index."""
 
     def __init__(self, chunk_id: str) -> None:
-        super().__init__(f"Chunk ID '{chunk_id}' not found.", _DISCOVER_IDS)
+        super().__init__(f"Chunk ID {quoted(chunk_id)} not found.", _DISCOVER_IDS)

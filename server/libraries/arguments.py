@@ -20,6 +20,7 @@ from docs_mcp.server.libraries.schemas import (
     MAX_LIBRARIES,
     MAX_MAX_LINES,
     MAX_MAX_TOKENS,
+    MAX_OFFSET,
     MAX_PATH_CHARS,
     MAX_SECTIONS,
     MAX_TOPIC_CHARS,
@@ -28,9 +29,6 @@ from docs_mcp.server.libraries.schemas import (
     RESOLVE_LIBRARY,
     library_schema,
 )
-
-# Offsets beyond any real page are still answered (with empty content); this only bounds the integer.
-MAX_OFFSET = 10_000_000
 
 
 @dataclass(frozen=True)
@@ -118,9 +116,33 @@ def parse_docs_args(arguments: Mapping[str, Any] | None) -> DocsArgs:
 
 
 def _given(tool: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The given arguments, each within the limits its published schema states (before any work)."""
     if arguments is not None and not isinstance(arguments, Mapping):
         raise InvalidArgumentError(f"Arguments of {tool} must be an object.", "Pass named arguments.")
-    return present(tool, arguments, tuple(library_schema(tool)["properties"]))
+    properties = library_schema(tool)["properties"]
+    given = present(tool, arguments, tuple(properties))
+    for name, value in given.items():
+        _within_schema(name, value, properties[name])
+    return given
+
+
+def _within_schema(name: str, value: Any, schema: Mapping[str, Any]) -> None:
+    """Raise when ``value`` breaks the type, maxLength or maxItems ``schema`` states (ranges: see integer())."""
+    if schema["type"] == "string":
+        _short_string(name, string({name: value}, name) or "", schema.get("maxLength"))
+    elif schema["type"] == "array":
+        if not isinstance(value, list):
+            raise InvalidArgumentError(f"Argument '{name}' must be a list, not {json_type(value)}.", f"Pass e.g. {name}=['...'].")
+        if len(value) > schema["maxItems"]:
+            raise InvalidArgumentError(f"Argument '{name}' has {len(value)} items; the limit is {schema['maxItems']}.", "Pass fewer.")
+        for item in value:
+            if isinstance(item, str):
+                _short_string(f"{name}[]", item, schema["items"].get("maxLength"))
+
+
+def _short_string(name: str, value: str, limit: int | None) -> None:
+    if limit is not None and len(value) > limit:
+        raise InvalidArgumentError(f"Argument '{name}' is {len(value)} characters long; the limit is {limit}.", "Pass a shorter value.")
 
 
 def _text(given: Mapping[str, Any], name: str, example: str, limit: int) -> str:

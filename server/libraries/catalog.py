@@ -11,6 +11,7 @@ from typing import Any, Mapping
 
 from docs_mcp.indexer.libraries.store import catalog_entries
 from docs_mcp.server.libraries.fuzzy import best_score, compact, words
+from docs_mcp.server.errors import quoted
 from docs_mcp.server.libraries.error_shape import LibraryNotFoundError
 
 MIN_RELEVANCE = 0.3
@@ -100,7 +101,7 @@ class LibraryCatalog:
         close = [m.library.library_id for m in matches if m.relevance >= floor][:SUGGESTIONS]
         guess = f"Did you mean {', '.join(repr(c) for c in close)}? " if close else ""
         raise LibraryNotFoundError(
-            f"No library '{library_id}' in this index.",
+            f"No library {quoted(library_id)} in this index.",
             f"{guess}Use resolve_library to discover libraries; this index has: {', '.join(self.libraries)}.",
         )
 

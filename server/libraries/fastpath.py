@@ -16,6 +16,7 @@ from typing import Mapping, Sequence
 import duckdb
 
 from docs_mcp.indexer.index_file import fetch_all
+from docs_mcp.server.errors import quoted
 from docs_mcp.indexer.libraries.spec import LIBRARY_KEY
 from docs_mcp.indexer.schema import CHUNKS_TABLE
 from docs_mcp.server.libraries.confidence import confidence, term_coverage
@@ -76,7 +77,7 @@ def find_candidates(engine: Engine, catalog: LibraryCatalog, libraries: Sequence
     if not hits:
         names = ", ".join(lib.library_id for lib in libraries)
         raise TopicNotFoundError(
-            f"Nothing about '{topic}' in {names}.",
+            f"Nothing about {quoted(topic)} in {names}.",
             "Try other words, search_docs for broader results, or browse the table of contents with get_library_info.",
         )
     rows = [engine.columns.index_of[chunk_id] for chunk_id in hits]

@@ -26,6 +26,8 @@ MAX_MAX_LINES = 5000
 DEFAULT_MAX_TOKENS = 5000
 MIN_MAX_TOKENS = 500
 MAX_MAX_TOKENS = 10000
+# Offsets beyond any real page are still answered (with empty content); this only bounds the integer.
+MAX_OFFSET = 10_000_000
 
 _LIBRARY_ID = {
     "type": "string",
@@ -58,7 +60,7 @@ _SCHEMAS: dict[str, dict[str, Any]] = {
             "description": "Document path from get_library_info, search_docs (filepath) or get_docs (related_pages).",
         },
         "library_id": {**_LIBRARY_ID, "description": "Library the path belongs to; lets you pass a path relative to the library."},
-        "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "First line to return (0-based). To continue, pass offset + lines_returned."},
+        "offset": {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET, "default": 0, "description": "First line to return (0-based). To continue, pass offset + lines_returned."},
         "max_lines": {"type": "integer", "minimum": 1, "maximum": MAX_MAX_LINES, "default": DEFAULT_MAX_LINES, "description": "Most lines to return."},
     },
     GET_DOCS: {

@@ -15,7 +15,7 @@ import orjson
 
 from docs_mcp.indexer.libraries.spec import LIBRARY_KEY
 from docs_mcp.server.search.engine import Engine
-from docs_mcp.server.errors import InvalidArgumentError
+from docs_mcp.server.errors import InvalidArgumentError, quoted, quoted_list
 from docs_mcp.server.libraries.fastpath import count_tokens, find_candidates, pack, related_pages
 from docs_mcp.server.libraries.arguments import parse_docs_args, parse_info_args, parse_page_args, parse_resolve_args
 from docs_mcp.server.libraries.catalog import Library, LibraryCatalog
@@ -48,7 +48,7 @@ def resolve_library(index: ServedIndex, arguments: Mapping[str, Any] | None) -> 
         {**_summary(match.library, catalog, topics), "relevance": match.relevance, "next": _next_calls(match.library, catalog)}
         for match in catalog.resolve(args.query, args.language)
     ]
-    hint = None if results else f"No library matches '{args.query}'. This index holds: {', '.join(catalog.libraries)}."
+    hint = None if results else f"No library matches {quoted(args.query)}. This index holds: {', '.join(catalog.libraries)}."
     return _json({"query": args.query, "results": results, "hint": hint})
 
 
@@ -187,7 +187,7 @@ def _filter_sections(library: Library, wanted: tuple[str, ...] | None):
     unknown = [w for w in wanted if w.casefold() not in by_fold]
     if not chosen:
         raise InvalidArgumentError(
-            f"No section {', '.join(repr(w) for w in wanted)} in library '{library.library_id}'.",
+            f"No section {quoted_list(list(wanted))} in library '{library.library_id}'.",
             f"Pick from available_sections: {', '.join(library.sections)}.",
         )
     return [e for e in library.toc if e.section in chosen], list(dict.fromkeys(chosen)), unknown
