@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from docs_mcp.server.contract.arguments import integer, json_type, present, required_string, string
-from docs_mcp.server.errors import InvalidArgumentError
+from docs_mcp.server.errors import InvalidArgumentError, quoted_list
 from docs_mcp.server.libraries.schemas import (
     DEFAULT_MAX_LINES,
     DEFAULT_MAX_TOKENS,
@@ -56,6 +56,12 @@ class DocsArgs:
     libraries: tuple[str, ...]
     topic: str
     max_tokens: int
+    language: str | None = None
+
+
+_EXAMPLE_ID = "fastapi/fastapi"
+_LIBRARY_FORMS = f"Pass libraries=['{_EXAMPLE_ID}'] or libraries=[{{\"libraryId\": \"{_EXAMPLE_ID}\"}}], with IDs from resolve_library."
+_ID_KEYS = ("libraryId", "library_id")
 
 
 def parse_resolve_args(arguments: Mapping[str, Any] | None) -> ResolveArgs:
@@ -104,15 +110,28 @@ def parse_docs_args(arguments: Mapping[str, Any] | None) -> DocsArgs:
     """
     given = _given(GET_DOCS, arguments)
     if "libraries" not in given:
-        raise InvalidArgumentError("Missing required argument 'libraries'.", "Pass a list of library IDs from resolve_library, e.g. ['fastapi/fastapi'].")
-    libraries = _strings(given, "libraries", MAX_LIBRARIES)
+        raise InvalidArgumentError("Missing required argument 'libraries'.", _LIBRARY_FORMS)
+    libraries = [library_id for library_id in map(_library_id, given["libraries"]) if library_id]
     if not libraries:
-        raise InvalidArgumentError("Argument 'libraries' is empty.", "Pass at least one library ID from resolve_library.")
+        raise InvalidArgumentError("Argument 'libraries' is empty.", _LIBRARY_FORMS)
+    language = string(given, "language")
     return DocsArgs(
         libraries=tuple(dict.fromkeys(libraries)),
         topic=_text(given, "topic", "what you need to know, e.g. 'dependency injection'", MAX_TOPIC_CHARS),
         max_tokens=integer(given, "max_tokens", DEFAULT_MAX_TOKENS, MIN_MAX_TOKENS, MAX_MAX_TOKENS),
+        language=language.strip() if language and language.strip() else None,
     )
+
+
+def _library_id(item: Any) -> str:
+    """A library ID given as a string or as seed 001's {"libraryId": ...} (or {"library_id": ...})."""
+    if isinstance(item, Mapping) and len(item) == 1 and next(iter(item)) in _ID_KEYS:
+        item = next(iter(item.values()))
+    if not isinstance(item, str):
+        shown = json_type(item) if not isinstance(item, Mapping) else f"an object with keys {quoted_list(sorted(map(str, item)))}" if item else "an empty object"
+        raise InvalidArgumentError(f"An item of 'libraries' is {shown}, not a library ID.", _LIBRARY_FORMS)
+    _short_string("libraries[]", item, MAX_ID_CHARS)
+    return item.strip()
 
 
 def _given(tool: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from docs_mcp.indexer.libraries.spec import LIBRARY_KEY
 from docs_mcp.indexer.schema import CHUNKS_TABLE
 from docs_mcp.server.libraries.confidence import confidence, term_coverage
 from docs_mcp.server.search.engine import Engine
+from docs_mcp.server.search.filters import AUTO_INCLUDE_KEY as LANGUAGE_KEY
 from docs_mcp.server.libraries.catalog import Library, LibraryCatalog
 from docs_mcp.server.search.records import Hit
 from docs_mcp.server.libraries.error_shape import TopicNotFoundError
@@ -57,12 +58,16 @@ def count_tokens(text: str) -> int:
     return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
-def find_candidates(engine: Engine, catalog: LibraryCatalog, libraries: Sequence[Library], topic: str, mode: str) -> list[Candidate]:
+def find_candidates(
+    engine: Engine, catalog: LibraryCatalog, libraries: Sequence[Library], topic: str, mode: str, language: str | None = None
+) -> list[Candidate]:
     """The hits for ``topic`` within ``libraries``, with content and confidence, best first.
 
     The caller holds the index lock.  One search covers every library when all are
     asked for; otherwise each library is searched on its own and the hits are merged
     by confidence, which, unlike the fused score, is comparable across searches.
+    A ``language`` (a value of the index's language taxonomy) keeps the sections about
+    it and those about no language.
 
     Raises:
         TopicNotFoundError: nothing in those libraries matches.
@@ -70,6 +75,8 @@ def find_candidates(engine: Engine, catalog: LibraryCatalog, libraries: Sequence
     """
     every = {lib.library_id for lib in libraries} == set(catalog.libraries)
     scopes: list[Mapping[str, str]] = [{}] if every or not catalog.several else [{LIBRARY_KEY: lib.library_id} for lib in libraries]
+    if language:
+        scopes = [{**scope, LANGUAGE_KEY: language} for scope in scopes]
     hits: dict[str, Hit] = {}
     for filters in scopes:
         for hit in engine.search(topic, filters, mode=mode, limit=CANDIDATES).hits:

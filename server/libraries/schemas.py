@@ -19,6 +19,7 @@ LIBRARY_TOOLS = (RESOLVE_LIBRARY, GET_LIBRARY_INFO, READ_PAGE, GET_DOCS)
 MAX_ID_CHARS = 200
 MAX_TOPIC_CHARS = 500
 MAX_PATH_CHARS = 1024
+MAX_LANGUAGE_CHARS = 50
 MAX_SECTIONS = 50
 MAX_LIBRARIES = 10
 DEFAULT_MAX_LINES = 200
@@ -35,6 +36,15 @@ _LIBRARY_ID = {
     "description": "Library ID in org/project form, as resolve_library returns it (e.g. 'fastapi/fastapi').",
 }
 
+# Seed 001's shape of a library in get_docs; library_id is accepted too, as agents write either.
+_LIBRARY_REF = {
+    "type": "object",
+    "properties": {"libraryId": _LIBRARY_ID, "library_id": _LIBRARY_ID},
+    "minProperties": 1,
+    "maxProperties": 1,
+    "additionalProperties": False,
+}
+
 _SCHEMAS: dict[str, dict[str, Any]] = {
     RESOLVE_LIBRARY: {
         "query": {
@@ -42,7 +52,11 @@ _SCHEMAS: dict[str, dict[str, Any]] = {
             "maxLength": MAX_TOPIC_CHARS,
             "description": "Library name or a few words about it (e.g. 'fastapi', 'pydantic v2', 'python web framework'). Typos are tolerated.",
         },
-        "language": {"type": "string", "maxLength": 50, "description": "Only libraries that list this language (e.g. 'python')."},
+        "language": {
+            "type": "string",
+            "maxLength": MAX_LANGUAGE_CHARS,
+            "description": "Only libraries that list this language or have sections tagged with it (e.g. 'python').",
+        },
     },
     GET_LIBRARY_INFO: {
         "library_id": _LIBRARY_ID,
@@ -66,12 +80,17 @@ _SCHEMAS: dict[str, dict[str, Any]] = {
     GET_DOCS: {
         "libraries": {
             "type": "array",
-            "items": _LIBRARY_ID,
+            "items": {"anyOf": [_LIBRARY_ID, _LIBRARY_REF]},
             "minItems": 1,
             "maxItems": MAX_LIBRARIES,
-            "description": "IDs of the libraries to answer from (from resolve_library).",
+            "description": "The libraries to answer from (IDs from resolve_library): ['org/project'] or [{\"libraryId\": \"org/project\"}].",
         },
         "topic": {"type": "string", "maxLength": MAX_TOPIC_CHARS, "description": "What you need to know (e.g. 'dependency injection', 'RateLimitError')."},
+        "language": {
+            "type": "string",
+            "maxLength": MAX_LANGUAGE_CHARS,
+            "description": "Only sections about this language, plus those about none (e.g. 'python'); one of the index's language values.",
+        },
         "max_tokens": {
             "type": "integer",
             "minimum": MIN_MAX_TOKENS,

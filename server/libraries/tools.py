@@ -14,7 +14,9 @@ from typing import Any, Mapping
 import orjson
 
 from docs_mcp.indexer.libraries.spec import LIBRARY_KEY
+from docs_mcp.server.contract.schemas import filter_values
 from docs_mcp.server.search.engine import Engine
+from docs_mcp.server.search.filters import AUTO_INCLUDE_KEY as LANGUAGE_KEY
 from docs_mcp.server.errors import InvalidArgumentError, quoted, quoted_list
 from docs_mcp.server.libraries.fastpath import count_tokens, find_candidates, pack, related_pages
 from docs_mcp.server.libraries.arguments import parse_docs_args, parse_info_args, parse_page_args, parse_resolve_args
@@ -46,7 +48,7 @@ def resolve_library(index: ServedIndex, arguments: Mapping[str, Any] | None) -> 
         topics = _topics(index.engine, catalog)
     results = [
         {**_summary(match.library, catalog, topics), "relevance": match.relevance, "next": _next_calls(match.library, catalog)}
-        for match in catalog.resolve(args.query, args.language)
+        for match in catalog.resolve(args.query, args.language, tagged_languages=_tagged_languages(topics))
     ]
     hint = None if results else f"No library matches {quoted(args.query)}. This index holds: {', '.join(catalog.libraries)}."
     return _json({"query": args.query, "results": results, "hint": hint})
@@ -124,8 +126,9 @@ def get_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: str)
     args = parse_docs_args(arguments)
     catalog = catalog_of(index.engine)
     libraries = [catalog.get(library_id) for library_id in args.libraries]
+    language = _tagged_language(index.engine, args.language) if args.language else None
     with index.lock:
-        candidates = find_candidates(index.engine, catalog, libraries, args.topic, mode)
+        candidates = find_candidates(index.engine, catalog, libraries, args.topic, mode, language)
     packed = pack(candidates, args.max_tokens)
     content = "\n\n".join(p.block for p in packed)
     top = packed[0].candidate.confidence
@@ -155,13 +158,32 @@ def get_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: str)
     )
 
 
+def _tagged_language(engine: Engine, language: str) -> str:
+    """The index's spelling of ``language`` among the values of its language taxonomy.
+
+    Raises:
+        InvalidArgumentError: the index tags no section with that language.
+    """
+    values = filter_values(engine.metadata).get(LANGUAGE_KEY, ())
+    match = next((value for value in values if value.casefold() == language.casefold()), None)
+    if match is None:
+        known = f"Pick one of: {', '.join(values)}" if values else "This index does not tag its sections by language"
+        raise InvalidArgumentError(f"No section of this index is tagged with language {quoted(language)}.", f"{known}, or leave 'language' out.")
+    return match
+
+
+def _tagged_languages(topics: Mapping[str, Mapping[str, list[str]]]) -> dict[str, tuple[str, ...]]:
+    """Per library, the languages its sections are tagged with."""
+    return {library_id: tuple(keys.get(LANGUAGE_KEY, ())) for library_id, keys in topics.items()}
+
+
 def _summary(library: Library, catalog: LibraryCatalog, topics: Mapping[str, Mapping[str, list[str]]], *, all_sections: bool = False) -> dict[str, Any]:
     sections = library.sections
     return {
         "library_id": library.library_id,
         "name": library.name,
         "description": library.description,
-        "languages": list(library.languages),
+        "languages": list(dict.fromkeys([*library.languages, *topics.get(library.library_id, {}).get(LANGUAGE_KEY, ())])),
         "version": library.version,
         "documents": len(library.toc),
         "sections": sections if all_sections else sections[:MAX_LISTED_SECTIONS],
