@@ -4,7 +4,8 @@
     ├── InvalidArgumentError   a tool argument has the wrong type, range or name
     ├── InvalidCursorError     a cursor is malformed, tampered, foreign or stale
     ├── InvalidChunkIdError    a chunk ID does not follow the chunk-ID grammar
-    └── ChunkNotFoundError     a well-formed chunk ID names no chunk of the index
+    ├── ChunkNotFoundError     a well-formed chunk ID names no chunk of the index
+    └── NoVectorsError         vector ranking asked of an index built without embeddings
 
 Tools turn each of these into an ``isError`` result whose text is ``str(error)``:
 the message names the cause, the hint says what to do next.
@@ -62,3 +63,14 @@ class ChunkNotFoundError(ServerError):
 
     def __init__(self, chunk_id: str) -> None:
         super().__init__(f"Chunk ID {quoted(chunk_id)} not found.", _DISCOVER_IDS)
+
+
+class NoVectorsError(ServerError):
+    """The server ranks by vectors only, and the index has none: every search would find nothing."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "This index has no vectors (it was built with --embeddings none), so vector ranking finds nothing.",
+            "Rebuild it with vectors (`docs-mcp index DOCS_DIR --out INDEX`, default embeddings), "
+            "or serve it with --mode bm25 or --mode hybrid.",
+        )

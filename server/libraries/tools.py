@@ -15,6 +15,7 @@ import orjson
 
 from docs_mcp.indexer.libraries.spec import LIBRARY_KEY
 from docs_mcp.server.contract.schemas import filter_values
+from docs_mcp.server.contract.tools import require_vectors_for
 from docs_mcp.server.search.engine import Engine
 from docs_mcp.server.search.filters import AUTO_INCLUDE_KEY as LANGUAGE_KEY
 from docs_mcp.server.errors import InvalidArgumentError, quoted, quoted_list
@@ -124,6 +125,7 @@ def get_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: str)
         TopicNotFoundError: nothing in those libraries matches the topic.
     """
     args = parse_docs_args(arguments)
+    require_vectors_for(mode, index)
     catalog = catalog_of(index.engine)
     libraries = [catalog.get(library_id) for library_id in args.libraries]
     language = _tagged_language(index.engine, args.language) if args.language else None
