@@ -126,6 +126,7 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None) 
         on_call_tool=_call_tool,
         on_list_resources=resources.on_list_resources,
         on_read_resource=resources.on_read_resource,
+        on_list_resource_templates=resources.on_list_resource_templates,
         on_list_prompts=prompts.on_list_prompts,
         on_get_prompt=prompts.on_get_prompt,
     )

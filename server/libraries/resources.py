@@ -179,6 +179,16 @@ async def on_list_resources(ctx: ServerRequestContext, params: types.PaginatedRe
     return types.ListResourcesResult(resources=list_resources(index, state.sessions, session_key(ctx)))
 
 
+async def on_list_resource_templates(
+    ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
+) -> types.ListResourceTemplatesResult:
+    """The resources/templates/list handler: none, every resource is listed by its own URI.
+
+    Clients call it on connect; "Method not found" would fill their logs with errors.
+    """
+    return types.ListResourceTemplatesResult(resource_templates=[])
+
+
 async def on_read_resource(ctx: ServerRequestContext, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
     """The resources/read handler."""
     state = ctx.lifespan_context
