@@ -41,6 +41,7 @@ class ResolveArgs:
 class InfoArgs:
     library_id: str
     sections: tuple[str, ...] | None
+    offset: int = 0
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,8 @@ def parse_info_args(arguments: Mapping[str, Any] | None) -> InfoArgs:
     """
     given = _given(GET_LIBRARY_INFO, arguments)
     sections = _strings(given, "sections", MAX_SECTIONS) if "sections" in given else None
-    return InfoArgs(_text(given, "library_id", "a library ID from resolve_library", MAX_ID_CHARS), sections)
+    offset = integer(given, "offset", 0, 0, MAX_OFFSET)
+    return InfoArgs(_text(given, "library_id", "a library ID from resolve_library", MAX_ID_CHARS), sections, offset)
 
 
 def parse_page_args(arguments: Mapping[str, Any] | None) -> PageArgs:

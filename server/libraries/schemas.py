@@ -27,6 +27,7 @@ MAX_MAX_LINES = 5000
 DEFAULT_MAX_TOKENS = 5000
 MIN_MAX_TOKENS = 500
 MAX_MAX_TOKENS = 10000
+MAX_INFO_CHARS = 20_000  # one get_library_info answer; a large library's table of contents comes in pages
 # Offsets beyond any real page are still answered (with empty content); this only bounds the integer.
 MAX_OFFSET = 10_000_000
 
@@ -65,6 +66,16 @@ _SCHEMAS: dict[str, dict[str, Any]] = {
             "items": {"type": "string", "maxLength": MAX_ID_CHARS},
             "maxItems": MAX_SECTIONS,
             "description": "Only list documents of these sections (names from available_sections). Omit for the whole table of contents.",
+        },
+        "offset": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": MAX_OFFSET,
+            "default": 0,
+            "description": (
+                f"First table-of-contents entry to list (0-based). Each answer is at most {MAX_INFO_CHARS:,} characters: "
+                "when has_more is true, call again with offset = next_offset."
+            ),
         },
     },
     READ_PAGE: {
@@ -109,7 +120,8 @@ _DESCRIPTIONS = {
     ),
     GET_LIBRARY_INFO: (
         "Describe one library and list its table of contents: every document with title, path, a one-line "
-        "description and section. Filter by sections for large libraries; read a document with read_page."
+        "description and section. Large tables of contents come in pages (has_more, next_offset) or filter by sections; "
+        "read a document with read_page."
     ),
     READ_PAGE: (
         "Read a whole documentation page as markdown, by the path get_library_info, search_docs or get_docs gave. "

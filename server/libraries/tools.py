@@ -22,6 +22,7 @@ from docs_mcp.server.errors import InvalidArgumentError, quoted, quoted_list
 from docs_mcp.server.libraries.fastpath import count_tokens, find_candidates, pack, related_pages
 from docs_mcp.server.libraries.arguments import parse_docs_args, parse_info_args, parse_page_args, parse_resolve_args
 from docs_mcp.server.libraries.catalog import Library, LibraryCatalog
+from docs_mcp.server.libraries.schemas import MAX_INFO_CHARS
 from docs_mcp.server.libraries.pages import locate, read_lines
 from docs_mcp.server.contract.reload import ServedIndex
 
@@ -74,14 +75,13 @@ def get_library_info(index: ServedIndex, arguments: Mapping[str, Any] | None) ->
         "indexed_at": library.indexed_at,
         "chunks": library.chunks,
         "available_sections": library.sections,
-        "toc": [_toc_entry(entry, outline) for entry in entries],
         "next": _next_calls(library, catalog),
     }
     if chosen is not None:
         result["filtered_by_sections"] = chosen
     if unknown:
         result["unknown_sections"] = unknown
-    return _json(result)
+    return _toc_page(result, [_toc_entry(entry, outline) for entry in entries], args.offset)
 
 
 def read_page(index: ServedIndex, arguments: Mapping[str, Any] | None) -> str:
@@ -215,6 +215,27 @@ def _filter_sections(library: Library, wanted: tuple[str, ...] | None):
             f"Pick from available_sections: {', '.join(library.sections)}.",
         )
     return [e for e in library.toc if e.section in chosen], list(dict.fromkeys(chosen)), unknown
+
+
+def _toc_page(result: dict[str, Any], toc: list[dict[str, Any]], offset: int) -> str:
+    """``result`` with the TOC entries from ``offset`` that fit in MAX_INFO_CHARS (one at least), and where to go on."""
+    shown = toc[offset:]
+    while True:
+        end = offset + len(shown)
+        page = {
+            **result,
+            "toc_total": len(toc),
+            "toc_offset": offset,
+            "toc": shown,
+            "has_more": end < len(toc),
+            "next_offset": end if end < len(toc) else None,
+        }
+        text = _json(page)
+        if len(text) <= MAX_INFO_CHARS or len(shown) <= 1:
+            return text
+        # Drop entries in proportion to the excess (at least one), then measure again.
+        excess = (len(text) - MAX_INFO_CHARS) / len(text)
+        shown = shown[: max(1, min(len(shown) - 1, int(len(shown) * (1 - excess))))]
 
 
 def _toc_entry(entry, outline: Mapping[str, list[str]]) -> dict[str, Any]:
