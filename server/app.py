@@ -144,7 +144,7 @@ async def _call_tool(ctx: ServerRequestContext[AppState], params: types.CallTool
     runner = _TOOLS.get(params.name)
     if runner is None:
         # An unknown tool is protocol misuse (the client did not use tools/list), not a tool error.
-        raise MCPError(types.INVALID_PARAMS, f"Unknown tool {quoted(params.name)}. Available tools: {', '.join(_TOOLS)}.")
+        raise MCPError(types.INVALID_PARAMS, f"Unknown tool {quoted(params.name)}. Call one of the available tools: {', '.join(_TOOLS)}.")
     state = ctx.lifespan_context
     index = await anyio.to_thread.run_sync(state.live.current)
     call = partial(_run_tool, runner, index, state.settings, params.name, params.arguments)

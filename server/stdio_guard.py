@@ -181,15 +181,15 @@ def _check_limits(value: Any) -> None:
         node, depth = stack.pop()
         if isinstance(node, dict | list):
             if depth > MAX_DEPTH:
-                raise _Unacceptable(f"The message nests more than {MAX_DEPTH} levels deep; send flatter arguments.")
+                raise _Unacceptable(f"The message nests more than {MAX_DEPTH} levels deep. Send flatter arguments.")
             children = [*node.keys(), *node.values()] if isinstance(node, dict) else node
             stack.extend((child, depth + 1) for child in children)
         elif isinstance(node, _LongInteger):
             raise _Unacceptable(
-                f"The message holds an integer of {node.digits} digits; send integers of at most {MAX_INTEGER_DIGITS} digits."
+                f"The message holds an integer of {node.digits} digits. Send integers of at most {MAX_INTEGER_DIGITS} digits."
             )
         elif isinstance(node, str) and _LONE_SURROGATE.search(node):
-            raise _Unacceptable("The message holds an unpaired UTF-16 surrogate escape (\\ud800-\\udfff); send valid Unicode text.")
+            raise _Unacceptable("The message holds an unpaired UTF-16 surrogate escape (\\ud800-\\udfff). Send valid Unicode text.")
 
 
 def _short(error: ValueError) -> str:

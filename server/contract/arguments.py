@@ -94,7 +94,7 @@ def present(tool: str, arguments: Mapping[str, Any] | None, allowed: tuple[str, 
         names = quoted_list(unknown)
         raise InvalidArgumentError(
             f"Unknown argument{'s' if len(unknown) > 1 else ''} {names} for {tool}.",
-            f"Allowed arguments: {', '.join(allowed)}.",
+            f"Use only these arguments: {', '.join(allowed)}.",
         )
     return {name: value for name, value in arguments.items() if value is not None}
 

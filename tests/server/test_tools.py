@@ -261,5 +261,5 @@ def test_odd_queries_never_break_the_server(tiny_server, query):
 def test_an_unknown_tool_is_a_protocol_error(tiny_server):
     from mcp import MCPError
 
-    with pytest.raises(MCPError, match="Unknown tool 'search'. Available tools: search_docs, get_doc."):
+    with pytest.raises(MCPError, match="Unknown tool 'search'. Call one of the available tools: search_docs, get_doc."):
         tiny_server.call("search", {"query": "x"})
