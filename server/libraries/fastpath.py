@@ -21,12 +21,12 @@ from docs_mcp.indexer.libraries.spec import LIBRARY_KEY
 from docs_mcp.indexer.schema import CHUNKS_TABLE
 from docs_mcp.server.libraries.confidence import confidence, term_coverage
 from docs_mcp.server.search.engine import Engine
-from docs_mcp.server.search.filters import AUTO_INCLUDE_KEY as LANGUAGE_KEY
 from docs_mcp.server.libraries.catalog import Library, LibraryCatalog
 from docs_mcp.server.search.records import Hit
 from docs_mcp.server.libraries.error_shape import TopicNotFoundError
 
 CHARS_PER_TOKEN = 4
+LANGUAGE_KEY = "language"  # the taxonomy key get_docs(language=...) and resolve_library(language=...) read
 CANDIDATES = 10  # hits considered per search
 RELATED_PAGES = 5
 # A chunk much less likely to answer than the best one would only spend the agent's budget.
@@ -66,8 +66,8 @@ def find_candidates(
     The caller holds the index lock.  One search covers every library when all are
     asked for; otherwise each library is searched on its own and the hits are merged
     by confidence, which, unlike the fused score, is comparable across searches.
-    A ``language`` (a value of the index's language taxonomy) keeps the sections about
-    it and those about no language.
+    A ``language`` (a value of the index's language taxonomy) filters like search_docs's
+    ``language`` filter (which may keep untagged or shared sections, as metadata.json says).
 
     Raises:
         TopicNotFoundError: nothing in those libraries matches.

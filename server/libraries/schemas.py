@@ -100,7 +100,7 @@ _SCHEMAS: dict[str, dict[str, Any]] = {
         "language": {
             "type": "string",
             "maxLength": MAX_LANGUAGE_CHARS,
-            "description": "Only sections about this language, plus those about none (e.g. 'python'); one of the index's language values.",
+            "description": "Only sections about this language (e.g. 'python'), like search_docs's language filter; one of the index's language values.",
         },
         "max_tokens": {
             "type": "integer",

@@ -17,9 +17,8 @@ from docs_mcp.indexer.libraries.spec import LIBRARY_KEY
 from docs_mcp.server.contract.schemas import filter_values
 from docs_mcp.server.contract.tools import require_vectors_for
 from docs_mcp.server.search.engine import Engine
-from docs_mcp.server.search.filters import AUTO_INCLUDE_KEY as LANGUAGE_KEY
 from docs_mcp.server.errors import InvalidArgumentError, quoted, quoted_list
-from docs_mcp.server.libraries.fastpath import count_tokens, find_candidates, pack, related_pages
+from docs_mcp.server.libraries.fastpath import LANGUAGE_KEY, count_tokens, find_candidates, pack, related_pages
 from docs_mcp.server.libraries.arguments import parse_docs_args, parse_info_args, parse_page_args, parse_resolve_args
 from docs_mcp.server.libraries.catalog import Library, LibraryCatalog
 from docs_mcp.server.libraries.schemas import MAX_INFO_CHARS
