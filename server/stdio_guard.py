@@ -47,8 +47,12 @@ class Rejected:
         return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=self.request_id, error=error))
 
 
-class _Oversized(Exception):
-    """A line longer than MAX_MESSAGE_BYTES (the rest of it is skipped unread)."""
+@dataclass(frozen=True)
+class _Oversized:
+    """Stands for a line longer than MAX_MESSAGE_BYTES, whose rest is skipped unread."""
+
+
+_TOO_LONG = Rejected(types.INVALID_REQUEST, f"The message is longer than {MAX_MESSAGE_BYTES} bytes and was skipped. {_ONE_PER_LINE}")
 
 
 class _Unacceptable(ValueError):
@@ -101,6 +105,8 @@ async def read_lines(stream: anyio.AsyncFile[bytes]) -> AsyncIterator[bytes | _O
             line, pending = bytes(pending[:end]), pending[end + 1 :]
             if skipping:
                 skipping = False
+            elif len(line) > MAX_MESSAGE_BYTES:
+                yield _Oversized()
             elif line.strip():
                 yield line
         if len(pending) > MAX_MESSAGE_BYTES:
@@ -120,7 +126,7 @@ async def guard(
     """Pass each good line of ``stream`` to the server and answer each bad one; close ``to_server`` at the end."""
     async with to_server:
         async for line in read_lines(stream):
-            checked = _oversized() if isinstance(line, _Oversized) else check_line(line)
+            checked = _TOO_LONG if isinstance(line, _Oversized) else check_line(line)
             try:
                 if isinstance(checked, Rejected):
                     await to_client.send(checked.reply())
@@ -153,10 +159,6 @@ class _NoLines:
 
     async def __anext__(self) -> str:
         raise StopAsyncIteration
-
-
-def _oversized() -> Rejected:
-    return Rejected(types.INVALID_REQUEST, f"The message is longer than {MAX_MESSAGE_BYTES} bytes and was skipped. {_ONE_PER_LINE}")
 
 
 def _integer(text: str) -> int | _LongInteger:

@@ -115,3 +115,20 @@ def test_the_session_goes_on_after_hostile_lines(raw: RawSession) -> None:
     raw.send("]]]")
     reply = raw.send(json.dumps({"jsonrpc": "2.0", "id": 11, "method": "tools/list"}))
     assert reply["id"] == 11 and reply["result"]["tools"]
+
+
+def test_lines_past_the_size_limit_are_skipped_not_held() -> None:
+    import io
+
+    import anyio
+
+    from docs_mcp.server.stdio_guard import MAX_MESSAGE_BYTES, read_lines
+
+    data = (b'{"a": 1}\n' + b"x" * (MAX_MESSAGE_BYTES + 10) + b"\n\n  \n" + b'{"b": 2}\n'
+            + b"y" * (MAX_MESSAGE_BYTES + 70_000) + b'\n{"c": 3}')  # fmt: skip
+
+    async def lines() -> list[Any]:
+        stream = anyio.wrap_file(io.BufferedReader(io.BytesIO(data)))
+        return [line if isinstance(line, bytes) else "oversized" async for line in read_lines(stream)]
+
+    assert anyio.run(lines) == [b'{"a": 1}', "oversized", b'{"b": 2}', "oversized", b'{"c": 3}']
