@@ -228,7 +228,7 @@ BAD_CALLS = {
 def test_bad_arguments_are_error_results_that_say_what_to_do(tiny_server, case):
     tool, arguments = BAD_CALLS[case]
     text = tiny_server.error(tool, arguments)
-    assert "Traceback" not in text and ("Pass" in text or "Allowed" in text or "Pick" in text or "Search with" in text)
+    assert "Traceback" not in text and ("Pass" in text or "Use only" in text or "Pick" in text or "Search with" in text)
 
 
 ODD_QUERIES = [
