@@ -44,10 +44,10 @@ def index(
     out: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--out", "-o", help="Index folder to write (created if needed)."),
     embeddings: str = typer.Option("default", "--embeddings", help="default: the packaged model, offline; none: full-text search only."),
     model: Optional[str] = typer.Option(None, "--model", help="Embed with this fastembed model instead (downloaded on first use)."),
-    metadata: Optional[Path] = typer.Option(None, "--metadata", help="Corpus metadata.json [default: DOCS_DIR/metadata.json or its parent's]."),
+    metadata: Optional[Path] = typer.Option(None, "--metadata", help="Corpus metadata.json (default: DOCS_DIR/metadata.json or its parent's)."),
     strict: bool = typer.Option(False, "--strict", help="Write nothing and fail if any file has a problem."),
     library: Optional[str] = typer.Option(None, "--library", help="Index the folder as this library (org/project), keeping the index's other libraries."),
-    name: Optional[str] = typer.Option(None, "--name", help="Library name [default: the manifest's, else the project part of --library]."),
+    name: Optional[str] = typer.Option(None, "--name", help="Library name (default: the manifest's, else the project part of --library)."),
     description: Optional[str] = typer.Option(None, "--description", help="One sentence about the library."),
     languages: list[str] = typer.Option([], "--language", help="Programming language the library is for (repeatable)."),
     version: Optional[str] = typer.Option(None, "--version", help="Version of the library these docs describe."),
@@ -73,7 +73,7 @@ def index(
 
 def validate(
     docs_dir: Path = typer.Argument(..., help="Folder of markdown documentation to check."),
-    metadata: Optional[Path] = typer.Option(None, "--metadata", help="Corpus metadata.json [default: DOCS_DIR/metadata.json or its parent's]."),
+    metadata: Optional[Path] = typer.Option(None, "--metadata", help="Corpus metadata.json (default: DOCS_DIR/metadata.json or its parent's)."),
 ) -> None:
     """Check a docs folder as `index` would, list every problem, and write nothing (exit 1 on errors)."""
     from docs_mcp.indexer.corpus import scan_corpus

@@ -20,18 +20,19 @@ import anyio
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
 from docs_mcp import __version__
 from docs_mcp.errors import DocsMcpError
 from docs_mcp.server.contract import tools
+from docs_mcp.server.errors import quoted
 from docs_mcp.server.libraries import prompts, resources
 from docs_mcp.server.libraries import tools as library_handlers
 from docs_mcp.server.contract.reload import LiveIndex, ServedIndex
 from docs_mcp.server.contract.schemas import GET_DOC, SEARCH_DOCS, contract_tools
 from docs_mcp.server.gateway import GATEWAY_TOOLS, Gateway, call_gateway_tool, gateway_tools
 from docs_mcp.server.libraries.error_shape import error_shape, render_error
+from docs_mcp.server.stdio_guard import guarded_stdio
 from docs_mcp.server.libraries.schemas import GET_DOCS, GET_LIBRARY_INFO, LIBRARY_TOOLS, READ_PAGE, RESOLVE_LIBRARY, library_tools
 
 logger = logging.getLogger(__name__)
@@ -134,6 +135,7 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None, 
         on_call_tool=_call_tool,
         on_list_resources=resources.on_list_resources,
         on_read_resource=resources.on_read_resource,
+        on_list_resource_templates=resources.on_list_resource_templates,
         on_list_prompts=prompts.on_list_prompts,
         on_get_prompt=prompts.on_get_prompt,
     )
@@ -157,7 +159,7 @@ async def _call_tool(ctx: ServerRequestContext[AppState], params: types.CallTool
     if runner is None:
         # An unknown tool is protocol misuse (the client did not use tools/list), not a tool error.
         available = [*_TOOLS, *(GATEWAY_TOOLS if state.gateway else ())]
-        raise MCPError(types.INVALID_PARAMS, f"Unknown tool '{params.name}'. Available tools: {', '.join(available)}.")
+        raise MCPError(types.INVALID_PARAMS, f"Unknown tool {quoted(params.name)}. Call one of the available tools: {', '.join(available)}.")
     index = await anyio.to_thread.run_sync(state.live.current)
     call = partial(_run_tool, runner, index, state.settings, params.name, params.arguments)
     text, error = await anyio.to_thread.run_sync(call)
@@ -188,7 +190,7 @@ def _run_tool(
 async def serve_stdio(index_dir: Path | str, settings: ServerSettings | None = None, gateway: Gateway | None = None) -> None:
     """Serve the index (and the gateway's meta-tools, if any) over stdio until the client closes the connection."""
     server = build_server(index_dir, settings, gateway)
-    async with stdio_server() as (read_stream, write_stream):
+    async with guarded_stdio() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options(resources.NOTIFICATIONS))
 
 

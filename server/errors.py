@@ -4,7 +4,8 @@
     ├── InvalidArgumentError   a tool argument has the wrong type, range or name
     ├── InvalidCursorError     a cursor is malformed, tampered, foreign or stale
     ├── InvalidChunkIdError    a chunk ID does not follow the chunk-ID grammar
-    └── ChunkNotFoundError     a well-formed chunk ID names no chunk of the index
+    ├── ChunkNotFoundError     a well-formed chunk ID names no chunk of the index
+    └── NoVectorsError         vector ranking asked of an index built without embeddings
 
 Tools turn each of these into an ``isError`` result whose text is ``str(error)``:
 the message names the cause, the hint says what to do next.
@@ -15,6 +16,20 @@ from __future__ import annotations
 from docs_mcp.errors import DocsMcpError
 
 _SEARCH_AGAIN = "Run search_docs again without a cursor to start over."
+MAX_QUOTED_CHARS = 80  # an error shows this much of a bad value: enough to recognise it, never megabytes
+
+
+def quoted(value: str) -> str:
+    """``value`` in quotes as an error message shows it: whole when short, else its start and its length."""
+    if len(value) <= MAX_QUOTED_CHARS:
+        return f"'{value}'"
+    return f"'{value[:MAX_QUOTED_CHARS]}…' ({len(value)} characters)"
+
+
+def quoted_list(values: list[str], most: int = 5) -> str:
+    """The first ``most`` of ``values``, each quoted, and how many more there are."""
+    shown = ", ".join(quoted(value) for value in values[:most])
+    return f"{shown} and {len(values) - most} more" if len(values) > most else shown
 _DISCOVER_IDS = "Use search_docs to discover valid chunk IDs."
 
 
@@ -38,7 +53,7 @@ class InvalidChunkIdError(ServerError):
 
     def __init__(self, chunk_id: str) -> None:
         super().__init__(
-            f"Chunk ID '{chunk_id}' has invalid format. Expected {{filepath}} or {{filepath}}#{{heading-path}}.",
+            f"Chunk ID {quoted(chunk_id)} has invalid format. Expected {{filepath}} or {{filepath}}#{{heading-path}}.",
             _DISCOVER_IDS,
         )
 
@@ -47,4 +62,15 @@ class ChunkNotFoundError(ServerError):
     """A well-formed chunk ID that names no chunk of the served index."""
 
     def __init__(self, chunk_id: str) -> None:
-        super().__init__(f"Chunk ID '{chunk_id}' not found.", _DISCOVER_IDS)
+        super().__init__(f"Chunk ID {quoted(chunk_id)} not found.", _DISCOVER_IDS)
+
+
+class NoVectorsError(ServerError):
+    """The server ranks by vectors only, and the index has none: every search would find nothing."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "This index has no vectors (it was built with --embeddings none), so vector ranking finds nothing.",
+            "Rebuild it with vectors (`docs-mcp index DOCS_DIR --out INDEX`, default embeddings), "
+            "or serve it with --mode bm25 or --mode hybrid.",
+        )

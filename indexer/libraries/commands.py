@@ -17,6 +17,7 @@ def register_libraries(app: typer.Typer) -> None:
         name="libraries",
         help="List the libraries an index holds (see `docs-mcp index --library`), or remove one.",
         invoke_without_command=True,
+        rich_markup_mode=None,
     )
     group.callback()(libraries)
     group.command("remove")(remove)
@@ -39,13 +40,24 @@ def libraries(
     if as_json:
         typer.echo(orjson.dumps([item.as_json() for item in listed], option=orjson.OPT_INDENT_2).decode())
         return
-    typer.echo(f"{'ID':<28}{'NAME':<24}{'VERSION':<10}{'DOCS':>6}{'CHUNKS':>8}  {'LANGUAGES':<28}INDEXED")
-    for item in listed:
-        name = item.name + (" (unnamed corpus)" if item.implicit else "")
-        typer.echo(
-            f"{item.library_id:<28}{name[:23]:<24}{item.version[:9]:<10}{item.documents:>6}{item.chunks:>8}  "
-            f"{', '.join(item.languages)[:27]:<28}{item.indexed_at}"
-        )
+    rows = [("ID", "NAME", "VERSION", "DOCS", "CHUNKS", "LANGUAGES", "INDEXED")]
+    rows += [
+        (item.library_id, item.name + (" (unnamed corpus)" if item.implicit else ""), item.version,
+         str(item.documents), str(item.chunks), ", ".join(item.languages), item.indexed_at)
+        for item in listed
+    ]  # fmt: skip
+    for line in _table(rows, right_aligned={3, 4}):
+        typer.echo(line)
+
+
+def _table(rows: list[tuple[str, ...]], right_aligned: set[int]) -> list[str]:
+    """Rows as lines with columns as wide as their widest cell, two spaces apart; an empty cell shows '-'."""
+    rows = [tuple(cell or "-" for cell in row) for row in rows]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [
+        "  ".join(cell.rjust(width) if i in right_aligned else cell.ljust(width) for i, (cell, width) in enumerate(zip(row, widths))).rstrip()
+        for row in rows
+    ]
 
 
 def remove(

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from docs_mcp.server.errors import InvalidArgumentError, InvalidChunkIdError
+from docs_mcp.server.errors import InvalidArgumentError, InvalidChunkIdError, quoted, quoted_list
 from docs_mcp.server.contract.schemas import (
     DEFAULT_CONTEXT,
     DEFAULT_LIMIT,
@@ -24,6 +24,7 @@ from docs_mcp.server.contract.schemas import (
 
 MAX_QUERY_CHARS = 2_000
 MAX_CHUNK_ID_CHARS = 2_048
+MAX_SHOWN_DIGITS = 20
 # {filepath} or {filepath}#{heading-path}: one '#' at most, no whitespace around the ID
 # or inside the fragment, no control characters. File names may hold inner spaces; the
 # indexer skips files whose path has '#' or a control character, so every ID it makes fits.
@@ -90,10 +91,10 @@ def present(tool: str, arguments: Mapping[str, Any] | None, allowed: tuple[str, 
     arguments = arguments or {}
     unknown = sorted(name for name in arguments if name not in allowed)
     if unknown:
-        names = ", ".join(f"'{name}'" for name in unknown)
+        names = quoted_list(unknown)
         raise InvalidArgumentError(
             f"Unknown argument{'s' if len(unknown) > 1 else ''} {names} for {tool}.",
-            f"Allowed arguments: {', '.join(allowed)}.",
+            f"Use only these arguments: {', '.join(allowed)}.",
         )
     return {name: value for name, value in arguments.items() if value is not None}
 
@@ -139,7 +140,7 @@ def integer(given: Mapping[str, Any], name: str, default: int, low: int, high: i
         )
     if not low <= value <= high:
         raise InvalidArgumentError(
-            f"Argument '{name}' must be between {low} and {high}, got {value}.",
+            f"Argument '{name}' must be between {low} and {high}, got {_number(value)}.",
             f"Pass a whole number from {low} to {high}, or leave it out for {default}.",
         )
     return value
@@ -149,10 +150,15 @@ def _choice(given: Mapping[str, Any], name: str, values: tuple[str, ...]) -> str
     value = string(given, name)
     if value not in values:
         raise InvalidArgumentError(
-            f"Argument '{name}' must be one of: {', '.join(values)}; got {value!r}.",
+            f"Argument '{name}' must be one of: {', '.join(values)}; got {quoted(value)}.",
             f"Pick one of those values, or leave '{name}' out to search every {name}.",
         )
     return value
+
+
+def _number(value: int) -> str:
+    # str() of an integer past 4,300 digits raises, and a long one is no help to read anyway.
+    return str(value) if abs(value) < 10**MAX_SHOWN_DIGITS else f"an integer of more than {MAX_SHOWN_DIGITS} digits"
 
 
 def json_type(value: Any) -> str:

@@ -12,7 +12,7 @@ from typing import Any, Mapping
 from docs_mcp.server.contract.arguments import parse_get_doc_args, parse_search_args
 from docs_mcp.server.contract.cursor import SearchBinding
 from docs_mcp.server.contract.documents import chunk_window
-from docs_mcp.server.errors import ChunkNotFoundError
+from docs_mcp.server.errors import ChunkNotFoundError, NoVectorsError
 from docs_mcp.server.search.hints import build_hint
 from docs_mcp.server.contract.reload import ServedIndex
 from docs_mcp.server.contract.render import render_chunk_window, render_search_result
@@ -24,8 +24,10 @@ def search_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: s
     Raises:
         InvalidArgumentError: an argument does not fit the schema.
         InvalidCursorError: the cursor is malformed, tampered, foreign or stale.
+        NoVectorsError: ``mode`` is vector and the index has no vectors.
     """
     args = parse_search_args(arguments, index.filters)
+    require_vectors_for(mode, index)
     binding = SearchBinding(args.query, args.filters, args.limit, mode)
     offset = index.cursors.decode(args.cursor, binding) if args.cursor else 0
     with index.lock:
@@ -40,6 +42,16 @@ def search_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: s
             )
     next_cursor = index.cursors.encode(binding, offset + len(page.hits)) if page.has_more else None
     return render_search_result(page.hits, next_cursor, hint)
+
+
+def require_vectors_for(mode: str, index: ServedIndex) -> None:
+    """Refuse vector-only ranking on an index without vectors: it would find nothing, for any words.
+
+    Raises:
+        NoVectorsError: ``mode`` is vector and the index has no vectors.
+    """
+    if mode == "vector" and not index.engine.has_vectors:
+        raise NoVectorsError()
 
 
 def get_doc(index: ServedIndex, arguments: Mapping[str, Any] | None) -> str:

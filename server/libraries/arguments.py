@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from docs_mcp.server.contract.arguments import integer, json_type, present, required_string, string
-from docs_mcp.server.errors import InvalidArgumentError
+from docs_mcp.server.errors import InvalidArgumentError, quoted_list
 from docs_mcp.server.libraries.schemas import (
     DEFAULT_MAX_LINES,
     DEFAULT_MAX_TOKENS,
@@ -20,6 +20,7 @@ from docs_mcp.server.libraries.schemas import (
     MAX_LIBRARIES,
     MAX_MAX_LINES,
     MAX_MAX_TOKENS,
+    MAX_OFFSET,
     MAX_PATH_CHARS,
     MAX_SECTIONS,
     MAX_TOPIC_CHARS,
@@ -28,9 +29,6 @@ from docs_mcp.server.libraries.schemas import (
     RESOLVE_LIBRARY,
     library_schema,
 )
-
-# Offsets beyond any real page are still answered (with empty content); this only bounds the integer.
-MAX_OFFSET = 10_000_000
 
 
 @dataclass(frozen=True)
@@ -43,6 +41,7 @@ class ResolveArgs:
 class InfoArgs:
     library_id: str
     sections: tuple[str, ...] | None
+    offset: int = 0
 
 
 @dataclass(frozen=True)
@@ -58,6 +57,12 @@ class DocsArgs:
     libraries: tuple[str, ...]
     topic: str
     max_tokens: int
+    language: str | None = None
+
+
+_EXAMPLE_ID = "fastapi/fastapi"
+_LIBRARY_FORMS = f"Pass libraries=['{_EXAMPLE_ID}'] or libraries=[{{\"libraryId\": \"{_EXAMPLE_ID}\"}}], with IDs from resolve_library."
+_ID_KEYS = ("libraryId", "library_id")
 
 
 def parse_resolve_args(arguments: Mapping[str, Any] | None) -> ResolveArgs:
@@ -79,7 +84,8 @@ def parse_info_args(arguments: Mapping[str, Any] | None) -> InfoArgs:
     """
     given = _given(GET_LIBRARY_INFO, arguments)
     sections = _strings(given, "sections", MAX_SECTIONS) if "sections" in given else None
-    return InfoArgs(_text(given, "library_id", "a library ID from resolve_library", MAX_ID_CHARS), sections)
+    offset = integer(given, "offset", 0, 0, MAX_OFFSET)
+    return InfoArgs(_text(given, "library_id", "a library ID from resolve_library", MAX_ID_CHARS), sections, offset)
 
 
 def parse_page_args(arguments: Mapping[str, Any] | None) -> PageArgs:
@@ -106,21 +112,58 @@ def parse_docs_args(arguments: Mapping[str, Any] | None) -> DocsArgs:
     """
     given = _given(GET_DOCS, arguments)
     if "libraries" not in given:
-        raise InvalidArgumentError("Missing required argument 'libraries'.", "Pass a list of library IDs from resolve_library, e.g. ['fastapi/fastapi'].")
-    libraries = _strings(given, "libraries", MAX_LIBRARIES)
+        raise InvalidArgumentError("Missing required argument 'libraries'.", _LIBRARY_FORMS)
+    libraries = [library_id for library_id in map(_library_id, given["libraries"]) if library_id]
     if not libraries:
-        raise InvalidArgumentError("Argument 'libraries' is empty.", "Pass at least one library ID from resolve_library.")
+        raise InvalidArgumentError("Argument 'libraries' is empty.", _LIBRARY_FORMS)
+    language = string(given, "language")
     return DocsArgs(
         libraries=tuple(dict.fromkeys(libraries)),
         topic=_text(given, "topic", "what you need to know, e.g. 'dependency injection'", MAX_TOPIC_CHARS),
         max_tokens=integer(given, "max_tokens", DEFAULT_MAX_TOKENS, MIN_MAX_TOKENS, MAX_MAX_TOKENS),
+        language=language.strip() if language and language.strip() else None,
     )
 
 
+def _library_id(item: Any) -> str:
+    """A library ID given as a string or as seed 001's {"libraryId": ...} (or {"library_id": ...})."""
+    if isinstance(item, Mapping) and len(item) == 1 and next(iter(item)) in _ID_KEYS:
+        item = next(iter(item.values()))
+    if not isinstance(item, str):
+        shown = json_type(item) if not isinstance(item, Mapping) else f"an object with keys {quoted_list(sorted(map(str, item)))}" if item else "an empty object"
+        raise InvalidArgumentError(f"An item of 'libraries' is {shown}, not a library ID.", _LIBRARY_FORMS)
+    _short_string("libraries[]", item, MAX_ID_CHARS)
+    return item.strip()
+
+
 def _given(tool: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The given arguments, each within the limits its published schema states (before any work)."""
     if arguments is not None and not isinstance(arguments, Mapping):
         raise InvalidArgumentError(f"Arguments of {tool} must be an object.", "Pass named arguments.")
-    return present(tool, arguments, tuple(library_schema(tool)["properties"]))
+    properties = library_schema(tool)["properties"]
+    given = present(tool, arguments, tuple(properties))
+    for name, value in given.items():
+        _within_schema(name, value, properties[name])
+    return given
+
+
+def _within_schema(name: str, value: Any, schema: Mapping[str, Any]) -> None:
+    """Raise when ``value`` breaks the type, maxLength or maxItems ``schema`` states (ranges: see integer())."""
+    if schema["type"] == "string":
+        _short_string(name, string({name: value}, name) or "", schema.get("maxLength"))
+    elif schema["type"] == "array":
+        if not isinstance(value, list):
+            raise InvalidArgumentError(f"Argument '{name}' must be a list, not {json_type(value)}.", f"Pass e.g. {name}=['...'].")
+        if len(value) > schema["maxItems"]:
+            raise InvalidArgumentError(f"Argument '{name}' has {len(value)} items; the limit is {schema['maxItems']}.", "Pass fewer.")
+        for item in value:
+            if isinstance(item, str):
+                _short_string(f"{name}[]", item, schema["items"].get("maxLength"))
+
+
+def _short_string(name: str, value: str, limit: int | None) -> None:
+    if limit is not None and len(value) > limit:
+        raise InvalidArgumentError(f"Argument '{name}' is {len(value)} characters long; the limit is {limit}.", "Pass a shorter value.")
 
 
 def _text(given: Mapping[str, Any], name: str, example: str, limit: int) -> str:

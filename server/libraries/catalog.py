@@ -7,10 +7,11 @@ implicit library whose table of contents lists its files' titles (without descri
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from docs_mcp.indexer.libraries.store import catalog_entries
 from docs_mcp.server.libraries.fuzzy import best_score, compact, words
+from docs_mcp.server.errors import quoted
 from docs_mcp.server.libraries.error_shape import LibraryNotFoundError
 
 MIN_RELEVANCE = 0.3
@@ -100,15 +101,21 @@ class LibraryCatalog:
         close = [m.library.library_id for m in matches if m.relevance >= floor][:SUGGESTIONS]
         guess = f"Did you mean {', '.join(repr(c) for c in close)}? " if close else ""
         raise LibraryNotFoundError(
-            f"No library '{library_id}' in this index.",
+            f"No library {quoted(library_id)} in this index.",
             f"{guess}Use resolve_library to discover libraries; this index has: {', '.join(self.libraries)}.",
         )
 
-    def resolve(self, query: str, language: str | None = None) -> list[Match]:
-        """Every library that matches ``query`` (and lists ``language``), best first, ties by ID."""
+    def resolve(self, query: str, language: str | None = None, *, tagged_languages: Mapping[str, Sequence[str]] | None = None) -> list[Match]:
+        """Every library that matches ``query`` (and has ``language``), best first, ties by ID.
+
+        A library has the languages it lists and those ``tagged_languages`` gives for it
+        (its sections' language taxonomy values).
+        """
         matches = []
+        tagged = tagged_languages or {}
         for library in self.libraries.values():
-            if language and language.casefold() not in {lang.casefold() for lang in library.languages}:
+            languages = {lang.casefold() for lang in (*library.languages, *tagged.get(library.library_id, ()))}
+            if language and language.casefold() not in languages:
                 continue
             relevance = _relevance(query, library)
             if relevance >= MIN_RELEVANCE:

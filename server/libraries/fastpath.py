@@ -16,6 +16,7 @@ from typing import Mapping, Sequence
 import duckdb
 
 from docs_mcp.indexer.index_file import fetch_all
+from docs_mcp.server.errors import quoted
 from docs_mcp.indexer.libraries.spec import LIBRARY_KEY
 from docs_mcp.indexer.schema import CHUNKS_TABLE
 from docs_mcp.server.libraries.confidence import confidence, term_coverage
@@ -25,6 +26,7 @@ from docs_mcp.server.search.records import Hit
 from docs_mcp.server.libraries.error_shape import TopicNotFoundError
 
 CHARS_PER_TOKEN = 4
+LANGUAGE_KEY = "language"  # the taxonomy key get_docs(language=...) and resolve_library(language=...) read
 CANDIDATES = 10  # hits considered per search
 RELATED_PAGES = 5
 # A chunk much less likely to answer than the best one would only spend the agent's budget.
@@ -56,12 +58,16 @@ def count_tokens(text: str) -> int:
     return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
-def find_candidates(engine: Engine, catalog: LibraryCatalog, libraries: Sequence[Library], topic: str, mode: str) -> list[Candidate]:
+def find_candidates(
+    engine: Engine, catalog: LibraryCatalog, libraries: Sequence[Library], topic: str, mode: str, language: str | None = None
+) -> list[Candidate]:
     """The hits for ``topic`` within ``libraries``, with content and confidence, best first.
 
     The caller holds the index lock.  One search covers every library when all are
     asked for; otherwise each library is searched on its own and the hits are merged
     by confidence, which, unlike the fused score, is comparable across searches.
+    A ``language`` (a value of the index's language taxonomy) filters like search_docs's
+    ``language`` filter (which may keep untagged or shared sections, as metadata.json says).
 
     Raises:
         TopicNotFoundError: nothing in those libraries matches.
@@ -69,6 +75,8 @@ def find_candidates(engine: Engine, catalog: LibraryCatalog, libraries: Sequence
     """
     every = {lib.library_id for lib in libraries} == set(catalog.libraries)
     scopes: list[Mapping[str, str]] = [{}] if every or not catalog.several else [{LIBRARY_KEY: lib.library_id} for lib in libraries]
+    if language:
+        scopes = [{**scope, LANGUAGE_KEY: language} for scope in scopes]
     hits: dict[str, Hit] = {}
     for filters in scopes:
         for hit in engine.search(topic, filters, mode=mode, limit=CANDIDATES).hits:
@@ -76,7 +84,7 @@ def find_candidates(engine: Engine, catalog: LibraryCatalog, libraries: Sequence
     if not hits:
         names = ", ".join(lib.library_id for lib in libraries)
         raise TopicNotFoundError(
-            f"Nothing about '{topic}' in {names}.",
+            f"Nothing about {quoted(topic)} in {names}.",
             "Try other words, search_docs for broader results, or browse the table of contents with get_library_info.",
         )
     rows = [engine.columns.index_of[chunk_id] for chunk_id in hits]

@@ -16,6 +16,7 @@ from typing import Sequence
 import duckdb
 
 from docs_mcp.indexer.index_file import fetch_all
+from docs_mcp.server.errors import quoted
 from docs_mcp.indexer.schema import CHUNKS_TABLE
 from docs_mcp.server.libraries.fuzzy import name_score
 from docs_mcp.server.libraries.catalog import Library, LibraryCatalog
@@ -54,7 +55,7 @@ def check_path(path: str) -> str:
     segments = path.split("/")
     if _FORBIDDEN.search(path) or any(s in ("", ".", "..") for s in segments):
         raise PathNotAllowedError(
-            f"Path '{path}' is not allowed: read_page only reads indexed documents, by their relative path.",
+            f"Path {quoted(path)} is not allowed: read_page only reads indexed documents, by their relative path.",
             _NEXT,
         )
     return path
@@ -79,11 +80,11 @@ def locate(catalog: LibraryCatalog, indexed: Sequence[str] | set[str], path: str
         return found[0]
     where = f" in library '{library.library_id}'" if library else ""
     if found:
-        raise PageNotFoundError(f"Path '{path}' names a document in several libraries.", f"Pass library_id, or one of: {', '.join(found)}.")
+        raise PageNotFoundError(f"Path {quoted(path)} names a document in several libraries.", f"Pass library_id, or one of: {', '.join(found)}.")
     pool = [p for p in known if library is None or p.startswith(library.mount)]
     close = sorted(pool, key=lambda p: (-name_score(path, p), p))[:SUGGESTIONS]
     guess = f"Did you mean {', '.join(repr(c) for c in close)}? " if close else ""
-    raise PageNotFoundError(f"No indexed document '{path}'{where}.", guess + _NEXT)
+    raise PageNotFoundError(f"No indexed document {quoted(path)}{where}.", guess + _NEXT)
 
 
 def read_lines(conn: duckdb.DuckDBPyConnection, filepath: str, offset: int, max_lines: int) -> tuple[str, int, int]:

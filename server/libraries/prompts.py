@@ -16,6 +16,8 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
+from docs_mcp.server.errors import quoted
+
 _SECTION = re.compile(r"\{\{([#^])\s*([\w.-]+)\s*\}\}(.*?)\{\{/\s*\2\s*\}\}", re.DOTALL)
 _VARIABLE = re.compile(r"\{\{\s*([\w.-]+)\s*\}\}")
 
@@ -106,14 +108,14 @@ def get_prompt(specs: Mapping[str, PromptSpec], name: str, arguments: Mapping[st
     """
     spec = specs.get(name)
     if spec is None:
-        raise MCPError(types.INVALID_PARAMS, f"Unknown prompt '{name}'. Available prompts: {', '.join(sorted(specs))}.")
+        raise MCPError(types.INVALID_PARAMS, f"Unknown prompt {quoted(name)}. Available prompts: {', '.join(sorted(specs))}.")
     values = dict(arguments or {})
     known = {arg for arg, _, _ in spec.arguments}
     unknown = sorted(set(values) - known)
     missing = [arg for arg, _, required in spec.arguments if required and not (values.get(arg) or "").strip()]
     if unknown or missing:
         what = f"unknown argument(s) {', '.join(unknown)}" if unknown else f"missing required argument(s) {', '.join(missing)}"
-        raise MCPError(types.INVALID_PARAMS, f"Prompt '{name}': {what}. Its arguments: {', '.join(sorted(known)) or 'none'}.")
+        raise MCPError(types.INVALID_PARAMS, f"Prompt {quoted(name)}: {what}. Its arguments: {', '.join(sorted(known)) or 'none'}.")
     text = render(spec.template, values)
     return types.GetPromptResult(
         description=spec.description,

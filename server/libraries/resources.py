@@ -27,6 +27,7 @@ from mcp.shared.exceptions import MCPError
 
 from docs_mcp import __version__
 from docs_mcp.indexer.libraries.catalog import RESOURCE_PROPERTY
+from docs_mcp.server.errors import quoted
 from docs_mcp.server.libraries.catalog import Library, LibraryCatalog
 from docs_mcp.server.libraries.schemas import GET_LIBRARY_INFO
 from docs_mcp.server.libraries.tools import catalog_of
@@ -130,7 +131,7 @@ def read_resource(index: ServedIndex, sessions: LibrarySessions, session: str, u
         return _json_contents(uri, {"libraries": libraries})
     path = uri.removeprefix(DOCUMENT_SCHEME) if uri.startswith(DOCUMENT_SCHEME) else None
     if path is None or path not in marked_documents(index):
-        raise MCPError(types.INVALID_PARAMS, f"Unknown resource '{uri}'. List the resources with resources/list.")
+        raise MCPError(types.INVALID_PARAMS, f"Unknown resource {quoted(str(uri))}. List the resources with resources/list.")
     with index.lock:
         text, _, _ = read_lines(index.engine.reader.conn, path, 0, WHOLE_PAGE)
     return types.TextResourceContents(uri=uri, mime_type=MARKDOWN, text=text)
@@ -176,6 +177,16 @@ async def on_list_resources(ctx: ServerRequestContext, params: types.PaginatedRe
     state = ctx.lifespan_context
     index = await anyio.to_thread.run_sync(state.live.current)
     return types.ListResourcesResult(resources=list_resources(index, state.sessions, session_key(ctx)))
+
+
+async def on_list_resource_templates(
+    ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
+) -> types.ListResourceTemplatesResult:
+    """The resources/templates/list handler: none, every resource is listed by its own URI.
+
+    Clients call it on connect; "Method not found" would fill their logs with errors.
+    """
+    return types.ListResourceTemplatesResult(resource_templates=[])
 
 
 async def on_read_resource(ctx: ServerRequestContext, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:

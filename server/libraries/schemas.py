@@ -19,6 +19,7 @@ LIBRARY_TOOLS = (RESOLVE_LIBRARY, GET_LIBRARY_INFO, READ_PAGE, GET_DOCS)
 MAX_ID_CHARS = 200
 MAX_TOPIC_CHARS = 500
 MAX_PATH_CHARS = 1024
+MAX_LANGUAGE_CHARS = 50
 MAX_SECTIONS = 50
 MAX_LIBRARIES = 10
 DEFAULT_MAX_LINES = 200
@@ -26,11 +27,23 @@ MAX_MAX_LINES = 5000
 DEFAULT_MAX_TOKENS = 5000
 MIN_MAX_TOKENS = 500
 MAX_MAX_TOKENS = 10000
+MAX_INFO_CHARS = 20_000  # one get_library_info answer; a large library's table of contents comes in pages
+# Offsets beyond any real page are still answered (with empty content); this only bounds the integer.
+MAX_OFFSET = 10_000_000
 
 _LIBRARY_ID = {
     "type": "string",
     "maxLength": MAX_ID_CHARS,
     "description": "Library ID in org/project form, as resolve_library returns it (e.g. 'fastapi/fastapi').",
+}
+
+# Seed 001's shape of a library in get_docs; library_id is accepted too, as agents write either.
+_LIBRARY_REF = {
+    "type": "object",
+    "properties": {"libraryId": _LIBRARY_ID, "library_id": _LIBRARY_ID},
+    "minProperties": 1,
+    "maxProperties": 1,
+    "additionalProperties": False,
 }
 
 _SCHEMAS: dict[str, dict[str, Any]] = {
@@ -40,7 +53,11 @@ _SCHEMAS: dict[str, dict[str, Any]] = {
             "maxLength": MAX_TOPIC_CHARS,
             "description": "Library name or a few words about it (e.g. 'fastapi', 'pydantic v2', 'python web framework'). Typos are tolerated.",
         },
-        "language": {"type": "string", "maxLength": 50, "description": "Only libraries that list this language (e.g. 'python')."},
+        "language": {
+            "type": "string",
+            "maxLength": MAX_LANGUAGE_CHARS,
+            "description": "Only libraries that list this language or have sections tagged with it (e.g. 'python').",
+        },
     },
     GET_LIBRARY_INFO: {
         "library_id": _LIBRARY_ID,
@@ -50,6 +67,16 @@ _SCHEMAS: dict[str, dict[str, Any]] = {
             "maxItems": MAX_SECTIONS,
             "description": "Only list documents of these sections (names from available_sections). Omit for the whole table of contents.",
         },
+        "offset": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": MAX_OFFSET,
+            "default": 0,
+            "description": (
+                f"First table-of-contents entry to list (0-based). Each answer is at most {MAX_INFO_CHARS:,} characters: "
+                "when has_more is true, call again with offset = next_offset."
+            ),
+        },
     },
     READ_PAGE: {
         "path": {
@@ -58,18 +85,23 @@ _SCHEMAS: dict[str, dict[str, Any]] = {
             "description": "Document path from get_library_info, search_docs (filepath) or get_docs (related_pages).",
         },
         "library_id": {**_LIBRARY_ID, "description": "Library the path belongs to; lets you pass a path relative to the library."},
-        "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "First line to return (0-based). To continue, pass offset + lines_returned."},
+        "offset": {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET, "default": 0, "description": "First line to return (0-based). To continue, pass offset + lines_returned."},
         "max_lines": {"type": "integer", "minimum": 1, "maximum": MAX_MAX_LINES, "default": DEFAULT_MAX_LINES, "description": "Most lines to return."},
     },
     GET_DOCS: {
         "libraries": {
             "type": "array",
-            "items": _LIBRARY_ID,
+            "items": {"anyOf": [_LIBRARY_ID, _LIBRARY_REF]},
             "minItems": 1,
             "maxItems": MAX_LIBRARIES,
-            "description": "IDs of the libraries to answer from (from resolve_library).",
+            "description": "The libraries to answer from (IDs from resolve_library): ['org/project'] or [{\"libraryId\": \"org/project\"}].",
         },
         "topic": {"type": "string", "maxLength": MAX_TOPIC_CHARS, "description": "What you need to know (e.g. 'dependency injection', 'RateLimitError')."},
+        "language": {
+            "type": "string",
+            "maxLength": MAX_LANGUAGE_CHARS,
+            "description": "Only sections about this language (e.g. 'python'), like search_docs's language filter; one of the index's language values.",
+        },
         "max_tokens": {
             "type": "integer",
             "minimum": MIN_MAX_TOKENS,
@@ -88,7 +120,8 @@ _DESCRIPTIONS = {
     ),
     GET_LIBRARY_INFO: (
         "Describe one library and list its table of contents: every document with title, path, a one-line "
-        "description and section. Filter by sections for large libraries; read a document with read_page."
+        "description and section. Large tables of contents come in pages (has_more, next_offset) or filter by sections; "
+        "read a document with read_page."
     ),
     READ_PAGE: (
         "Read a whole documentation page as markdown, by the path get_library_info, search_docs or get_docs gave. "

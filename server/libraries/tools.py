@@ -14,11 +14,14 @@ from typing import Any, Mapping
 import orjson
 
 from docs_mcp.indexer.libraries.spec import LIBRARY_KEY
+from docs_mcp.server.contract.schemas import filter_values
+from docs_mcp.server.contract.tools import require_vectors_for
 from docs_mcp.server.search.engine import Engine
-from docs_mcp.server.errors import InvalidArgumentError
-from docs_mcp.server.libraries.fastpath import count_tokens, find_candidates, pack, related_pages
+from docs_mcp.server.errors import InvalidArgumentError, quoted, quoted_list
+from docs_mcp.server.libraries.fastpath import LANGUAGE_KEY, count_tokens, find_candidates, pack, related_pages
 from docs_mcp.server.libraries.arguments import parse_docs_args, parse_info_args, parse_page_args, parse_resolve_args
 from docs_mcp.server.libraries.catalog import Library, LibraryCatalog
+from docs_mcp.server.libraries.schemas import MAX_INFO_CHARS
 from docs_mcp.server.libraries.pages import locate, read_lines
 from docs_mcp.server.contract.reload import ServedIndex
 
@@ -46,9 +49,9 @@ def resolve_library(index: ServedIndex, arguments: Mapping[str, Any] | None) -> 
         topics = _topics(index.engine, catalog)
     results = [
         {**_summary(match.library, catalog, topics), "relevance": match.relevance, "next": _next_calls(match.library, catalog)}
-        for match in catalog.resolve(args.query, args.language)
+        for match in catalog.resolve(args.query, args.language, tagged_languages=_tagged_languages(topics))
     ]
-    hint = None if results else f"No library matches '{args.query}'. This index holds: {', '.join(catalog.libraries)}."
+    hint = None if results else f"No library matches {quoted(args.query)}. This index holds: {', '.join(catalog.libraries)}."
     return _json({"query": args.query, "results": results, "hint": hint})
 
 
@@ -71,14 +74,13 @@ def get_library_info(index: ServedIndex, arguments: Mapping[str, Any] | None) ->
         "indexed_at": library.indexed_at,
         "chunks": library.chunks,
         "available_sections": library.sections,
-        "toc": [_toc_entry(entry, outline) for entry in entries],
         "next": _next_calls(library, catalog),
     }
     if chosen is not None:
         result["filtered_by_sections"] = chosen
     if unknown:
         result["unknown_sections"] = unknown
-    return _json(result)
+    return _toc_page(result, [_toc_entry(entry, outline) for entry in entries], args.offset)
 
 
 def read_page(index: ServedIndex, arguments: Mapping[str, Any] | None) -> str:
@@ -122,10 +124,12 @@ def get_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: str)
         TopicNotFoundError: nothing in those libraries matches the topic.
     """
     args = parse_docs_args(arguments)
+    require_vectors_for(mode, index)
     catalog = catalog_of(index.engine)
     libraries = [catalog.get(library_id) for library_id in args.libraries]
+    language = _tagged_language(index.engine, args.language) if args.language else None
     with index.lock:
-        candidates = find_candidates(index.engine, catalog, libraries, args.topic, mode)
+        candidates = find_candidates(index.engine, catalog, libraries, args.topic, mode, language)
     packed = pack(candidates, args.max_tokens)
     content = "\n\n".join(p.block for p in packed)
     top = packed[0].candidate.confidence
@@ -155,13 +159,32 @@ def get_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: str)
     )
 
 
+def _tagged_language(engine: Engine, language: str) -> str:
+    """The index's spelling of ``language`` among the values of its language taxonomy.
+
+    Raises:
+        InvalidArgumentError: the index tags no section with that language.
+    """
+    values = filter_values(engine.metadata).get(LANGUAGE_KEY, ())
+    match = next((value for value in values if value.casefold() == language.casefold()), None)
+    if match is None:
+        known = f"Pick one of: {', '.join(values)}" if values else "This index does not tag its sections by language"
+        raise InvalidArgumentError(f"No section of this index is tagged with language {quoted(language)}.", f"{known}, or leave 'language' out.")
+    return match
+
+
+def _tagged_languages(topics: Mapping[str, Mapping[str, list[str]]]) -> dict[str, tuple[str, ...]]:
+    """Per library, the languages its sections are tagged with."""
+    return {library_id: tuple(keys.get(LANGUAGE_KEY, ())) for library_id, keys in topics.items()}
+
+
 def _summary(library: Library, catalog: LibraryCatalog, topics: Mapping[str, Mapping[str, list[str]]], *, all_sections: bool = False) -> dict[str, Any]:
     sections = library.sections
     return {
         "library_id": library.library_id,
         "name": library.name,
         "description": library.description,
-        "languages": list(library.languages),
+        "languages": list(dict.fromkeys([*library.languages, *topics.get(library.library_id, {}).get(LANGUAGE_KEY, ())])),
         "version": library.version,
         "documents": len(library.toc),
         "sections": sections if all_sections else sections[:MAX_LISTED_SECTIONS],
@@ -187,10 +210,31 @@ def _filter_sections(library: Library, wanted: tuple[str, ...] | None):
     unknown = [w for w in wanted if w.casefold() not in by_fold]
     if not chosen:
         raise InvalidArgumentError(
-            f"No section {', '.join(repr(w) for w in wanted)} in library '{library.library_id}'.",
+            f"No section {quoted_list(list(wanted))} in library '{library.library_id}'.",
             f"Pick from available_sections: {', '.join(library.sections)}.",
         )
     return [e for e in library.toc if e.section in chosen], list(dict.fromkeys(chosen)), unknown
+
+
+def _toc_page(result: dict[str, Any], toc: list[dict[str, Any]], offset: int) -> str:
+    """``result`` with the TOC entries from ``offset`` that fit in MAX_INFO_CHARS (one at least), and where to go on."""
+    shown = toc[offset:]
+    while True:
+        end = offset + len(shown)
+        page = {
+            **result,
+            "toc_total": len(toc),
+            "toc_offset": offset,
+            "toc": shown,
+            "has_more": end < len(toc),
+            "next_offset": end if end < len(toc) else None,
+        }
+        text = _json(page)
+        if len(text) <= MAX_INFO_CHARS or len(shown) <= 1:
+            return text
+        # Drop entries in proportion to the excess (at least one), then measure again.
+        excess = (len(text) - MAX_INFO_CHARS) / len(text)
+        shown = shown[: max(1, min(len(shown) - 1, int(len(shown) * (1 - excess))))]
 
 
 def _toc_entry(entry, outline: Mapping[str, list[str]]) -> dict[str, Any]:

@@ -11,8 +11,8 @@ import typer
 from docs_mcp.server.team.config import TeamSettings, example_toml, load_settings
 from docs_mcp.server.team.keys import ApiKey, KeyStore
 
-keys_app = typer.Typer(help="Create, list and revoke the API keys of a team server (HTTP mode).", no_args_is_help=True)
-config_app = typer.Typer(help="Show the team-mode configuration (docs-mcp.toml, DOCS_MCP_*).", no_args_is_help=True)
+keys_app = typer.Typer(help="Create, list and revoke the API keys of a team server (HTTP mode).", no_args_is_help=True, rich_markup_mode=None)
+config_app = typer.Typer(help="Show the team-mode configuration (docs-mcp.toml, DOCS_MCP_*).", no_args_is_help=True, rich_markup_mode=None)
 
 _INDEX = typer.Option(None, "--index", help="Index directory whose keys.sqlite holds the keys (default: .docs-mcp).")
 _STORE = typer.Option(None, "--store", help="Key store file, instead of keys.sqlite in the index directory.")

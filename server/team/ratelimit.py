@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
+import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from docs_mcp.server.team.auth import API_KEY_SCOPE
@@ -181,6 +182,13 @@ class RateLimitMiddleware:
         self.default = default
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("method") == "POST":
+            body = await _read_body(receive)
+            receive = _replay(body, receive)
+            if _only_notifications(body):
+                # A notification asks for no work and gets no answer: it must not spend a request's token.
+                await self.app(scope, receive, send)
+                return
         key = scope[API_KEY_SCOPE]
         limit = Limit(key.rate or self.default.per_minute, key.burst or self.default.burst)
         try:
@@ -205,6 +213,38 @@ class RateLimitMiddleware:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+async def _read_body(receive: Receive) -> bytes:
+    chunks = []
+    while True:
+        message = await receive()
+        chunks.append(message.get("body", b""))
+        if message["type"] != "http.request" or not message.get("more_body"):
+            return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A receive that hands the already-read body to the app, then the real one (for the disconnect)."""
+    sent = False
+
+    async def replayed() -> Message:
+        nonlocal sent
+        if sent:
+            return await receive()
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replayed
+
+
+def _only_notifications(body: bytes) -> bool:
+    """Whether a POST body is a JSON-RPC notification (a method without an id); anything else is charged."""
+    try:
+        message = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(message, dict) and isinstance(message.get("method"), str) and "id" not in message
 
 
 def check_redis(url: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -137,3 +138,25 @@ def test_the_cli_indexes_lists_and_removes_libraries(docs, tmp_path: Path) -> No
     assert "pydantix/pydantix" in cli("libraries", "--index", str(index))
     assert "removed acme/cli" in cli("libraries", "remove", ACME, "--index", str(index))
     assert [item["library_id"] for item in json.loads(cli("libraries", "--index", str(index), "--json"))] == [PYDANTIX]
+
+
+def test_the_libraries_table_keeps_columns_apart_for_long_ids(docs, tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    long_id = "a-very-long-organisation-name/an-even-longer-project-name-for-docs"
+    long_name = "A Library Whose Name Is Longer Than Its Column"
+    for args in (
+        ("--library", long_id, "--name", long_name, "--language", "python", "--language", "typescript", "--language", "go"),
+        ("--library", ACME, "--version", "2024.10.01-rc1"),
+    ):
+        done = subprocess.run([sys.executable, "-m", "docs_mcp", "index", str(docs[ACME]), "--out", str(index), "--embeddings", "none", *args],
+                              capture_output=True, text=True, check=False)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    table = subprocess.run([sys.executable, "-m", "docs_mcp", "libraries", "--index", str(index)], capture_output=True, text=True, check=True).stdout
+    header, *rows = table.splitlines()
+    columns = re.split(r"\s{2,}", header.strip())
+    assert columns == ["ID", "NAME", "VERSION", "DOCS", "CHUNKS", "LANGUAGES", "INDEXED"]
+    for row in rows:
+        cells = re.split(r"\s{2,}", row.strip())
+        assert len(cells) == len(columns), row
+    cells = dict(zip(columns, re.split(r"\s{2,}", rows[0].strip()) if long_id in rows[0] else re.split(r"\s{2,}", rows[1].strip())))
+    assert cells["ID"] == long_id and cells["NAME"] == long_name and cells["LANGUAGES"] == "python, typescript, go"

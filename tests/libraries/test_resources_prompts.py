@@ -108,3 +108,8 @@ def test_corpus_templates_become_prompts(libraries_server) -> None:
 def test_prompt_errors(libraries_server, name: str, arguments, match: str) -> None:
     with pytest.raises(MCPError, match=match):
         libraries_server.run(libraries_server.client.get_prompt, name, arguments)
+
+
+def test_resource_templates_are_listed_as_none(libraries_server) -> None:
+    # Clients ask on connect; "Method not found" used to show up in their logs as an error.
+    assert libraries_server.run(libraries_server.client.list_resource_templates).resource_templates == []

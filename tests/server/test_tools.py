@@ -228,7 +228,7 @@ BAD_CALLS = {
 def test_bad_arguments_are_error_results_that_say_what_to_do(tiny_server, case):
     tool, arguments = BAD_CALLS[case]
     text = tiny_server.error(tool, arguments)
-    assert "Traceback" not in text and ("Pass" in text or "Allowed" in text or "Pick" in text or "Search with" in text)
+    assert "Traceback" not in text and ("Pass" in text or "Use only" in text or "Pick" in text or "Search with" in text)
 
 
 ODD_QUERIES = [
@@ -261,5 +261,5 @@ def test_odd_queries_never_break_the_server(tiny_server, query):
 def test_an_unknown_tool_is_a_protocol_error(tiny_server):
     from mcp import MCPError
 
-    with pytest.raises(MCPError, match="Unknown tool 'search'. Available tools: search_docs, get_doc."):
+    with pytest.raises(MCPError, match="Unknown tool 'search'. Call one of the available tools: search_docs, get_doc."):
         tiny_server.call("search", {"query": "x"})

@@ -341,3 +341,14 @@ def test_bad_configuration_is_one_clear_error_at_start(index_dir: Path, args: tu
 def test_a_missing_index_is_one_clear_error(tmp_path: Path, cli, clean_env) -> None:
     done = cli("serve", "--transport", "http", "--index", str(tmp_path / "nothing"), "--port", "0", env=clean_env())
     assert done.returncode != 0 and "Traceback" not in done.stderr and "nothing" in done.stderr
+
+
+def test_notifications_do_not_use_rate_limit_tokens(index_dir: Path, servers, new_key) -> None:
+    key = new_key(index_dir, "chatty", "--rate", "1", "--burst", "2")
+    server = servers.start(index_dir)
+    for method in ("notifications/initialized", "notifications/cancelled", "notifications/roots/list_changed"):
+        note = post(server, key, {"jsonrpc": "2.0", "method": method, "params": {"requestId": 9}})
+        assert note.status_code == 202, note.text
+    first, second, third = (post(server, key) for _ in range(3))
+    assert [r.status_code for r in (first, second, third)] == [200, 200, 429]  # the burst is all there for requests
+    assert first.headers["x-ratelimit-remaining"] == "1"

@@ -1,0 +1,198 @@
+"""The stdio transport's guard: every line a client sends gets a message to the server or an error back.
+
+The SDK's stdio reader hands a line it cannot validate to the server as an exception, which
+the server only logs at debug level: the client never hears back. That covers garbage,
+batches, an ``id`` that is an object, and lines too deep (pydantic stops at about 200
+levels) or carrying an integer longer than Python converts (4,300 digits). A client
+without its own timeout then waits forever. Here each line is checked against size,
+depth and number limits first, and a bad one is answered with a JSON-RPC error (with the
+request's id when it can be read) while the session goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import mcp_types as types
+from anyio.abc import ObjectReceiveStream, ObjectSendStream
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
+
+MAX_MESSAGE_BYTES = 4 * 1024 * 1024  # a tool call is a few KB; 4 MiB leaves room for any real message
+MAX_DEPTH = 64  # a tool call nests about 6 levels
+MAX_INTEGER_DIGITS = 20  # every 64-bit integer fits
+_CHUNK_BYTES = 64 * 1024
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_ONE_PER_LINE = "Send one JSON-RPC 2.0 message (an object) per line."
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A line that is not a message the server can take, and the error to answer it with."""
+
+    code: int
+    message: str
+    request_id: str | int | None = None
+
+    def reply(self) -> SessionMessage:
+        error = types.ErrorData(code=self.code, message=self.message)
+        return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=self.request_id, error=error))
+
+
+@dataclass(frozen=True)
+class _Oversized:
+    """Stands for a line longer than MAX_MESSAGE_BYTES, whose rest is skipped unread."""
+
+
+_TOO_LONG = Rejected(types.INVALID_REQUEST, f"The message is longer than {MAX_MESSAGE_BYTES} bytes and was skipped. {_ONE_PER_LINE}")
+
+
+class _Unacceptable(ValueError):
+    """A parsed line that breaks a limit; carries what to tell the client."""
+
+
+@dataclass(frozen=True)
+class _LongInteger:
+    """Stands for an integer literal too long to convert, so the rest of the line still parses (for its id)."""
+
+    digits: int
+
+
+def check_line(line: bytes) -> SessionMessage | Rejected:
+    """The message a line carries, or why it is refused (never raises)."""
+    try:
+        value = json.loads(line, parse_int=_integer, parse_constant=_no_constant)
+    except RecursionError:
+        return Rejected(types.INVALID_REQUEST, f"The message nests more than {MAX_DEPTH} levels deep. {_ONE_PER_LINE}")
+    except ValueError as error:  # JSONDecodeError, UnicodeDecodeError, and the hooks' refusals
+        return Rejected(types.PARSE_ERROR, f"Parse error: the line is not valid JSON ({_short(error)}). {_ONE_PER_LINE}")
+    if isinstance(value, list):
+        return Rejected(types.INVALID_REQUEST, f"JSON-RPC batches are not supported. {_ONE_PER_LINE}")
+    if not isinstance(value, dict):
+        return Rejected(types.INVALID_REQUEST, f"The message is not a JSON object. {_ONE_PER_LINE}")
+    request_id = _request_id(value)
+    if "id" in value and request_id is None:
+        return Rejected(types.INVALID_REQUEST, f"The message's id must be a string or an integer. {_ONE_PER_LINE}")
+    try:
+        _check_limits(value)
+        return SessionMessage(types.jsonrpc_message_adapter.validate_python(value, by_name=False))
+    except _Unacceptable as error:
+        return Rejected(types.INVALID_REQUEST, str(error), request_id)
+    except ValidationError:
+        return Rejected(
+            types.INVALID_REQUEST,
+            'Invalid request: expected {"jsonrpc": "2.0", "method": ..., "id": <string or integer>} '
+            f"(no id for a notification), or a response to a request of the server. {_ONE_PER_LINE}",
+            request_id,
+        )
+
+
+async def read_lines(stream: anyio.AsyncFile[bytes]) -> AsyncIterator[bytes | _Oversized]:
+    """The lines of ``stream``; a line past MAX_MESSAGE_BYTES comes as one _Oversized, never held whole."""
+    pending = bytearray()
+    skipping = False
+    while chunk := await stream.read1(_CHUNK_BYTES):
+        pending += chunk
+        while (end := pending.find(b"\n")) >= 0:
+            line, pending = bytes(pending[:end]), pending[end + 1 :]
+            if skipping:
+                skipping = False
+            elif len(line) > MAX_MESSAGE_BYTES:
+                yield _Oversized()
+            elif line.strip():
+                yield line
+        if len(pending) > MAX_MESSAGE_BYTES:
+            if not skipping:
+                yield _Oversized()
+            skipping = True
+            pending.clear()
+    if pending.strip() and not skipping:
+        yield bytes(pending)
+
+
+async def guard(
+    stream: anyio.AsyncFile[bytes],
+    to_server: ObjectSendStream[SessionMessage | Exception],
+    to_client: ObjectSendStream[SessionMessage],
+) -> None:
+    """Pass each good line of ``stream`` to the server and answer each bad one; close ``to_server`` at the end."""
+    async with to_server:
+        async for line in read_lines(stream):
+            checked = _TOO_LONG if isinstance(line, _Oversized) else check_line(line)
+            try:
+                if isinstance(checked, Rejected):
+                    await to_client.send(checked.reply())
+                else:
+                    await to_server.send(checked)
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                return  # the server has stopped: nobody is left to answer
+
+
+@asynccontextmanager
+async def guarded_stdio() -> AsyncIterator[tuple[ObjectReceiveStream[SessionMessage | Exception], ObjectSendStream[SessionMessage]]]:
+    """The server's streams over stdin and stdout, with stdin read through the guard.
+
+    The SDK's transport still owns stdout (it diverts fd 1 so stray prints miss the wire);
+    it gets no lines of its own to read.
+    """
+    stdin = anyio.wrap_file(sys.stdin.buffer)
+    async with stdio_server(stdin=_NoLines()) as (_, to_client):
+        to_server, from_client = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(guard, stdin, to_server, to_client)
+            yield from_client, to_client
+
+
+class _NoLines:
+    """Stands in for the SDK transport's stdin: the guard reads the real one."""
+
+    def __aiter__(self) -> "_NoLines":
+        return self
+
+    async def __anext__(self) -> str:
+        raise StopAsyncIteration
+
+
+def _integer(text: str) -> int | _LongInteger:
+    # Checked before int(): a long one costs quadratic time, and past 4,300 digits int() refuses it.
+    digits = len(text.lstrip("-"))
+    return _LongInteger(digits) if digits > MAX_INTEGER_DIGITS else int(text)
+
+
+def _no_constant(text: str) -> Any:
+    raise ValueError(f"{text} is not JSON")
+
+
+def _request_id(value: dict[str, Any]) -> str | int | None:
+    request_id = value.get("id")
+    return request_id if isinstance(request_id, str | int) and not isinstance(request_id, bool) else None
+
+
+def _check_limits(value: Any) -> None:
+    """Depth and strings of a parsed message, walked without recursion."""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            if depth > MAX_DEPTH:
+                raise _Unacceptable(f"The message nests more than {MAX_DEPTH} levels deep. Send flatter arguments.")
+            children = [*node.keys(), *node.values()] if isinstance(node, dict) else node
+            stack.extend((child, depth + 1) for child in children)
+        elif isinstance(node, _LongInteger):
+            raise _Unacceptable(
+                f"The message holds an integer of {node.digits} digits. Send integers of at most {MAX_INTEGER_DIGITS} digits."
+            )
+        elif isinstance(node, str) and _LONE_SURROGATE.search(node):
+            raise _Unacceptable("The message holds an unpaired UTF-16 surrogate escape (\\ud800-\\udfff). Send valid Unicode text.")
+
+
+def _short(error: ValueError) -> str:
+    return str(error)[:120]
