@@ -76,7 +76,7 @@ class BenchResult:
     chunks_per_second: float
     index_bytes: int
     build_peak_rss_mb: float
-    vector_fill_seconds: float = 0.0  # synthetic vectors only: writing them and their HNSW index
+    vector_fill_seconds: float = 0.0  # synthetic vectors only: writing them
     latency: dict[str, Latency] = field(default_factory=dict)
 
 

@@ -2,7 +2,8 @@
 
 Each build runs in its own process so its peak RSS is its own (``os.wait4`` returns the
 child's resource usage). Runs: full text only, with embeddings, and the same again
-(incremental: nothing to embed), each timed by the build itself.
+(incremental: nothing to embed), each timed by the build itself: when each generation went
+live (time to first search, time to hybrid) and the embedding throughput in windows/s.
 """
 
 from __future__ import annotations
@@ -40,7 +41,9 @@ class BuildRun:
     chunks_per_second: float
     peak_rss_bytes: int
     index_bytes: int
-    stage_seconds: Mapping[str, float]  # scan, embed, fts, vector-index, ... (from progress events)
+    stage_seconds: Mapping[str, float]  # scan, full-text, embed, publish, ... (from progress events)
+    windows_per_second: float | None  # embedding throughput; None when nothing was embedded
+    live_after: Mapping[str, float]  # "full-text", "hybrid" -> seconds from the start until it was live
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,8 @@ def _timed_build(label: str, docs_dir: Path, out: Path, embeddings: str, scratch
         peak_rss_bytes=peak,
         index_bytes=report["index_bytes"],
         stage_seconds=report["stage_seconds"],
+        windows_per_second=None if report["windows_per_second"] is None else round(report["windows_per_second"], 2),
+        live_after={label: round(seconds, 3) for label, seconds in report["live_after"].items()},
     )
 
 
@@ -125,7 +130,12 @@ def _child(docs_dir: str, out: str, embeddings: str, result: str) -> int:
         print(error, file=sys.stderr)
         return 1
     clock.stop()
-    summary = {**asdict(report), "problems": len(report.problems), "stage_seconds": clock.seconds}
+    summary = {
+        **asdict(report),
+        "problems": len(report.problems),
+        "stage_seconds": clock.seconds,
+        "windows_per_second": report.windows_per_second,
+    }
     Path(result).write_bytes(orjson.dumps(summary))
     return 0
 

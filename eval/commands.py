@@ -165,15 +165,20 @@ def bench_index_command(
 
     typer.echo(f"benchmarking {docs_dir} (three builds in child processes)...", err=True)
     result = run_bench(docs_dir)
-    typer.echo(f"{'run':<22}{'files':>7}{'chunks':>8}{'embedded':>10}{'reused':>8}{'seconds':>9}{'chunks/s':>10}{'peak RSS':>10}{'size':>10}")
+    typer.echo(
+        f"{'run':<22}{'files':>7}{'chunks':>8}{'embedded':>10}{'reused':>8}{'seconds':>9}{'chunks/s':>10}{'windows/s':>11}"
+        f"{'peak RSS':>10}{'size':>10}"
+    )
     for run in result.runs:
+        rate = "-" if run.windows_per_second is None else f"{run.windows_per_second:.1f}"
         typer.echo(
             f"{run.label:<22}{run.files:>7}{run.chunks:>8}{run.embedded:>10}{run.reused:>8}{run.seconds:>9.1f}"
-            f"{run.chunks_per_second:>10.1f}{human_size(run.peak_rss_bytes):>10}{human_size(run.index_bytes):>10}"
+            f"{run.chunks_per_second:>10.1f}{rate:>11}{human_size(run.peak_rss_bytes):>10}{human_size(run.index_bytes):>10}"
         )
     for run in result.runs:
         stages = ", ".join(f"{stage} {seconds:.1f}" for stage, seconds in run.stage_seconds.items() if seconds >= 0.05)
-        typer.echo(f"  {run.label}: seconds per stage: {stages}")
+        live = ", ".join(f"{label} after {seconds:.1f} s" for label, seconds in run.live_after.items())
+        typer.echo(f"  {run.label}: live: {live}; seconds per stage: {stages}")
     if json_file:
         json_file.write_bytes(orjson.dumps(result.as_json(), option=orjson.OPT_INDENT_2))
 

@@ -153,10 +153,9 @@ def fill_random_vectors(index_dir: Path, seed: int = 0) -> int:
     import numpy as np
     import orjson
 
-    from docs_mcp.indexer.generation import hnsw_sql
     from docs_mcp.indexer.embedding import load_embedder
     from docs_mcp.indexer.index_file import connect, current_generation
-    from docs_mcp.indexer.schema import CHUNKS_TABLE, DB_FILE, META_TABLE, VECTORS_TABLE, ddl
+    from docs_mcp.indexer.schema import CHUNKS_TABLE, DB_FILE, META_TABLE, VECTORS_TABLE, vectors_ddl
     from docs_mcp.indexer.staging import load_rows
 
     identity = load_embedder("default").identity
@@ -166,10 +165,8 @@ def fill_random_vectors(index_dir: Path, seed: int = 0) -> int:
         (count,) = conn.execute(f"SELECT count(*) FROM {CHUNKS_TABLE}").fetchone()
         vectors = np.random.default_rng(seed).standard_normal((count, identity.dimensions), dtype=np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        conn.execute(ddl(identity.dimensions)[-1])  # the vectors table
+        conn.execute(vectors_ddl(identity.dimensions))
         load_rows(conn, VECTORS_TABLE, folder, ({"chunk": i, "window": 0, "key": f"synthetic-{i}", "vec": v} for i, v in enumerate(vectors)))
-        for statement in hnsw_sql():
-            conn.execute(statement)
         conn.execute(f"UPDATE {META_TABLE} SET value = ? WHERE key = 'model'", [orjson.dumps(identity.__dict__).decode()])
         conn.execute("CHECKPOINT")
     finally:

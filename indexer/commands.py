@@ -1,34 +1,27 @@
 """`docs-mcp index`, `validate` and `info`: options in, one library call, output out.
 
-Progress goes to stderr (one line rewritten in place on a terminal, one line per step
-otherwise); results go to stdout. Errors are raised as DocsMcpError for the root CLI to print.
+Progress goes to stderr (bars on a terminal, one line per step otherwise, none with
+--quiet: see display.py); results go to stdout. Errors are raised as DocsMcpError for the
+root CLI to print.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 import typer
 
-from docs_mcp.errors import UsageError
+from docs_mcp.errors import DocsMcpError, UsageError
 from docs_mcp.indexer.info import info
 from docs_mcp.indexer.libraries.commands import register_libraries
 from docs_mcp.indexer.records import IndexReport, Problem
-from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
+from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR, FULL_TEXT
 
-if TYPE_CHECKING:  # build imports duckdb: only when a command runs
-    from docs_mcp.indexer.generation import Progress
+if TYPE_CHECKING:  # rich: only when a build runs
+    from docs_mcp.indexer.display import BuildDisplay
 
 EMBEDDING_CHOICES = ("default", "none")
-_STAGES = {
-    "scan": "reading the docs folder",
-    "embed": "embedding {done}/{total} windows",
-    "fts": "building the full-text index",
-    "vector-index": "building the vector index",
-    "publish": "swapping the new index in",
-}
 
 
 def register(app: typer.Typer) -> None:
@@ -51,24 +44,37 @@ def index(
     description: Optional[str] = typer.Option(None, "--description", help="One sentence about the library."),
     languages: list[str] = typer.Option([], "--language", help="Programming language the library is for (repeatable)."),
     version: Optional[str] = typer.Option(None, "--version", help="Version of the library these docs describe."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr (problems and the summary are still printed)."),
 ) -> None:
-    """Index a folder of markdown into chunks with full-text and vector search; the previous index stays live until the new one is complete."""
+    """Index a folder of markdown: full-text search goes live first, hybrid search when the vectors are ready; the previous index stays live until then."""
     from docs_mcp.indexer.build import build_index
+    from docs_mcp.indexer.display import BuildDisplay
     from docs_mcp.indexer.libraries.spec import requested_spec
 
     choice = _embedding_choice(embeddings, model)
     spec = requested_spec(docs_dir, library, name=name, description=description, languages=languages, version=version)
-    line = ProgressLine()
+    display = BuildDisplay(quiet=quiet)
     try:
-        report = build_index(docs_dir, out, embeddings=choice, strict=strict, metadata_file=metadata, progress=line.show, library=spec)
+        with display:
+            report = build_index(docs_dir, out, embeddings=choice, strict=strict, metadata_file=metadata, progress=display.show, library=spec)
     except KeyboardInterrupt:
-        line.clear()  # before the message, not after
-        typer.echo(f"interrupted: nothing changed; the index at {out} is as it was.", err=True)
+        typer.echo(f"interrupted: {_left_live(display, out, choice)}", err=True)
         raise typer.Exit(130) from None
-    finally:
-        line.clear()
+    except DocsMcpError:
+        if display.live:
+            typer.echo(f"note: {_left_live(display, out, choice)}", err=True)
+        raise
     _print_problems(report.problems)
     typer.echo(summary(report, choice))
+
+
+def _left_live(display: BuildDisplay, out: Path, embeddings: str) -> str:
+    """What an unfinished build left live, for the line after an interruption or an error."""
+    if not display.live:
+        return f"nothing changed; the index at {out} is as it was."
+    if embeddings != "none" and display.live[-1] == FULL_TEXT:
+        return f"full-text search of the new docs is live at {out}, without vectors. Run the same command again to add them."
+    return f"the new index at {out} is live."
 
 
 def validate(
@@ -88,47 +94,19 @@ def validate(
         raise typer.Exit(1)
 
 
-class ProgressLine:
-    """Build progress on stderr: rewritten in place on a terminal, one line per step when piped."""
-
-    def __init__(self) -> None:
-        self.in_place = sys.stderr.isatty()
-        self.shown = False
-        self.files = 0
-
-    def show(self, step: Progress) -> None:
-        """Print one build step."""
-        if step.stage == "files":
-            self.files = step.done
-            return
-        if step.stage == "chunks":
-            text = f"{self.files} files, {step.done} chunks"
-        else:
-            text = _STAGES.get(step.stage, step.stage).format(done=step.done, total=step.total)
-        if self.in_place:
-            sys.stderr.write(f"\r\033[K{text}")
-            self.shown = True
-        else:
-            sys.stderr.write(f"{text}\n")
-        sys.stderr.flush()
-
-    def clear(self) -> None:
-        """Erase the in-place line before other output."""
-        if self.shown:
-            sys.stderr.write("\r\033[K")
-            sys.stderr.flush()
-            self.shown = False
-
-
 def summary(report: IndexReport, embeddings: str) -> str:
     """The closing lines of `docs-mcp index`."""
     keys = ", ".join(report.taxonomy_keys) or "none"
     vectors = "none (full-text only)" if embeddings == "none" else f"{report.embedded} embedded, {report.reused_embeddings} reused"
+    if report.windows_per_second:
+        vectors += f" ({report.windows_per_second:.1f} windows/s)"
+    live = ", ".join(f"{label} after {seconds:.1f} s" for label, seconds in report.live_after.items())
     lines = [
         f"indexed {report.files} files into {report.chunks} chunks in {report.seconds:.1f} s",
         f"  index:        {report.index_dir} ({human_size(report.index_bytes)})",
         f"  taxonomy:     {keys}",
         f"  embeddings:   {vectors}",
+        f"  live:         {live}",
     ]
     if report.model:
         weights = report.model.files[0] if report.model.files else None

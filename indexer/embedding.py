@@ -13,10 +13,11 @@ import hashlib
 import os
 import shutil
 import tempfile
-from contextlib import contextmanager
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing, contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 import numpy as np
 
@@ -32,6 +33,8 @@ HUB_TIMEOUT = 10
 # CPU time per window is the same for batches of 4 to 32 (inputs sorted by length), but
 # onnxruntime's peak memory grows with the batch: +40 MB at 4, +450 MB at 16, ~+750 MB at 32.
 BATCH_SIZE = 4
+_T = TypeVar("_T")
+_R = TypeVar("_R")
 
 
 class Embedder:
@@ -40,22 +43,50 @@ class Embedder:
     def __init__(self, model: Any, identity: ModelIdentity) -> None:
         self._model = model
         self.identity = identity
+        self._counter: Any = None  # a tokenizers.Tokenizer, made on first use
 
-    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+    def embed_documents(
+        self, texts: Sequence[str], *, workers: int = 1, on_batch: Callable[[int], None] | None = None
+    ) -> np.ndarray:
         """Vectors of ``texts`` as an (n, dimensions) array, in the order given.
+
+        ``workers`` threads run batches at once (onnxruntime releases the GIL: give a
+        single-threaded session one per core); ``on_batch`` gets the count of texts done
+        after each batch, in this thread.
 
         Raises:
             ModelLoadError: the model failed while running.
         """
         if not texts:
             return np.zeros((0, self.identity.dimensions), dtype=np.float32)
-        # Batches of similar length pad less: ~2.5x faster than embedding in corpus order.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        # Every batch is padded to its longest text: batches of equal token counts waste nothing
+        # (sorting by characters instead still pads 10-15% on our corpora; corpus order, 2.5x).
+        lengths = self._token_counts(texts)
+        order = sorted(range(len(texts)), key=lambda i: lengths[i])
+        batches = [order[start : start + BATCH_SIZE] for start in range(0, len(order), BATCH_SIZE)]
         vectors = np.empty((len(texts), self.identity.dimensions), dtype=np.float32)
-        with _translated(f"Embedding with {self.identity.name} failed"):
-            for row, vector in zip(order, self._model.embed([texts[i] for i in order], batch_size=BATCH_SIZE)):
-                vectors[row] = vector
+        done = 0
+        results = _in_order(self._embed_batch, [[texts[i] for i in rows] for rows in batches], workers)
+        with _translated(f"Embedding with {self.identity.name} failed"), closing(results):
+            for rows, batch in zip(batches, results):
+                vectors[rows] = batch
+                done += len(rows)
+                if on_batch:
+                    on_batch(done)
         return _normalized(vectors)
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        return np.stack(list(self._model.embed(texts, batch_size=len(texts))))
+
+    def _token_counts(self, texts: Sequence[str]) -> list[int]:
+        """How many tokens the model reads of each text (after truncation)."""
+        if self._counter is None:
+            from tokenizers import Tokenizer  # fastembed's tokenizer library
+
+            # The model's own tokenizer pads every batch; a copy without padding counts.
+            self._counter = Tokenizer.from_str(self._model.model.tokenizer.to_str())
+            self._counter.no_padding()
+        return [len(encoding.ids) for encoding in self._counter.encode_batch(list(texts))]
 
     def embed_query(self, text: str) -> np.ndarray:
         """The vector of one search query, shape (dimensions,).
@@ -265,6 +296,18 @@ def _link_or_copy(source: Path, target: Path) -> None:
         target.symlink_to(source)
     except OSError:  # e.g. Windows without symlink rights
         shutil.copyfile(source, target)
+
+
+def _in_order(work: Callable[[_T], _R], items: Sequence[_T], workers: int) -> Iterator[_R]:
+    """``work`` over ``items`` on ``workers`` threads, results in order; on an error or Ctrl-C the queued rest is dropped."""
+    if workers <= 1:
+        yield from map(work, items)
+        return
+    pool = ThreadPoolExecutor(workers, thread_name_prefix="embed")
+    try:
+        yield from pool.map(work, items)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _normalized(vectors: np.ndarray) -> np.ndarray:

@@ -34,7 +34,7 @@ class IndexLockedError(IndexerError):
 
 
 class ExtensionLoadError(IndexerError):
-    """A DuckDB extension package (fts, vss) is missing or does not match the installed duckdb."""
+    """A DuckDB extension package (fts) is missing or does not match the installed duckdb."""
 
 
 class ModelLoadError(IndexerError):

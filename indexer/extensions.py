@@ -1,8 +1,9 @@
-"""DuckDB's fts and vss extensions, loaded from their PyPI wheels so no command needs the network.
+"""DuckDB's fts extension, loaded from its PyPI wheel so no command needs the network.
 
-The wheels ``duckdb-extension-fts`` and ``duckdb-extension-vss`` each ship one
-``*.duckdb_extension`` file built for the pinned duckdb version; we ``LOAD`` it by path
-and never ``INSTALL`` (which would download from DuckDB's servers).
+The wheel ``duckdb-extension-fts`` ships one ``*.duckdb_extension`` file built for the
+pinned duckdb version; we ``LOAD`` it by path and never ``INSTALL`` (which would download
+from DuckDB's servers). Vectors need no extension: they are plain ``FLOAT[n]`` columns,
+scored by the server in numpy.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import duckdb
 
 from docs_mcp.indexer.errors import ExtensionLoadError
 
-EXTENSIONS = ("fts", "vss")
+EXTENSIONS = ("fts",)
 
 # Autoloading would fetch a missing extension from the network mid-query; we load ours explicitly.
 OFFLINE_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}

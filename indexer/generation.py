@@ -1,19 +1,24 @@
-"""write_index(): write a scanned corpus as a new index generation beside the live one, swap it in.
+"""write_index(): write a scanned corpus as new index generations beside the live one, swapping each in.
 
-Steps: chunks table -> vectors (reused from the live generation by window hash,
-the rest embedded) -> full-text index -> HNSW index -> meta + metadata.json -> checkpoint,
-fsync -> CURRENT replaced atomically -> old generations pruned. A crash at any step leaves
-the live generation untouched; the half-written folder is deleted by the next build.
+A build with embeddings is progressive: the full-text generation (chunks, BM25 index)
+goes live as soon as it is written, then a copy of it gains the vectors (reused from an
+earlier generation by window hash, the rest embedded) and goes live in its place. A build
+without embeddings, or one with nothing to embed (every window's vector is reused, e.g.
+an unchanged corpus), writes one generation. Each generation is written aside, checkpointed
+and fsynced, then made live by replacing CURRENT atomically: a crash at any step leaves the
+last live generation untouched, and the half-written folder is deleted by the next build.
 """
 
 from __future__ import annotations
 
 import shutil
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import duckdb
 import orjson
@@ -21,6 +26,7 @@ import orjson
 from docs_mcp.indexer.embedding import Embedder, load_embedder
 from docs_mcp.indexer.errors import IndexFormatError
 from docs_mcp.indexer.index_file import (
+    GENERATION_NAME,
     connect,
     folder_bytes,
     live_generation,
@@ -40,26 +46,59 @@ from docs_mcp.indexer.schema import (
     FTS_IGNORE,
     FTS_STEMMER,
     FTS_STOPWORDS,
+    FULL_TEXT,
+    HYBRID,
     META_TABLE,
     METADATA_FILE,
     ddl,
+    vectors_ddl,
 )
 from docs_mcp.indexer.search_text import search_fields
 from docs_mcp.indexer.staging import load_rows
 from docs_mcp.indexer.taxonomy import build_metadata
-from docs_mcp.indexer.vectors import write_vectors
-
+from docs_mcp.indexer.vectors import SESSION_THREADS, VectorPlan, VectorStats, plan_vectors, write_vectors
 
 @dataclass(frozen=True)
 class Progress:
-    """One step of a build: ``stage`` is scan, files, chunks, embed, fts, vector-index or publish."""
+    """One step of a build.
+
+    ``stage`` is scan, files, chunks, full-text (writing chunks and the BM25 index), embed
+    (``done`` of ``total`` windows), publish (a generation is about to go live) or live (it
+    is); for publish and live, ``label`` says which generation: "full text" or "hybrid".
+    """
 
     stage: str
     done: int
     total: int
+    label: str = ""
 
 
 ProgressFn = Callable[[Progress], None]
+Annotate = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class _Build:
+    """What every step of one write_index call shares."""
+
+    out_dir: Path
+    scan: CorpusScan
+    chunks: tuple[Chunk, ...]  # in chunks.id order
+    indexed_at: str
+    annotate: Annotate | None
+    notify: ProgressFn
+    started: float
+
+    def metadata(self, identity: ModelIdentity | None) -> dict[str, Any]:
+        metadata = build_metadata(self.scan, indexed_at=self.indexed_at, embedding=identity)
+        return self.annotate(metadata) if self.annotate else metadata
+
+    def go_live(self, generation: str, label: str, keep: set[str], live_after: dict[str, float]) -> None:
+        self.notify(Progress("publish", 0, 1, label))
+        publish(self.out_dir, generation)
+        live_after[label] = time.perf_counter() - self.started
+        self.notify(Progress("live", 1, 1, label))
+        prune(self.out_dir, keep={generation, *keep})
 
 
 def write_index(
@@ -67,11 +106,11 @@ def write_index(
     out_dir: Path,
     *,
     embeddings: str = "default",
-    annotate: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    annotate: Annotate | None = None,
     progress: ProgressFn | None = None,
     started: float | None = None,
 ) -> IndexReport:
-    """Write ``scan`` as a new generation of the index at ``out_dir`` and make it live.
+    """Write ``scan`` as the index at ``out_dir``: full text live first, then hybrid when vectors are ready.
 
     ``annotate`` may add entries to the metadata.json content before it is written.
 
@@ -86,76 +125,131 @@ def write_index(
     notify(Progress("chunks", len(scan.chunks), len(scan.chunks)))
     out_dir = Path(out_dir)
     _check_out_dir(out_dir)
-    embedder = None if embeddings == "none" else load_embedder(embeddings)
+    model = _load_in_background(embeddings)
     out_dir.mkdir(parents=True, exist_ok=True)
+    chunks = tuple(sorted(scan.chunks, key=lambda chunk: (chunk.library, chunk.filepath, chunk.chunk_index)))
+    build = _Build(out_dir, scan, chunks, _now(), annotate, notify, started)
+    live_after: dict[str, float] = {}
     with write_lock(out_dir):
         previous = live_generation(out_dir)
-        generation = new_generation_name()
-        folder = out_dir / generation
-        folder.mkdir()
-        try:
-            embedded, reused = _write_generation(folder, generation, scan, embedder, previous, annotate, notify)
-        except BaseException:
-            # Ctrl-C or an error: drop the half-written folder (after a SIGKILL, the next build does).
-            shutil.rmtree(folder, ignore_errors=True)
-            raise
-        notify(Progress("publish", 0, 1))
-        publish(out_dir, generation)
-        prune(out_dir, keep={generation, previous} - {None})
+        first = new_generation_name()
+        with _discarded_on_failure(out_dir / first):
+            embedder, plan, stats = _write_first(build, first, model, _vector_sources(out_dir, previous))
+        hybrid_now = plan is not None and not plan.todo
+        source = {plan.source.parent.name} if plan and plan.source else set()
+        build.go_live(first, HYBRID if hybrid_now else FULL_TEXT, {previous, *source} - {None}, live_after)
+        last = first
+        if embedder is not None and plan is not None and not hybrid_now:
+            last = new_generation_name()
+            with _discarded_on_failure(out_dir / last):
+                stats = _write_hybrid(build, first, last, embedder, plan)
+            build.go_live(last, HYBRID, {first}, live_after)
     return IndexReport(
         index_dir=str(out_dir),
         files=len(scan.files),
         chunks=len(scan.chunks),
         taxonomy_keys=tuple(key.name for key in scan.taxonomy),
-        embedded=embedded,
-        reused_embeddings=reused,
+        embedded=stats.embedded,
+        reused_embeddings=stats.reused,
         seconds=time.perf_counter() - started,
-        index_bytes=folder_bytes(folder),
+        index_bytes=folder_bytes(out_dir / last),
         problems=scan.problems,
         skipped=scan.skipped,
         model=embedder.identity if embedder else None,
+        embed_seconds=stats.embed_seconds,
+        live_after=live_after,
     )
 
 
-def _write_generation(
-    folder: Path,
-    generation: str,
-    scan: CorpusScan,
-    embedder: Embedder | None,
-    previous: str | None,
-    annotate: Callable[[dict[str, Any]], dict[str, Any]] | None,
-    notify: ProgressFn,
-) -> tuple[int, int]:
-    identity = embedder.identity if embedder else None
-    metadata = build_metadata(scan, indexed_at=_now(), embedding=identity)
-    metadata = annotate(metadata) if annotate else metadata
-    db_path = folder / DB_FILE
-    chunks = sorted(scan.chunks, key=lambda chunk: (chunk.library, chunk.filepath, chunk.chunk_index))
+def _write_first(
+    build: _Build, generation: str, model: Future[Embedder] | None, sources: Sequence[Path]
+) -> tuple[Embedder | None, VectorPlan | None, VectorStats]:
+    """The first generation: full text, and the vectors too when none needs embedding."""
+    folder = build.out_dir / generation
+    folder.mkdir()
+    build.notify(Progress("full-text", 0, 1))
+    identity = None
+    stats = VectorStats(0, 0, 0.0)
+    with _connection(folder / DB_FILE) as conn:
+        for statement in ddl(None):
+            conn.execute(statement)
+        load_rows(conn, CHUNKS_TABLE, folder, (_chunk_row(i, chunk) for i, chunk in enumerate(build.chunks)))
+        conn.execute(fts_sql())
+        # The model has been loading meanwhile; planning needs its checksum (the windows' keys).
+        embedder = model.result() if model else None
+        plan = plan_vectors(conn, folder, build.chunks, embedder.identity.checksum, sources) if embedder else None
+        if embedder is not None and plan is not None and not plan.todo:
+            identity = embedder.identity
+            conn.execute(vectors_ddl(identity.dimensions))
+            stats = write_vectors(conn, folder, plan, embedder, _embed_progress(build))
+        _finish(conn, folder, generation, identity, build.metadata(identity))
+    return embedder, plan, stats
+
+
+def _write_hybrid(build: _Build, full_text: str, generation: str, embedder: Embedder, plan: VectorPlan) -> VectorStats:
+    """A copy of the full-text generation ``full_text`` with the vectors ``plan`` asks for."""
+    folder = build.out_dir / generation
+    shutil.copytree(build.out_dir / full_text, folder)
+    with _connection(folder / DB_FILE) as conn:
+        conn.execute(vectors_ddl(embedder.identity.dimensions))
+        stats = write_vectors(conn, folder, plan, embedder, _embed_progress(build))
+        _finish(conn, folder, generation, embedder.identity, build.metadata(embedder.identity))
+    return stats
+
+
+def _finish(conn: duckdb.DuckDBPyConnection, folder: Path, generation: str, identity: ModelIdentity | None, metadata: dict[str, Any]) -> None:
+    """Record what the generation is (meta table, metadata.json) and flush it to its file."""
+    conn.execute(f"DELETE FROM {META_TABLE}")  # a hybrid generation starts as a copy of a full-text one
+    conn.executemany(f"INSERT INTO {META_TABLE} VALUES (?, ?)", _meta_rows(generation, identity, metadata))
+    conn.execute("CHECKPOINT")
+    (folder / METADATA_FILE).write_bytes(orjson.dumps(metadata, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+
+
+def _load_in_background(embeddings: str) -> Future[Embedder] | None:
+    """Start loading the model (seconds of imports and session set-up) while the full text is written."""
+    if embeddings == "none":
+        return None
+    pool = ThreadPoolExecutor(1, thread_name_prefix="load-model")
+    try:
+        return pool.submit(load_embedder, embeddings, threads=SESSION_THREADS)
+    finally:
+        pool.shutdown(wait=False)
+
+
+def _embed_progress(build: _Build) -> Callable[[int, int], None]:
+    return lambda done, total: build.notify(Progress("embed", done, total))
+
+
+def _vector_sources(out_dir: Path, live: str | None) -> list[Path]:
+    """Databases to reuse vectors from, best first: the live generation's, then the others, newest first.
+
+    The live generation has no vectors when it is full text only: built with --embeddings
+    none, or by a build killed while embedding, whose previous generation is still on disk.
+    """
+    others = sorted((path.name for path in out_dir.iterdir() if GENERATION_NAME.fullmatch(path.name) and path.name != live), reverse=True)
+    return [out_dir / name / DB_FILE for name in ([live] if live else []) + others]
+
+
+@contextmanager
+def _discarded_on_failure(folder: Path) -> Iterator[None]:
+    """Delete the generation being written if its writing fails or is interrupted (after a SIGKILL, the next build does)."""
+    try:
+        yield
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+
+
+@contextmanager
+def _connection(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-write connection whose DuckDB errors become ours."""
     conn = connect(db_path, read_only=False)
     try:
-        for statement in ddl(identity.dimensions if identity else None):
-            conn.execute(statement)
-        load_rows(conn, CHUNKS_TABLE, folder, (_chunk_row(i, chunk) for i, chunk in enumerate(chunks)))
-        embedded = reused = 0
-        if embedder is not None:
-            previous_db = folder.parent / previous / DB_FILE if previous else None
-            embedded, reused = write_vectors(
-                conn, folder, chunks, embedder, previous_db, lambda done, total: notify(Progress("embed", done, total))
-            )
-        notify(Progress("fts", 0, 1))
-        conn.execute(fts_sql())
-        if embedder is not None:
-            notify(Progress("vector-index", 0, 1))
-            for statement in hnsw_sql():
-                conn.execute(statement)
-        conn.executemany(f"INSERT INTO {META_TABLE} VALUES (?, ?)", _meta_rows(generation, identity, metadata))
-        conn.execute("CHECKPOINT")
+        yield conn
     except duckdb.Error as error:
         raise translate(error, db_path) from error
     finally:
         conn.close()
-    (folder / METADATA_FILE).write_bytes(orjson.dumps(metadata, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
-    return embedded, reused
 
 
 def fts_sql() -> str:
@@ -165,15 +259,6 @@ def fts_sql() -> str:
         f"PRAGMA create_fts_index('{CHUNKS_TABLE}', 'id', {fields}, stemmer='{FTS_STEMMER}', "
         f"stopwords='{FTS_STOPWORDS}', ignore='{FTS_IGNORE}', strip_accents=1, lower=1, overwrite=1)"
     )
-
-
-def hnsw_sql() -> list[str]:
-    """The statements that build the cosine HNSW index over the window vectors."""
-    return [
-        # vss keeps HNSW indexes in memory unless told to persist them; we checkpoint before closing.
-        "SET hnsw_enable_experimental_persistence = true",
-        "CREATE INDEX vectors_hnsw ON vectors USING HNSW (vec) WITH (metric = 'cosine')",
-    ]
 
 
 def _chunk_row(row_id: int, chunk: Chunk) -> dict[str, Any]:

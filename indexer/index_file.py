@@ -32,7 +32,7 @@ LOCK_FILE = ".lock"
 
 @dataclass(frozen=True)
 class IndexReader:
-    """The live generation of an index, open read-only with the fts and vss extensions loaded."""
+    """The live generation of an index, open read-only with the fts extension loaded."""
 
     path: Path  # the index folder (DIR)
     generation: str
@@ -92,7 +92,7 @@ def open_index(index_dir: Path) -> IndexReader:
 
 
 def connect(db_path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
-    """A DuckDB connection to ``db_path`` with fts and vss loaded from their packages.
+    """A DuckDB connection to ``db_path`` with fts loaded from its package.
 
     Raises:
         IndexLockedError, IndexFormatError: translated from DuckDB's errors.

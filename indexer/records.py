@@ -190,3 +190,11 @@ class IndexReport:
     problems: tuple[Problem, ...]
     skipped: tuple[str, ...] = ()
     model: ModelIdentity | None = None  # None: a full-text-only build
+    embed_seconds: float = 0.0  # time spent in the model
+    # Seconds from the start of the build until each generation went live: "full text", then "hybrid".
+    live_after: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def windows_per_second(self) -> float | None:
+        """Embedding throughput of this build; None when it embedded nothing."""
+        return self.embedded / self.embed_seconds if self.embedded and self.embed_seconds > 0 else None

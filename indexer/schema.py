@@ -8,7 +8,9 @@ An index is a folder::
     DIR/<generation>/metadata.json
 
 A build writes a new generation folder aside, then swaps ``CURRENT``; readers
-resolve ``CURRENT`` on open, so a crash mid-build leaves the old index live.
+resolve ``CURRENT`` on open, so a crash mid-build leaves the old index live. A build
+with embeddings may make two generations live in turn: full text first (``meta.model``
+is null, no vectors table), then the same chunks with their vectors.
 """
 
 from __future__ import annotations
@@ -20,6 +22,10 @@ CURRENT_FILE = "CURRENT"
 DB_FILE = "index.duckdb"
 METADATA_FILE = "metadata.json"
 DEFAULT_INDEX_DIR = ".docs-mcp"
+
+# The kinds of generation a build makes live, in order (IndexReport.live_after, progress labels).
+FULL_TEXT = "full-text"
+HYBRID = "hybrid"
 
 META_TABLE = "meta"
 CHUNKS_TABLE = "chunks"
@@ -68,13 +74,14 @@ def ddl(dimensions: int | None) -> list[str]:
             fts_body VARCHAR NOT NULL        -- plain text, identifiers split
         )""",
     ]
-    if dimensions:
-        statements.append(
-            f"""CREATE TABLE {VECTORS_TABLE} (
-                chunk INTEGER NOT NULL,      -- chunks.id
-                "window" INTEGER NOT NULL,   -- 0.. (quoted: a keyword) long chunks are embedded as several windows
-                key VARCHAR NOT NULL,        -- sha256(model checksum + window text): reuse across builds
-                vec FLOAT[{int(dimensions)}] NOT NULL
-            )"""
-        )
-    return statements
+    return [*statements, vectors_ddl(dimensions)] if dimensions else statements
+
+
+def vectors_ddl(dimensions: int) -> str:
+    """The CREATE statement of the vectors table (a hybrid generation adds it to a full-text one)."""
+    return f"""CREATE TABLE {VECTORS_TABLE} (
+        chunk INTEGER NOT NULL,      -- chunks.id
+        "window" INTEGER NOT NULL,   -- 0.. (quoted: a keyword) long chunks are embedded as several windows
+        key VARCHAR NOT NULL,        -- sha256(model checksum + window text): reuse across builds
+        vec FLOAT[{int(dimensions)}] NOT NULL
+    )"""

@@ -1,30 +1,40 @@
-"""The vectors table of a new generation: reuse vectors from the live generation, embed the rest.
+"""The vectors table of a new generation: reuse vectors from an earlier generation, embed the rest.
 
 Each window's key is sha256(model checksum, window text), so a vector is reused exactly
 when the same model would see the same text again: re-indexing an unchanged corpus
 embeds nothing, and a changed page costs only its own windows.
+
+A build first plans (which windows, which of them an earlier generation has), so it can
+tell before embedding whether there is embedding work at all; then writes.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import time
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import duckdb
 
 from docs_mcp.indexer.embedding import Embedder
 from docs_mcp.indexer.records import Chunk
-from docs_mcp.indexer.schema import VECTORS_TABLE
+from docs_mcp.indexer.schema import META_TABLE, VECTORS_TABLE
 from docs_mcp.indexer.search_text import embedding_windows
 from docs_mcp.indexer.staging import load_rows
 
-# Windows embedded between two progress reports (and two staged inserts).
+# One single-threaded onnxruntime session run by one thread per core (run() releases the GIL):
+# ~40% less CPU per window than one session's intra-op thread pool, which spins while it waits.
+SESSION_THREADS = 1
+WORKERS = os.cpu_count() or 1
+# Windows embedded between two staged inserts (progress is reported after every batch).
 EMBED_GROUP = 256
 _STAGED = "staged_vectors"
 _PENDING = "pending_windows"
+_SOURCE = "source"
 
 
 @dataclass(frozen=True)
@@ -35,6 +45,29 @@ class Window:
     window: int
     key: str
     text: str
+
+
+@dataclass(frozen=True)
+class VectorPlan:
+    """The windows of a generation, and which of them must be embedded (the others are reused)."""
+
+    windows: tuple[Window, ...]
+    todo: Mapping[str, str]  # key -> text of every distinct window to embed, shortest first
+    source: Path | None  # the database the other windows' vectors are copied from
+
+    @property
+    def reused(self) -> int:
+        """Windows whose vector comes from ``source``."""
+        return sum(window.key not in self.todo for window in self.windows)
+
+
+@dataclass(frozen=True)
+class VectorStats:
+    """What :func:`write_vectors` did."""
+
+    embedded: int  # distinct texts embedded
+    reused: int  # windows copied from the source
+    embed_seconds: float  # time spent in the model
 
 
 def window_key(checksum: str, text: str) -> str:
@@ -51,67 +84,112 @@ def plan_windows(chunks: Sequence[Chunk], checksum: str) -> list[Window]:
     ]
 
 
+def plan_vectors(
+    conn: duckdb.DuckDBPyConnection, folder: Path, chunks: Sequence[Chunk], checksum: str, sources: Sequence[Path]
+) -> VectorPlan:
+    """Plan the vectors of ``chunks``, reusing from the first of ``sources`` that is a finished hybrid generation.
+
+    Raises:
+        duckdb.Error: left to the caller, which translates it at its boundary.
+    """
+    windows = tuple(plan_windows(chunks, checksum))
+    source, have = None, set()
+    if sources:
+        _load_pending(conn, folder, windows)
+        try:
+            source, have = next(((db, keys) for db in sources if (keys := _known_keys(conn, db)) is not None), (None, set()))
+        finally:
+            conn.execute(f"DROP TABLE {_PENDING}")
+    todo = {window.key: window.text for window in windows if window.key not in have}
+    # Embedding in length order keeps batches evenly padded (2.5x faster than corpus order).
+    return VectorPlan(windows, dict(sorted(todo.items(), key=lambda item: len(item[1]))), source if have else None)
+
+
 def write_vectors(
     conn: duckdb.DuckDBPyConnection,
     folder: Path,
-    chunks: Sequence[Chunk],
+    plan: VectorPlan,
     embedder: Embedder,
-    previous_db: Path | None,
     progress: Callable[[int, int], None],
-) -> tuple[int, int]:
-    """Fill the vectors table; return (texts embedded, windows reused from ``previous_db``).
+) -> VectorStats:
+    """Fill the (existing, empty) vectors table as ``plan`` says.
 
     Raises:
         ModelLoadError: the model failed while embedding.
         duckdb.Error: left to the caller, which translates it at its boundary.
     """
-    windows = plan_windows(chunks, embedder.identity.checksum)
     conn.execute(f"CREATE TEMP TABLE {_STAGED} AS SELECT * FROM {VECTORS_TABLE} LIMIT 0")
-    have = _reuse(conn, folder, windows, previous_db) if previous_db else set()
-    todo: dict[str, str] = {}
+    if plan.source is not None:
+        _copy_reused(conn, folder, plan)
     places: dict[str, list[tuple[int, int]]] = defaultdict(list)
-    for window in windows:
-        if window.key not in have:
-            todo.setdefault(window.key, window.text)
+    for window in plan.windows:
+        if window.key in plan.todo:
             places[window.key].append((window.chunk, window.window))
-    # Embedding in length order keeps batches evenly padded (2.5x faster than corpus order).
-    order = sorted(todo, key=lambda key: len(todo[key]))
+    order = list(plan.todo)
     progress(0, len(order))
+    seconds = 0.0
     for start in range(0, len(order), EMBED_GROUP):
         keys = order[start : start + EMBED_GROUP]
-        vectors = embedder.embed_documents([todo[key] for key in keys])
+        began = time.perf_counter()
+        vectors = embedder.embed_documents(
+            [plan.todo[key] for key in keys], workers=WORKERS, on_batch=lambda done, at=start: progress(at + done, len(order))
+        )
+        seconds += time.perf_counter() - began
         rows = (
             {"chunk": chunk, "window": number, "key": key, "vec": vector}
             for key, vector in zip(keys, vectors)
             for chunk, number in places[key]
         )
         load_rows(conn, _STAGED, folder, rows)
-        progress(start + len(keys), len(order))
     conn.execute(f"INSERT INTO {VECTORS_TABLE} SELECT * FROM {_STAGED} ORDER BY chunk, \"window\"")
     conn.execute(f"DROP TABLE {_STAGED}")
-    reused = len(windows) - sum(len(spots) for spots in places.values())
-    return len(order), reused
+    return VectorStats(len(order), plan.reused, seconds)
 
 
-def _reuse(conn: duckdb.DuckDBPyConnection, folder: Path, windows: list[Window], previous_db: Path) -> set[str]:
-    """Copy the vectors the previous generation already has into the staging table; return their keys."""
+def _load_pending(conn: duckdb.DuckDBPyConnection, folder: Path, windows: Sequence[Window]) -> None:
     conn.execute(f"CREATE TEMP TABLE {_PENDING} (chunk INTEGER, \"window\" INTEGER, key VARCHAR)")
     load_rows(conn, _PENDING, folder, ({"chunk": w.chunk, "window": w.window, "key": w.key} for w in windows))
-    quoted = str(previous_db).replace("'", "''")
+
+
+def _known_keys(conn: duckdb.DuckDBPyConnection, db: Path) -> set[str] | None:
+    """The pending keys that ``db`` has vectors for; None when it is no finished hybrid generation."""
     try:
-        conn.execute(f"ATTACH '{quoted}' AS previous (READ_ONLY)")
+        _attach(conn, db)
     except duckdb.Error:
-        return set()  # the old generation is unreadable: embed everything, the build still succeeds
+        return None  # missing or unreadable: the build still succeeds, it embeds more
+    try:
+        # A generation's model is recorded once its vectors are complete: a full-text generation,
+        # or one whose build was killed while embedding, says null.
+        (model,) = conn.execute(f"SELECT value FROM {_SOURCE}.{META_TABLE} WHERE key = 'model'").fetchone() or ("null",)
+        if model == "null":
+            return None
+        rows = conn.execute(
+            f"SELECT DISTINCT p.key FROM {_PENDING} p JOIN (SELECT DISTINCT key FROM {_SOURCE}.{VECTORS_TABLE}) s USING (key)"
+        ).fetchall()
+    except duckdb.Error:
+        return None  # no meta or vectors there, or of another shape: nothing to reuse
+    finally:
+        conn.execute(f"DETACH {_SOURCE}")
+    return {key for (key,) in rows}
+
+
+def _copy_reused(conn: duckdb.DuckDBPyConnection, folder: Path, plan: VectorPlan) -> None:
+    """Copy the reused windows' vectors from the plan's source into the staging table."""
+    reused = [window for window in plan.windows if window.key not in plan.todo]
+    _load_pending(conn, folder, reused)
+    _attach(conn, plan.source)
     try:
         conn.execute(
             f"""INSERT INTO {_STAGED}
                 SELECT p.chunk, p."window", p.key, old.vec
                 FROM {_PENDING} p
-                JOIN (SELECT key, any_value(vec) AS vec FROM previous.{VECTORS_TABLE} GROUP BY key) old USING (key)"""
+                JOIN (SELECT key, any_value(vec) AS vec FROM {_SOURCE}.{VECTORS_TABLE} GROUP BY key) old USING (key)"""
         )
-    except duckdb.Error:
-        pass  # no vectors there (--embeddings none) or of another size: nothing to reuse
     finally:
-        conn.execute("DETACH previous")
+        conn.execute(f"DETACH {_SOURCE}")
         conn.execute(f"DROP TABLE {_PENDING}")
-    return {key for (key,) in conn.execute(f"SELECT DISTINCT key FROM {_STAGED}").fetchall()}
+
+
+def _attach(conn: duckdb.DuckDBPyConnection, db: Path) -> None:
+    quoted = str(db).replace("'", "''")
+    conn.execute(f"ATTACH '{quoted}' AS {_SOURCE} (READ_ONLY)")

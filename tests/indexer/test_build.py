@@ -1,4 +1,4 @@
-"""build_index against a real DuckDB file and the real model: content, reuse, atomic swap, pruning."""
+"""build_index against a real DuckDB file and the real model: content, reuse, progressive swaps, pruning, kills."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from docs_mcp.indexer.build import build_index
-from docs_mcp.indexer.generation import Progress, fts_sql, hnsw_sql
+from docs_mcp.indexer.generation import Progress, fts_sql
 from docs_mcp.indexer.errors import CorpusProblemsError, IndexFormatError
 from docs_mcp.indexer.index_file import GENERATION_NAME, current_generation, open_index
-from docs_mcp.indexer.schema import CURRENT_FILE, FTS_SCHEMA, METADATA_FILE
+from docs_mcp.indexer.schema import CURRENT_FILE, FTS_SCHEMA, FULL_TEXT, HYBRID, METADATA_FILE
 from docs_mcp.indexer.search_text import embedding_windows
 from docs_mcp.indexer.corpus import scan_corpus
 
@@ -91,30 +91,67 @@ def test_every_window_has_a_normalised_vector(built) -> None:
     expected = [(row, number) for row, chunk in enumerate(chunks) for number, _ in enumerate(embedding_windows(chunk))]
     with open_index(index) as reader:
         rows = reader.conn.execute('SELECT chunk, "window", vec FROM vectors ORDER BY chunk, "window"').fetchnumpy()
-        hnsw = reader.conn.execute("SELECT count(*) FROM duckdb_indexes() WHERE index_name = 'vectors_hnsw'").fetchone()
+        indexes = reader.conn.execute("SELECT index_name FROM duckdb_indexes() WHERE table_name = 'vectors'").fetchall()
     assert list(zip(rows["chunk"].tolist(), rows["window"].tolist())) == expected
     assert max(number for _, number in expected) >= 1  # the long section has several windows
     np.testing.assert_allclose(np.linalg.norm(np.stack(rows["vec"]), axis=1), 1.0, rtol=1e-5)
-    assert hnsw == (1,)
+    assert indexes == []  # search scores vectors itself: no (experimental) vector index in the file
 
 
 def test_progress_reports_each_stage(built) -> None:
     _, _, steps = built
-    stages = [step.stage for step in steps]
-    assert stages[:3] == ["scan", "files", "chunks"] and steps[1].done == 3
-    assert stages[-3:] == ["fts", "vector-index", "publish"]
+    stages = [(step.stage, step.label) for step in steps if step.stage != "embed"]
+    assert stages == [
+        ("scan", ""),
+        ("files", ""),
+        ("chunks", ""),
+        ("full-text", ""),
+        ("publish", FULL_TEXT),
+        ("live", FULL_TEXT),
+        ("publish", HYBRID),
+        ("live", HYBRID),
+    ]
+    assert steps[1].done == 3
     embeds = [step for step in steps if step.stage == "embed"]
     assert embeds[0].done == 0 and embeds[-1].done == embeds[-1].total > 0
+    assert [step.done for step in embeds] == sorted(step.done for step in embeds)
+    assert steps.index(embeds[0]) > stages.index(("live", FULL_TEXT))  # embedding starts once full text is live
 
 
-def test_unchanged_corpus_embeds_nothing(make_corpus, tmp_path: Path) -> None:
+def test_full_text_goes_live_before_embedding(make_corpus, tmp_path: Path) -> None:
+    docs, index = make_corpus(DOCS), tmp_path / "index"
+    seen = []
+
+    def search_when_full_text_is_live(step: Progress) -> None:
+        if (step.stage, step.label) == ("live", FULL_TEXT):
+            with open_index(index) as reader:  # as a server does on its next request
+                match = f"SELECT chunk_id FROM chunks WHERE {FTS_SCHEMA}.match_bm25(id, 'quota') IS NOT NULL"
+                seen.append((reader.model, reader.metadata["embedding"], reader.conn.execute(match).fetchall()))
+
+    report = build_index(docs, index, progress=search_when_full_text_is_live)
+    assert seen == [(None, None, [("guide/retries.md#retries/backoff",)])]
+    assert list(report.live_after) == [FULL_TEXT, HYBRID]
+    assert 0 < report.live_after[FULL_TEXT] <= report.live_after[HYBRID] <= report.seconds
+    assert report.windows_per_second is not None and report.embed_seconds > 0
+    hybrid = current_generation(index)
+    full_text = [name for name in generations(index) if name != hybrid]
+    assert len(full_text) == 1  # the full-text generation stays, as the previous live one
+    with open_index(index) as reader:
+        assert reader.model is not None and reader.generation == hybrid
+        assert reader.conn.execute("SELECT count(*) FROM chunks").fetchone() == (len(scan_corpus(docs).chunks),)
+
+
+def test_unchanged_corpus_goes_straight_to_hybrid(make_corpus, tmp_path: Path) -> None:
     docs = make_corpus(DOCS)
     first = build_index(docs, tmp_path / "index")
     with open_index(tmp_path / "index") as reader:
         before = reader.conn.execute('SELECT chunk, "window", key, vec FROM vectors ORDER BY ALL').fetchall()
-    second = build_index(docs, tmp_path / "index")
+    steps: list[Progress] = []
+    second = build_index(docs, tmp_path / "index", progress=steps.append)
     assert (first.embedded, first.reused_embeddings) == (len(before), 0)
     assert (second.embedded, second.reused_embeddings) == (0, len(before))
+    assert list(second.live_after) == [HYBRID] and second.windows_per_second is None
+    assert [step.label for step in steps if step.stage == "live"] == [HYBRID]  # no full-text-only generation
     with open_index(tmp_path / "index") as reader:
         assert reader.conn.execute('SELECT chunk, "window", key, vec FROM vectors ORDER BY ALL').fetchall() == before
 
@@ -131,6 +168,7 @@ def test_changed_page_embeds_only_its_windows(make_corpus, tmp_path: Path) -> No
 def test_full_text_only_index(make_corpus, tmp_path: Path) -> None:
     report = build_index(make_corpus(DOCS), tmp_path / "index", embeddings="none")
     assert (report.embedded, report.reused_embeddings) == (0, 0)
+    assert list(report.live_after) == [FULL_TEXT]
     with open_index(tmp_path / "index") as reader:
         tables = {name for (name,) in reader.conn.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'").fetchall()}
         assert reader.model is None
@@ -181,63 +219,101 @@ def test_a_foreign_metadata_json_is_not_overwritten(make_corpus, tmp_path: Path)
 
 
 def test_sql(snapshot) -> None:
-    assert [fts_sql(), *hnsw_sql()] == snapshot
+    assert fts_sql() == snapshot
 
 
-def _interrupted_build(docs: Path, index: Path, sig: int) -> subprocess.CompletedProcess[str]:
-    """Run `docs-mcp index` and send ``sig`` as soon as it reports embedding progress."""
-    child = subprocess.Popen(
-        [sys.executable, "-m", "docs_mcp", "index", str(docs), "--out", str(index)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    seen = []
-    for line in child.stderr:  # piped, so one line per step
-        seen.append(line)
-        if line.startswith("embedding 0/"):
-            os.kill(child.pid, sig)
-            break
-    out, err = child.communicate()
-    assert seen and seen[-1].startswith("embedding 0/"), "".join(seen) + err
-    return subprocess.CompletedProcess(child.args, child.returncode, out, "".join(seen) + err)
+PAUSED_BUILD = Path(__file__).with_name("paused_build.py")
+
+
+def _paused_build(docs: Path, index: Path, log: Path, stage: str, label: str = "", done: int = 0) -> subprocess.Popen[bytes]:
+    """`docs-mcp index` in a child process, stopped (SIGSTOP) right after the given progress step."""
+    with open(log, "wb") as stderr:
+        child = subprocess.Popen(
+            [sys.executable, str(PAUSED_BUILD), stage, label, str(done), "--", "index", str(docs), "--out", str(index)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
+    _, status = os.waitpid(child.pid, os.WUNTRACED)
+    assert os.WIFSTOPPED(status), f"the build ended before {stage} {label}: {log.read_text()}"
+    return child
+
+
+def _signalled(child: subprocess.Popen[bytes], sig: int) -> int:
+    os.kill(child.pid, sig)
+    os.kill(child.pid, signal.SIGCONT)
+    return child.wait()
 
 
 @pytest.fixture
 def live_and_changed(make_corpus, tmp_path: Path) -> tuple[Path, Path, str]:
-    """A live full-text index, and its docs changed so that a new build has 100+ windows to embed."""
+    """A live hybrid index, and its docs changed so that a new build has a dozen windows to embed."""
     docs = make_corpus(DOCS)
     index = tmp_path / "index"
-    build_index(docs, index, embeddings="none")
-    for i in range(12):
-        (docs / f"more/page{i}.md").parent.mkdir(exist_ok=True)
-        (docs / f"more/page{i}.md").write_text("".join(f"## Section {j}\n\nText {i} {j}.\n\n" for j in range(10)))
+    build_index(docs, index)
+    (docs / "more.md").write_text("".join(f"## Section {j}\n\nText about topic {j}.\n\n" for j in range(12)))
     return docs, index, current_generation(index)
 
 
-def test_killed_build_leaves_the_old_index_live(live_and_changed) -> None:
-    docs, index, old = live_and_changed
-    result = _interrupted_build(docs, index, signal.SIGKILL)
-    assert result.returncode == -signal.SIGKILL
-    assert current_generation(index) == old
+def _chunk_count(index: Path) -> int:
     with open_index(index) as reader:
-        assert reader.generation == old
-        assert reader.conn.execute("SELECT count(*) FROM chunks").fetchone() == (len(scan_corpus(docs).chunks) - 120,)
-    unfinished = set(generations(index)) - {old}
-    assert len(unfinished) == 1  # the killed build's folder, left as garbage...
-    build_index(docs, index, embeddings="none")
-    assert unfinished.isdisjoint(generations(index))  # ...and removed by the next build
+        return reader.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
 
 
-def test_interrupted_build_cleans_up_and_says_so(live_and_changed) -> None:
+# (stage, label, done) to kill at, and which generation is live afterwards: the old one or the new full-text one.
+KILL_POINTS = {
+    "scan": (("scan", "", 0), "old"),
+    "full text written": (("publish", FULL_TEXT, 0), "old"),
+    "full text live": (("live", FULL_TEXT, 0), "full text"),
+    "during embedding": (("embed", "", 4), "full text"),
+    "publishing hybrid": (("publish", HYBRID, 0), "full text"),
+}
+
+
+@pytest.mark.parametrize("point", KILL_POINTS)
+def test_kill_9_leaves_the_last_live_generation_intact(live_and_changed, tmp_path: Path, point: str) -> None:
     docs, index, old = live_and_changed
-    result = _interrupted_build(docs, index, signal.SIGINT)
-    assert result.returncode == 130
-    assert "interrupted: nothing changed" in result.stderr
-    assert "Traceback" not in result.stderr
-    assert generations(index) == [old]
+    (stage, label, done), expected = KILL_POINTS[point]
+    child = _paused_build(docs, index, tmp_path / "stderr.txt", stage, label, done)
+    assert _signalled(child, signal.SIGKILL) == -signal.SIGKILL
+    live = current_generation(index)
+    with open_index(index) as reader:
+        assert reader.generation == live
+        if expected == "old":
+            assert live == old and reader.model is not None
+            assert reader.conn.execute("SELECT count(*) FROM chunks").fetchone() == (len(scan_corpus(docs).chunks) - 12,)
+        else:
+            assert live != old and reader.model is None  # the new docs, searchable by full text
+            assert reader.conn.execute("SELECT count(*) FROM chunks").fetchone() == (len(scan_corpus(docs).chunks),)
+    report = build_index(docs, index)
+    # The next build finishes the work, reusing the old generation's vectors even when full text is live;
+    # a finished hybrid generation that never went live has the new windows' vectors too.
+    embedded = 0 if point == "publishing hybrid" else 12
+    assert (report.embedded, report.reused_embeddings > 0) == (embedded, True)
+    leftovers = set(generations(index)) - {current_generation(index)}
+    assert len(leftovers) == (1 if embedded else 2)  # the previous live generation (and the one vectors came from)
+
+
+def test_interrupted_build_cleans_up_and_says_so(live_and_changed, tmp_path: Path) -> None:
+    docs, index, old = live_and_changed
+    before = generations(index)
+    child = _paused_build(docs, index, tmp_path / "stderr.txt", "full-text")
+    assert _signalled(child, signal.SIGINT) == 130
+    stderr = (tmp_path / "stderr.txt").read_text()
+    assert "interrupted: nothing changed" in stderr and "Traceback" not in stderr
+    assert generations(index) == before
     assert current_generation(index) == old
+
+
+def test_interrupted_embedding_leaves_full_text_live_and_says_so(live_and_changed, tmp_path: Path) -> None:
+    docs, index, old = live_and_changed
+    child = _paused_build(docs, index, tmp_path / "stderr.txt", "embed", "", 4)
+    assert _signalled(child, signal.SIGINT) == 130
+    stderr = (tmp_path / "stderr.txt").read_text()
+    assert f"interrupted: full-text search of the new docs is live at {index}, without vectors." in stderr
+    assert "Traceback" not in stderr
+    assert current_generation(index) != old and _chunk_count(index) == len(scan_corpus(docs).chunks)
+    assert sorted(generations(index)) == sorted([old, current_generation(index)])  # the unfinished hybrid one is gone
 
 
 def test_rebuild_replaces_an_outdated_index(make_corpus, tmp_path: Path) -> None:

