@@ -58,13 +58,14 @@ from docs_mcp.indexer.staging import load_rows
 from docs_mcp.indexer.taxonomy import build_metadata
 from docs_mcp.indexer.vectors import SESSION_THREADS, VectorPlan, VectorStats, plan_vectors, write_vectors
 
+
 @dataclass(frozen=True)
 class Progress:
     """One step of a build.
 
     ``stage`` is scan, files, chunks, full-text (writing chunks and the BM25 index), embed
     (``done`` of ``total`` windows), publish (a generation is about to go live) or live (it
-    is); for publish and live, ``label`` says which generation: "full text" or "hybrid".
+    is); for publish and live, ``label`` says which generation: FULL_TEXT or HYBRID.
     """
 
     stage: str
@@ -90,10 +91,12 @@ class _Build:
     started: float
 
     def metadata(self, identity: ModelIdentity | None) -> dict[str, Any]:
+        """The metadata.json content of a generation whose vectors ``identity`` made (None: no vectors)."""
         metadata = build_metadata(self.scan, indexed_at=self.indexed_at, embedding=identity)
         return self.annotate(metadata) if self.annotate else metadata
 
     def go_live(self, generation: str, label: str, keep: set[str], live_after: dict[str, float]) -> None:
+        """Publish ``generation``, note when in ``live_after``, delete the generations not in ``keep``."""
         self.notify(Progress("publish", 0, 1, label))
         publish(self.out_dir, generation)
         live_after[label] = time.perf_counter() - self.started

@@ -6,6 +6,7 @@ import json
 import pytest
 
 from docs_mcp.indexer import build_index
+from docs_mcp.indexer.schema import FULL_TEXT, HYBRID
 from docs_mcp.server.search.engine import open_engine
 from docs_mcp.server.contract.reload import LiveIndex
 
@@ -80,3 +81,22 @@ def test_a_broken_new_generation_keeps_the_old_one_served(tmp_path, corpus):
     served = live.current()
     (index / "CURRENT").write_text("no-such-generation\n")
     assert live.current() is served
+
+
+def test_a_progressive_build_is_served_full_text_first_then_hybrid(tmp_path, corpus):
+    index = tmp_path / "index"
+    build_index(corpus(V1), index)
+    live = LiveIndex(index)
+    before = live.current().generation
+    served = {}
+
+    def next_request_when_live(step):
+        if step.stage == "live":
+            served[step.label] = live.current()
+
+    build_index(corpus(V2), index, progress=next_request_when_live)
+    full_text, hybrid = served[FULL_TEXT], served[HYBRID]
+    assert len({before, full_text.generation, hybrid.generation}) == 3
+    assert full_text.engine.metadata["embedding"] is None  # the new docs, searchable by full text alone
+    assert "language" in full_text.filters and hybrid.engine.metadata["embedding"] is not None
+    assert live.current() is hybrid
