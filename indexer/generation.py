@@ -129,11 +129,12 @@ def write_index(
     out_dir = Path(out_dir)
     _check_out_dir(out_dir)
     model = _load_in_background(embeddings)
+    created = not out_dir.exists()
     out_dir.mkdir(parents=True, exist_ok=True)
     chunks = tuple(sorted(scan.chunks, key=lambda chunk: (chunk.library, chunk.filepath, chunk.chunk_index)))
     build = _Build(out_dir, scan, chunks, _now(), annotate, notify, started)
     live_after: dict[str, float] = {}
-    with write_lock(out_dir):
+    with _no_empty_index_left(out_dir, created), write_lock(out_dir):
         previous = live_generation(out_dir)
         first = new_generation_name()
         with _discarded_on_failure(out_dir / first):
@@ -240,6 +241,17 @@ def _discarded_on_failure(folder: Path) -> Iterator[None]:
         yield
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
+        raise
+
+
+@contextmanager
+def _no_empty_index_left(out_dir: Path, created: bool) -> Iterator[None]:
+    """Remove the index folder this build created if it fails before anything went live (e.g. the model does not load)."""
+    try:
+        yield
+    except BaseException:
+        if created and not (out_dir / CURRENT_FILE).exists():
+            shutil.rmtree(out_dir, ignore_errors=True)
         raise
 
 

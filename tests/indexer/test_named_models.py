@@ -30,7 +30,8 @@ def _failure(result: subprocess.CompletedProcess[str]) -> tuple[str, str]:
     """The error and hint lines, after checking they are the whole failure report."""
     assert result.returncode == 1 and "Traceback" not in result.stderr
     lines = result.stderr.splitlines()
-    assert lines[:-2] == ["reading the docs folder", "1 files, 1 chunks"]  # progress, then the report
+    # Progress, then the report: the model loads while the full text is written, which it then discards.
+    assert lines[:-2] == ["reading the docs folder", "1 files, 1 chunks", "writing the full-text index"]
     error, hint = lines[-2:]
     assert error.startswith("error: ") and hint.startswith("hint: ")
     return error, hint
