@@ -2,7 +2,10 @@
 index's cursors are refused as stale."""
 
 import json
+import os
+from pathlib import Path
 
+import duckdb
 import pytest
 
 from docs_mcp.indexer import build_index
@@ -80,3 +83,61 @@ def test_a_broken_new_generation_keeps_the_old_one_served(tmp_path, corpus):
     served = live.current()
     (index / "CURRENT").write_text("no-such-generation\n")
     assert live.current() is served
+
+
+def test_a_new_generation_is_warmed_before_it_is_served_and_the_old_one_serves_meanwhile(tmp_path, corpus):
+    index = tmp_path / "index"
+    build_index(corpus(V1), index, embeddings="none")
+    seen_while_warming = []
+
+    def opener(index_dir):
+        engine = open_engine(index_dir)
+        warm = engine.warm
+
+        def spying_warm():
+            seen_while_warming.append(live.current().generation)  # another request, meanwhile
+            warm()
+
+        engine.warm = spying_warm
+        return engine
+
+    live = LiveIndex(index, opener=opener)
+    old = live.current().generation
+    build_index(corpus(V2), index, embeddings="none")
+    new = live.current()
+    assert new.generation != old and seen_while_warming == [old]
+
+
+def _open_files(under: Path) -> list[str]:
+    """Files of ``under`` this process holds open (a deleted one reads '... (deleted)')."""
+    targets = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith(str(under)):
+            targets.append(target)
+    return targets
+
+
+def test_a_replaced_generation_is_closed_once_no_request_uses_it(tmp_path, corpus):
+    index = tmp_path / "index"
+    build_index(corpus(V1), index, embeddings="none")
+    live = LiveIndex(index)
+    in_flight = live.acquire()  # a request still running on the first generation
+    build_index(corpus(V2), index, embeddings="none")
+    with live.lease() as served:
+        assert served.generation != in_flight.generation
+    assert in_flight.engine.search("setup step").hits  # still usable by the request that holds it
+    live.release(in_flight)
+    with pytest.raises(duckdb.Error):
+        in_flight.engine.reader.conn.execute("SELECT 1")  # closed with its last user
+    for _ in range(5):
+        build_index(corpus(V1 if _ % 2 else V2), index, embeddings="none")
+        with live.lease():
+            pass
+    live_db = str(index / live.current().generation / "index.duckdb")
+    assert _open_files(index) == [live_db]  # no pruned generation stays open as a deleted file
+    live.close()
+    assert _open_files(index) == []
