@@ -61,9 +61,9 @@ def index(
     line = ProgressLine()
     try:
         report = build_index(docs_dir, out, embeddings=choice, strict=strict, metadata_file=metadata, progress=line.show, library=spec)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:
         line.clear()  # before the message, not after
-        typer.echo(f"interrupted: nothing changed; the index at {out} is as it was.", err=True)
+        typer.echo(_interrupted(interrupt, out), err=True)
         raise typer.Exit(130) from None
     finally:
         line.clear()
@@ -138,6 +138,16 @@ def summary(report: IndexReport, embeddings: str) -> str:
     if report.problems:
         lines.append(f"  problems:     {len(report.problems)} (listed above)")
     return "\n".join(lines)
+
+
+def _interrupted(interrupt: KeyboardInterrupt, out: Path) -> str:
+    """The one line Ctrl-C prints: whether the new index went live before it."""
+    from docs_mcp.indexer.errors import PublishedThenInterrupted
+
+    if isinstance(interrupt, PublishedThenInterrupted):
+        return (f"interrupted after the swap: the new index at {out} is live (generation {interrupt.generation}); "
+                "old generations are removed by the next build.")
+    return f"interrupted: nothing changed; the index at {out} is as it was."
 
 
 def _embedding_choice(embeddings: str, model: str | None) -> str:

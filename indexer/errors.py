@@ -29,6 +29,18 @@ class IndexFormatError(IndexerError):
     """The index exists but is corrupt, or was written by an incompatible version."""
 
 
+class IndexWriteError(IndexerError):
+    """The index folder cannot be created or written (a file in the way, permissions, a read-only file system)."""
+
+
+class PublishedThenInterrupted(KeyboardInterrupt):
+    """Ctrl-C arrived after the new generation went live: the build did change the index."""
+
+    def __init__(self, generation: str) -> None:
+        super().__init__(generation)
+        self.generation = generation
+
+
 class IndexLockedError(IndexerError):
     """Another process holds the index for writing."""
 

@@ -19,12 +19,15 @@ import duckdb
 import orjson
 
 from docs_mcp.indexer.embedding import Embedder, load_embedder
-from docs_mcp.indexer.errors import IndexFormatError
+from docs_mcp.indexer.errors import IndexFormatError, PublishedThenInterrupted
+from docs_mcp.indexer.faults import fault_point
 from docs_mcp.indexer.index_file import (
     connect,
     folder_bytes,
-    live_generation,
+    interrupted,
     new_generation_name,
+    prepare_out_dir,
+    previous_generation,
     prune,
     publish,
     translate,
@@ -79,6 +82,8 @@ def write_index(
         ModelLoadError: the embedding model cannot be loaded.
         IndexLockedError: another build is writing ``out_dir``.
         IndexFormatError: ``out_dir`` holds something that is not an index.
+        IndexWriteError: ``out_dir`` cannot be created or written.
+        KeyboardInterrupt: Ctrl-C before the swap (nothing changed), or PublishedThenInterrupted after it.
     """
     started = time.perf_counter() if started is None else started
     notify = progress or (lambda _step: None)
@@ -87,21 +92,26 @@ def write_index(
     out_dir = Path(out_dir)
     _check_out_dir(out_dir)
     embedder = None if embeddings == "none" else load_embedder(embeddings)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    prepare_out_dir(out_dir)
     with write_lock(out_dir):
-        previous = live_generation(out_dir)
+        previous = previous_generation(out_dir)
+        prune(out_dir, keep={previous} - {None})  # what killed builds left behind
         generation = new_generation_name()
         folder = out_dir / generation
         folder.mkdir()
         try:
             embedded, reused = _write_generation(folder, generation, scan, embedder, previous, annotate, notify)
-        except BaseException:
-            # Ctrl-C or an error: drop the half-written folder (after a SIGKILL, the next build does).
-            shutil.rmtree(folder, ignore_errors=True)
+            notify(Progress("publish", 0, 1))
+            publish(out_dir, generation)
+            prune(out_dir, keep={generation, previous} - {None})
+        except BaseException as error:
+            if previous_generation(out_dir) != generation:
+                # Ctrl-C or an error before the swap: drop the half-written folder (after a SIGKILL, the next build does).
+                shutil.rmtree(folder, ignore_errors=True)
+                raise
+            if isinstance(error, KeyboardInterrupt):
+                raise PublishedThenInterrupted(generation) from None
             raise
-        notify(Progress("publish", 0, 1))
-        publish(out_dir, generation)
-        prune(out_dir, keep={generation, previous} - {None})
     return IndexReport(
         index_dir=str(out_dir),
         files=len(scan.files),
@@ -143,6 +153,7 @@ def _write_generation(
                 conn, folder, chunks, embedder, previous_db, lambda done, total: notify(Progress("embed", done, total))
             )
         notify(Progress("fts", 0, 1))
+        fault_point("fts")
         conn.execute(fts_sql())
         if embedder is not None:
             notify(Progress("vector-index", 0, 1))
@@ -150,7 +161,11 @@ def _write_generation(
                 conn.execute(statement)
         conn.executemany(f"INSERT INTO {META_TABLE} VALUES (?, ?)", _meta_rows(generation, identity, metadata))
         conn.execute("CHECKPOINT")
-    except duckdb.Error as error:
+    except (duckdb.Error, RuntimeError) as error:
+        if interrupted(error):  # Ctrl-C inside a DuckDB query: the user's interrupt, not a broken index
+            raise KeyboardInterrupt from None
+        if not isinstance(error, duckdb.Error):
+            raise
         raise translate(error, db_path) from error
     finally:
         conn.close()
