@@ -29,6 +29,10 @@ class IndexFormatError(IndexerError):
     """The index exists but is corrupt, or was written by an incompatible version."""
 
 
+class IndexWriteError(IndexerError):
+    """The index folder cannot be created or written (a file in the way, permissions, a read-only file system)."""
+
+
 class IndexLockedError(IndexerError):
     """Another process holds the index for writing."""
 

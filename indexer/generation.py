@@ -25,11 +25,14 @@ import orjson
 
 from docs_mcp.indexer.embedding import Embedder, load_embedder
 from docs_mcp.indexer.errors import IndexFormatError
+from docs_mcp.indexer.faults import fault_point
 from docs_mcp.indexer.index_file import (
     GENERATION_NAME,
     connect,
     folder_bytes,
-    live_generation,
+    interrupted,
+    prepare_out_dir,
+    previous_generation,
     new_generation_name,
     prune,
     publish,
@@ -46,6 +49,7 @@ from docs_mcp.indexer.schema import (
     FTS_IGNORE,
     FTS_STEMMER,
     FTS_STOPWORDS,
+    FINISHED_MARK,
     FULL_TEXT,
     HYBRID,
     META_TABLE,
@@ -98,9 +102,13 @@ class _Build:
     def go_live(self, generation: str, label: str, keep: set[str], live_after: dict[str, float]) -> None:
         """Publish ``generation``, note when in ``live_after``, delete the generations not in ``keep``."""
         self.notify(Progress("publish", 0, 1, label))
-        publish(self.out_dir, generation)
-        live_after[label] = time.perf_counter() - self.started
-        self.notify(Progress("live", 1, 1, label))
+        try:
+            publish(self.out_dir, generation)
+        finally:
+            # publish holds Ctrl-C until CURRENT is replaced: say it went live even when interrupted right after.
+            if previous_generation(self.out_dir) == generation:
+                live_after[label] = time.perf_counter() - self.started
+                self.notify(Progress("live", 1, 1, label))
         prune(self.out_dir, keep={generation, *keep})
 
 
@@ -130,12 +138,13 @@ def write_index(
     _check_out_dir(out_dir)
     model = _load_in_background(embeddings)
     created = not out_dir.exists()
-    out_dir.mkdir(parents=True, exist_ok=True)
+    prepare_out_dir(out_dir)
     chunks = tuple(sorted(scan.chunks, key=lambda chunk: (chunk.library, chunk.filepath, chunk.chunk_index)))
     build = _Build(out_dir, scan, chunks, _now(), annotate, notify, started)
     live_after: dict[str, float] = {}
     with _no_empty_index_left(out_dir, created), write_lock(out_dir):
-        previous = live_generation(out_dir)
+        previous = previous_generation(out_dir)
+        prune(out_dir, keep={previous, *_reusable_generation(out_dir, previous)} - {None})  # what killed builds left behind
         first = new_generation_name()
         with _discarded_on_failure(out_dir / first):
             embedder, plan, stats = _write_first(build, first, model, _vector_sources(out_dir, previous))
@@ -178,6 +187,7 @@ def _write_first(
         for statement in ddl(None):
             conn.execute(statement)
         load_rows(conn, CHUNKS_TABLE, folder, (_chunk_row(i, chunk) for i, chunk in enumerate(build.chunks)))
+        fault_point("fts")
         conn.execute(fts_sql())
         # The model has been loading meanwhile; planning needs its checksum (the windows' keys).
         embedder = model.result() if model else None
@@ -193,7 +203,7 @@ def _write_first(
 def _write_hybrid(build: _Build, full_text: str, generation: str, embedder: Embedder, plan: VectorPlan) -> VectorStats:
     """A copy of the full-text generation ``full_text`` with the vectors ``plan`` asks for."""
     folder = build.out_dir / generation
-    shutil.copytree(build.out_dir / full_text, folder)
+    shutil.copytree(build.out_dir / full_text, folder, ignore=shutil.ignore_patterns(FINISHED_MARK))
     with _connection(folder / DB_FILE) as conn:
         conn.execute(vectors_ddl(embedder.identity.dimensions))
         stats = write_vectors(conn, folder, plan, embedder, _embed_progress(build))
@@ -207,6 +217,24 @@ def _finish(conn: duckdb.DuckDBPyConnection, folder: Path, generation: str, iden
     conn.executemany(f"INSERT INTO {META_TABLE} VALUES (?, ?)", _meta_rows(generation, identity, metadata))
     conn.execute("CHECKPOINT")
     (folder / METADATA_FILE).write_bytes(orjson.dumps(metadata, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+    (folder / FINISHED_MARK).touch()
+
+
+def _reusable_generation(out_dir: Path, live: str | None) -> set[str]:
+    """The newest finished generation with vectors besides the live one (a build killed while publishing
+    it), kept for its vectors; every other non-live folder is what killed builds left, deleted first."""
+    finished = sorted((p.parent.name for p in out_dir.glob(f"*/{FINISHED_MARK}") if GENERATION_NAME.fullmatch(p.parent.name)), reverse=True)
+    for name in finished:
+        if name != live and _has_vectors(out_dir / name):
+            return {name}
+    return set()
+
+
+def _has_vectors(folder: Path) -> bool:
+    try:
+        return orjson.loads((folder / METADATA_FILE).read_bytes()).get("embedding") is not None
+    except (OSError, orjson.JSONDecodeError, AttributeError):
+        return False
 
 
 def _load_in_background(embeddings: str) -> Future[Embedder] | None:
@@ -261,7 +289,11 @@ def _connection(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     conn = connect(db_path, read_only=False)
     try:
         yield conn
-    except duckdb.Error as error:
+    except (duckdb.Error, RuntimeError) as error:
+        if interrupted(error):  # Ctrl-C inside a DuckDB query: the user's interrupt, not a broken index
+            raise KeyboardInterrupt from None
+        if not isinstance(error, duckdb.Error):
+            raise
         raise translate(error, db_path) from error
     finally:
         conn.close()

@@ -11,6 +11,8 @@ import os
 import re
 import secrets
 import shutil
+import signal
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -20,7 +22,8 @@ from typing import Any, Iterator, Mapping
 import duckdb
 import orjson
 
-from docs_mcp.indexer.errors import IndexerError, IndexFormatError, IndexLockedError, IndexNotFoundError
+from docs_mcp.indexer.errors import IndexerError, IndexFormatError, IndexLockedError, IndexNotFoundError, IndexWriteError
+from docs_mcp.indexer.faults import fault_point
 from docs_mcp.indexer.extensions import OFFLINE_CONFIG, load_extensions
 from docs_mcp.indexer.records import ModelIdentity
 from docs_mcp.indexer.schema import CURRENT_FILE, DB_FILE, FORMAT_VERSION, META_TABLE, METADATA_FILE
@@ -28,6 +31,9 @@ from docs_mcp.indexer.schema import CURRENT_FILE, DB_FILE, FORMAT_VERSION, META_
 # Generation folders are the only folders a build ever deletes: anything else in DIR is left alone.
 GENERATION_NAME = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{8}")
 LOCK_FILE = ".lock"
+# `.CURRENT.<pid>.tmp` / `.metadata.json.<pid>.tmp`: written, then renamed over their target by a publish.
+TEMPORARY_NAME = re.compile(rf"\.(?:{re.escape(CURRENT_FILE)}|{re.escape(METADATA_FILE)})\.\d+\.tmp")
+_SWAP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 @dataclass(frozen=True)
@@ -151,14 +157,47 @@ def live_generation(index_dir: Path) -> str | None:
         return None
 
 
+def previous_generation(index_dir: Path) -> str | None:
+    """The live generation a new build starts from: None when there is none or ``CURRENT`` is damaged.
+
+    A damaged ``CURRENT`` must not stop the rebuild that its error message advises.
+    """
+    try:
+        return current_generation(index_dir)
+    except (IndexNotFoundError, IndexFormatError):
+        return None
+
+
+def interrupted(error: BaseException) -> bool:
+    """Whether DuckDB raised ``error`` because Ctrl-C landed inside a query (it is not a KeyboardInterrupt)."""
+    return isinstance(error, (duckdb.InterruptException, RuntimeError)) and "interrupted" in str(error).lower()
+
+
+def prepare_out_dir(index_dir: Path) -> None:
+    """Create the index folder if needed.
+
+    Raises:
+        IndexWriteError: it cannot be created (a file in the way, permissions, read-only file system).
+    """
+    try:
+        Path(index_dir).mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise _unwritable(Path(index_dir), error) from None
+
+
 @contextmanager
 def write_lock(index_dir: Path) -> Iterator[None]:
     """Hold the index folder's build lock: one build at a time per folder.
 
     Raises:
         IndexLockedError: another build holds it.
+        IndexWriteError: the folder cannot be written.
     """
-    with open(Path(index_dir) / LOCK_FILE, "a+b") as handle:
+    try:
+        handle = open(Path(index_dir) / LOCK_FILE, "a+b")
+    except OSError as error:
+        raise _unwritable(Path(index_dir), error) from None
+    with handle:
         try:
             # flock is released by the kernel when the holder dies, so a killed build never blocks the next.
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -170,21 +209,29 @@ def write_lock(index_dir: Path) -> Iterator[None]:
 
 
 def publish(index_dir: Path, generation: str) -> None:
-    """Make ``generation`` live: flush its files to disk, then atomically replace CURRENT and metadata.json."""
+    """Make ``generation`` live: flush its files to disk, then atomically replace CURRENT and metadata.json.
+
+    Ctrl-C (and SIGTERM) wait until both are replaced: an index whose CURRENT and
+    metadata.json disagree is never left behind; the interrupt is raised right after.
+    """
     folder = Path(index_dir) / generation
     for path in folder.iterdir():
         _fsync(path)
     _fsync(folder)
-    _replace(Path(index_dir) / CURRENT_FILE, f"{generation}\n".encode())
-    _replace(Path(index_dir) / METADATA_FILE, (folder / METADATA_FILE).read_bytes())
+    with _signals_deferred():
+        _replace(Path(index_dir) / CURRENT_FILE, f"{generation}\n".encode())
+        _replace(Path(index_dir) / METADATA_FILE, (folder / METADATA_FILE).read_bytes())
 
 
 def prune(index_dir: Path, keep: set[str]) -> None:
-    """Delete every generation folder not in ``keep``: old ones, and unfinished ones of crashed builds."""
+    """Delete every generation folder not in ``keep`` (old ones, unfinished ones of killed builds) and the
+    temporary files a killed publish left; only under the write lock, where no other build is writing."""
     for path in Path(index_dir).iterdir():
         if path.is_dir() and GENERATION_NAME.fullmatch(path.name) and path.name not in keep:
             # A server may still read an old generation; where the OS refuses, it waits for the next prune.
             shutil.rmtree(path, ignore_errors=True)
+        elif TEMPORARY_NAME.fullmatch(path.name):
+            path.unlink(missing_ok=True)
 
 
 def folder_bytes(folder: Path) -> int:
@@ -212,12 +259,34 @@ def _read_meta(conn: duckdb.DuckDBPyConnection, db_path: Path) -> tuple[dict[str
 
 def _replace(path: Path, data: bytes) -> None:
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(temporary, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
+    try:
+        with open(temporary, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        fault_point("replace")
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
     _fsync(path.parent)
+
+
+@contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM back until the block is done, then deliver them to the usual handlers."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # Python runs signal handlers in the main thread only: nothing to hold back here
+        return
+    received: list[int] = []
+    previous = {sig: signal.signal(sig, lambda number, _frame: received.append(number)) for sig in _SWAP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        for sig in dict.fromkeys(received):
+            signal.raise_signal(sig)
 
 
 def _fsync(path: Path) -> None:
@@ -226,6 +295,13 @@ def _fsync(path: Path) -> None:
         os.fsync(descriptor)
     finally:
         os.close(descriptor)
+
+
+def _unwritable(index_dir: Path, error: OSError) -> IndexWriteError:
+    return IndexWriteError(
+        f"Cannot write the index folder {index_dir}: {error.strerror or error}.",
+        "Pass --out a folder you can write: not a file or inside one, not on a read-only file system.",
+    )
 
 
 def _not_found(index_dir: Path) -> IndexNotFoundError:

@@ -23,6 +23,9 @@ DB_FILE = "index.duckdb"
 METADATA_FILE = "metadata.json"
 DEFAULT_INDEX_DIR = ".docs-mcp"
 
+# An empty file a generation gets once written completely: folders without it are what killed builds left.
+FINISHED_MARK = ".finished"
+
 # The kinds of generation a build makes live, in order (IndexReport.live_after, progress labels).
 FULL_TEXT = "full-text"
 HYBRID = "hybrid"

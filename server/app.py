@@ -8,7 +8,6 @@ exactly our text (MCPServer prefixes them).
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from docs_mcp.server.contract.schemas import GET_DOC, SEARCH_DOCS, contract_tool
 from docs_mcp.server.gateway import GATEWAY_TOOLS, Gateway, call_gateway_tool, gateway_tools
 from docs_mcp.server.libraries.error_shape import error_shape, render_error
 from docs_mcp.server.stdio_guard import guarded_stdio
+from docs_mcp.server.sessions import SessionStore
 from docs_mcp.server.libraries.schemas import GET_DOCS, GET_LIBRARY_INFO, LIBRARY_TOOLS, READ_PAGE, RESOLVE_LIBRARY, library_tools
 
 logger = logging.getLogger(__name__)
@@ -64,15 +64,15 @@ class ServerSettings:
 class AnnouncedTools:
     """The tool list each session last received, so it can be told when an index swap changes it."""
 
-    seen: dict[str, list[types.Tool]] = field(default_factory=dict)
+    seen: SessionStore[list[types.Tool]] = field(default_factory=SessionStore)
 
     def record(self, session: str, tool_list: list[types.Tool]) -> None:
-        self.seen[session] = tool_list
+        self.seen.put(session, tool_list)
 
     def changed(self, session: str, tool_list: list[types.Tool]) -> bool:
         """Whether the session saw another list; the new one counts as announced from now on."""
         previous = self.seen.get(session)
-        self.seen[session] = tool_list
+        self.seen.put(session, tool_list)
         return previous is not None and previous != tool_list
 
 
@@ -122,9 +122,12 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None, 
     @asynccontextmanager
     async def lifespan(_: Server[AppState]) -> AsyncIterator[AppState]:
         if settings.warm:
-            # A daemon thread: the first tools/list must not wait for the model.
-            threading.Thread(target=live.current().warm, name="docs-mcp-warm", daemon=True).start()
-        yield AppState(live, settings, gateway=gateway)
+            live.warm_in_background()  # the first tools/list must not wait for the model
+        try:
+            yield AppState(live, settings, gateway=gateway)
+        finally:
+            # Join the warm-up and close DuckDB before the interpreter shuts down (else: SIGABRT).
+            await anyio.to_thread.run_sync(live.close)
 
     return Server(
         SERVER_NAME,
@@ -160,9 +163,12 @@ async def _call_tool(ctx: ServerRequestContext[AppState], params: types.CallTool
         # An unknown tool is protocol misuse (the client did not use tools/list), not a tool error.
         available = [*_TOOLS, *(GATEWAY_TOOLS if state.gateway else ())]
         raise MCPError(types.INVALID_PARAMS, f"Unknown tool {quoted(params.name)}. Call one of the available tools: {', '.join(available)}.")
-    index = await anyio.to_thread.run_sync(state.live.current)
-    call = partial(_run_tool, runner, index, state.settings, params.name, params.arguments)
-    text, error = await anyio.to_thread.run_sync(call)
+    index = await anyio.to_thread.run_sync(state.live.acquire)
+    try:
+        call = partial(_run_tool, runner, index, state.settings, params.name, params.arguments)
+        text, error = await anyio.to_thread.run_sync(call)
+    finally:
+        state.live.release(index)
     if error is None:
         await resources.after_tool(ctx, state.sessions, state.live, params.name, params.arguments)
     if state.announced.changed(resources.session_key(ctx), index.tools):

@@ -54,6 +54,7 @@ def serve(
     config: Optional[Path] = typer.Option(None, "--config", help="Config file: team settings and [[upstream]] servers (default: $DOCS_MCP_CONFIG, else ./docs-mcp.toml)."),
     redis_url: Optional[str] = typer.Option(None, "--redis-url", help="http: Redis shared by replicas for rate limits."),
     log_format: Optional[LogFormat] = typer.Option(None, "--log-format", help="http: log lines as json (default) or pretty."),
+    allow_any_host: bool = typer.Option(False, "--allow-any-host", help="http: serve a public --host with http.allowed_hosts empty (any Host header)."),
 ) -> None:
     """Serve the index to MCP clients (stdout carries only the protocol; logs go to stderr).
 
@@ -72,7 +73,10 @@ def serve(
 
         transport = Transport(load_settings(config_file=config)["server.transport"])
     gateway_config = load_gateway_config(config_path(config, os.environ))
+    http_only = {"--host": host, "--port": port, "--redis-url": redis_url, "--log-format": log_format,
+                 "--allow-any-host": allow_any_host or None}
     if transport is Transport.stdio:
+        _refuse_http_flags([flag for flag, value in http_only.items() if value is not None])
         logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
         with open_gateway(gateway_config) as gateway:
             run_stdio(index or Path(DEFAULT_INDEX_DIR), settings, gateway)
@@ -85,7 +89,17 @@ def serve(
         raise UsageError("The http transport is not available in this version.", "Use --transport stdio.") from None
     with open_gateway(gateway_config) as gateway:
         run_http(index, settings, host=host, port=port, config_file=config, redis_url=redis_url,
-                 log_format=log_format.value if log_format else None, gateway=gateway)
+                 log_format=log_format.value if log_format else None, gateway=gateway,
+                 allow_any_host=allow_any_host or None)
+
+
+def _refuse_http_flags(given: list[str]) -> None:
+    """A flag that only the http transport reads must not be silently ignored under stdio."""
+    if given:
+        raise UsageError(
+            f"{', '.join(given)} only apply to the http transport, and this server runs over stdio.",
+            "Add --transport http to serve a team over HTTP, or drop " + ("them." if len(given) > 1 else "it."),
+        )
 
 
 def search(
@@ -101,9 +115,13 @@ def search(
     from docs_mcp.server.contract.render import render_search_text
     from docs_mcp.server.contract.tools import search_docs
 
-    served = LiveIndex(index).current()
-    arguments: dict[str, object] = {"query": query, "limit": limit, **_parse_filters(filters, served.filters)}
-    text = search_docs(served, arguments, mode.value)
+    live = LiveIndex(index, warm_swaps=False)
+    try:
+        with live.lease() as served:
+            arguments: dict[str, object] = {"query": query, "limit": limit, **_parse_filters(filters, served.filters)}
+            text = search_docs(served, arguments, mode.value)
+    finally:
+        live.close()
     typer.echo(text if as_json else render_search_text(text))
 
 

@@ -55,6 +55,8 @@ PRODUCT_RULES: dict[str, tuple[str, ...]] = {
     # The stdio guard is transport only: JSON-RPC lines in, SDK messages out.
     f"{_SERVER}.stdio_guard": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY),
     f"{_SERVER}.errors": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY),
+    f"{_SERVER}.sessions": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team",
+                            f"{_SERVER}.app", _GATEWAY, "mcp", "mcp_types"),
     "docs_mcp.indexer": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build"),
     "docs_mcp.indexer.libraries": ("docs_mcp.indexer.build",),
     "docs_mcp.indexer.build": (),
@@ -273,6 +275,8 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.libraries.tools", "from docs_mcp.server.app import build_server\n", ["docs_mcp.server.app"]),
         ("docs_mcp.server.app", "from docs_mcp.server.team.auth import OriginGuard\n", ["docs_mcp.server.team.auth"]),
         ("docs_mcp.server.stdio_guard", "from docs_mcp.server.app import build_server\n", ["docs_mcp.server.app"]),
+        ("docs_mcp.server.sessions", "import mcp_types\n", ["mcp_types"]),
+        ("docs_mcp.server.sessions", "from docs_mcp.server.team.auth import API_KEY_SCOPE\n", ["docs_mcp.server.team.auth"]),
         ("docs_mcp.indexer.chunking", "from docs_mcp.indexer.libraries.spec import LibrarySpec\n", ["docs_mcp.indexer.libraries.spec"]),
         ("docs_mcp.indexer.libraries.ops", "from docs_mcp.indexer.build import build_index\n", ["docs_mcp.indexer.build"]),
         ("docs_mcp.server.gateway.service", "from docs_mcp.server.team.keys import ApiKey\n", ["docs_mcp.server.team.keys"]),
@@ -295,6 +299,7 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.team.auth", "from docs_mcp.server.gateway import Caller\n", []),
         ("docs_mcp.server.app", "from docs_mcp.server.gateway import Gateway\n", []),
         ("docs_mcp.server.app", "from docs_mcp.server.stdio_guard import guarded_stdio\n", []),
+        ("docs_mcp.server.team.auth", "from docs_mcp.server.sessions import SESSION_SCOPE\n", []),
     ],
 )
 def test_the_checker_catches_cross_product_imports(tmp_path, module, source, caught):

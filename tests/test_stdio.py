@@ -106,3 +106,12 @@ def test_search_refuses_an_unknown_filter(corpus_index: Path, bad: str) -> None:
     done = _run("search", "x", "--index", str(corpus_index), "--filter", bad)
     assert done.returncode == 2
     assert "Use --filter KEY=VALUE" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("flags", [("--port", "3100"), ("--host", "0.0.0.0", "--redis-url", "redis://x"), ("--allow-any-host",)])
+def test_http_only_flags_with_stdio_are_refused(corpus_index: Path, flags: tuple[str, ...]) -> None:
+    done = _run("serve", "--index", str(corpus_index), *flags)
+    assert done.returncode == 2 and done.stdout == ""
+    named = [flag for flag in flags if flag.startswith("--")]
+    assert f"error: {', '.join(named)} only apply to the http transport" in done.stderr
+    assert "hint: Add --transport http" in done.stderr and "Traceback" not in done.stderr

@@ -5,6 +5,14 @@ so a stat of that one file per request tells whether anything changed.  Only
 then is ``CURRENT`` read and, if it names another generation, a new engine
 opened; cursors of the old generation become stale by construction (their key
 derives from the generation).
+
+Lifecycle of a generation: the request that notices the change opens the new
+one and warms it (postings, texts, vectors, model) while every other request
+keeps being served by the old one; then the new one goes live.  The old one is
+retired, and closed (its DuckDB connection and memory released, so a pruned
+generation's files are not held open) once the last request that leased it is
+done.  ``lease()``/``acquire()`` count those requests; ``current()`` is for
+readers of metadata only (tools, filters), which never touch the connection.
 """
 
 from __future__ import annotations
@@ -12,9 +20,10 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from mcp_types import Tool
 
@@ -62,9 +71,14 @@ class ServedIndex:
         except Exception:  # noqa: BLE001 - a background warm-up must never kill the server
             logger.warning("warming the index failed; searches will retry", exc_info=True)
 
+    def close(self) -> None:
+        """Close the engine (waits for a request or warm-up holding the lock); unusable afterwards."""
+        with self.lock:
+            self.engine.close()
+
 
 class LiveIndex:
-    """The index at ``index_dir`` as it is now: ``current()`` follows the indexer's swaps."""
+    """The index at ``index_dir`` as it is now: ``acquire()``/``lease()`` follow the indexer's swaps."""
 
     def __init__(
         self,
@@ -73,8 +87,11 @@ class LiveIndex:
         secret: bytes = b"",
         opener: EngineOpener = open_engine,
         tool_list: ToolLister = contract_tools,
+        warm_swaps: bool = True,
     ) -> None:
         """Open the live generation; ``tool_list`` says which tools a generation's metadata offers.
+
+        ``warm_swaps``: warm a new generation before it goes live (a one-shot reader has no use for it).
 
         Raises:
             IndexNotFoundError, IndexFormatError: there is no readable index at ``index_dir``.
@@ -83,20 +100,81 @@ class LiveIndex:
         self._secret = secret
         self._opener = opener
         self._tool_list = tool_list
-        self._swap_lock = threading.Lock()
+        self._warm_swaps = warm_swaps
+        self._swap_lock = threading.Lock()  # one swap at a time; requests meanwhile get the old generation
+        self._state_lock = threading.Lock()  # guards _served, _leases and _retired
+        self._leases: dict[int, int] = {}  # id(ServedIndex) -> requests using it now
+        self._retired: dict[int, ServedIndex] = {}  # replaced generations still leased
+        self._warmers: list[threading.Thread] = []
         self._stat = self._stat_current()
         self._served = self._open()
 
     def current(self) -> ServedIndex:
-        """The generation to serve this request from, reopened first if ``CURRENT`` changed."""
+        """The generation to serve from now (swapping first if ``CURRENT`` changed); for metadata only.
+
+        Anything that touches the engine or its connection uses ``lease()`` (or
+        ``acquire``/``release``) instead, so the generation is not closed under it.
+        """
+        self._follow_current()
+        return self._served
+
+    def acquire(self) -> ServedIndex:
+        """The generation to serve this request from, held open until ``release(served)``."""
+        self._follow_current()
+        with self._state_lock:
+            served = self._served
+            self._leases[id(served)] = self._leases.get(id(served), 0) + 1
+        return served
+
+    def release(self, served: ServedIndex) -> None:
+        """The request is done with ``served``; a retired generation closes with its last user."""
+        with self._state_lock:
+            left = self._leases.pop(id(served)) - 1
+            if left:
+                self._leases[id(served)] = left
+            closing = self._retired.pop(id(served), None) if not left else None
+        if closing is not None:
+            self._close(closing)
+
+    @contextmanager
+    def lease(self) -> Iterator[ServedIndex]:
+        """``acquire()`` and ``release()`` around a block."""
+        served = self.acquire()
+        try:
+            yield served
+        finally:
+            self.release(served)
+
+    def warm_in_background(self) -> None:
+        """Warm the served generation in a thread, so the first search does not wait for it (joined by ``close``)."""
+        warmer = threading.Thread(target=self._served.warm, name="docs-mcp-warm")
+        self._warmers.append(warmer)
+        warmer.start()
+
+    def close(self) -> None:
+        """Wait for background warm-ups, then close every generation; for the end of the process.
+
+        A warm-up still loading the model when the interpreter shuts down would
+        abort the process (SIGABRT from native threads), hence the join.
+        """
+        for warmer in self._warmers:
+            warmer.join()
+        with self._state_lock:
+            generations = [self._served, *self._retired.values()]
+            self._retired.clear()
+        for served in generations:
+            self._close(served)
+
+    def _follow_current(self) -> None:
         stat = self._stat_current()
-        if stat == self._stat:
-            return self._served
-        with self._swap_lock:
+        if stat == self._stat or not self._swap_lock.acquire(blocking=False):
+            return  # unchanged, or another request is bringing the new generation up: serve the old one meanwhile
+        try:
             if stat != self._stat:
                 self._stat = stat
                 self._swap()
-        return self._served
+        finally:
+            self._swap_lock.release()
 
     def _swap(self) -> None:
         try:
@@ -106,8 +184,24 @@ class LiveIndex:
         except Exception as error:  # noqa: BLE001 - a broken new generation must not take the server down
             logger.error("index changed but cannot be opened, still serving %s: %s", self._served.generation, error)
             return
+        if self._warm_swaps:
+            served.warm()  # before it goes live: no request pays for loading it
+        with self._state_lock:
+            old, self._served = self._served, served
+            idle = id(old) not in self._leases
+            if not idle:
+                self._retired[id(old)] = old
         logger.info("index swapped: now serving generation %s", served.generation)
-        self._served = served
+        if idle:
+            self._close(old)
+
+    def _close(self, served: ServedIndex) -> None:
+        try:
+            served.close()
+        except Exception:  # noqa: BLE001 - releasing an old generation must never fail a request
+            logger.warning("closing generation %s failed", served.generation, exc_info=True)
+        else:
+            logger.info("released generation %s", served.generation)
 
     def _open(self) -> ServedIndex:
         # Read CURRENT before opening: if it moves meanwhile, the next request sees a change and reopens.

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -33,6 +32,7 @@ from docs_mcp.server.libraries.schemas import GET_LIBRARY_INFO
 from docs_mcp.server.libraries.tools import catalog_of
 from docs_mcp.server.libraries.pages import read_lines
 from docs_mcp.server.contract.reload import ServedIndex
+from docs_mcp.server.sessions import SessionStore, request_session
 
 HEALTH_URI = "docs-mcp://health"
 RESOLVED_URI = "docs-mcp://session/resolved-libraries"
@@ -40,9 +40,6 @@ DOCUMENT_SCHEME = "docs:///"
 JSON = "application/json"
 MARKDOWN = "text/markdown"
 WHOLE_PAGE = 10**9
-SESSION_HEADER = "mcp-session-id"
-LOCAL_SESSION = "local"
-MAX_SESSIONS = 1000
 # resources/list changes as the session resolves libraries: say so in the capabilities.
 # tools_changed: an index swap can change search_docs' filter enums (see app.AnnouncedTools).
 NOTIFICATIONS = NotificationOptions(resources_changed=True, tools_changed=True)
@@ -50,20 +47,19 @@ NOTIFICATIONS = NotificationOptions(resources_changed=True, tools_changed=True)
 
 @dataclass
 class LibrarySessions:
-    """Per-session memory of the libraries an agent looked up, and the server's start time.
+    """Per-session memory of the libraries an agent looked up (see server.sessions for what a session is).
 
-    A session is the client's ``Mcp-Session-Id`` over HTTP; a stdio server has one client.
-    The least recently active sessions are forgotten beyond ``MAX_SESSIONS``.
+    Also holds the server's start time, for the health resource.
     """
 
     started: float = field(default_factory=time.monotonic)
-    _resolved: "OrderedDict[str, dict[str, Library]]" = field(default_factory=OrderedDict)
+    _resolved: SessionStore[dict[str, Library]] = field(default_factory=SessionStore)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def record(self, session: str, library: Library) -> bool:
         """Remember ``library`` for ``session``; True if it is new there."""
         with self._lock:
-            seen = self._touch(session)
+            seen = self._resolved.setdefault(session, dict)
             if library.library_id in seen:
                 return False
             seen[library.library_id] = library
@@ -72,20 +68,12 @@ class LibrarySessions:
     def resolved(self, session: str) -> list[Library]:
         """The libraries ``session`` looked up, in the order it did."""
         with self._lock:
-            return list(self._touch(session).values())
-
-    def _touch(self, session: str) -> dict[str, Library]:
-        seen = self._resolved.pop(session, None) or {}
-        self._resolved[session] = seen
-        while len(self._resolved) > MAX_SESSIONS:
-            self._resolved.popitem(last=False)
-        return seen
+            return list((self._resolved.get(session) or {}).values())
 
 
 def session_key(ctx: ServerRequestContext) -> str:
-    """Which client session a request belongs to: its Mcp-Session-Id header, else the one local client."""
-    headers = getattr(ctx.request, "headers", None)
-    return (headers.get(SESSION_HEADER) if headers is not None else None) or LOCAL_SESSION
+    """Which session a request belongs to: its caller (and MCP session) over HTTP, the one client over stdio."""
+    return request_session(ctx.request)
 
 
 async def after_tool(ctx: ServerRequestContext, sessions: LibrarySessions, live: Any, name: str, arguments: Mapping[str, Any] | None) -> None:
@@ -192,8 +180,11 @@ async def on_list_resource_templates(
 async def on_read_resource(ctx: ServerRequestContext, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
     """The resources/read handler."""
     state = ctx.lifespan_context
-    index = await anyio.to_thread.run_sync(state.live.current)
-    contents = await anyio.to_thread.run_sync(read_resource, index, state.sessions, session_key(ctx), params.uri)
+    index = await anyio.to_thread.run_sync(state.live.acquire)
+    try:
+        contents = await anyio.to_thread.run_sync(read_resource, index, state.sessions, session_key(ctx), params.uri)
+    finally:
+        state.live.release(index)
     return types.ReadResourceResult(contents=[contents])
 
 

@@ -8,8 +8,9 @@ shape of tool_errors.
 
 from __future__ import annotations
 
-from functools import lru_cache
+import threading
 from typing import Any, Mapping
+from weakref import WeakKeyDictionary
 
 import orjson
 
@@ -31,10 +32,18 @@ OUTLINE_HEADINGS = 12
 LOW_CONFIDENCE = 0.5
 
 
-@lru_cache(maxsize=2)
+# Weak keys: a retired generation's engine (and its memory) goes once the server lets it go.
+_CATALOGS: "WeakKeyDictionary[Engine, LibraryCatalog]" = WeakKeyDictionary()
+_CATALOGS_LOCK = threading.Lock()
+
+
 def catalog_of(engine: Engine) -> LibraryCatalog:
     """The library catalog of the generation ``engine`` serves (parsed once per generation)."""
-    return LibraryCatalog.from_metadata(engine.metadata)
+    with _CATALOGS_LOCK:
+        catalog = _CATALOGS.get(engine)
+        if catalog is None:
+            catalog = _CATALOGS[engine] = LibraryCatalog.from_metadata(engine.metadata)
+        return catalog
 
 
 def resolve_library(index: ServedIndex, arguments: Mapping[str, Any] | None) -> str:

@@ -117,6 +117,14 @@ class Engine:
         if self.has_vectors:
             self._query_embedder()
 
+    def close(self) -> None:
+        """Close the DuckDB connection and drop what was loaded from it; the engine is unusable afterwards."""
+        with self._lock:
+            self.reader.close()
+            self._lexical = self._vectors = self._embedder = self._all_texts = None
+            self._word_sets.clear()
+            self._recent_vectors.clear()
+
     def search(self, query: str, filters: Mapping[str, str] | None = None, *, mode: str = "hybrid", limit: int = 10, offset: int = 0) -> SearchPage:
         """One page of the ranked results for ``query`` under ``filters``.
 

@@ -12,9 +12,10 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from docs_mcp.server.gateway import CALLER_SCOPE, Caller
+from docs_mcp.server.sessions import SESSION_SCOPE
 from docs_mcp.server.team.config import TeamSettings
 from docs_mcp.server.team.keys import KeyVerifier
-from docs_mcp.server.team.errors import HttpProblem, KeyStoreError
+from docs_mcp.server.team.errors import HttpProblem, KeyStoreError, TeamModeError
 
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 API_KEY_SCOPE = "docs_mcp.api_key"  # where the authenticated ApiKey is left for inner layers and logs
@@ -72,6 +73,8 @@ class AuthMiddleware:
             return
         scope[API_KEY_SCOPE] = key
         scope[CALLER_SCOPE] = Caller(key_name=key.name, project=key.project)  # who the gateway's permissions see
+        # The caller's session state (resolved libraries, announced tools) is keyed by its key: see server.sessions.
+        scope[SESSION_SCOPE] = f"key:{key.name}@{key.created_at}"
         await self.app(scope, receive, send)
 
 
@@ -87,6 +90,21 @@ def host_patterns(settings: TeamSettings) -> tuple[str, ...] | None:
     if is_loopback(settings["server.host"]):
         return _LOOPBACK_NAMES + tuple(f"{name}:*" for name in _LOOPBACK_NAMES)
     return None
+
+
+def check_host_policy(settings: TeamSettings) -> None:
+    """Refuse a public bind address that would accept any Host header, unless the operator said so.
+
+    Raises:
+        TeamModeError: bound to a public address, http.allowed_hosts empty, http.allow_any_host off.
+    """
+    if host_patterns(settings) is None and not settings["http.allow_any_host"]:
+        raise TeamModeError(
+            f"Refusing to serve {settings['server.host']} with http.allowed_hosts empty: any Host header would be "
+            "accepted, which leaves the server open to DNS rebinding.",
+            "Set http.allowed_hosts (DOCS_MCP_ALLOWED_HOSTS) to the names clients use, "
+            "or pass --allow-any-host (http.allow_any_host = true) if a proxy in front checks Host.",
+        )
 
 
 def origin_patterns(settings: TeamSettings) -> tuple[str, ...]:

@@ -97,10 +97,10 @@ def example() -> None:
 
 @config_app.command("show")
 def show(config: Optional[Path] = _CONFIG) -> None:
-    """Print the effective configuration and where each value comes from (default, file, env)."""
+    """Print the effective configuration and where each value comes from (default, file, env); secrets show as ***."""
     settings: TeamSettings = load_settings(config_file=config)
-    for key, value in settings.values.items():
-        typer.echo(f"{key} = {value!r}  # {settings.sources[key]}")
+    for key, value, source in settings.shown():
+        typer.echo(f"{key} = {value}  # {source}")
 
 
 def _or_default(value: Optional[int], unit: str) -> str:

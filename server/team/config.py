@@ -17,6 +17,7 @@ from typing import Any, Callable, Mapping
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
 from docs_mcp.server.gateway.config import GATEWAY_SECTIONS
 from docs_mcp.server.team.errors import ConfigError
+from docs_mcp.server.team.redact import MASK, redact
 
 CONFIG_FILE = "docs-mcp.toml"
 CONFIG_ENV = "DOCS_MCP_CONFIG"
@@ -65,7 +66,16 @@ def _parse_text_list(raw: Any) -> tuple[str, ...]:
     return tuple(item.strip() for item in items if item.strip())
 
 
+def _parse_bool(raw: Any) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str) and raw.strip().lower() in ("true", "1", "yes", "false", "0", "no"):
+        return raw.strip().lower() in ("true", "1", "yes")
+    raise ValueError(raw)
+
+
 _TEXT = Kind("a string", _parse_text)
+_BOOL = Kind("true or false", _parse_bool)
 _TEXT_LIST = Kind("a list of strings (comma-separated in an environment variable)", _parse_text_list)
 
 
@@ -78,6 +88,13 @@ class Option:
     default: Any
     env: str
     doc: str
+    secret: bool = False  # never shown: `config show` prints *** (set) or (not set)
+
+    def shown(self, value: Any) -> str:
+        """``value`` as `config show` prints it: secrets masked, URL credentials redacted."""
+        if self.secret:
+            return f"{MASK} (set)" if value else "(not set)"
+        return redact(repr(value))
 
 
 OPTIONS: tuple[Option, ...] = (
@@ -92,10 +109,14 @@ OPTIONS: tuple[Option, ...] = (
     Option("server.shutdown_timeout", _integer(0, 3600), 30, "DOCS_MCP_SHUTDOWN_TIMEOUT",
            "Seconds to let in-flight requests finish after SIGTERM before they are cancelled."),
     Option("server.cursor_secret", _TEXT, "", "DOCS_MCP_CURSOR_SECRET",
-           "Secret that signs search cursors; give every replica the same one. Empty: derived from the index."),
+           "Secret that signs search cursors; give every replica the same one. Empty: derived from the index.",
+           secret=True),
     Option("http.allowed_hosts", _TEXT_LIST, (), "DOCS_MCP_ALLOWED_HOSTS",
            "Host header values accepted (DNS-rebinding protection); 'name:*' allows any port. "
-           "Empty: loopback names when bound to loopback, no Host check otherwise."),
+           "Empty: loopback names when bound to loopback; a public address then needs allow_any_host."),
+    Option("http.allow_any_host", _BOOL, False, "DOCS_MCP_ALLOW_ANY_HOST",
+           "Serve a public address with allowed_hosts empty, accepting any Host header (--allow-any-host). "
+           "Off: such a server refuses to start, as it would be open to DNS rebinding."),
     Option("http.allowed_origins", _TEXT_LIST, (), "DOCS_MCP_ALLOWED_ORIGINS",
            "Origin header values accepted from browsers, besides loopback origins and cors_origins; "
            "requests without Origin are always accepted."),
@@ -128,6 +149,15 @@ class TeamSettings:
 
     def __getitem__(self, key: str) -> Any:
         return self.values[key]
+
+    def shown(self) -> list[tuple[str, str, str]]:
+        """(key, value as it may be displayed, source) for every option: secrets masked, URLs redacted."""
+        return [(key, _BY_KEY[key].shown(value), self.sources[key]) for key, value in self.values.items()]
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The secret values in force (the cursor secret, a Redis URL's password), for masking in logs."""
+        return tuple(str(self.values[o.key]) for o in OPTIONS if o.secret and self.values[o.key])
 
     @property
     def index(self) -> Path:
@@ -176,7 +206,7 @@ def load_settings(
                 sources[key] = source
             except (ValueError, TypeError):
                 where = f"${option.env}" if source == "env" else key
-                problems.append(f"{where} = {raw!r} ({source}): expected {option.kind.expected}")
+                problems.append(f"{where} = {option.shown(raw)} ({source}): expected {option.kind.expected}")
     if problems:
         raise ConfigError(
             "Invalid configuration:\n  " + "\n  ".join(problems),
@@ -241,6 +271,8 @@ def example_toml() -> str:
 
 
 def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, tuple):
         return "[" + ", ".join(_toml_value(item) for item in value) + "]"
     if isinstance(value, str):

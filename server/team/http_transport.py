@@ -32,12 +32,11 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from docs_mcp import __version__
-from docs_mcp.errors import DocsMcpError
-from docs_mcp.indexer.index_file import live_generation
 from docs_mcp.server.app import ServerSettings, build_server
 from docs_mcp.server.gateway import Gateway
-from docs_mcp.server.team.auth import AuthMiddleware, OriginGuard, host_patterns, origin_patterns
+from docs_mcp.server.team.auth import AuthMiddleware, OriginGuard, check_host_policy, host_patterns, origin_patterns
 from docs_mcp.server.team.config import TeamSettings, load_settings
+from docs_mcp.server.team.health import readiness, served_generation
 from docs_mcp.server.team.keys import KeyVerifier
 from docs_mcp.server.team.logs import REQUEST_ID_HEADER, AccessLogMiddleware, configure_logging, log_event
 from docs_mcp.server.team.ratelimit import Limit, Limiter, RateLimitMiddleware, check_redis, open_limiter
@@ -101,14 +100,6 @@ class CountInFlight:
             self.traffic.in_flight -= 1
 
 
-def served_generation(index_dir: Path) -> str | None:
-    """The generation CURRENT names (what the next request is served from); None if there is none or it is damaged."""
-    try:
-        return live_generation(index_dir)
-    except DocsMcpError:
-        return None
-
-
 def create_app(server: Server[Any], settings: TeamSettings, verifier: KeyVerifier, limiter: Limiter,
                traffic: Traffic | None = None) -> Starlette:
     """The ASGI app: /mcp behind the guards, /healthz open, CORS and the access log around both."""
@@ -126,10 +117,9 @@ def create_app(server: Server[Any], settings: TeamSettings, verifier: KeyVerifie
     mcp = CountInFlight(OriginGuard(mcp, host_patterns(settings), origin_patterns(settings)), traffic)
 
     async def healthz(request: Request) -> JSONResponse:
-        generation = served_generation(settings.index)
-        status = "draining" if traffic.draining else "ok" if generation else "unavailable"
-        body = {"status": status, "generation": generation, "version": __version__, "in_flight": traffic.in_flight}
-        return JSONResponse(body, status_code=200 if status == "ok" else 503)
+        report = await readiness(settings.index, verifier, limiter, shared_limits=bool(settings["rate_limit.redis_url"]),
+                                 draining=lambda: traffic.draining)
+        return JSONResponse(report.body(traffic.in_flight), status_code=200 if report.ready else 503)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -207,22 +197,25 @@ def run_http(
     log_format: str | None = None,
     log_level: str | None = None,
     gateway: Gateway | None = None,
+    allow_any_host: bool | None = None,
 ) -> None:
     """Serve the index (and the ``gateway``'s meta-tools, if any) over streamable HTTP until SIGTERM/SIGINT, then drain and return.
 
-    ``index``, ``host``, ``port``, ``redis_url``, ``log_format`` and ``log_level``
-    are command-line flags: None means "not given", so the environment, the config
+    ``index``, ``host``, ``port``, ``redis_url``, ``log_format``, ``log_level`` and
+    ``allow_any_host`` are command-line flags: None means "not given", so the environment, the config
     file or the default decides.
 
     Raises:
         ConfigError: a configuration value is invalid.
-        TeamModeError: the address cannot be bound, or Redis does not answer.
+        TeamModeError: the address cannot be bound, is public without allowed hosts, or Redis does not answer.
         DocsMcpError: the index cannot be opened (from build_server).
     """
     flags = {"server.index": str(index) if index is not None else None, "server.host": host, "server.port": port,
-             "rate_limit.redis_url": redis_url, "logging.format": log_format, "logging.level": log_level}
+             "rate_limit.redis_url": redis_url, "logging.format": log_format, "logging.level": log_level,
+             "http.allow_any_host": allow_any_host}
     settings = load_settings(flags, config_file=config_file)
-    configure_logging(settings["logging.level"], settings["logging.format"])
+    check_host_policy(settings)
+    configure_logging(settings["logging.level"], settings["logging.format"], settings.secrets)
     server_settings = replace(server_settings or ServerSettings(), cursor_secret=settings.cursor_secret)
     server = build_server(settings.index, server_settings, gateway)
     verifier = KeyVerifier(settings.key_store)
@@ -256,5 +249,5 @@ def _report_start(settings: TeamSettings, verifier: KeyVerifier, sock: socket.so
         log_event("no API keys yet: every request is refused until one is created", logging.WARNING,
                   hint=f"docs-mcp keys create NAME --index {settings.index}")
     if host_patterns(settings) is None:
-        log_event("Host header not checked (bound to a public address, http.allowed_hosts empty)", logging.WARNING,
-                  hint="set http.allowed_hosts to the names clients use")
+        log_event("Host header not checked (public address, http.allowed_hosts empty, --allow-any-host given)",
+                  logging.WARNING, hint="set http.allowed_hosts to the names clients use")

@@ -22,6 +22,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from docs_mcp.server.gateway import REQUEST_ID_SCOPE
 from docs_mcp.server.team.auth import API_KEY_SCOPE
+from docs_mcp.server.team.redact import redact
 
 REQUEST_ID_HEADER = "x-request-id"
 _REQUEST_ID_RE = re.compile(r"[A-Za-z0-9._:-]{1,128}")  # a caller's ID is echoed only if it is this tame
@@ -56,10 +57,21 @@ class PrettyFormatter(logging.Formatter):
         return line + ("\n" + self.formatException(record.exc_info) if record.exc_info else "")
 
 
-def configure_logging(level: str, fmt: str) -> None:
-    """Send every log record (ours, uvicorn's, the MCP SDK's) to stderr in ``fmt`` ("json" or "pretty")."""
+class RedactingFormatter(logging.Formatter):
+    """Another formatter's line with URL passwords and the configured secrets masked: the last net under every log line."""
+
+    def __init__(self, inner: logging.Formatter, secrets: tuple[str, ...]) -> None:
+        super().__init__()
+        self.inner, self.secrets = inner, secrets
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(self.inner.format(record), self.secrets)
+
+
+def configure_logging(level: str, fmt: str, secrets: tuple[str, ...] = ()) -> None:
+    """Send every log record (ours, uvicorn's, the MCP SDK's) to stderr in ``fmt`` ("json" or "pretty"), ``secrets`` masked."""
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonFormatter() if fmt == "json" else PrettyFormatter())
+    handler.setFormatter(RedactingFormatter(JsonFormatter() if fmt == "json" else PrettyFormatter(), secrets))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

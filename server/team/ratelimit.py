@@ -8,6 +8,7 @@ uses Redis's clock so replicas with skewed clocks still agree.
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from dataclasses import dataclass
@@ -18,6 +19,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from docs_mcp.server.team.auth import API_KEY_SCOPE
 from docs_mcp.server.team.errors import HttpProblem, RateLimiterUnavailableError
+from docs_mcp.server.team.redact import redact
+
+logger = logging.getLogger(__name__)
+# What a caller is told during an outage: where Redis runs is the operator's business (it is in the log).
+REDIS_DOWN = HttpProblem(503, "SERVICE_UNAVAILABLE", "The rate-limit store of this server does not answer.",
+                         "Try again shortly; if it persists, tell the server's operator.", retry_after=5)
 
 
 @dataclass(frozen=True)
@@ -73,6 +80,8 @@ def refill(tokens: float, elapsed: float, limit: Limit) -> tuple[bool, float]:
 class Limiter(Protocol):
     async def take(self, bucket: str, limit: Limit) -> Decision: ...
 
+    async def ping(self) -> None: ...
+
     async def close(self) -> None: ...
 
 
@@ -89,6 +98,9 @@ class MemoryLimiter:
         allowed, tokens = refill(tokens, now - last, limit)
         self._buckets[bucket] = (tokens, now)
         return Decision(allowed, limit, tokens)
+
+    async def ping(self) -> None:
+        """Memory always answers."""
 
     async def close(self) -> None:
         self._buckets.clear()
@@ -159,7 +171,7 @@ class RedisLimiter:
 
 def _unavailable(url: str, error: BaseException) -> RateLimiterUnavailableError:
     return RateLimiterUnavailableError(
-        f"Redis at {url} does not answer: {error}.",
+        redact(f"Redis at {url} does not answer: {error}."),
         "Start Redis, fix rate_limit.redis_url / --redis-url, or leave it empty for in-process limits.",
     )
 
@@ -194,7 +206,8 @@ class RateLimitMiddleware:
         try:
             decision = await self.limiter.take(key.name, limit)
         except RateLimiterUnavailableError as error:
-            await HttpProblem(503, "SERVICE_UNAVAILABLE", error.message, "Try again shortly.", retry_after=5).send(send)
+            logger.error("%s", error.message)
+            await REDIS_DOWN.send(send)
             return
         if not decision.allowed:
             problem = HttpProblem(

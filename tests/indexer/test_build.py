@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import signal
@@ -15,7 +16,8 @@ import pytest
 
 from docs_mcp.indexer.build import build_index
 from docs_mcp.indexer.generation import Progress, fts_sql
-from docs_mcp.indexer.errors import CorpusProblemsError, IndexFormatError
+from docs_mcp.indexer.errors import CorpusProblemsError, IndexFormatError, IndexWriteError
+from docs_mcp.indexer.faults import FAULT_ENV
 from docs_mcp.indexer.index_file import GENERATION_NAME, current_generation, open_index
 from docs_mcp.indexer.schema import CURRENT_FILE, FTS_SCHEMA, FULL_TEXT, HYBRID, METADATA_FILE
 from docs_mcp.indexer.search_text import embedding_windows
@@ -301,7 +303,7 @@ def test_interrupted_build_cleans_up_and_says_so(live_and_changed, tmp_path: Pat
     assert _signalled(child, signal.SIGINT) == 130
     stderr = (tmp_path / "stderr.txt").read_text()
     assert "interrupted: nothing changed" in stderr and "Traceback" not in stderr
-    assert generations(index) == before
+    assert old in generations(index) and set(generations(index)) <= set(before)  # nothing new left behind
     assert current_generation(index) == old
 
 
@@ -314,6 +316,111 @@ def test_interrupted_embedding_leaves_full_text_live_and_says_so(live_and_change
     assert "Traceback" not in stderr
     assert current_generation(index) != old and _chunk_count(index) == len(scan_corpus(docs).chunks)
     assert sorted(generations(index)) == sorted([old, current_generation(index)])  # the unfinished hybrid one is gone
+
+
+# -- fault points (indexer/faults.py): Ctrl-C and kill -9 at exact steps of a full-text build ------------
+
+
+def _faulty_build(docs: Path, index: Path, fault: str) -> subprocess.CompletedProcess[str]:
+    """Run `docs-mcp index` that is interrupted or killed at an exact step (see indexer/faults.py): no race."""
+    return subprocess.run(
+        [sys.executable, "-m", "docs_mcp", "index", str(docs), "--out", str(index), "--embeddings", "none"],
+        env={**os.environ, FAULT_ENV: fault}, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300,
+    )
+
+
+def leftovers(index: Path) -> list[str]:
+    return sorted(p.name for p in index.iterdir() if p.name.endswith(".tmp"))
+
+
+@pytest.fixture
+def text_live_and_changed(make_corpus, tmp_path: Path) -> tuple[Path, Path, str]:
+    """A live full-text index (--embeddings none), and its docs changed (120 more chunks) since."""
+    docs = make_corpus(DOCS)
+    index = tmp_path / "index"
+    build_index(docs, index, embeddings="none")
+    for i in range(12):
+        (docs / f"more/page{i}.md").parent.mkdir(exist_ok=True)
+        (docs / f"more/page{i}.md").write_text("".join(f"## Section {j}\n\nText {i} {j}.\n\n" for j in range(10)))
+    return docs, index, current_generation(index)
+
+
+def test_killed_builds_leave_the_old_index_live_and_the_next_build_cleans_up_first(text_live_and_changed) -> None:
+    docs, index, old = text_live_and_changed
+    assert _faulty_build(docs, index, "fts:sigkill").returncode == -signal.SIGKILL
+    first_orphans = set(generations(index)) - {old}
+    assert len(first_orphans) == 1
+    assert _faulty_build(docs, index, "replace:sigkill").returncode == -signal.SIGKILL  # killed mid-swap
+    assert current_generation(index) == old
+    with open_index(index) as reader:
+        assert reader.generation == old
+        assert reader.conn.execute("SELECT count(*) FROM chunks").fetchone() == (len(scan_corpus(docs).chunks) - 120,)
+    orphans = set(generations(index)) - {old}
+    assert len(orphans) == 1 and orphans.isdisjoint(first_orphans)  # each build first removed what the last left
+    assert [name.rsplit(".", 2)[0] for name in leftovers(index)] == [".CURRENT"]
+    # The next build removes them first, under the lock: even one that is itself interrupted.
+    assert _faulty_build(docs, index, "fts:sigint").returncode == 130
+    assert generations(index) == [old] and leftovers(index) == []
+
+
+@pytest.mark.parametrize("fault", ["fts:sigint", "fts:query-interrupted"])
+def test_ctrl_c_before_the_swap_is_one_line_and_exit_130(text_live_and_changed, fault: str) -> None:
+    docs, index, old = text_live_and_changed
+    result = _faulty_build(docs, index, fault)  # query-interrupted: what DuckDB raises when Ctrl-C lands in a query
+    assert result.returncode == 130
+    assert result.stderr.splitlines()[-1] == f"interrupted: nothing changed; the index at {index} is as it was."
+    assert "Traceback" not in result.stderr
+    assert generations(index) == [old] and current_generation(index) == old and leftovers(index) == []
+
+
+def test_ctrl_c_during_the_swap_says_the_new_index_is_live(text_live_and_changed) -> None:
+    docs, index, old = text_live_and_changed
+    result = _faulty_build(docs, index, "replace:sigint")  # held back until CURRENT and metadata.json are both replaced
+    new = current_generation(index)
+    assert result.returncode == 130 and new != old and "Traceback" not in result.stderr
+    assert result.stderr.splitlines()[-1] == f"interrupted: the new index at {index} is live."
+    assert leftovers(index) == []
+    assert (index / METADATA_FILE).read_bytes() == (index / new / METADATA_FILE).read_bytes()
+    with open_index(index) as reader:
+        assert reader.conn.execute("SELECT count(*) FROM chunks").fetchone() == (len(scan_corpus(docs).chunks),)
+
+
+def test_an_unwritable_out_is_one_error_line(make_corpus, tmp_path: Path) -> None:
+    docs = make_corpus(DOCS)
+    (tmp_path / "a-file").write_text("x")
+    outs = [tmp_path / "a-file" / "index"] + ([Path("/sys/docs-mcp-index")] if Path("/sys").is_dir() else [])
+    for out in outs:
+        done = subprocess.run([sys.executable, "-m", "docs_mcp", "index", str(docs), "--out", str(out), "--embeddings", "none"],
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        assert f"error: Cannot write the index folder {out}: " in done.stderr
+        assert "hint: Pass --out a folder you can write" in done.stderr
+
+
+def test_a_read_only_file_system_is_an_index_write_error(make_corpus, tmp_path: Path, monkeypatch) -> None:
+    docs = make_corpus(DOCS)
+
+    def read_only(*_args, **_kwargs):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+
+    monkeypatch.setattr(Path, "mkdir", read_only)
+    with pytest.raises(IndexWriteError, match="Read-only file system"):
+        build_index(docs, tmp_path / "index", embeddings="none")
+
+
+def test_a_damaged_current_is_fixed_by_the_rebuild_its_error_advises(make_corpus, tmp_path: Path) -> None:
+    docs = make_corpus(DOCS)
+    index = tmp_path / "index"
+    build_index(docs, index, embeddings="none")
+    (index / CURRENT_FILE).write_text("garbage\n")
+    with pytest.raises(IndexFormatError) as damaged:
+        open_index(index)
+    assert damaged.value.hint == f"Rebuild it: docs-mcp index DOCS_DIR --out {index}"
+    done = subprocess.run([sys.executable, "-m", "docs_mcp", "index", str(docs), "--out", str(index), "--embeddings", "none"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    with open_index(index) as reader:
+        assert generations(index) == [reader.generation]
 
 
 def test_rebuild_replaces_an_outdated_index(make_corpus, tmp_path: Path) -> None:

@@ -2,13 +2,19 @@
 index's cursors are refused as stale."""
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
+import duckdb
 import pytest
 
 from docs_mcp.indexer import build_index
 from docs_mcp.indexer.schema import FULL_TEXT, HYBRID
 from docs_mcp.server.search.engine import open_engine
 from docs_mcp.server.contract.reload import LiveIndex
+
+SWAP_MEMORY = Path(__file__).resolve().parents[2] / "scripts" / "swap_memory.py"
 
 V1 = {
     "guides/setup.md": "# Setup\n\n"
@@ -100,3 +106,49 @@ def test_a_progressive_build_is_served_full_text_first_then_hybrid(tmp_path, cor
     assert full_text.engine.metadata["embedding"] is None  # the new docs, searchable by full text alone
     assert "language" in full_text.filters and hybrid.engine.metadata["embedding"] is not None
     assert live.current() is hybrid
+
+
+def test_a_new_generation_is_warmed_before_it_is_served_and_the_old_one_serves_meanwhile(tmp_path, corpus):
+    index = tmp_path / "index"
+    build_index(corpus(V1), index, embeddings="none")
+    seen_while_warming = []
+
+    def opener(index_dir):
+        engine = open_engine(index_dir)
+        warm = engine.warm
+
+        def spying_warm():
+            seen_while_warming.append(live.current().generation)  # another request, meanwhile
+            warm()
+
+        engine.warm = spying_warm
+        return engine
+
+    live = LiveIndex(index, opener=opener)
+    old = live.current().generation
+    build_index(corpus(V2), index, embeddings="none")
+    new = live.current()
+    assert new.generation != old and seen_while_warming == [old]
+
+
+def test_a_replaced_generation_is_closed_once_no_request_uses_it(tmp_path, corpus):
+    index = tmp_path / "index"
+    build_index(corpus(V1), index, embeddings="none")
+    live = LiveIndex(index)
+    in_flight = live.acquire()  # a request still running on the first generation
+    build_index(corpus(V2), index, embeddings="none")
+    with live.lease() as served:
+        assert served.generation != in_flight.generation
+    assert in_flight.engine.search("setup step").hits  # still usable by the request that holds it
+    live.release(in_flight)
+    with pytest.raises(duckdb.Error):
+        in_flight.engine.reader.conn.execute("SELECT 1")  # closed with its last user
+    live.close()
+
+
+def test_five_swaps_leave_only_the_live_generation_open():
+    """scripts/swap_memory.py swaps 5 rebuilds in while searching and reads /proc/self/fd (exit 1: a pruned file open)."""
+    done = subprocess.run([sys.executable, str(SWAP_MEMORY), "--chunks", "300", "--swaps", "5"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "generation files open: 1, of pruned generations: 0" in done.stdout

@@ -107,6 +107,17 @@ class ServerProcess:
         self.lines.put(None)  # keep the end marker for later calls
         raise AssertionError(f"server exited ({self.process.wait()}) before logging {wanted!r}: {self.seen}")
 
+    def log(self) -> list[dict[str, Any]]:
+        """Every log record the server wrote, once it has exited (reads what wait_for has not)."""
+        self.process.wait(timeout=STARTUP_TIMEOUT)
+        while (line := self.lines.get(timeout=STARTUP_TIMEOUT)) is not None:
+            try:
+                self.seen.append(json.loads(line))
+            except json.JSONDecodeError:
+                self.seen.append({"raw": line})
+        self.lines.put(None)
+        return self.seen
+
     def stop(self, sig: int = signal.SIGTERM) -> int:
         """Signal the process and wait for it to exit; returns its exit status."""
         if self.process.poll() is None:
@@ -181,16 +192,18 @@ def clean_env() -> Callable[..., dict[str, str]]:
 
 
 class RedisServer:
-    """A private redis-server on a unix socket in ``folder`` (no TCP port to collide on)."""
+    """A private redis-server on a unix socket in ``folder`` (no TCP port to collide on), with ``password`` if given."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, password: str = "") -> None:
         binary = shutil.which("redis-server")
         if binary is None:
             pytest.skip("redis-server is not installed (apt-get install redis-server); Redis tests skipped")
         sock = folder / "redis.sock"
-        self.url = f"unix://{sock}"
+        self.password = password
+        self.url = f"unix://:{password}@{sock}" if password else f"unix://{sock}"
+        auth = ["--requirepass", password] if password else []
         self.process = subprocess.Popen(
-            [binary, "--port", "0", "--unixsocket", str(sock), "--save", "", "--appendonly", "no", "--dir", str(folder)],
+            [binary, "--port", "0", "--unixsocket", str(sock), "--save", "", "--appendonly", "no", "--dir", str(folder), *auth],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )
         assert self.process.stdout is not None
@@ -223,6 +236,17 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def own_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
     """A redis-server for one test, which it may stop."""
     redis = RedisServer(tmp_path_factory.mktemp("own-redis"))
+    yield redis
+    redis.stop()
+
+
+REDIS_PASSWORD = "s3cr3t-redis-pw-7f1c"
+
+
+@pytest.fixture
+def password_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    """A redis-server for one test that requires ``REDIS_PASSWORD`` (its URL carries it)."""
+    redis = RedisServer(tmp_path_factory.mktemp("pw-redis"), REDIS_PASSWORD)
     yield redis
     redis.stop()
 

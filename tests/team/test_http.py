@@ -102,8 +102,10 @@ def test_keys_survive_index_rebuilds_and_the_server_follows_the_new_generation(t
 def test_healthz_is_open_and_reports_status_generation_version(index_dir: Path, servers) -> None:
     server = servers.start(index_dir)
     body = httpx.get(f"{server.url}/healthz").json()
-    assert body == {"status": "ok", "generation": (index_dir / "CURRENT").read_text().strip(),
-                    "version": __version__, "in_flight": 0}
+    generation = (index_dir / "CURRENT").read_text().strip()
+    assert body == {"status": "ok", "generation": generation, "version": __version__, "in_flight": 0,
+                    "checks": {"index": {"status": "ok", "generation": generation}, "keys": {"status": "ok", "active": 0},
+                               "redis": {"status": "not_configured"}}}
     # With no key created yet the server says how to make one, and refuses every /mcp request.
     warning = server.wait_for(lambda r: r.get("level") == "warning" and "no API keys" in r.get("msg", ""))
     assert warning["hint"] == f"docs-mcp keys create NAME --index {index_dir}"
@@ -202,6 +204,19 @@ def test_a_redis_outage_refuses_requests_instead_of_dropping_the_limit(index_dir
     assert problem(refused) == (503, "SERVICE_UNAVAILABLE")
     assert refused.json()["recoverable"] is True and refused.headers["retry-after"] == "5"
     assert server.wait_for(lambda r: r.get("outcome") == "service_unavailable")["key"] == "alice"
+
+
+def test_readiness_fails_while_a_dependency_is_down(index_dir: Path, servers, own_redis, new_key) -> None:
+    new_key(index_dir, "alice")
+    server = servers.start(index_dir, "--redis-url", own_redis.url)
+    assert httpx.get(f"{server.url}/healthz").json()["checks"]["redis"] == {"status": "ok"}
+    own_redis.stop()
+    down = httpx.get(f"{server.url}/healthz")
+    assert down.status_code == 503 and down.json()["status"] == "unavailable"
+    assert down.json()["checks"]["redis"]["status"] == "unavailable"
+    assert down.json()["checks"]["index"]["status"] == "ok"
+    (index_dir / "CURRENT").write_text("damaged\n")
+    assert httpx.get(f"{server.url}/healthz").json()["checks"]["index"]["status"] == "unavailable"
 
 
 def test_a_restarted_server_answers_the_same_client_and_unknown_sessions_get_404(

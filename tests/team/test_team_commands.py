@@ -69,3 +69,12 @@ def test_config_show_says_where_each_value_comes_from(tmp_path: Path, cli, clean
 def test_config_example_is_the_documented_file(cli) -> None:
     example = cli("config", "example").stdout
     assert example.startswith("# docs-mcp.toml") and "[rate_limit]" in example and "DOCS_MCP_REDIS_URL" in example
+
+
+def test_a_public_address_without_allowed_hosts_needs_allow_any_host(index_dir: Path, cli, servers) -> None:
+    refused = cli("serve", "--transport", "http", "--index", str(index_dir), "--host", "0.0.0.0", "--port", "0")
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    assert "error: Refusing to serve 0.0.0.0 with http.allowed_hosts empty" in refused.stderr
+    assert "--allow-any-host" in refused.stderr and "http.allowed_hosts" in refused.stderr
+    server = servers.start(index_dir, "--host", "0.0.0.0", "--allow-any-host")
+    assert server.wait_for(lambda r: "Host header not checked" in r.get("msg", ""))["level"] == "warning"

@@ -1,0 +1,31 @@
+"""Named fault points of a build, so tests can interrupt or kill it at an exact step (no timing, no sleeps).
+
+``DOCS_MCP_TEST_FAULT=POINT:ACTION`` makes the build, on reaching ``POINT``, do
+``ACTION``: ``sigint`` (Ctrl-C: the signal goes through the same masks as a real
+one), ``sigkill`` (the process dies on the spot), or ``query-interrupted`` (what
+DuckDB raises when Ctrl-C lands inside a query: ``RuntimeError('Query
+interrupted')``).  Unset, as outside tests, a fault point does nothing.
+
+Points: ``fts`` (before the full-text index is built) and ``replace`` (a
+temporary file of the swap is written, not yet renamed over its target).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+FAULT_ENV = "DOCS_MCP_TEST_FAULT"
+
+
+def fault_point(name: str) -> None:
+    """Do what ``$DOCS_MCP_TEST_FAULT`` asks if it names this point."""
+    point, _, action = os.environ.get(FAULT_ENV, "").partition(":")
+    if point != name:
+        return
+    if action == "sigint":
+        os.kill(os.getpid(), signal.SIGINT)
+    elif action == "sigkill":
+        os.kill(os.getpid(), signal.SIGKILL)
+    elif action == "query-interrupted":
+        raise RuntimeError("Query interrupted")

@@ -1,0 +1,40 @@
+"""Credentials out of everything rendered: URLs (``redis://user:PASSWORD@host``, ``?password=``) and secret values.
+
+Every URL or configuration value that reaches a log line, an HTTP body or the
+CLI goes through here first; a secret is shown only as ``***`` (set) or as
+empty (not set), so an operator still sees whether it is configured.
+"""
+
+from __future__ import annotations
+
+import re
+
+MASK = "***"
+# scheme://user:password@ (or scheme://password@ with an empty user) anywhere in a text.
+_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<user>[^/@:\s]*)(?P<password>:[^/@\s]*)?@")
+# Query parameters that carry credentials in Redis (and most other) URLs.
+_SECRET_PARAM = re.compile(r"(?P<name>[?&;](?:password|pass|pwd|token|secret|auth)=)[^&;#\s]*", re.IGNORECASE)
+
+
+def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """``text`` with URL passwords and every non-empty one of ``secrets`` replaced by ``***``.
+
+    A URL's user name stays (it says which account), its password does not; a
+    bare ``scheme://TOKEN@host`` is masked whole, as Redis reads it as a password.
+    """
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, MASK)
+    text = _USERINFO.sub(_mask_userinfo, text)
+    return _SECRET_PARAM.sub(lambda match: match["name"] + MASK, text)
+
+
+def shown_secret(value: str) -> str:
+    """How a secret setting is displayed: ``***`` when set, empty when not."""
+    return MASK if value else ""
+
+
+def _mask_userinfo(match: re.Match[str]) -> str:
+    user = match["user"]
+    kept = f"{user}:{MASK}" if match["password"] is not None else MASK
+    return f"{match['scheme']}{kept}@"
