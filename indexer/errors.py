@@ -37,6 +37,10 @@ class IndexLockedError(IndexerError):
     """Another process holds the index for writing."""
 
 
+class IndexChangedError(IndexerError):
+    """Another writer swapped a generation in while a build was being planned from the previous one."""
+
+
 class ExtensionLoadError(IndexerError):
     """A DuckDB extension package (fts) is missing or does not match the installed duckdb."""
 

@@ -24,7 +24,7 @@ import duckdb
 import orjson
 
 from docs_mcp.indexer.embedding import Embedder, load_embedder
-from docs_mcp.indexer.errors import IndexFormatError
+from docs_mcp.indexer.errors import IndexChangedError, IndexFormatError
 from docs_mcp.indexer.faults import fault_point
 from docs_mcp.indexer.index_file import (
     GENERATION_NAME,
@@ -110,6 +110,8 @@ class _Build:
                 live_after[label] = time.perf_counter() - self.started
                 self.notify(Progress("live", 1, 1, label))
         prune(self.out_dir, keep={generation, *keep})
+# write_index(planned_on=...) default: write whatever generation is live.
+ANY_GENERATION = object()
 
 
 def write_index(
@@ -120,14 +122,19 @@ def write_index(
     annotate: Annotate | None = None,
     progress: ProgressFn | None = None,
     started: float | None = None,
+    planned_on: str | None | object = ANY_GENERATION,
 ) -> IndexReport:
     """Write ``scan`` as the index at ``out_dir``: full text live first, then hybrid when vectors are ready.
 
     ``annotate`` may add entries to the metadata.json content before it is written.
+    ``planned_on`` is the live generation ``scan`` was planned from (None: no index yet);
+    when given, the write is refused if another writer swapped a generation in since,
+    because the scan would drop what that writer added.
 
     Raises:
         ModelLoadError: the embedding model cannot be loaded.
         IndexLockedError: another build is writing ``out_dir``.
+        IndexChangedError: the live generation is no longer ``planned_on``.
         IndexFormatError: ``out_dir`` holds something that is not an index.
     """
     started = time.perf_counter() if started is None else started
@@ -144,6 +151,11 @@ def write_index(
     live_after: dict[str, float] = {}
     with _no_empty_index_left(out_dir, created), write_lock(out_dir):
         previous = previous_generation(out_dir)
+        if planned_on is not ANY_GENERATION and previous != planned_on:
+            raise IndexChangedError(
+                f"The index at {out_dir} changed (now generation {previous}) while this build was planned.",
+                "Plan the build again from the live generation.",
+            )
         prune(out_dir, keep={previous, *_reusable_generation(out_dir, previous)} - {None})  # what killed builds left behind
         first = new_generation_name()
         with _discarded_on_failure(out_dir / first):

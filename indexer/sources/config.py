@@ -1,0 +1,52 @@
+"""Settings of remote sources, from the environment (the API key never leaves this record but in a header).
+
+    DOCS_MCP_FETCH_ALLOW            extra domains pages may be read from (comma-separated; "*.example.com" allowed)
+    DOCS_MCP_CUSTOM_LIBRARIES       the user's custom-libraries.json (default ~/.docs-mcp/custom-libraries.json)
+    DOCS_MCP_SOURCES_CACHE          the page cache file (default INDEX_DIR/sources/cache.sqlite)
+    DOCS_MCP_CONTEXT7_URL           base URL of a Context7-compatible API (e.g. https://context7.com/api)
+    DOCS_MCP_CONTEXT7_KEY           its API key (sent as a bearer token; never logged or echoed)
+    DOCS_MCP_ALLOW_PRIVATE_FETCH=1  test mode: loopback addresses may be fetched
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+from docs_mcp.indexer.sources.registry import Registry, custom_path, load_registry
+from docs_mcp.indexer.sources.safety import FetchPolicy, host_of, loopback_allowed
+
+ALLOW_ENV = "DOCS_MCP_FETCH_ALLOW"
+CACHE_ENV = "DOCS_MCP_SOURCES_CACHE"
+CONTEXT7_URL_ENV = "DOCS_MCP_CONTEXT7_URL"
+CONTEXT7_KEY_ENV = "DOCS_MCP_CONTEXT7_KEY"
+SOURCES_FOLDER = "sources"  # inside the index folder; builds only ever delete generation folders
+CACHE_FILE = "cache.sqlite"
+# Hosts of documentation in general (seed 001, section 9.1).
+DEFAULT_DOMAINS = ("github.com", "raw.githubusercontent.com", "*.github.io", "*.readthedocs.io")
+
+
+@dataclass(frozen=True)
+class SourceSettings:
+    """Where the cache is, what may be fetched, and the Context7-compatible API if any."""
+
+    index_dir: Path
+    cache_path: Path
+    registry: Registry
+    policy: FetchPolicy
+    context7_url: str = ""
+    context7_key: str = field(default="", repr=False)
+
+
+def source_settings(index_dir: Path, environ: Mapping[str, str] | None = None, registry: Registry | None = None) -> SourceSettings:
+    """The settings for the index at ``index_dir`` from ``environ`` (default: the process environment)."""
+    env = dict(os.environ if environ is None else environ)
+    registry = registry if registry is not None else load_registry(custom_path(env))
+    extra = {d.strip().lower() for d in env.get(ALLOW_ENV, "").split(",") if d.strip()}
+    context7_url = env.get(CONTEXT7_URL_ENV, "").strip().rstrip("/")
+    domains = set(DEFAULT_DOMAINS) | extra | registry.domains() | ({host_of(context7_url)} - {""})
+    policy = FetchPolicy(allowed_domains=frozenset(domains), allow_loopback=loopback_allowed(env))
+    cache = Path(env[CACHE_ENV]) if env.get(CACHE_ENV) else Path(index_dir) / SOURCES_FOLDER / CACHE_FILE
+    return SourceSettings(Path(index_dir), cache, registry, policy, context7_url, env.get(CONTEXT7_KEY_ENV, "").strip())

@@ -1,0 +1,70 @@
+"""Errors of remote sources; each carries the code of seed 001's error catalog the tools report.
+
+    IndexerError
+    └── SourceError                 code + recoverable
+        ├── UrlNotAllowedError      URL_NOT_ALLOWED: scheme, allowlist, or a private/metadata address
+        ├── SourceUnavailableError  SOURCE_UNAVAILABLE: network failure after the retries, no cache to serve
+        ├── RemotePageNotFoundError PAGE_NOT_FOUND: the source answered 404/410
+        ├── LlmsTxtNotFoundError    LLMS_TXT_NOT_FOUND: the llms.txt itself is missing or not an llms.txt
+        ├── InvalidContentError     INVALID_CONTENT: not documentation (binary, wrong type, too large, empty)
+        ├── WrongToolError          WRONG_TOOL: a remote library asked of a local tool, or the reverse
+        └── RemoteNotConfiguredError REMOTE_NOT_CONFIGURED: no Context7-compatible API is configured
+"""
+
+from __future__ import annotations
+
+from docs_mcp.indexer.errors import IndexerError
+
+
+class SourceError(IndexerError):
+    """Base of the remote-source errors; ``code`` is what a tool's error shape says."""
+
+    code = "SOURCE_ERROR"
+    recoverable = True
+
+
+class UrlNotAllowedError(SourceError):
+    """The URL may not be fetched: not http(s), not on the allowlist, or it reaches a private address."""
+
+    code = "URL_NOT_ALLOWED"
+    recoverable = False
+
+
+class SourceUnavailableError(SourceError):
+    """The source could not be reached (after the retries) and nothing is cached."""
+
+    code = "SOURCE_UNAVAILABLE"
+
+
+class RemotePageNotFoundError(SourceError):
+    """The source answered that the page does not exist."""
+
+    code = "PAGE_NOT_FOUND"
+
+
+class LlmsTxtNotFoundError(SourceError):
+    """The llms.txt URL answers 404, or what it serves is not an llms.txt."""
+
+    code = "LLMS_TXT_NOT_FOUND"
+    recoverable = False
+
+
+class InvalidContentError(SourceError):
+    """The response is not documentation: binary, an unexpected content type, too large or empty."""
+
+    code = "INVALID_CONTENT"
+    recoverable = False
+
+
+class WrongToolError(SourceError):
+    """A library was asked of the tool for the other kind of library (local vs remote)."""
+
+    code = "WRONG_TOOL"
+    recoverable = False
+
+
+class RemoteNotConfiguredError(SourceError):
+    """get_context7_docs was called but no Context7-compatible API is configured."""
+
+    code = "REMOTE_NOT_CONFIGURED"
+    recoverable = False

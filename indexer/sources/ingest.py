@@ -1,0 +1,178 @@
+"""Add an llms.txt library's fetched pages to an index: same chunker, same writer as a local folder.
+
+The library's cached pages (and its llms.txt, as ``llms.md``) are written to a temporary
+folder under paths derived from their URLs, then planned and written like ``docs-mcp index
+DIR --library ID``: the other libraries are kept and their vectors reused, pages embedded
+before are reused by window hash, and the new generation is swapped in atomically. The
+catalog entry then gets the llms.txt table of contents (with URLs) and the content hash of
+each indexed page, so an unchanged library is never written again.
+
+Planning reads the live generation before the write lock is taken; ``planned_on`` makes the
+write fail if another writer swapped a generation in meanwhile, and the add is planned again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tempfile
+import threading
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+from urllib.parse import urlsplit
+
+from docs_mcp.indexer.errors import IndexChangedError, IndexLockedError
+from docs_mcp.indexer.generation import write_index
+from docs_mcp.indexer.index_file import live_generation, open_index
+from docs_mcp.indexer.libraries.merge import plan_build
+from docs_mcp.indexer.libraries.spec import LibrarySpec
+from docs_mcp.indexer.records import IndexReport
+from docs_mcp.indexer.sources.cache import CachedPage
+from docs_mcp.indexer.sources.llms_txt import LlmsTxt
+from docs_mcp.indexer.sources.registry import LLMS_TXT, RegisteredLibrary
+
+LLMS_PAGE = "llms.md"
+ATTEMPTS = 3
+_KEEP_SUFFIXES = (".md", ".markdown", ".mdx")
+_REPLACE_SUFFIXES = (".html", ".htm", ".txt")
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+# One writer per index folder in this process (the file lock covers other processes).
+_WRITERS: dict[str, threading.Lock] = {}
+_WRITERS_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class SourcePages:
+    """What to index for one llms.txt library: the parsed llms.txt, its markdown, the fetched pages."""
+
+    library: RegisteredLibrary
+    llms: LlmsTxt
+    llms_markdown: str
+    pages: tuple[CachedPage, ...]
+
+    def digests(self) -> dict[str, str]:
+        """URL -> content hash of every document indexed (the llms.txt included)."""
+        llms_digest = hashlib.sha256(self.llms_markdown.encode()).hexdigest()[:16]
+        return {self.llms.url: llms_digest, **{page.url: page.digest for page in self.pages}}
+
+
+def page_path(url: str, llms_url: str) -> str:
+    """The document path of the page at ``url``: relative to the llms.txt folder on the same site, else host/path.
+
+    Always a markdown file name (``.html``/``.txt`` become ``.md``; a folder URL becomes ``index.md``);
+    a query string adds a short hash, so two URLs never share a path.
+    """
+    parts, base = urlsplit(url), urlsplit(llms_url)
+    folder = base.path.rsplit("/", 1)[0] + "/"
+    if (parts.scheme, parts.netloc) == (base.scheme, base.netloc) and parts.path.startswith(folder):
+        relative = parts.path[len(folder) :]
+    else:
+        relative = f"{parts.hostname or 'site'}{parts.path or '/'}"
+    if not relative or relative.endswith("/"):
+        relative += "index"
+    segments = [_UNSAFE.sub("-", s).strip("-") or "_" for s in relative.split("/") if s]
+    segments = ["_" if s in (".", "..") else s for s in segments]
+    name = segments[-1]
+    lower = name.lower()
+    if lower.endswith(_REPLACE_SUFFIXES):
+        name = name.rsplit(".", 1)[0] + ".md"
+    elif not lower.endswith(_KEEP_SUFFIXES):
+        name += ".md"
+    if parts.query:
+        stem, _, suffix = name.rpartition(".")
+        name = f"{stem}-{hashlib.sha256(parts.query.encode()).hexdigest()[:8]}.{suffix}"
+    return "/".join([*segments[:-1], name])
+
+
+def index_pages(
+    index_dir: Path, source: SourcePages, *, sleep: Callable[[float], None], delays: Iterable[float] = (1.0, 3.0)
+) -> IndexReport:
+    """Write ``source`` as its library into the index at ``index_dir``, keeping every other library.
+
+    Raises:
+        IndexLockedError: another process kept the index locked through every attempt.
+        ModelLoadError, IndexFormatError: as for any build.
+    """
+    index_dir = Path(index_dir)
+    with _writer(index_dir), tempfile.TemporaryDirectory(prefix="docs-mcp-source-") as folder:
+        root = Path(folder) / "docs"
+        _write_documents(root, source)
+        spec = LibrarySpec(
+            library_id=source.library.library_id,
+            name=source.library.name or source.llms.title,
+            description=source.library.description or source.llms.summary,
+            languages=source.library.languages,
+            aliases=source.library.aliases,
+        )
+        waits = [0.0, *delays][:ATTEMPTS]
+        for attempt, wait in enumerate(waits):
+            if wait:
+                sleep(wait)
+            try:
+                return _write(index_dir, root, spec, source)
+            except (IndexChangedError, IndexLockedError):
+                if attempt == len(waits) - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+
+def indexed_digests(entry: Mapping[str, Any] | None) -> dict[str, str]:
+    """URL -> content hash of the pages a catalog entry says are indexed."""
+    return dict((entry or {}).get("pages") or {})
+
+
+def _write(index_dir: Path, root: Path, spec: LibrarySpec, source: SourcePages) -> IndexReport:
+    planned_on = live_generation(index_dir)
+    embeddings = _embeddings_of(index_dir) if planned_on else "default"
+    plan = plan_build(root, index_dir, spec)
+    entry = _catalog_entry(plan.catalog.libraries[spec.library_id], spec, source)
+    catalog = replace(plan.catalog, libraries={**plan.catalog.libraries, spec.library_id: entry})
+    return write_index(plan.scan, index_dir, embeddings=embeddings, annotate=catalog.annotate, planned_on=planned_on)
+
+
+def _catalog_entry(planned: Mapping[str, Any], spec: LibrarySpec, source: SourcePages) -> dict[str, Any]:
+    toc = [
+        {
+            "path": spec.mount + page_path(e.url, source.llms.url),
+            "title": e.title,
+            "description": e.description,
+            "section": e.section,
+            "url": e.url,
+        }
+        for e in source.llms.entries
+    ]
+    return {
+        **planned,
+        "source": source.llms.url,
+        "origin": LLMS_TXT,
+        "llms_txt": source.llms.url,
+        "ttl_hours": source.library.ttl_hours,
+        "pages": source.digests(),
+        "toc": toc,
+    }
+
+
+def _write_documents(root: Path, source: SourcePages) -> None:
+    # The corpus description a one-library index shows in search_docs' description.
+    about = source.library.description or source.llms.summary
+    description = f"{source.library.name or source.llms.title} documentation" + (f": {about}" if about else "")
+    root.mkdir(parents=True)
+    (root.parent / "metadata.json").write_text(json.dumps({"corpus_description": description}), encoding="utf-8")
+    documents = {LLMS_PAGE: source.llms_markdown, **{page_path(p.url, source.llms.url): p.markdown for p in source.pages}}
+    for path, markdown in documents.items():
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(markdown, encoding="utf-8")
+
+
+def _embeddings_of(index_dir: Path) -> str:
+    with open_index(index_dir) as reader:
+        return reader.model.name if reader.model else "none"
+
+
+def _writer(index_dir: Path) -> threading.Lock:
+    key = str(index_dir.resolve())
+    with _WRITERS_LOCK:
+        return _WRITERS.setdefault(key, threading.Lock())

@@ -1,0 +1,148 @@
+"""Which URLs may be fetched: http(s) only, allowlisted hosts only, never a private address.
+
+An address is checked twice: every address the resolver gives for the host before
+connecting, and the address the connection actually reached (see fetch.py), so a name that
+resolves to a public address for the check and a private one for the connection is still
+refused. ``DOCS_MCP_ALLOW_PRIVATE_FETCH=1`` (tests, local development) allows loopback
+addresses only; every other private, link-local and metadata address stays refused.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import os
+import socket
+from dataclasses import dataclass, field, replace
+from typing import Callable, Iterable
+from urllib.parse import urlsplit
+
+from docs_mcp.indexer.sources.errors import UrlNotAllowedError
+
+logger = logging.getLogger(__name__)
+
+LOOPBACK_ENV = "DOCS_MCP_ALLOW_PRIVATE_FETCH"
+SCHEMES = ("http", "https")
+DEFAULT_MAX_BYTES = 5 * 1024 * 1024
+DEFAULT_TIMEOUT = 10.0
+DEFAULT_MAX_REDIRECTS = 5
+# Not "private" to the ipaddress module, yet never documentation: carrier-grade NAT (Alibaba's
+# metadata service lives there) and the cloud metadata addresses named explicitly.
+_ALSO_FORBIDDEN = (
+    ipaddress.ip_network("100.64.0.0/10"),
+    ipaddress.ip_network("169.254.169.254/32"),
+    ipaddress.ip_network("fd00:ec2::254/128"),
+)
+_HINT = "Resolve the library first (get_library_info), or add the domain to DOCS_MCP_FETCH_ALLOW."
+
+Resolver = Callable[[str, int], list[str]]
+
+
+def system_resolver(host: str, port: int) -> list[str]:
+    """Every address the system resolver gives for ``host`` (an IP literal gives itself)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError):
+        return []
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+@dataclass(frozen=True)
+class FetchPolicy:
+    """What one fetch may reach and how much it may take."""
+
+    allowed_domains: frozenset[str] = field(default_factory=frozenset)  # host names, or "*.example.com"
+    allow_loopback: bool = False
+    max_bytes: int = DEFAULT_MAX_BYTES
+    timeout: float = DEFAULT_TIMEOUT
+    max_redirects: int = DEFAULT_MAX_REDIRECTS
+
+    def allowing(self, hosts: Iterable[str]) -> FetchPolicy:
+        """This policy with ``hosts`` added to the allowlist."""
+        return replace(self, allowed_domains=self.allowed_domains | {h.lower() for h in hosts if h})
+
+
+def loopback_allowed(environ: dict[str, str] | None = None) -> bool:
+    """Whether the test mode that allows loopback fetches is on."""
+    return (environ if environ is not None else os.environ).get(LOOPBACK_ENV, "") == "1"
+
+
+def warn_if_loopback_allowed(environ: dict[str, str] | None = None) -> None:
+    """Log the one start-up warning of the test mode, so it is never on unnoticed."""
+    if loopback_allowed(environ):
+        logger.warning("%s=1: remote sources may fetch from loopback addresses (test mode; never set it in production)", LOOPBACK_ENV)
+
+
+def host_of(url: str) -> str:
+    """The lower-cased host of ``url`` ('' when it has none)."""
+    try:
+        return (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return ""
+
+
+def check_url(url: str, policy: FetchPolicy) -> tuple[str, int]:
+    """(host, port) of ``url`` if its shape and host may be fetched.
+
+    Raises:
+        UrlNotAllowedError: not http(s), credentials in the URL, no host, or a host off the allowlist.
+    """
+    try:
+        parts = urlsplit(url)
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError as error:
+        raise UrlNotAllowedError(f"'{url}' is not a valid URL ({error}).", _HINT) from error
+    if parts.scheme not in SCHEMES:
+        raise UrlNotAllowedError(f"Only http and https URLs can be read, not '{parts.scheme or 'no scheme'}:'.", _HINT)
+    if parts.username or parts.password:
+        raise UrlNotAllowedError("URLs with credentials are refused.", "Pass the URL without user:password@.")
+    host = (parts.hostname or "").lower()
+    if not host:
+        raise UrlNotAllowedError(f"'{url}' names no host.", _HINT)
+    if not host_allowed(host, policy.allowed_domains):
+        raise UrlNotAllowedError(f"The domain '{host}' is not on the allowlist of documentation sources.", _HINT)
+    return host, port
+
+
+def host_allowed(host: str, domains: Iterable[str]) -> bool:
+    """Whether ``host`` is one of ``domains`` or under a ``*.domain`` entry."""
+    for domain in domains:
+        if host == domain or (domain.startswith("*.") and host.endswith(domain[1:])):
+            return True
+    return False
+
+
+def check_address(address: str, policy: FetchPolicy, host: str) -> None:
+    """Refuse a private, loopback (unless allowed), link-local, reserved or metadata address.
+
+    Raises:
+        UrlNotAllowedError: the address is one of those.
+    """
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError as error:
+        raise UrlNotAllowedError(f"'{host}' resolved to '{address}', which is not an IP address.", _HINT) from error
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.is_loopback and policy.allow_loopback:
+        return
+    if _forbidden(ip):
+        raise UrlNotAllowedError(
+            f"'{host}' resolves to {ip}, a private, loopback, link-local or metadata address; it is never fetched.",
+            "Only public documentation sites can be read.",
+        )
+
+
+def check_resolved(host: str, port: int, policy: FetchPolicy, resolver: Resolver) -> None:
+    """Check every address ``host`` resolves to before connecting.
+
+    Raises:
+        UrlNotAllowedError: one of them is refused.
+    """
+    for address in resolver(host, port):
+        check_address(address, policy, host)
+
+
+def _forbidden(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    flags = (ip.is_private, ip.is_loopback, ip.is_link_local, ip.is_multicast, ip.is_reserved, ip.is_unspecified)
+    return any(flags) or any(ip in network for network in _ALSO_FORBIDDEN if network.version == ip.version)

@@ -1,0 +1,326 @@
+"""SourceService: the one interface through which the server (and the CLI) use remote sources.
+
+- ``read_url``: a page by URL (allowlist, cache, fetch, conversion), then its library
+  re-indexed in the background so search_docs finds the page afterwards.
+- ``ensure_library`` / ``ensure_pages``: fetch an llms.txt library (its TOC) or some of its
+  pages now and add them to the index before answering (get_library_info, get_docs).
+- ``refresh``: revalidate a library's llms.txt and cached pages with conditional GETs.
+- ``context7``: the passthrough for remote (Context7-compatible) libraries.
+
+A fresh cached page is served as is; a stale one is served with ``stale: true`` while a
+background job revalidates it; a page never fetched is fetched now (retries with backoff,
+then SOURCE_UNAVAILABLE).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from typing import Any, Callable, Iterable, Mapping
+
+from docs_mcp.indexer.libraries.store import catalog_entries
+from docs_mcp.indexer.schema import METADATA_FILE
+from docs_mcp.indexer.sources.cache import CachedPage, PageCache
+from docs_mcp.indexer.sources.config import SourceSettings
+from docs_mcp.indexer.sources.context7 import Context7Client
+from docs_mcp.indexer.sources.convert import to_markdown
+from docs_mcp.indexer.sources.errors import LlmsTxtNotFoundError, RemotePageNotFoundError, SourceError, UrlNotAllowedError
+from docs_mcp.indexer.sources.fetch import DEFAULT_DELAYS, Fetcher
+from docs_mcp.indexer.sources.ingest import SourcePages, index_pages, indexed_digests, page_path
+from docs_mcp.indexer.sources.llms_txt import LlmsTxt, parse_llms_txt
+from docs_mcp.indexer.sources.registry import CONTEXT7, LLMS_TXT, RegisteredLibrary
+from docs_mcp.indexer.sources.safety import FetchPolicy, check_url, host_of, warn_if_loopback_allowed
+from docs_mcp.indexer.sources.worker import Worker
+
+logger = logging.getLogger(__name__)
+
+TOPIC_PAGES = 3  # pages get_docs fetches for a topic before searching
+_WORD = re.compile(r"[a-z0-9]{3,}")
+
+
+@dataclass(frozen=True)
+class PageRead:
+    """A page as read_page returns it."""
+
+    url: str
+    library_id: str  # '' when no registered library owns the URL
+    path: str  # the document path in the index once indexed ('' without a library)
+    title: str
+    content: str
+    cached: bool
+    stale: bool
+    fetched_at: str
+    warning: str | None
+
+
+@dataclass(frozen=True)
+class RefreshOutcome:
+    """What refreshing one URL did: ``unchanged``, ``updated`` or ``failed`` (the cached copy kept)."""
+
+    library_id: str
+    url: str
+    status: str
+    detail: str = ""
+
+
+class SourceService:
+    """Remote sources of one index: cache, fetcher, background worker."""
+
+    def __init__(
+        self,
+        settings: SourceSettings,
+        *,
+        fetcher: Fetcher | None = None,
+        cache: PageCache | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        delays: tuple[float, ...] = DEFAULT_DELAYS,
+    ) -> None:
+        self.settings = settings
+        self.fetcher = fetcher or Fetcher(settings.policy, sleep=sleep, delays=delays)
+        self.cache = cache or PageCache(settings.cache_path)
+        self.context7 = Context7Client(settings.context7_url, settings.context7_key, self.fetcher)
+        self._sleep = sleep
+        self._delays = delays
+        self._worker = Worker()
+        self._catalog: tuple[tuple[int, int, int], dict[str, Mapping[str, Any]]] | None = None
+        warn_if_loopback_allowed()
+        for problem in settings.registry.problems:
+            logger.warning("library registry: %s", problem)
+
+    def close(self) -> None:
+        self._worker.close()
+        self.fetcher.close()
+        self.cache.close()
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Wait for background refreshes and index writes to finish (tests, the CLI)."""
+        return self._worker.wait_idle(timeout)
+
+    # -- what is known ------------------------------------------------------------------
+
+    def llms_libraries(self) -> dict[str, RegisteredLibrary]:
+        """llms.txt libraries: those the index holds, then the registry's others."""
+        indexed = {i: _indexed_library(i, e) for i, e in self._entries().items() if e.get("origin") == LLMS_TXT}
+        listed = {i: lib for i, lib in self.settings.registry.libraries.items() if lib.kind == LLMS_TXT and i not in indexed}
+        return {**indexed, **listed}
+
+    def remote_libraries(self) -> dict[str, RegisteredLibrary]:
+        """Remote libraries, answered by the Context7-compatible API."""
+        return {i: lib for i, lib in self.settings.registry.libraries.items() if lib.kind == CONTEXT7}
+
+    def policy(self) -> FetchPolicy:
+        """The allowlist now: configured and registry domains, plus every llms.txt link's domain."""
+        hosts = {host_of(entry.get("llms_txt", "")) for entry in self._entries().values()}
+        hosts |= {host_of(toc.get("url", "")) for entry in self._entries().values() for toc in entry.get("toc") or ()}
+        return self.settings.policy.allowing(hosts - {""})
+
+    # -- reads --------------------------------------------------------------------------
+
+    def read_url(self, url: str) -> PageRead:
+        """The page at ``url`` as markdown: from the cache when fresh, stale while revalidating, else fetched.
+
+        Raises:
+            UrlNotAllowedError: the URL is refused (scheme, allowlist, private address).
+            SourceUnavailableError, RemotePageNotFoundError, InvalidContentError: the page cannot be read.
+        """
+        check_url(url, self.policy())
+        library = self._owner(url)
+        ttl = library.ttl_hours if library else _DEFAULT.ttl_hours
+        page, cached, stale = self._get(url, library.library_id if library else "", ttl)
+        if library is not None and not self._is_indexed(library.library_id, page):
+            self._worker.submit(f"index:{library.library_id}", lambda: self.index_library(library.library_id))
+        warning = f"The source could not be reached at the last refresh ({page.last_error}); this copy may be outdated." if stale and page.last_error else None
+        return PageRead(
+            url=url,
+            library_id=library.library_id if library else "",
+            path=f"{library.library_id}/{page_path(url, library.llms_txt_url)}" if library else "",
+            title=page.title,
+            content=page.markdown,
+            cached=cached,
+            stale=stale,
+            fetched_at=_iso(page.fetched_at),
+            warning=warning,
+        )
+
+    def ensure_library(self, library_id: str) -> bool:
+        """Make sure the llms.txt library is in the index (fetching its llms.txt if needed); True if the index changed.
+
+        Raises:
+            KeyError: ``library_id`` is no llms.txt library.
+            LlmsTxtNotFoundError, SourceUnavailableError, UrlNotAllowedError: the llms.txt cannot be read.
+        """
+        if library_id in self._entries():
+            return False
+        return self.index_library(library_id)
+
+    def ensure_pages(self, library_id: str, urls: Iterable[str]) -> list[str]:
+        """Fetch ``urls`` of the library (those not cached) and index them now; the failures, as messages."""
+        library = self.llms_libraries()[library_id]
+        failures = []
+        for url in urls:
+            try:
+                self._get(url, library_id, library.ttl_hours)
+            except SourceError as error:
+                failures.append(f"{url}: {error.message}")
+        self.index_library(library_id)
+        return failures
+
+    def pages_for_topic(self, library_id: str, topic: str, limit: int = TOPIC_PAGES) -> list[str]:
+        """URLs of the library's TOC pages whose title, section or description share words with ``topic``, not yet indexed."""
+        entry = self._entries().get(library_id) or {}
+        indexed = indexed_digests(entry)
+        wanted = set(_WORD.findall(topic.casefold()))
+        scored = []
+        for position, toc in enumerate(entry.get("toc") or ()):
+            url = toc.get("url", "")
+            words = set(_WORD.findall(f"{toc.get('title', '')} {toc.get('section', '')} {toc.get('description', '')}".casefold()))
+            score = len(wanted & words)
+            if url and url not in indexed and score:
+                scored.append((-score, position, url))
+        return [url for _, _, url in sorted(scored)[:limit]]
+
+    def index_library(self, library_id: str) -> bool:
+        """Write the library's llms.txt and cached pages into the index, unless they are indexed as they are; True if written."""
+        library = self.llms_libraries()[library_id]
+        llms_page, _, _ = self._get(library.llms_txt_url, library_id, library.ttl_hours, llms=True)
+        llms = parse_llms_txt(llms_page.markdown, library.llms_txt_url)
+        pages = tuple(p for p in self.cache.pages_of(library_id) if p.url != library.llms_txt_url)
+        source = SourcePages(library, llms, llms_page.markdown, pages)
+        if indexed_digests(self._entries().get(library_id)) == source.digests():
+            return False
+        report = index_pages(self.settings.index_dir, source, sleep=self._sleep, delays=self._delays)
+        logger.info("indexed %s: %d documents, %d chunks (%d embedded)", library_id, len(pages) + 1, report.chunks, report.embedded)
+        return True
+
+    def add(self, library: RegisteredLibrary) -> LlmsTxt:
+        """Register an llms.txt library now: fetch and parse its llms.txt, index it; the parsed llms.txt.
+
+        Raises:
+            UrlNotAllowedError, LlmsTxtNotFoundError, SourceUnavailableError, InvalidContentError.
+        """
+        registry = replace(self.settings.registry, libraries={**self.settings.registry.libraries, library.library_id: library})
+        self.settings = replace(self.settings, registry=registry, policy=self.settings.policy.allowing(library.domains))
+        page = self._fetch(library.llms_txt_url, library.library_id, None, llms=True)
+        llms = parse_llms_txt(page.markdown, library.llms_txt_url)
+        self.index_library(library.library_id)
+        return llms
+
+    def refresh(self, library_id: str | None = None) -> list[RefreshOutcome]:
+        """Revalidate the llms.txt and every cached page of one library (None: all), then re-index what changed.
+
+        Raises:
+            KeyError: ``library_id`` is no indexed llms.txt library.
+        """
+        libraries = self.llms_libraries()
+        chosen = [libraries[library_id]] if library_id else [lib for i, lib in libraries.items() if i in self._entries()]
+        outcomes = []
+        for library in chosen:
+            urls = [library.llms_txt_url, *(p.url for p in self.cache.pages_of(library.library_id) if p.url != library.llms_txt_url)]
+            for url in urls:
+                outcomes.append(self._refresh_one(library, url))
+            if any(o.status == "updated" for o in outcomes if o.library_id == library.library_id):
+                self.index_library(library.library_id)
+        return outcomes
+
+    # -- internals ----------------------------------------------------------------------
+
+    def _get(self, url: str, library_id: str, ttl_hours: float, *, llms: bool = False) -> tuple[CachedPage, bool, bool]:
+        """(page, served from cache, stale): stale pages are revalidated in the background."""
+        page = self.cache.get(url)
+        if page is None:
+            return self._fetch(url, library_id, None, llms=llms), False, False
+        if page.age(self.cache.clock()) < ttl_hours * 3600:
+            return page, True, False
+        self._worker.submit(f"refresh:{url}", lambda: self._revalidate(page, llms=llms))
+        return page, True, True
+
+    def _fetch(self, url: str, library_id: str, previous: CachedPage | None, *, llms: bool = False) -> CachedPage:
+        try:
+            fetched = self.fetcher.get(
+                url, etag=previous.etag if previous else "", last_modified=previous.last_modified if previous else "", policy=self.policy()
+            )
+        except RemotePageNotFoundError as error:
+            if llms:
+                raise LlmsTxtNotFoundError(error.message, "Check the llms.txt URL of the library (docs-mcp add llms-txt URL).") from error
+            raise
+        if fetched.not_modified and previous is not None:
+            return self.cache.revalidated(previous)
+        converted = to_markdown(fetched)
+        if llms:
+            parse_llms_txt(converted.markdown, url)  # refuse what is not an llms.txt before caching it
+        return self.cache.put(
+            CachedPage(url, library_id, converted.title, converted.markdown, fetched.etag, fetched.last_modified, self.cache.clock())
+        )
+
+    def _revalidate(self, page: CachedPage, *, llms: bool = False) -> None:
+        try:
+            fresh = self._fetch(page.url, page.library_id, page, llms=llms)
+        except SourceError as error:
+            logger.warning("refreshing %s failed, serving the cached copy: %s", page.url, error.message)
+            self.cache.failed(page, error.message)
+            return
+        if fresh.digest != page.digest and page.library_id in self._entries():
+            self.index_library(page.library_id)
+
+    def _refresh_one(self, library: RegisteredLibrary, url: str) -> RefreshOutcome:
+        previous = self.cache.get(url)
+        try:
+            page = self._fetch(url, library.library_id, previous, llms=url == library.llms_txt_url)
+        except SourceError as error:
+            if previous is not None:
+                self.cache.failed(previous, error.message)
+            return RefreshOutcome(library.library_id, url, "failed", f"{error.message} (kept the cached copy)" if previous else error.message)
+        changed = previous is None or page.digest != previous.digest
+        return RefreshOutcome(library.library_id, url, "updated" if changed else "unchanged")
+
+    def _owner(self, url: str) -> RegisteredLibrary | None:
+        libraries = self.llms_libraries()
+        entries = self._entries()
+        for library_id, library in libraries.items():
+            if url == library.llms_txt_url or any(t.get("url") == url for t in (entries.get(library_id) or {}).get("toc") or ()):
+                return library
+        host = host_of(url)
+        return next((lib for lib in libraries.values() if host in lib.domains), None)
+
+    def _is_indexed(self, library_id: str, page: CachedPage) -> bool:
+        return indexed_digests(self._entries().get(library_id)).get(page.url) == page.digest
+
+    def _entries(self) -> dict[str, Mapping[str, Any]]:
+        """The index's catalog, from the published metadata.json (no database opened)."""
+        path = self.settings.index_dir / METADATA_FILE
+        try:
+            stat = path.stat()
+        except OSError:
+            return {}
+        key = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+        if self._catalog is None or self._catalog[0] != key:
+            try:
+                metadata = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError):
+                return {}
+            self._catalog = (key, catalog_entries(metadata) if metadata.get("libraries") else {})
+        return self._catalog[1]
+
+
+_DEFAULT = RegisteredLibrary("", "", LLMS_TXT)
+
+
+def _indexed_library(library_id: str, entry: Mapping[str, Any]) -> RegisteredLibrary:
+    return RegisteredLibrary(
+        library_id=library_id,
+        name=entry.get("name") or library_id,
+        kind=LLMS_TXT,
+        llms_txt_url=entry.get("llms_txt", ""),
+        description=entry.get("description") or "",
+        languages=tuple(entry.get("languages") or ()),
+        aliases=tuple(entry.get("aliases") or ()),
+        ttl_hours=float(entry.get("ttl_hours") or _DEFAULT.ttl_hours),
+    )
+
+
+def _iso(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
