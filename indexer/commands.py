@@ -15,6 +15,7 @@ import typer
 from docs_mcp.errors import DocsMcpError, UsageError
 from docs_mcp.indexer.info import info
 from docs_mcp.indexer.libraries.commands import register_libraries
+from docs_mcp.indexer.sources.commands import register_sources
 from docs_mcp.indexer.records import IndexReport, Problem
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR, FULL_TEXT
 
@@ -30,6 +31,7 @@ def register(app: typer.Typer) -> None:
     app.command("validate")(validate)
     app.command("info")(info)
     register_libraries(app)
+    register_sources(app)
 
 
 def index(
