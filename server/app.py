@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Literal, Mapping
 
 import anyio
+import orjson
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
@@ -23,6 +24,8 @@ from mcp.shared.exceptions import MCPError
 
 from docs_mcp import __version__
 from docs_mcp.errors import DocsMcpError
+from docs_mcp.indexer.sources.config import source_settings
+from docs_mcp.indexer.sources.service import SourceService
 from docs_mcp.server.contract import tools
 from docs_mcp.server.errors import quoted
 from docs_mcp.server.libraries import prompts, resources
@@ -33,7 +36,16 @@ from docs_mcp.server.gateway import GATEWAY_TOOLS, Gateway, call_gateway_tool, g
 from docs_mcp.server.libraries.error_shape import error_shape, render_error
 from docs_mcp.server.stdio_guard import guarded_stdio
 from docs_mcp.server.sessions import SessionStore
-from docs_mcp.server.libraries.schemas import GET_DOCS, GET_LIBRARY_INFO, LIBRARY_TOOLS, READ_PAGE, RESOLVE_LIBRARY, library_tools
+from docs_mcp.server.libraries.remote import Sources
+from docs_mcp.server.libraries.schemas import (
+    GET_CONTEXT7_DOCS,
+    GET_DOCS,
+    GET_LIBRARY_INFO,
+    LIBRARY_TOOLS,
+    READ_PAGE,
+    RESOLVE_LIBRARY,
+    library_tools,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -78,23 +90,25 @@ class AnnouncedTools:
 
 @dataclass(frozen=True)
 class AppState:
-    """What every request handler needs: the live index and the settings."""
+    """What every request handler needs: the live index, the remote sources and the settings."""
 
     live: LiveIndex
     settings: ServerSettings
+    sources: Sources
     gateway: Gateway | None = None
     sessions: resources.LibrarySessions = field(default_factory=resources.LibrarySessions)
     announced: AnnouncedTools = field(default_factory=AnnouncedTools)
 
 
-ToolRunner = Callable[[ServedIndex, Mapping[str, Any] | None, ServerSettings], str]
+ToolRunner = Callable[[ServedIndex, Mapping[str, Any] | None, AppState], str]
 _TOOLS: dict[str, ToolRunner] = {
-    SEARCH_DOCS: lambda index, arguments, settings: tools.search_docs(index, arguments, settings.mode),
-    GET_DOC: lambda index, arguments, settings: tools.get_doc(index, arguments),
-    RESOLVE_LIBRARY: lambda index, arguments, settings: library_handlers.resolve_library(index, arguments),
-    GET_LIBRARY_INFO: lambda index, arguments, settings: library_handlers.get_library_info(index, arguments),
-    READ_PAGE: lambda index, arguments, settings: library_handlers.read_page(index, arguments),
-    GET_DOCS: lambda index, arguments, settings: library_handlers.get_docs(index, arguments, settings.mode),
+    SEARCH_DOCS: lambda index, arguments, state: tools.search_docs(index, arguments, state.settings.mode),
+    GET_DOC: lambda index, arguments, state: tools.get_doc(index, arguments),
+    RESOLVE_LIBRARY: lambda index, arguments, state: library_handlers.resolve_library(index, arguments, state.sources),
+    GET_LIBRARY_INFO: lambda index, arguments, state: library_handlers.get_library_info(index, arguments, state.sources),
+    READ_PAGE: lambda index, arguments, state: library_handlers.read_page(index, arguments, state.sources),
+    GET_DOCS: lambda index, arguments, state: library_handlers.get_docs(index, arguments, state.settings.mode, state.sources),
+    GET_CONTEXT7_DOCS: lambda index, arguments, state: library_handlers.get_context7_docs(index, arguments, state.sources),
 }
 
 
@@ -118,13 +132,14 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None, 
     logger.info(
         "serving %s (generation %s, %d chunks, %s ranking)", index_dir, served.generation, served.engine.size, settings.mode
     )
+    sources = Sources(SourceService(source_settings(Path(index_dir))), live)
 
     @asynccontextmanager
     async def lifespan(_: Server[AppState]) -> AsyncIterator[AppState]:
         if settings.warm:
             live.warm_in_background()  # the first tools/list must not wait for the model
         try:
-            yield AppState(live, settings, gateway=gateway)
+            yield AppState(live, settings, sources, gateway=gateway)
         finally:
             # Join the warm-up and close DuckDB before the interpreter shuts down (else: SIGABRT).
             await anyio.to_thread.run_sync(live.close)
@@ -165,7 +180,7 @@ async def _call_tool(ctx: ServerRequestContext[AppState], params: types.CallTool
         raise MCPError(types.INVALID_PARAMS, f"Unknown tool {quoted(params.name)}. Call one of the available tools: {', '.join(available)}.")
     index = await anyio.to_thread.run_sync(state.live.acquire)
     try:
-        call = partial(_run_tool, runner, index, state.settings, params.name, params.arguments)
+        call = partial(_run_tool, runner, index, state, params.name, params.arguments)
         text, error = await anyio.to_thread.run_sync(call)
     finally:
         state.live.release(index)
@@ -173,16 +188,20 @@ async def _call_tool(ctx: ServerRequestContext[AppState], params: types.CallTool
         await resources.after_tool(ctx, state.sessions, state.live, params.name, params.arguments)
     if state.announced.changed(resources.session_key(ctx), index.tools):
         await ctx.session.send_tool_list_changed()
-    # Every tool's error also carries the one structured shape {code, message, recoverable, suggestion}.
-    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=error, is_error=error is not None)
+    # Every tool's error also carries the one structured shape {code, message, recoverable, suggestion}; a search
+    # carries its SearchResult plus the libraries it searched (the text stays exactly the contract's).
+    structured = error
+    if error is None and params.name == SEARCH_DOCS:
+        structured = {**orjson.loads(text), "searched_libraries": library_handlers.searched_libraries(index, params.arguments)}
+    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=structured, is_error=error is not None)
 
 
 def _run_tool(
-    runner: ToolRunner, index: ServedIndex, settings: ServerSettings, name: str, arguments: Mapping[str, Any] | None
+    runner: ToolRunner, index: ServedIndex, state: AppState, name: str, arguments: Mapping[str, Any] | None
 ) -> tuple[str, dict[str, Any] | None]:
     """The tool's text and, for an error, its shape; never raises for anything a caller sends."""
     try:
-        return runner(index, arguments, settings), None
+        return runner(index, arguments, state), None
     except DocsMcpError as error:
         # search_docs and get_doc keep the contract's plain-text messages; the library tools answer in JSON.
         return (render_error(error) if name in LIBRARY_TOOLS else str(error)), error_shape(error)

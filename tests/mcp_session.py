@@ -74,10 +74,13 @@ class McpSession:
 
 
 @contextmanager
-def serve_over_stdio(index_dir: Path, errlog_path: Path, *extra: str) -> Iterator[McpSession]:
-    """Run `docs-mcp serve --index index_dir` as a subprocess; its stderr goes to ``errlog_path``."""
+def serve_over_stdio(index_dir: Path, errlog_path: Path, *extra: str, env: dict[str, str] | None = None) -> Iterator[McpSession]:
+    """Run `docs-mcp serve --index index_dir` as a subprocess; its stderr goes to ``errlog_path``.
+
+    ``env`` adds variables to the SDK's default (safe, minimal) environment of the subprocess.
+    """
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "docs_mcp", "serve", "--index", str(index_dir), *extra]
+        command=sys.executable, args=["-m", "docs_mcp", "serve", "--index", str(index_dir), *extra], env=env
     )
     notifications: list[Any] = []
 

@@ -7,7 +7,8 @@
   they are only importable by accident, from a checkout, as the wrong package.
 - Inside an area, each product sub-package imports only what ``PRODUCT_RULES`` allows it
   (``search`` knows nothing of MCP; ``team`` may use the contract, never the reverse; the
-  indexer core knows nothing of ``indexer.libraries`` but through ``build``).
+  indexer core knows nothing of ``indexer.libraries`` but through ``build``; ``indexer.sources``
+  uses the core and ``libraries`` to write fetched pages, and only the CLI edge and the server use it).
 - Nothing in server/ writes to stdout (it carries the MCP protocol under ``serve``), except the
   CLI commands listed in ``STDOUT_PRINTERS``, whose output is their result.
 """
@@ -37,6 +38,7 @@ FOLDER_NAMES = {"server", "indexer", "eval"}
 # ``__init__`` (its public API) and its CLI edge (``commands``) may import the whole area.
 _SERVER = "docs_mcp.server"
 _GATEWAY = f"{_SERVER}.gateway"
+_SOURCES = "docs_mcp.indexer.sources"
 # The gateway reuses the engine, the contract's argument checks and the libraries' error shape;
 # every other part of the contract and the libraries is theirs alone.
 _GATEWAY_MAY_NOT = (
@@ -46,8 +48,9 @@ _GATEWAY_MAY_NOT = (
                                            "resources", "schemas", "tools")),
 )  # fmt: skip
 PRODUCT_RULES: dict[str, tuple[str, ...]] = {
-    f"{_SERVER}.search": (f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, "mcp", "mcp_types"),
-    f"{_SERVER}.contract": (f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY),
+    f"{_SERVER}.search": (f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, "mcp", "mcp_types", _SOURCES),
+    # The contract tools read the index only; remote sources reach the server through the library tools.
+    f"{_SERVER}.contract": (f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, _SOURCES),
     f"{_SERVER}.libraries": (f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY),
     _GATEWAY: _GATEWAY_MAY_NOT,
     f"{_SERVER}.team": (),
@@ -57,9 +60,11 @@ PRODUCT_RULES: dict[str, tuple[str, ...]] = {
     f"{_SERVER}.errors": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY),
     f"{_SERVER}.sessions": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team",
                             f"{_SERVER}.app", _GATEWAY, "mcp", "mcp_types"),
-    "docs_mcp.indexer": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build"),
-    "docs_mcp.indexer.libraries": ("docs_mcp.indexer.build",),
-    "docs_mcp.indexer.build": (),
+    "docs_mcp.indexer": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES),
+    "docs_mcp.indexer.libraries": ("docs_mcp.indexer.build", _SOURCES),
+    "docs_mcp.indexer.build": (_SOURCES,),
+    # Remote sources use the indexer (core, libraries) to write pages like a local folder; nothing but the CLI edge uses them.
+    _SOURCES: ("docs_mcp.indexer.build", "docs_mcp.indexer.commands"),
 }
 # Modules that are always free within their area: the public API and the CLI edge.
 AREA_EDGES = ("__init__", "commands")
@@ -272,6 +277,8 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.search.engine", "from docs_mcp.server.contract.cursor import CursorCodec\n", ["docs_mcp.server.contract.cursor"]),
         ("docs_mcp.server.contract.tools", "def f():\n    from docs_mcp.server.team.keys import KeyStore\n", ["docs_mcp.server.team.keys"]),
         ("docs_mcp.server.contract.tools", "from docs_mcp.server.libraries.catalog import Library\n", ["docs_mcp.server.libraries.catalog"]),
+        ("docs_mcp.server.contract.tools", "from docs_mcp.indexer.sources.service import SourceService\n", ["docs_mcp.indexer.sources.service"]),
+        ("docs_mcp.server.search.engine", "import docs_mcp.indexer.sources.fetch\n", ["docs_mcp.indexer.sources.fetch"]),
         ("docs_mcp.server.libraries.tools", "from docs_mcp.server.app import build_server\n", ["docs_mcp.server.app"]),
         ("docs_mcp.server.app", "from docs_mcp.server.team.auth import OriginGuard\n", ["docs_mcp.server.team.auth"]),
         ("docs_mcp.server.stdio_guard", "from docs_mcp.server.app import build_server\n", ["docs_mcp.server.app"]),
@@ -286,11 +293,20 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.search.engine", "from docs_mcp.server.gateway.records import ToolEntry\n", ["docs_mcp.server.gateway.records"]),
         ("docs_mcp.server.contract.tools", "def f():\n    from docs_mcp.server.gateway import Gateway\n", ["docs_mcp.server.gateway"]),
         ("docs_mcp.server.libraries.error_shape", "from docs_mcp.server.gateway.errors import NoToolError\n", ["docs_mcp.server.gateway.errors"]),
+        ("docs_mcp.indexer.generation", "from docs_mcp.indexer.sources.cache import PageCache\n", ["docs_mcp.indexer.sources.cache"]),
+        ("docs_mcp.indexer.libraries.merge", "def f():\n    from docs_mcp.indexer.sources import ingest\n", ["docs_mcp.indexer.sources.ingest"]),
+        ("docs_mcp.indexer.build", "from docs_mcp.indexer.sources.service import SourceService\n", ["docs_mcp.indexer.sources.service"]),
+        ("docs_mcp.indexer.sources.ingest", "from docs_mcp.indexer.build import build_index\n", ["docs_mcp.indexer.build"]),
+        ("docs_mcp.indexer.sources.service", "from docs_mcp.indexer.commands import index\n", ["docs_mcp.indexer.commands"]),
         # allowed: the reverse directions, and the edges
         ("docs_mcp.server.team.http_transport", "from docs_mcp.server.app import build_server\n", []),
         ("docs_mcp.server.libraries.tools", "from docs_mcp.server.contract.reload import ServedIndex\n", []),
         ("docs_mcp.server.contract.reload", "from docs_mcp.server.search.engine import Engine\n", []),
         ("docs_mcp.indexer.build", "from docs_mcp.indexer.libraries.merge import plan_build\n", []),
+        ("docs_mcp.indexer.sources.ingest", "from docs_mcp.indexer.libraries.merge import plan_build\n", []),
+        ("docs_mcp.indexer.sources.ingest", "from docs_mcp.indexer.generation import write_index\n", []),
+        ("docs_mcp.server.libraries.remote", "from docs_mcp.indexer.sources.service import SourceService\n", []),
+        ("docs_mcp.indexer.commands", "from docs_mcp.indexer.sources.commands import register_sources\n", []),
         ("docs_mcp.server.commands", "from docs_mcp.server.team.commands import register\n", []),
         ("docs_mcp.server.gateway.catalog_index", "from docs_mcp.server.search.engine import Engine\n", []),
         ("docs_mcp.server.gateway.arguments", "from docs_mcp.server.contract.arguments import integer\n", []),

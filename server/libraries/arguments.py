@@ -14,6 +14,7 @@ from docs_mcp.server.errors import InvalidArgumentError, quoted_list
 from docs_mcp.server.libraries.schemas import (
     DEFAULT_MAX_LINES,
     DEFAULT_MAX_TOKENS,
+    GET_CONTEXT7_DOCS,
     GET_DOCS,
     GET_LIBRARY_INFO,
     MAX_ID_CHARS,
@@ -24,6 +25,7 @@ from docs_mcp.server.libraries.schemas import (
     MAX_PATH_CHARS,
     MAX_SECTIONS,
     MAX_TOPIC_CHARS,
+    MAX_URL_CHARS,
     MIN_MAX_TOKENS,
     READ_PAGE,
     RESOLVE_LIBRARY,
@@ -46,10 +48,18 @@ class InfoArgs:
 
 @dataclass(frozen=True)
 class PageArgs:
-    path: str
+    path: str | None  # exactly one of path and url
+    url: str | None
     library_id: str | None
     offset: int
     max_lines: int
+
+
+@dataclass(frozen=True)
+class Context7Args:
+    library_id: str
+    topic: str
+    tokens: int
 
 
 @dataclass(frozen=True)
@@ -96,8 +106,14 @@ def parse_page_args(arguments: Mapping[str, Any] | None) -> PageArgs:
     """
     given = _given(READ_PAGE, arguments)
     library_id = string(given, "library_id")
+    if ("path" in given) == ("url" in given):
+        raise InvalidArgumentError(
+            "Pass exactly one of 'path' and 'url'.",
+            "Use path for a document path from get_library_info or search_docs, url for a table-of-contents URL.",
+        )
     return PageArgs(
-        path=_text(given, "path", "a document path from get_library_info", MAX_PATH_CHARS),
+        path=_text(given, "path", "a document path from get_library_info", MAX_PATH_CHARS) if "path" in given else None,
+        url=_text(given, "url", "a page URL from get_library_info", MAX_URL_CHARS) if "url" in given else None,
         library_id=library_id.strip() if library_id and library_id.strip() else None,
         offset=integer(given, "offset", 0, 0, MAX_OFFSET),
         max_lines=integer(given, "max_lines", DEFAULT_MAX_LINES, 1, MAX_MAX_LINES),
@@ -134,6 +150,23 @@ def _library_id(item: Any) -> str:
         raise InvalidArgumentError(f"An item of 'libraries' is {shown}, not a library ID.", _LIBRARY_FORMS)
     _short_string("libraries[]", item, MAX_ID_CHARS)
     return item.strip()
+
+
+def parse_context7_args(arguments: Mapping[str, Any] | None) -> Context7Args:
+    """Check get_context7_docs arguments.
+
+    Raises:
+        InvalidArgumentError: an argument is missing, unknown, empty, too long or of the wrong type or range.
+    """
+    given = _given(GET_CONTEXT7_DOCS, arguments)
+    topic = string(given, "topic")
+    if topic and len(topic) > MAX_TOPIC_CHARS:
+        raise InvalidArgumentError(f"Argument 'topic' is {len(topic)} characters long; the limit is {MAX_TOPIC_CHARS}.", "Pass one short topic string.")
+    return Context7Args(
+        library_id=_text(given, "library_id", "a library ID from resolve_library, e.g. 'vercel/next.js'", MAX_ID_CHARS).strip("/"),
+        topic=(topic or "").strip(),
+        tokens=integer(given, "tokens", DEFAULT_MAX_TOKENS, MIN_MAX_TOKENS, MAX_MAX_TOKENS),
+    )
 
 
 def _given(tool: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -23,14 +23,22 @@ SUGGEST_RELEVANCE = 0.5  # "did you mean" names only close matches,
 SUGGEST_SPREAD = 0.15  # and only those nearly as close as the closest
 
 
+LOCAL = "local"
+REMOTE = "remote"
+
+
 @dataclass(frozen=True)
 class TocEntry:
-    """One document of a library: its indexed path (usable with read_page), title, description, section."""
+    """One document of a library: its indexed path (usable with read_page), title, description, section.
+
+    ``url`` is the page's address for an llms.txt library (read_page reads it on demand).
+    """
 
     path: str
     title: str
     description: str
     section: str
+    url: str = ""
 
 
 @dataclass(frozen=True)
@@ -47,6 +55,9 @@ class Library:
     toc: tuple[TocEntry, ...]
     chunks: int
     indexed_at: str
+    source: str = LOCAL  # LOCAL: answered from this index; REMOTE: by the Context7-compatible API
+    origin: str = ""  # "llms-txt" for a library read from the web, '' for a docs folder
+    indexed: bool = True  # False: in the registry, fetched into the index on first use
 
     @property
     def sections(self) -> list[str]:
@@ -75,15 +86,16 @@ class LibraryCatalog:
         self._by_mount = sorted(self.libraries.values(), key=lambda lib: -len(lib.mount))
 
     @classmethod
-    def from_metadata(cls, metadata: Mapping[str, Any]) -> "LibraryCatalog":
-        """The catalog of an index from its metadata.json content."""
+    def from_metadata(cls, metadata: Mapping[str, Any], registered: tuple[Library, ...] = ()) -> "LibraryCatalog":
+        """The catalog of an index from its metadata.json content, plus the ``registered`` libraries it does not hold."""
         entries = catalog_entries(metadata)
-        return cls({library_id: _library(library_id, entry) for library_id, entry in entries.items()})
+        indexed = {library_id: _library(library_id, entry) for library_id, entry in entries.items()}
+        return cls({**{lib.library_id: lib for lib in registered if lib.library_id not in indexed}, **indexed})
 
     @property
     def several(self) -> bool:
         """Whether the index holds more than one library (then ``library`` is a search facet)."""
-        return len(self.libraries) > 1
+        return sum(lib.indexed for lib in self.libraries.values()) > 1
 
     def get(self, library_id: str) -> Library:
         """The library ``library_id`` (exact ID, or a case-insensitive match of it).
@@ -124,7 +136,7 @@ class LibraryCatalog:
 
     def owner(self, filepath: str) -> Library:
         """The library a stored file path belongs to (the implicit library owns unmounted paths)."""
-        return next(lib for lib in self._by_mount if filepath.startswith(lib.mount))
+        return next(lib for lib in self._by_mount if lib.indexed and filepath.startswith(lib.mount))
 
     def entry(self, filepath: str) -> TocEntry | None:
         """The TOC entry of a stored file path, if it is a document of the index."""
@@ -154,7 +166,8 @@ def _library(library_id: str, entry: Mapping[str, Any]) -> Library:
         version=entry.get("version") or "",
         aliases=tuple(entry.get("aliases") or ()),
         mount=entry.get("mount") or "",
-        toc=tuple(TocEntry(e["path"], e["title"], e.get("description", ""), e["section"]) for e in entry.get("toc") or ()),
+        toc=tuple(TocEntry(e["path"], e["title"], e.get("description", ""), e["section"], e.get("url", "")) for e in entry.get("toc") or ()),
         chunks=int((entry.get("stats") or {}).get("chunks", 0)),
         indexed_at=entry.get("indexed_at") or "",
+        origin=entry.get("origin") or "",
     )

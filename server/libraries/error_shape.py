@@ -2,7 +2,9 @@
 
 Codes come from the catalog of seed 001 where one applies (LIBRARY_NOT_FOUND,
 TOPIC_NOT_FOUND, PAGE_NOT_FOUND, INVALID_INPUT, INTERNAL_ERROR); PATH_NOT_ALLOWED is our
-counterpart of its URL_NOT_ALLOWED, for paths that leave the indexed documents.
+counterpart of its URL_NOT_ALLOWED, for paths that leave the indexed documents. Remote-source
+errors (indexer.sources.errors) carry their own codes: URL_NOT_ALLOWED, SOURCE_UNAVAILABLE,
+PAGE_NOT_FOUND, LLMS_TXT_NOT_FOUND, INVALID_CONTENT, WRONG_TOOL, REMOTE_NOT_CONFIGURED.
 Errors raised elsewhere (argument checks, a broken index) are mapped here too, so a
 client sees the same shape whatever failed.
 
@@ -21,6 +23,7 @@ from typing import Any
 import orjson
 
 from docs_mcp.errors import DocsMcpError
+from docs_mcp.indexer.sources.errors import SourceError
 from docs_mcp.server.errors import ChunkNotFoundError, InvalidArgumentError, InvalidChunkIdError, InvalidCursorError, ServerError
 
 INVALID_INPUT = "INVALID_INPUT"
@@ -64,7 +67,7 @@ class PathNotAllowedError(ToolError):
 
 def error_shape(error: BaseException) -> dict[str, Any]:
     """The canonical shape of any error a tool raised; unexpected exceptions say nothing internal."""
-    if isinstance(error, ToolError):
+    if isinstance(error, (ToolError, SourceError)):
         return _shape(error.code, error.message, error.recoverable, error.hint)
     if isinstance(error, ChunkNotFoundError):
         return _shape(CHUNK_NOT_FOUND, error.message, True, error.hint)

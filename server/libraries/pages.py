@@ -96,6 +96,11 @@ def read_lines(conn: duckdb.DuckDBPyConnection, filepath: str, offset: int, max_
         IndexFormatError: the index cannot be read.
     """
     rows = fetch_all(conn, PAGE_SQL, {"filepath": filepath})
-    lines = CHUNK_SEPARATOR.join(row[0].strip("\n") for row in rows).split("\n")
-    window = lines[offset : offset + max_lines]
-    return "\n".join(window), len(lines), len(window)
+    return window(CHUNK_SEPARATOR.join(row[0].strip("\n") for row in rows), offset, max_lines)
+
+
+def window(text: str, offset: int, max_lines: int) -> tuple[str, int, int]:
+    """Lines ``offset`` .. ``offset + max_lines`` of ``text``: (content, total lines, lines returned)."""
+    lines = text.split("\n")
+    shown = lines[offset : offset + max_lines]
+    return "\n".join(shown), len(lines), len(shown)

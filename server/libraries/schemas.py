@@ -14,12 +14,14 @@ RESOLVE_LIBRARY = "resolve_library"
 GET_LIBRARY_INFO = "get_library_info"
 READ_PAGE = "read_page"
 GET_DOCS = "get_docs"
-LIBRARY_TOOLS = (RESOLVE_LIBRARY, GET_LIBRARY_INFO, READ_PAGE, GET_DOCS)
+GET_CONTEXT7_DOCS = "get_context7_docs"
+LIBRARY_TOOLS = (RESOLVE_LIBRARY, GET_LIBRARY_INFO, READ_PAGE, GET_DOCS, GET_CONTEXT7_DOCS)
 
 MAX_ID_CHARS = 200
 MAX_TOPIC_CHARS = 500
 MAX_PATH_CHARS = 1024
 MAX_LANGUAGE_CHARS = 50
+MAX_URL_CHARS = 2048
 MAX_SECTIONS = 50
 MAX_LIBRARIES = 10
 DEFAULT_MAX_LINES = 200
@@ -84,6 +86,11 @@ _SCHEMAS: dict[str, dict[str, Any]] = {
             "maxLength": MAX_PATH_CHARS,
             "description": "Document path from get_library_info, search_docs (filepath) or get_docs (related_pages).",
         },
+        "url": {
+            "type": "string",
+            "maxLength": MAX_URL_CHARS,
+            "description": "Instead of path: a page URL from get_library_info's table of contents (llms.txt libraries); fetched, cached and indexed on first read.",
+        },
         "library_id": {**_LIBRARY_ID, "description": "Library the path belongs to; lets you pass a path relative to the library."},
         "offset": {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET, "default": 0, "description": "First line to return (0-based). To continue, pass offset + lines_returned."},
         "max_lines": {"type": "integer", "minimum": 1, "maximum": MAX_MAX_LINES, "default": DEFAULT_MAX_LINES, "description": "Most lines to return."},
@@ -110,8 +117,25 @@ _SCHEMAS: dict[str, dict[str, Any]] = {
             "description": "Budget for the returned content, counted as ceil(characters / 4).",
         },
     },
+    GET_CONTEXT7_DOCS: {
+        "library_id": {**_LIBRARY_ID, "description": "ID of a remote library, as resolve_library returns it with tool 'get_context7_docs'."},
+        "topic": {"type": "string", "maxLength": MAX_TOPIC_CHARS, "description": "One descriptive topic string (e.g. 'routing nested dynamic routes')."},
+        "tokens": {
+            "type": "integer",
+            "minimum": MIN_MAX_TOKENS,
+            "maximum": MAX_MAX_TOKENS,
+            "default": DEFAULT_MAX_TOKENS,
+            "description": "Most tokens of documentation to return.",
+        },
+    },
 }
-_REQUIRED = {RESOLVE_LIBRARY: ["query"], GET_LIBRARY_INFO: ["library_id"], READ_PAGE: ["path"], GET_DOCS: ["libraries", "topic"]}
+_REQUIRED = {
+    RESOLVE_LIBRARY: ["query"],
+    GET_LIBRARY_INFO: ["library_id"],
+    READ_PAGE: [],
+    GET_DOCS: ["libraries", "topic"],
+    GET_CONTEXT7_DOCS: ["library_id"],
+}
 
 _DESCRIPTIONS = {
     RESOLVE_LIBRARY: (
@@ -124,12 +148,18 @@ _DESCRIPTIONS = {
         "read a document with read_page."
     ),
     READ_PAGE: (
-        "Read a whole documentation page as markdown, by the path get_library_info, search_docs or get_docs gave. "
+        "Read a whole documentation page as markdown, by the path get_library_info, search_docs or get_docs gave, "
+        "or by the url of a table-of-contents entry (fetched on first read, then cached; stale: true marks a copy being refreshed). "
         "Long pages come in line ranges: when has_more is true, call again with offset = offset + lines_returned."
     ),
     GET_DOCS: (
         "Fast path: the best documentation sections about a topic across one or more libraries, in one call, packed "
-        "into max_tokens. Check confidence: below 0.5, read related_pages with read_page or browse get_library_info."
+        "into max_tokens. Check confidence: below 0.5, read related_pages with read_page or browse get_library_info. "
+        "Only for libraries resolve_library marks tool 'get_docs'."
+    ),
+    GET_CONTEXT7_DOCS: (
+        "Fetches documentation for a REMOTE library via a Context7-compatible API. Only use this tool when resolve_library "
+        "returns tool 'get_context7_docs'. Combine your search terms into a single descriptive topic string."
     ),
 }
 
@@ -140,5 +170,5 @@ def library_schema(name: str) -> dict[str, Any]:
 
 
 def library_tools() -> list[Tool]:
-    """The four library tools, in the order an agent uses them."""
+    """The library tools, in the order an agent uses them."""
     return [Tool(name=name, description=_DESCRIPTIONS[name], input_schema=library_schema(name)) for name in LIBRARY_TOOLS]

@@ -1,7 +1,8 @@
 """The library tools as plain functions: checked arguments in, JSON text out (errors are raised).
 
 resolve_library -> get_library_info -> read_page is the navigation path; get_docs is the
-one-call fast path.  Each runs in a worker thread and holds the served index's lock
+one-call fast path; get_context7_docs answers remote libraries.  Libraries read from an
+llms.txt are fetched into the index on first use (``Sources.prepare``) before answering.  Each runs in a worker thread and holds the served index's lock
 while it touches the engine or its connection; app.py renders a raised error in the
 shape of tool_errors.
 """
@@ -9,6 +10,7 @@ shape of tool_errors.
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from typing import Any, Mapping
 from weakref import WeakKeyDictionary
 
@@ -20,10 +22,18 @@ from docs_mcp.server.contract.tools import require_vectors_for
 from docs_mcp.server.search.engine import Engine
 from docs_mcp.server.errors import InvalidArgumentError, quoted, quoted_list
 from docs_mcp.server.libraries.fastpath import LANGUAGE_KEY, count_tokens, find_candidates, pack, related_pages
-from docs_mcp.server.libraries.arguments import parse_docs_args, parse_info_args, parse_page_args, parse_resolve_args
-from docs_mcp.server.libraries.catalog import Library, LibraryCatalog
+from docs_mcp.server.libraries.arguments import (
+    parse_context7_args,
+    parse_docs_args,
+    parse_info_args,
+    parse_page_args,
+    parse_resolve_args,
+)
+from docs_mcp.server.libraries.catalog import REMOTE, Library, LibraryCatalog
 from docs_mcp.server.libraries.schemas import MAX_INFO_CHARS
 from docs_mcp.server.libraries.pages import locate, read_lines
+from docs_mcp.server.libraries.remote import Sources, refuse_remote
+from docs_mcp.server.libraries.schemas import GET_CONTEXT7_DOCS, GET_DOCS
 from docs_mcp.server.contract.reload import ServedIndex
 
 MAX_LISTED_SECTIONS = 20
@@ -33,27 +43,33 @@ LOW_CONFIDENCE = 0.5
 
 
 # Weak keys: a retired generation's engine (and its memory) goes once the server lets it go.
-_CATALOGS: "WeakKeyDictionary[Engine, LibraryCatalog]" = WeakKeyDictionary()
+_CATALOGS: "WeakKeyDictionary[Engine, dict[tuple[Library, ...], LibraryCatalog]]" = WeakKeyDictionary()
 _CATALOGS_LOCK = threading.Lock()
+_REGISTRIES_KEPT = 4
 
 
-def catalog_of(engine: Engine) -> LibraryCatalog:
-    """The library catalog of the generation ``engine`` serves (parsed once per generation)."""
+def catalog_of(engine: Engine, registered: tuple[Library, ...] = ()) -> LibraryCatalog:
+    """The library catalog of the generation ``engine`` serves, plus the registry's other libraries (parsed once per generation)."""
     with _CATALOGS_LOCK:
-        catalog = _CATALOGS.get(engine)
+        by_registry = _CATALOGS.get(engine)
+        if by_registry is None:
+            by_registry = _CATALOGS[engine] = {}
+        catalog = by_registry.get(registered)
         if catalog is None:
-            catalog = _CATALOGS[engine] = LibraryCatalog.from_metadata(engine.metadata)
+            if len(by_registry) >= _REGISTRIES_KEPT:
+                by_registry.clear()
+            catalog = by_registry[registered] = LibraryCatalog.from_metadata(engine.metadata, registered)
         return catalog
 
 
-def resolve_library(index: ServedIndex, arguments: Mapping[str, Any] | None) -> str:
+def resolve_library(index: ServedIndex, arguments: Mapping[str, Any] | None, sources: Sources) -> str:
     """Run resolve_library: every library matching the query, best first, with what to call next.
 
     Raises:
         InvalidArgumentError: an argument does not fit the schema.
     """
     args = parse_resolve_args(arguments)
-    catalog = catalog_of(index.engine)
+    catalog = catalog_of(index.engine, sources.registered())
     with index.lock:
         topics = _topics(index.engine, catalog)
     results = [
@@ -64,20 +80,27 @@ def resolve_library(index: ServedIndex, arguments: Mapping[str, Any] | None) -> 
     return _json({"query": args.query, "results": results, "hint": hint})
 
 
-def get_library_info(index: ServedIndex, arguments: Mapping[str, Any] | None) -> str:
+def get_library_info(index: ServedIndex, arguments: Mapping[str, Any] | None, sources: Sources) -> str:
     """Run get_library_info: the library's metadata, topics and table of contents (optionally by section).
 
     Raises:
         InvalidArgumentError: an argument does not fit the schema, or no requested section exists.
         LibraryNotFoundError: no library has that ID.
+        WrongToolError: the library is remote (get_context7_docs answers it).
+        SourceError: an llms.txt library's llms.txt cannot be fetched.
     """
     args = parse_info_args(arguments)
-    catalog = catalog_of(index.engine)
-    library = catalog.get(args.library_id)
+    library = catalog_of(index.engine, sources.registered()).get(args.library_id)
+    refuse_remote(library)
+    index = sources.prepare(index, [library])
+    catalog = catalog_of(index.engine, sources.registered())
+    library = catalog.get(library.library_id)
     entries, chosen, unknown = _filter_sections(library, args.sections)
     with index.lock:
         topics = _topics(index.engine, catalog)
-        outline = _outline(index.engine, {e.path for e in entries}) if len(entries) <= OUTLINE_MAX_DOCUMENTS else {}
+        # Pages of an llms.txt library not fetched yet have no outline.
+        indexed = {e.path for e in entries} & set(index.engine.metadata.get("files") or {})
+        outline = _outline(index.engine, indexed) if len(entries) <= OUTLINE_MAX_DOCUMENTS else {}
     result = {
         **_summary(library, catalog, topics, all_sections=True),
         "indexed_at": library.indexed_at,
@@ -92,19 +115,28 @@ def get_library_info(index: ServedIndex, arguments: Mapping[str, Any] | None) ->
     return _toc_page(result, [_toc_entry(entry, outline) for entry in entries], args.offset)
 
 
-def read_page(index: ServedIndex, arguments: Mapping[str, Any] | None) -> str:
-    """Run read_page: ``max_lines`` lines of an indexed document from ``offset``.
+def read_page(index: ServedIndex, arguments: Mapping[str, Any] | None, sources: Sources) -> str:
+    """Run read_page: ``max_lines`` lines of an indexed document from ``offset``, or of a page by URL.
+
+    A path from an llms.txt library's table of contents that is not indexed yet is read by its URL.
 
     Raises:
         InvalidArgumentError: an argument does not fit the schema.
         LibraryNotFoundError: ``library_id`` names no library.
         PathNotAllowedError: the path tries to leave the indexed documents.
         PageNotFoundError: no indexed document has that path.
+        SourceError: the URL is refused (URL_NOT_ALLOWED) or cannot be read (SOURCE_UNAVAILABLE, INVALID_CONTENT...).
     """
     args = parse_page_args(arguments)
-    catalog = catalog_of(index.engine)
+    if args.url:
+        return _json(sources.read_url(args))
+    catalog = catalog_of(index.engine, sources.registered())
     library = catalog.get(args.library_id) if args.library_id else None
-    path = locate(catalog, index.engine.metadata.get("files") or {}, args.path, library)
+    files = index.engine.metadata.get("files") or {}
+    url = _unindexed_url(catalog, files, args.path or "", library)
+    if url:
+        return _json(sources.read_url(replace(args, url=url, path=None)))
+    path = locate(catalog, files, args.path or "", library)
     with index.lock:
         content, total, returned = read_lines(index.engine.reader.conn, path, args.offset, args.max_lines)
     entry = catalog.entry(path)
@@ -124,18 +156,27 @@ def read_page(index: ServedIndex, arguments: Mapping[str, Any] | None) -> str:
     )
 
 
-def get_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: str) -> str:
+def get_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: str, sources: Sources) -> str:
     """Run get_docs: the best chunks for the topic across the libraries, packed into ``max_tokens``.
+
+    llms.txt libraries are fetched first where needed: their TOC, and the pages whose
+    title or description match the topic (then indexed, so search_docs finds them too).
 
     Raises:
         InvalidArgumentError: an argument does not fit the schema.
         LibraryNotFoundError: one of the libraries does not exist (the message names it).
+        WrongToolError: one of them is remote (get_context7_docs answers it).
         TopicNotFoundError: nothing in those libraries matches the topic.
+        SourceError: an llms.txt library cannot be fetched.
     """
     args = parse_docs_args(arguments)
     require_vectors_for(mode, index)
-    catalog = catalog_of(index.engine)
-    libraries = [catalog.get(library_id) for library_id in args.libraries]
+    requested = [catalog_of(index.engine, sources.registered()).get(library_id) for library_id in args.libraries]
+    for library in requested:
+        refuse_remote(library)
+    index = sources.prepare(index, requested, args.topic)
+    catalog = catalog_of(index.engine, sources.registered())
+    libraries = [catalog.get(library.library_id) for library in requested]
     language = _tagged_language(index.engine, args.language) if args.language else None
     with index.lock:
         candidates = find_candidates(index.engine, catalog, libraries, args.topic, mode, language)
@@ -187,6 +228,35 @@ def _tagged_languages(topics: Mapping[str, Mapping[str, list[str]]]) -> dict[str
     return {library_id: tuple(keys.get(LANGUAGE_KEY, ())) for library_id, keys in topics.items()}
 
 
+def get_context7_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, sources: Sources) -> str:
+    """Run get_context7_docs: the configured Context7-compatible API's documentation for a remote library.
+
+    Raises:
+        InvalidArgumentError: an argument does not fit the schema.
+        WrongToolError: the library is local (get_docs answers it).
+        SourceError: no API is configured, or it cannot be reached.
+    """
+    args = parse_context7_args(arguments)
+    return _json(sources.context7_docs(args, catalog_of(index.engine, sources.registered())))
+
+
+def searched_libraries(index: ServedIndex, arguments: Mapping[str, Any] | None) -> list[str]:
+    """The libraries a search_docs call searched: the one its ``library`` filter names, else every library of the index.
+
+    Reported beside the contract's SearchResult (structured content), since an llms.txt library
+    is searched only over the pages fetched so far.
+    """
+    chosen = (arguments or {}).get(LIBRARY_KEY)
+    return [chosen] if isinstance(chosen, str) else sorted(catalog_of(index.engine).libraries)
+
+
+def _unindexed_url(catalog: LibraryCatalog, files: Mapping[str, Any], path: str, library: Library | None) -> str:
+    """The URL of the llms.txt TOC entry ``path`` names when its page is not indexed yet ('' otherwise)."""
+    pool = library.toc if library else [entry for lib in catalog.libraries.values() for entry in lib.toc]
+    wanted = {path, library.mount + path} if library else {path}
+    return next((e.url for e in pool if e.url and e.path in wanted and e.path not in files), "")
+
+
 def _summary(library: Library, catalog: LibraryCatalog, topics: Mapping[str, Mapping[str, list[str]]], *, all_sections: bool = False) -> dict[str, Any]:
     sections = library.sections
     return {
@@ -198,11 +268,17 @@ def _summary(library: Library, catalog: LibraryCatalog, topics: Mapping[str, Map
         "documents": len(library.toc),
         "sections": sections if all_sections else sections[:MAX_LISTED_SECTIONS],
         "topics": topics.get(library.library_id, {}),
+        "source": library.source,
+        "tool": GET_CONTEXT7_DOCS if library.source == REMOTE else GET_DOCS,
+        "indexed": library.indexed,
+        **({"origin": library.origin} if library.origin else {}),
     }
 
 
 def _next_calls(library: Library, catalog: LibraryCatalog) -> dict[str, Any]:
     """Ready-to-fill calls of the other tools for this library."""
+    if library.source == REMOTE:
+        return {GET_CONTEXT7_DOCS: {"library_id": library.library_id, "topic": "..."}}
     return {
         "get_library_info": {"library_id": library.library_id},
         "get_docs": {"libraries": [library.library_id], "topic": "..."},
@@ -248,6 +324,8 @@ def _toc_page(result: dict[str, Any], toc: list[dict[str, Any]], offset: int) ->
 
 def _toc_entry(entry, outline: Mapping[str, list[str]]) -> dict[str, Any]:
     shown = {"title": entry.title, "path": entry.path, "description": entry.description, "section": entry.section}
+    if entry.url:
+        shown["url"] = entry.url
     if entry.path in outline:
         shown["headings"] = outline[entry.path]
     return shown

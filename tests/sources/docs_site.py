@@ -76,7 +76,7 @@ class DocsSite:
         self._server.server_close()
 
     def _answer(self, handler: BaseHTTPRequestHandler) -> None:
-        route = self.routes.get(handler.path)
+        route = self.routes.get(handler.path) or self.routes.get(handler.path.split("?", 1)[0])
         if route is None:
             return _send(handler, 404, b"not found", "text/plain")
         if route.hold:

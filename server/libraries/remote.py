@@ -1,0 +1,131 @@
+"""Remote sources as the library tools see them: registered libraries, JIT fetching, URL reads, Context7.
+
+Everything goes through :class:`~docs_mcp.indexer.sources.service.SourceService` (the indexer
+owns fetching, the cache and writing the index); this module only decides what a tool call
+needs fetched first, and shapes the answers. After a fetch wrote a new generation, the
+tool answers from ``live.current()``, the generation that now holds the pages.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from docs_mcp.indexer.sources.errors import WrongToolError
+from docs_mcp.indexer.sources.registry import CONTEXT7, LLMS_TXT, RegisteredLibrary
+from docs_mcp.indexer.sources.service import SourceService
+from docs_mcp.server.contract.reload import LiveIndex, ServedIndex
+from docs_mcp.server.libraries.arguments import Context7Args, PageArgs
+from docs_mcp.server.libraries.catalog import LOCAL, REMOTE, Library, LibraryCatalog
+from docs_mcp.server.libraries.pages import window
+from docs_mcp.server.libraries.schemas import GET_CONTEXT7_DOCS, GET_DOCS
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Sources:
+    """The remote-source side of one server: the service, and the live index it writes to."""
+
+    service: SourceService
+    live: LiveIndex
+
+    def registered(self) -> tuple[Library, ...]:
+        """The registry's libraries as catalog entries (those the index holds are replaced by theirs)."""
+        llms = (_library(lib, LOCAL) for lib in self.service.llms_libraries().values())
+        remote = (_library(lib, REMOTE) for lib in self.service.remote_libraries().values())
+        return (*llms, *remote)
+
+    def prepare(self, index: ServedIndex, libraries: Sequence[Library], topic: str | None = None) -> ServedIndex:
+        """Fetch what the llms.txt libraries among ``libraries`` lack (their TOC; pages about ``topic``); the index to answer from.
+
+        Raises:
+            SourceError: an llms.txt cannot be fetched (SOURCE_UNAVAILABLE, LLMS_TXT_NOT_FOUND, URL_NOT_ALLOWED...).
+        """
+        changed = False
+        for library in libraries:
+            if library.source != LOCAL or library.origin != LLMS_TXT:
+                continue
+            changed |= self.service.ensure_library(library.library_id)
+            urls = self.service.pages_for_topic(library.library_id, topic) if topic else []
+            if urls:
+                for failure in self.service.ensure_pages(library.library_id, urls):
+                    logger.warning("get_docs could not fetch %s", failure)
+                changed = True
+        return self.live.current() if changed else index
+
+    def read_url(self, args: PageArgs) -> dict[str, Any]:
+        """read_page by URL: the page (cached, stale or fetched) as a line window.
+
+        Raises:
+            SourceError: the URL is refused or the page cannot be read.
+        """
+        page = self.service.read_url(args.url or "")
+        content, total, returned = window(page.content, args.offset, args.max_lines)
+        has_more = args.offset + returned < total
+        answer = {
+            "library_id": page.library_id or None,
+            "url": page.url,
+            "path": page.path or None,
+            "title": page.title,
+            "content": content,
+            "total_lines": total,
+            "offset": args.offset,
+            "lines_returned": returned,
+            "has_more": has_more,
+            "next_offset": args.offset + returned if has_more else None,
+            "cached": page.cached,
+            "stale": page.stale,
+            "fetched_at": page.fetched_at,
+        }
+        if page.warning:
+            answer["warning"] = page.warning
+        return answer
+
+    def context7_docs(self, args: Context7Args, catalog: LibraryCatalog) -> dict[str, Any]:
+        """get_context7_docs: the Context7-compatible API's answer, as it gave it.
+
+        Raises:
+            WrongToolError: the library is local.
+            SourceError: the API is not configured or cannot be reached.
+        """
+        library = catalog.libraries.get(args.library_id)
+        if library is not None and library.source == LOCAL:
+            raise WrongToolError(
+                f"'{args.library_id}' is a local library. Use '{GET_DOCS}' for enhanced features.",
+                f"Call {GET_DOCS}(libraries=['{args.library_id}'], topic='...'), or get_library_info and read_page.",
+            )
+        content = self.service.context7.docs(args.library_id, args.topic, args.tokens)
+        return {"library_id": args.library_id, "topic": args.topic, "tokens": args.tokens, "source": REMOTE, "content": content}
+
+
+def refuse_remote(library: Library) -> None:
+    """Refuse a remote library in a tool for local ones (seed 000's validation).
+
+    Raises:
+        WrongToolError: ``library`` is remote.
+    """
+    if library.source == REMOTE:
+        raise WrongToolError(
+            f"'{library.library_id}' is not locally indexed. Use '{GET_CONTEXT7_DOCS}' instead.",
+            f"Call {GET_CONTEXT7_DOCS}(library_id='{library.library_id}', topic='...') with one descriptive topic string.",
+        )
+
+
+def _library(registered: RegisteredLibrary, source: str) -> Library:
+    return Library(
+        library_id=registered.library_id,
+        name=registered.name,
+        description=registered.description,
+        languages=registered.languages,
+        version="",
+        aliases=registered.aliases,
+        mount=f"{registered.library_id}/",
+        toc=(),
+        chunks=0,
+        indexed_at="",
+        source=source,
+        origin=CONTEXT7 if source == REMOTE else LLMS_TXT,
+        indexed=False,
+    )
