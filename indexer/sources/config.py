@@ -2,6 +2,7 @@
 
     DOCS_MCP_FETCH_ALLOW            extra domains pages may be read from (comma-separated; "*.example.com" allowed)
     DOCS_MCP_CUSTOM_LIBRARIES       the user's custom-libraries.json (default ~/.docs-mcp/custom-libraries.json)
+    DOCS_MCP_CURATED_LIBRARIES=0    leave out the curated list bundled with docs-mcp (air-gapped servers, tests)
     DOCS_MCP_SOURCES_CACHE          the page cache file (default INDEX_DIR/sources/cache.sqlite)
     DOCS_MCP_CONTEXT7_URL           base URL of a Context7-compatible API (e.g. https://context7.com/api)
     DOCS_MCP_CONTEXT7_KEY           its API key (sent as a bearer token; never logged or echoed)
@@ -19,6 +20,7 @@ from docs_mcp.indexer.sources.registry import Registry, custom_path, load_regist
 from docs_mcp.indexer.sources.safety import FetchPolicy, host_of, loopback_allowed
 
 ALLOW_ENV = "DOCS_MCP_FETCH_ALLOW"
+CURATED_ENV = "DOCS_MCP_CURATED_LIBRARIES"
 CACHE_ENV = "DOCS_MCP_SOURCES_CACHE"
 CONTEXT7_URL_ENV = "DOCS_MCP_CONTEXT7_URL"
 CONTEXT7_KEY_ENV = "DOCS_MCP_CONTEXT7_KEY"
@@ -43,7 +45,7 @@ class SourceSettings:
 def source_settings(index_dir: Path, environ: Mapping[str, str] | None = None, registry: Registry | None = None) -> SourceSettings:
     """The settings for the index at ``index_dir`` from ``environ`` (default: the process environment)."""
     env = dict(os.environ if environ is None else environ)
-    registry = registry if registry is not None else load_registry(custom_path(env))
+    registry = registry if registry is not None else load_registry(custom_path(env), bundled=env.get(CURATED_ENV, "1") != "0")
     extra = {d.strip().lower() for d in env.get(ALLOW_ENV, "").split(",") if d.strip()}
     context7_url = env.get(CONTEXT7_URL_ENV, "").strip().rstrip("/")
     domains = set(DEFAULT_DOMAINS) | extra | registry.domains() | ({host_of(context7_url)} - {""})
