@@ -1,0 +1,45 @@
+"""`docs-mcp add llms-txt` and `docs-mcp refresh` as real subprocesses against a site on loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from skyhook import SKYHOOK, serve_skyhook
+
+TEST_MODE = {"DOCS_MCP_ALLOW_PRIVATE_FETCH": "1", "DOCS_MCP_CURATED_LIBRARIES": "0"}
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith("DOCS_MCP_")}
+    full = {**inherited, "DOCS_MCP_CUSTOM_LIBRARIES": "/nonexistent/custom-libraries.json", **(env or {})}
+    return subprocess.run([sys.executable, "-m", "docs_mcp", *args], capture_output=True, text=True, env=full, timeout=300)
+
+
+def test_add_then_refresh(site, tmp_path: Path):
+    llms = serve_skyhook(site)
+    index = str(tmp_path / "index")
+    added = run("add", "llms-txt", llms, "--library", SKYHOOK, "--index", index, "--language", "python", env=TEST_MODE)
+    assert added.returncode == 0, added.stderr
+    assert added.stdout.splitlines()[0] == f"added {SKYHOOK} (Skyhook): 3 pages in 2 sections, from {llms}"
+    assert "DOCS_MCP_ALLOW_PRIVATE_FETCH=1" in added.stderr  # the test mode is never on silently
+    listed = json.loads(run("libraries", "--index", index, "--json").stdout)
+    assert [(lib["library_id"], lib["source"], lib["languages"]) for lib in listed] == [(SKYHOOK, llms, ["python"])]
+    refreshed = run("refresh", "--index", index, env=TEST_MODE)
+    assert refreshed.returncode == 0, refreshed.stderr
+    assert refreshed.stdout.splitlines() == [f"unchanged {SKYHOOK}  {llms}", "1 URLs: 0 updated, 1 unchanged, 0 failed"]
+    assert site.hits("/docs/llms.txt")[-1].headers["if-none-match"] == '"l1"'
+
+
+def test_add_refuses_loopback_outside_the_test_mode_and_a_missing_llms_txt(site, tmp_path: Path):
+    index = str(tmp_path / "index")
+    refused = run("add", "llms-txt", site.url("/docs/llms.txt"), "--library", SKYHOOK, "--index", index)
+    assert refused.returncode == 1 and "resolves to 127.0.0.1, a private, loopback, link-local or metadata address" in refused.stderr
+    missing = run("add", "llms-txt", site.url("/nope/llms.txt"), "--library", SKYHOOK, "--index", index, env=TEST_MODE)
+    assert missing.returncode == 1
+    assert f"error: {site.url('/nope/llms.txt')} answered 404: the page does not exist." in missing.stderr
+    assert "hint: Check the llms.txt URL of the library" in missing.stderr
+    assert not (tmp_path / "index" / "CURRENT").exists()
