@@ -17,6 +17,8 @@ from __future__ import annotations
 import json
 import logging
 import re
+import sqlite3
+import threading
 import time
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
@@ -28,7 +30,7 @@ from docs_mcp.indexer.sources.cache import CachedPage, PageCache
 from docs_mcp.indexer.sources.config import SourceSettings
 from docs_mcp.indexer.sources.context7 import Context7Client
 from docs_mcp.indexer.sources.convert import to_markdown
-from docs_mcp.indexer.sources.errors import LlmsTxtNotFoundError, RemotePageNotFoundError, SourceError, UrlNotAllowedError
+from docs_mcp.indexer.sources.errors import LlmsTxtNotFoundError, RemotePageNotFoundError, SourceError, SourceUnavailableError
 from docs_mcp.indexer.sources.fetch import DEFAULT_DELAYS, Fetcher
 from docs_mcp.indexer.sources.ingest import SourcePages, index_pages, indexed_digests, page_path
 from docs_mcp.indexer.sources.llms_txt import LlmsTxt, parse_llms_txt
@@ -81,7 +83,8 @@ class SourceService:
     ) -> None:
         self.settings = settings
         self.fetcher = fetcher or Fetcher(settings.policy, sleep=sleep, delays=delays)
-        self.cache = cache or PageCache(settings.cache_path)
+        self._cache = cache
+        self._cache_lock = threading.Lock()
         self.context7 = Context7Client(settings.context7_url, settings.context7_key, self.fetcher)
         self._sleep = sleep
         self._delays = delays
@@ -91,10 +94,25 @@ class SourceService:
         for problem in settings.registry.problems:
             logger.warning("library registry: %s", problem)
 
+    @property
+    def cache(self) -> PageCache:
+        """The page cache, opened on first use: a server that never reads a remote page never creates it."""
+        with self._cache_lock:
+            if self._cache is None:
+                try:
+                    self._cache = PageCache(self.settings.cache_path)
+                except (OSError, sqlite3.Error) as error:
+                    raise SourceUnavailableError(
+                        f"The page cache {self.settings.cache_path} cannot be opened ({error}).",
+                        "Set DOCS_MCP_SOURCES_CACHE to a writable file for the server.",
+                    ) from error
+            return self._cache
+
     def close(self) -> None:
         self._worker.close()
         self.fetcher.close()
-        self.cache.close()
+        if self._cache is not None:
+            self._cache.close()
 
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Wait for background refreshes and index writes to finish (tests, the CLI)."""
@@ -164,6 +182,9 @@ class SourceService:
         for url in urls:
             try:
                 self._get(url, library_id, library.ttl_hours)
+            except SourceUnavailableError as error:
+                failures.append(f"{url}: {error.message}")
+                break  # the source is down: the other pages would only add their retries to the wait
             except SourceError as error:
                 failures.append(f"{url}: {error.message}")
         self.index_library(library_id)

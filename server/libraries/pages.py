@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 import duckdb
 
@@ -104,3 +104,16 @@ def window(text: str, offset: int, max_lines: int) -> tuple[str, int, int]:
     lines = text.split("\n")
     shown = lines[offset : offset + max_lines]
     return "\n".join(shown), len(lines), len(shown)
+
+
+def line_fields(content: str, total: int, offset: int, returned: int) -> dict[str, Any]:
+    """The fields of a read_page answer that place its lines in the page, with where to read on."""
+    has_more = offset + returned < total
+    return {
+        "content": content,
+        "total_lines": total,
+        "offset": offset,
+        "lines_returned": returned,
+        "has_more": has_more,
+        "next_offset": offset + returned if has_more else None,
+    }

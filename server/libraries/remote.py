@@ -18,7 +18,7 @@ from docs_mcp.indexer.sources.service import SourceService
 from docs_mcp.server.contract.reload import LiveIndex, ServedIndex
 from docs_mcp.server.libraries.arguments import Context7Args, PageArgs
 from docs_mcp.server.libraries.catalog import LOCAL, REMOTE, Library, LibraryCatalog
-from docs_mcp.server.libraries.pages import window
+from docs_mcp.server.libraries.pages import line_fields, window
 from docs_mcp.server.libraries.schemas import GET_CONTEXT7_DOCS, GET_DOCS
 
 logger = logging.getLogger(__name__)
@@ -63,18 +63,12 @@ class Sources:
         """
         page = self.service.read_url(args.url or "")
         content, total, returned = window(page.content, args.offset, args.max_lines)
-        has_more = args.offset + returned < total
         answer = {
             "library_id": page.library_id or None,
             "url": page.url,
             "path": page.path or None,
             "title": page.title,
-            "content": content,
-            "total_lines": total,
-            "offset": args.offset,
-            "lines_returned": returned,
-            "has_more": has_more,
-            "next_offset": args.offset + returned if has_more else None,
+            **line_fields(content, total, args.offset, returned),
             "cached": page.cached,
             "stale": page.stale,
             "fetched_at": page.fetched_at,

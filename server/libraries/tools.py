@@ -31,7 +31,7 @@ from docs_mcp.server.libraries.arguments import (
 )
 from docs_mcp.server.libraries.catalog import REMOTE, Library, LibraryCatalog
 from docs_mcp.server.libraries.schemas import MAX_INFO_CHARS
-from docs_mcp.server.libraries.pages import locate, read_lines
+from docs_mcp.server.libraries.pages import line_fields, locate, read_lines
 from docs_mcp.server.libraries.remote import Sources, refuse_remote
 from docs_mcp.server.libraries.schemas import GET_CONTEXT7_DOCS, GET_DOCS
 from docs_mcp.server.contract.reload import ServedIndex
@@ -140,18 +140,12 @@ def read_page(index: ServedIndex, arguments: Mapping[str, Any] | None, sources: 
     with index.lock:
         content, total, returned = read_lines(index.engine.reader.conn, path, args.offset, args.max_lines)
     entry = catalog.entry(path)
-    has_more = args.offset + returned < total
     return _json(
         {
             "library_id": catalog.owner(path).library_id,
             "path": path,
             "title": entry.title if entry else path,
-            "content": content,
-            "total_lines": total,
-            "offset": args.offset,
-            "lines_returned": returned,
-            "has_more": has_more,
-            "next_offset": args.offset + returned if has_more else None,
+            **line_fields(content, total, args.offset, returned),
         }
     )
 

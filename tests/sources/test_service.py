@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from skyhook import SKYHOOK, serve_skyhook, service, skyhook_library
@@ -12,6 +13,7 @@ from corpus_files import write_corpus
 from docs_mcp.indexer import build_index, list_libraries
 from docs_mcp.indexer.libraries.spec import requested_spec
 from docs_mcp.indexer.sources.errors import SourceUnavailableError, UrlNotAllowedError
+from docs_mcp.indexer.sources.service import SourceService
 from docs_mcp.server.contract.reload import LiveIndex
 from docs_mcp.server.contract.tools import search_docs
 
@@ -25,6 +27,20 @@ def index(tmp_path: Path) -> Path:
     out = tmp_path / "index"
     build_index(docs, out, library=requested_spec(docs, "acme/cli", name="Acme CLI"))
     return out
+
+
+@pytest.fixture
+def svc(site, index: Path) -> Iterator[SourceService]:
+    """A service over ``index`` with Skyhook (TTL 1 h) added."""
+    service_ = service(index)
+    service_.add(skyhook_library(serve_skyhook(site), ttl_hours=1))
+    yield service_
+    service_.close()
+
+
+def read_and_index(svc: SourceService, url: str) -> None:
+    svc.read_url(url)
+    assert svc.wait_idle(60)
 
 
 def search(index: Path, query: str) -> list[str]:
@@ -53,10 +69,7 @@ def test_adding_an_llms_txt_indexes_its_toc_and_keeps_the_other_libraries(site, 
     svc.close()
 
 
-def test_a_page_read_by_url_is_indexed_in_the_background_then_found_by_search(site, index):
-    url = serve_skyhook(site)
-    svc = service(index)
-    svc.add(skyhook_library(url))
+def test_a_page_read_by_url_is_indexed_in_the_background_then_found_by_search(site, index, svc):
     assert "skyhook/skyhook/guides/retries.md#retries/idempotency-keys" not in search(index, "idempotency key retried POST")
     page = svc.read_url(site.url("/docs/guides/retries.md"))
     assert (page.library_id, page.path, page.title, page.cached, page.stale) == (SKYHOOK, "skyhook/skyhook/guides/retries.md", "Retries", False, False)
@@ -66,16 +79,11 @@ def test_a_page_read_by_url_is_indexed_in_the_background_then_found_by_search(si
     assert html.content.startswith("# Webhooks\n\nSkyhook signs every webhook delivery")
     assert svc.wait_idle(60)
     assert search(index, "verify webhook HMAC signature")[0].startswith("skyhook/skyhook/guides/webhooks.md#webhooks")
-    svc.close()
 
 
-def test_a_cached_page_is_served_without_a_request_and_a_stale_one_revalidated(site, index):
-    url = serve_skyhook(site)
-    svc = service(index)
-    svc.add(skyhook_library(url, ttl_hours=1))
+def test_a_cached_page_is_served_without_a_request_and_a_stale_one_revalidated(site, svc):
     page_url = site.url("/docs/guides/retries.md")
-    svc.read_url(page_url)
-    svc.wait_idle(60)
+    read_and_index(svc, page_url)
     assert svc.read_url(page_url).cached and len(site.hits("/docs/guides/retries.md")) == 1
     now = [svc.cache.clock() + 2 * 3600]
     svc.cache.clock = lambda: now[0]
@@ -84,16 +92,11 @@ def test_a_cached_page_is_served_without_a_request_and_a_stale_one_revalidated(s
     assert svc.wait_idle(60)
     assert site.hits("/docs/guides/retries.md")[-1].headers["if-none-match"] == '"r1"'  # a conditional GET, answered 304
     assert svc.read_url(page_url).stale is False
-    svc.close()
 
 
-def test_a_source_outage_serves_the_stale_copy_with_a_warning(site, index):
-    url = serve_skyhook(site)
-    svc = service(index)
-    svc.add(skyhook_library(url, ttl_hours=1))
+def test_a_source_outage_serves_the_stale_copy_with_a_warning(site, svc):
     page_url = site.url("/docs/reference/client.md")
-    svc.read_url(page_url)
-    svc.wait_idle(60)
+    read_and_index(svc, page_url)
     site.routes["/docs/reference/client.md"].failures = 99
     svc.cache.clock = lambda: 4_000_000_000.0
     assert svc.read_url(page_url).stale
@@ -107,20 +110,14 @@ def test_a_source_outage_serves_the_stale_copy_with_a_warning(site, index):
     with pytest.raises(SourceUnavailableError, match="after 3 attempts: HTTP 503"):
         site.serve("/docs/new.md", "# New\n\nwords words words words", failures=99)
         svc.read_url(site.url("/docs/new.md"))
-    svc.close()
 
 
-def test_refresh_revalidates_and_reindexes_what_changed(site, index):
-    url = serve_skyhook(site)
-    svc = service(index)
-    svc.add(skyhook_library(url))
-    svc.read_url(site.url("/docs/guides/retries.md"))
-    svc.wait_idle(60)
+def test_refresh_revalidates_and_reindexes_what_changed(site, index, svc):
+    read_and_index(svc, site.url("/docs/guides/retries.md"))
     site.serve("/docs/guides/retries.md", "# Retries\n\nSkyhook now retries with a circuit breaker after five failures.\n", etag='"r2"')
     outcomes = svc.refresh(SKYHOOK)
     assert [(o.url.removeprefix(site.base), o.status) for o in outcomes] == [("/docs/llms.txt", "unchanged"), ("/docs/guides/retries.md", "updated")]
     assert search(index, "circuit breaker after five failures")[0].startswith("skyhook/skyhook/guides/retries.md#")
-    svc.close()
 
 
 def test_urls_off_the_allowlist_are_refused_before_any_request(site, index):
@@ -132,12 +129,21 @@ def test_urls_off_the_allowlist_are_refused_before_any_request(site, index):
     svc.close()
 
 
-def test_get_docs_picks_toc_pages_by_topic(site, index):
-    url = serve_skyhook(site)
-    svc = service(index)
-    svc.add(skyhook_library(url))
+def test_get_docs_picks_toc_pages_by_topic(site, index, svc):
     assert svc.pages_for_topic(SKYHOOK, "webhook signatures HMAC") == [site.url("/docs/guides/webhooks.html")]
     assert svc.ensure_pages(SKYHOOK, svc.pages_for_topic(SKYHOOK, "client options")) == []
     assert search(index, "Client base_url timeout retries")[0].startswith("skyhook/skyhook/reference/client.md")
     assert svc.pages_for_topic(SKYHOOK, "client options") == []  # indexed now
+
+
+def test_the_cache_is_created_on_first_use_only_and_a_broken_one_is_reported(tmp_path: Path):
+    svc = service(tmp_path / "index")
+    assert not (tmp_path / "index" / "sources").exists()  # a server that reads no remote page writes nothing
     svc.close()
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    broken = service(tmp_path / "index", DOCS_MCP_SOURCES_CACHE=str(blocker / "cache.sqlite"))
+    with pytest.raises(SourceUnavailableError, match="cannot be opened") as caught:
+        broken.cache  # noqa: B018 - the property opens it
+    assert caught.value.hint == "Set DOCS_MCP_SOURCES_CACHE to a writable file for the server."
+    broken.close()
