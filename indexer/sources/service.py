@@ -172,6 +172,7 @@ class SourceService:
             LlmsTxtNotFoundError, SourceUnavailableError, UrlNotAllowedError: the llms.txt cannot be read.
         """
         if library_id in self._entries():
+            self._revalidate_if_stale(self.llms_libraries()[library_id])
             return False
         return self.index_library(library_id)
 
@@ -276,6 +277,12 @@ class SourceService:
         return self.cache.put(
             CachedPage(url, library_id, converted.title, converted.markdown, fetched.etag, fetched.last_modified, self.cache.clock())
         )
+
+    def _revalidate_if_stale(self, library: RegisteredLibrary) -> None:
+        """Refresh an indexed library's llms.txt (its TOC) in the background once its TTL has passed."""
+        page = self.cache.get(library.llms_txt_url)
+        if page is not None and page.age(self.cache.clock()) >= library.ttl_hours * 3600:
+            self._worker.submit(f"refresh:{page.url}", lambda: self._revalidate(page, llms=True))
 
     def _revalidate(self, page: CachedPage, *, llms: bool = False) -> None:
         try:

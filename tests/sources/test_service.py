@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from skyhook import SKYHOOK, serve_skyhook, service, skyhook_library
+from skyhook import LLMS_TXT_BODY, SKYHOOK, serve_skyhook, service, skyhook_library
 
 from corpus_files import write_corpus
 from docs_mcp.indexer import build_index, list_libraries
@@ -147,3 +147,12 @@ def test_the_cache_is_created_on_first_use_only_and_a_broken_one_is_reported(tmp
         broken.cache  # noqa: B018 - the property opens it
     assert caught.value.hint == "Set DOCS_MCP_SOURCES_CACHE to a writable file for the server."
     broken.close()
+
+
+def test_a_stale_toc_is_refreshed_in_the_background_when_the_library_is_used(site, index, svc):
+    site.serve("/docs/llms.txt", LLMS_TXT_BODY + "- [Streaming](/docs/guides/streaming.md): Stream large responses\n", etag='"l2"')
+    assert svc.ensure_library(SKYHOOK) is False  # fresh: nothing to do
+    svc.cache.clock = lambda: 4_000_000_000.0
+    assert svc.ensure_library(SKYHOOK) is False  # answered from the index at once...
+    assert svc.wait_idle(60)  # ...while the llms.txt is revalidated and the library re-indexed
+    assert [t["title"] for t in catalog(index)[SKYHOOK]["toc"]] == ["Retries", "Webhooks", "Client", "Streaming"]
