@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
 from urllib.parse import urlsplit
 
-from docs_mcp.indexer.sources.errors import UrlNotAllowedError
+from docs_mcp.indexer.sources.errors import SourceUnavailableError, UrlNotAllowedError
 
 logger = logging.getLogger(__name__)
 
@@ -138,8 +138,12 @@ def check_resolved(host: str, port: int, policy: FetchPolicy, resolver: Resolver
 
     Raises:
         UrlNotAllowedError: one of them is refused.
+        SourceUnavailableError: the name resolves to nothing.
     """
-    for address in resolver(host, port):
+    addresses = resolver(host, port)
+    if not addresses:
+        raise SourceUnavailableError(f"'{host}' cannot be resolved to an address.", "Check the host name, or try again later.")
+    for address in addresses:
         check_address(address, policy, host)
 
 

@@ -171,3 +171,15 @@ def test_host_patterns():
     assert not host_allowed("readthedocs.io.evil.com", {"*.readthedocs.io"})
     assert not host_allowed("evilreadthedocs.io", {"*.readthedocs.io"})
     assert check_url("https://Docs.Example.com:8443/x", FetchPolicy(allowed_domains=frozenset({"docs.example.com"}))) == ("docs.example.com", 8443)
+
+
+@pytest.mark.parametrize("host", ["2130706433", "0x7f000001", "0177.0.0.1", "127.1"])
+def test_numeric_spellings_of_loopback_are_refused(host):
+    with pytest.raises(UrlNotAllowedError, match="resolves to 127.0.0.1"):
+        fetcher(FetchPolicy(allowed_domains=frozenset({host})))[0].get(f"http://{host}/docs.md")
+
+
+def test_a_name_that_resolves_to_nothing_is_unavailable():
+    f, _ = fetcher(FetchPolicy(allowed_domains=frozenset({"docs.example.com"})), resolver=lambda host, port: [])
+    with pytest.raises(SourceUnavailableError, match="cannot be resolved"):
+        f.get("https://docs.example.com/guide.md")
