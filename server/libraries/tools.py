@@ -2,9 +2,9 @@
 
 resolve_library -> get_library_info -> read_page is the navigation path; get_docs is the
 one-call fast path; get_context7_docs answers remote libraries.  Libraries read from an
-llms.txt are fetched into the index on first use (``Sources.prepare``) before answering.  Each runs in a worker thread and holds the served index's lock
-while it touches the engine or its connection; app.py renders a raised error in the
-shape of tool_errors.
+llms.txt are fetched into the index on first use (``Sources.prepare``) before answering.
+Each runs in a worker thread and holds the served index's lock while it touches the
+engine or its connection; app.py renders a raised error in the shape of tool_errors.
 """
 
 from __future__ import annotations
