@@ -30,10 +30,9 @@ from docs_mcp.server.libraries.arguments import (
     parse_resolve_args,
 )
 from docs_mcp.server.libraries.catalog import REMOTE, Library, LibraryCatalog
-from docs_mcp.server.libraries.schemas import MAX_INFO_CHARS
 from docs_mcp.server.libraries.pages import line_fields, locate, read_lines
 from docs_mcp.server.libraries.remote import Sources, refuse_remote
-from docs_mcp.server.libraries.schemas import GET_CONTEXT7_DOCS, GET_DOCS
+from docs_mcp.server.libraries.schemas import GET_CONTEXT7_DOCS, GET_DOCS, MAX_INFO_CHARS
 from docs_mcp.server.contract.reload import ServedIndex
 
 MAX_LISTED_SECTIONS = 20
