@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+from itertools import accumulate
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -41,10 +42,11 @@ class _Words:
             words.add("".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(2, 4))))
         self.words = sorted(words)
         rng.shuffle(self.words)
-        self.weights = [1.0 / (rank + 10) for rank in range(len(self.words))]  # Zipf-like, flattened head
+        # Zipf-like, flattened head; cumulative once, or every draw would re-add 6000 weights.
+        self.cum_weights = list(accumulate(1.0 / (rank + 10) for rank in range(len(self.words))))
 
     def some(self, n: int) -> list[str]:
-        return self.rng.choices(self.words, self.weights, k=n)
+        return self.rng.choices(self.words, cum_weights=self.cum_weights, k=n)
 
     def identifier(self) -> str:
         parts = self.some(self.rng.randint(2, 3))

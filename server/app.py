@@ -56,7 +56,7 @@ class ServerSettings:
     mode: Literal["hybrid", "bm25", "vector"] = "hybrid"
     # Shared by every replica behind one balancer; empty: cursor keys derive from the index alone.
     cursor_secret: bytes = b""
-    # Load postings, vectors and the model in the background at start instead of on the first search.
+    # Load the query model in the background at start (unless mode is bm25) instead of on the first search.
     warm: bool = True
 
 

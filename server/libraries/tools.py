@@ -1,8 +1,8 @@
 """The library tools as plain functions: checked arguments in, JSON text out (errors are raised).
 
 resolve_library -> get_library_info -> read_page is the navigation path; get_docs is the
-one-call fast path.  Each runs in a worker thread and holds the served index's lock
-while it touches the engine or its connection; app.py renders a raised error in the
+one-call fast path.  Each runs in a worker thread; the engine is safe to share between
+threads (each thread reads through its own DuckDB cursor); app.py renders a raised error in the
 shape of tool_errors.
 """
 
@@ -54,8 +54,7 @@ def resolve_library(index: ServedIndex, arguments: Mapping[str, Any] | None) -> 
     """
     args = parse_resolve_args(arguments)
     catalog = catalog_of(index.engine)
-    with index.lock:
-        topics = _topics(index.engine, catalog)
+    topics = _topics(index.engine, catalog)
     results = [
         {**_summary(match.library, catalog, topics), "relevance": match.relevance, "next": _next_calls(match.library, catalog)}
         for match in catalog.resolve(args.query, args.language, tagged_languages=_tagged_languages(topics))
@@ -75,9 +74,8 @@ def get_library_info(index: ServedIndex, arguments: Mapping[str, Any] | None) ->
     catalog = catalog_of(index.engine)
     library = catalog.get(args.library_id)
     entries, chosen, unknown = _filter_sections(library, args.sections)
-    with index.lock:
-        topics = _topics(index.engine, catalog)
-        outline = _outline(index.engine, {e.path for e in entries}) if len(entries) <= OUTLINE_MAX_DOCUMENTS else {}
+    topics = _topics(index.engine, catalog)
+    outline = _outline(index.engine, {e.path for e in entries}) if len(entries) <= OUTLINE_MAX_DOCUMENTS else {}
     result = {
         **_summary(library, catalog, topics, all_sections=True),
         "indexed_at": library.indexed_at,
@@ -105,8 +103,7 @@ def read_page(index: ServedIndex, arguments: Mapping[str, Any] | None) -> str:
     catalog = catalog_of(index.engine)
     library = catalog.get(args.library_id) if args.library_id else None
     path = locate(catalog, index.engine.metadata.get("files") or {}, args.path, library)
-    with index.lock:
-        content, total, returned = read_lines(index.engine.reader.conn, path, args.offset, args.max_lines)
+    content, total, returned = read_lines(index.engine.db.cursor(), path, args.offset, args.max_lines)
     entry = catalog.entry(path)
     has_more = args.offset + returned < total
     return _json(
@@ -137,8 +134,7 @@ def get_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: str)
     catalog = catalog_of(index.engine)
     libraries = [catalog.get(library_id) for library_id in args.libraries]
     language = _tagged_language(index.engine, args.language) if args.language else None
-    with index.lock:
-        candidates = find_candidates(index.engine, catalog, libraries, args.topic, mode, language)
+    candidates = find_candidates(index.engine, catalog, libraries, args.topic, mode, language)
     packed = pack(candidates, args.max_tokens)
     content = "\n\n".join(p.block for p in packed)
     top = packed[0].candidate.confidence
