@@ -11,15 +11,21 @@ from __future__ import annotations
 
 import json
 import random
-from itertools import accumulate
+import zlib
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 from typing import Iterator
+
+import numpy as np
+
+from docs_mcp.indexer.serving_arrays import Vectors
 
 LANGUAGES = ("go", "python", "typescript")
 _SYLLABLES = tuple(c + v for c in "bcdfghklmnprstvz" for v in ("a", "e", "i", "o", "u", "ai", "ou"))
 _VOCABULARY = 6000
 _SECTIONS = (4, 12)  # sections per file, inclusive
+_VECTOR_BLOCK = 65_536
 
 
 @dataclass(frozen=True)
@@ -145,32 +151,61 @@ def _queries(rng: random.Random, words: _Words, phrases: list[str], n: int) -> t
 def fill_random_vectors(index_dir: Path, seed: int = 0) -> int:
     """Give every chunk of a full-text-only index one random unit vector, as if the default model had.
 
-    For latency benchmarks only: the vectors have the default model's size and identity
-    (so queries are embedded by the real model) but carry no meaning.  Returns the count.
+    For benchmarks only: the vectors go straight into the serving arrays (not the DuckDB
+    vectors table) under the default model's identity, so the storage and search paths
+    are measured at full size without the hour the model would take.  Each chunk's vector
+    is its page's random topic direction plus as much random noise (cosine 0.7 to the topic,
+    0.5 between chunks of a page), since real embeddings cluster by page.  Returns the count.
 
     Raises:
         IndexNotFoundError, IndexFormatError, IndexLockedError: from the indexer.
         ModelLoadError: the default model (whose identity is borrowed) cannot be loaded.
     """
-    import numpy as np
     import orjson
 
     from docs_mcp.indexer.embedding import load_embedder
     from docs_mcp.indexer.index_file import connect, current_generation
-    from docs_mcp.indexer.schema import CHUNKS_TABLE, DB_FILE, META_TABLE, VECTORS_TABLE, vectors_ddl
-    from docs_mcp.indexer.staging import load_rows
+    from docs_mcp.indexer.schema import DB_FILE, META_TABLE
+    from docs_mcp.indexer.serving_arrays import open_serving_arrays, write_vector_arrays
 
     identity = load_embedder("default").identity
     folder = index_dir / current_generation(index_dir)
+    file_codes = np.asarray(open_serving_arrays(folder).file_codes)
+    rng = np.random.default_rng(seed)
+    topics = _unit(rng.standard_normal((int(file_codes.max()) + 1, identity.dimensions), dtype=np.float32))
+    vectors = np.empty((len(file_codes), identity.dimensions), dtype=np.float32)
+    for start in range(0, len(file_codes), _VECTOR_BLOCK):  # in blocks: peak memory stays near the result's
+        block = slice(start, start + _VECTOR_BLOCK)
+        noise = _unit(rng.standard_normal((len(file_codes[block]), identity.dimensions), dtype=np.float32))
+        vectors[block] = _unit(topics[file_codes[block]] + noise)
+    rows = np.arange(len(file_codes), dtype=np.int64)
+    write_vector_arrays(folder, Vectors(vectors, rows, rows))
     conn = connect(folder / DB_FILE, read_only=False)
     try:
-        (count,) = conn.execute(f"SELECT count(*) FROM {CHUNKS_TABLE}").fetchone()
-        vectors = np.random.default_rng(seed).standard_normal((count, identity.dimensions), dtype=np.float32)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        conn.execute(vectors_ddl(identity.dimensions))
-        load_rows(conn, VECTORS_TABLE, folder, ({"chunk": i, "window": 0, "key": f"synthetic-{i}", "vec": v} for i, v in enumerate(vectors)))
         conn.execute(f"UPDATE {META_TABLE} SET value = ? WHERE key = 'model'", [orjson.dumps(identity.__dict__).decode()])
         conn.execute("CHECKPOINT")
     finally:
         conn.close()
-    return count
+    return len(file_codes)
+
+
+class SyntheticQueries:
+    """Query vectors for an index filled by ``fill_random_vectors``, without a model.
+
+    A query stands for one chunk (picked by a hash of its text, so the same query gets
+    the same vector): that chunk's vector plus as much noise, like a question about it.
+    """
+
+    def __init__(self, vectors: Vectors) -> None:
+        self._vectors = vectors
+
+    def embed_query(self, text: str) -> np.ndarray:
+        rng = np.random.default_rng(zlib.crc32(text.encode()))
+        chunk = int(rng.integers(len(self._vectors.starts)))
+        noise = _unit(rng.standard_normal((1, self._vectors.vectors.shape[1]), dtype=np.float32))
+        return _unit(self._vectors.vectors[int(self._vectors.starts[chunk])] + noise)[0]
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.atleast_2d(vectors)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)

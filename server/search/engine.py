@@ -13,7 +13,7 @@ import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Mapping, Protocol, Sequence
 
 import numpy as np
 import orjson
@@ -36,6 +36,12 @@ from docs_mcp.server.search.topk import top_k
 MODES = ("hybrid", "bm25", "vector")
 QUERY_THREADS = min(2, os.cpu_count() or 1)
 _PAGE_COLUMNS = "id, chunk_id, heading, breadcrumb, filepath, metadata, text"
+
+
+class QueryEmbedder(Protocol):
+    """Turns a query into a unit vector of the index's dimensions."""
+
+    def embed_query(self, text: str) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
@@ -80,8 +86,8 @@ class _Ranking:
 class Engine:
     """Ranks the chunks of one index generation for a query; safe to share between threads."""
 
-    def __init__(self, reader, settings: RankingSettings | None = None) -> None:
-        """Map the generation's serving arrays.
+    def __init__(self, reader, settings: RankingSettings | None = None, *, embedder: QueryEmbedder | None = None) -> None:
+        """Map the generation's serving arrays; ``embedder`` replaces the index's model (benchmarks).
 
         Raises:
             IndexFormatError: the generation has no (or unreadable) serving arrays: rebuild it.
@@ -104,7 +110,7 @@ class Engine:
         self._query_vectors: LruCache[str, np.ndarray] = LruCache("query-vectors", cache.QUERY_VECTORS)
         self._collapser = Collapser(self.arrays, self._word_set, jaccard=self.settings.collapse_jaccard, cosine=self.settings.collapse_cosine)
         self._lock = threading.Lock()  # loading the model or the library tools' columns, once
-        self._embedder = None
+        self._embedder = embedder
         self._columns: ChunkColumns | None = None
 
     @property
@@ -223,14 +229,15 @@ class Engine:
     # -- query side ----------------------------------------------------------------------------
 
     def _stem(self, words: Sequence[str]) -> list[str]:
-        ((stems,),) = self.db.query("SELECT list_transform(?::VARCHAR[], w -> stem(w, 'porter'))", [list(words)])
+        # One string parameter (words never hold a space): a list parameter costs DuckDB ~30 import probes.
+        ((stems,),) = self.db.query("SELECT list_transform(string_split(?, ' '), w -> stem(w, 'porter'))", [" ".join(words)])
         return list(stems)
 
     def _query_vector(self, query: str) -> np.ndarray:
         """The query's embedding; recent ones are kept, as pages and get_docs re-ask for them."""
         return self._query_vectors.get_or_compute(query, lambda text: self._query_embedder().embed_query(text))
 
-    def _query_embedder(self):
+    def _query_embedder(self) -> QueryEmbedder:
         with self._lock:
             if self._embedder is None:
                 from docs_mcp.indexer import load_model
@@ -296,10 +303,15 @@ def _signal_ranks(page: Sequence[int], scores: np.ndarray, present: np.ndarray) 
     return [int(np.count_nonzero(above > scores[i])) + 1 if present[i] else None for i in page]
 
 
-def open_engine(index_dir: Path | str, settings: RankingSettings | None = None) -> Engine:
-    """Open the live generation of the index at ``index_dir`` for searching.
+def open_engine(index_dir: Path | str, settings: RankingSettings | None = None, *, embedder: QueryEmbedder | None = None) -> Engine:
+    """Open the live generation of the index at ``index_dir`` for searching (``embedder``: see Engine).
 
     Raises:
         IndexNotFoundError, IndexFormatError: from the indexer when the index is missing or unreadable.
     """
-    return Engine(open_index(Path(index_dir)), settings)
+    reader = open_index(Path(index_dir))
+    try:
+        return Engine(reader, settings, embedder=embedder)
+    except BaseException:
+        reader.close()
+        raise
