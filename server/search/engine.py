@@ -20,7 +20,7 @@ import orjson
 
 from docs_mcp.indexer import open_index
 from docs_mcp.indexer.schema import CHUNKS_TABLE, DB_FILE
-from docs_mcp.indexer.serving_arrays import UNSET, open_serving_arrays
+from docs_mcp.indexer.serving_arrays import UNSET, ServingArrays, open_serving_arrays
 from docs_mcp.server.search import cache
 from docs_mcp.server.search.cache import LruCache
 from docs_mcp.server.search.collapse import Collapser
@@ -190,7 +190,7 @@ class Engine:
         else:
             scores = self._fuse(lexical, vector, lexical_present, vector_present, alpha=self.settings.alpha, floor=self.settings.vector_base)
         if self.settings.file_boost and candidates.any():
-            scores = scores + self.settings.file_boost * _file_best(scores, candidates, self.arrays.file_codes)
+            scores = scores + self.settings.file_boost * _file_best(scores, candidates, self.arrays)
         ids = np.flatnonzero(candidates)
         collapse = [k for k in self.collapse_keys if k not in filters]
         order = self._collapsed(ids, scores, collapse, stop_after) if collapse else top_k(ids, scores, stop_after)
@@ -211,8 +211,9 @@ class Engine:
     def _page_rows(self, page: Sequence[int]) -> dict[int, tuple]:
         if not page:
             return {}
-        # Row ids are ints from numpy: safe to inline, and a literal IN list lets DuckDB skip row groups.
-        sql = f"SELECT {_PAGE_COLUMNS} FROM {CHUNKS_TABLE} WHERE id IN ({', '.join(map(str, page))})"
+        # One point query per hit (ids are ints: safe to inline): DuckDB skips every row group but the
+        # hit's by its min/max id, where one IN list would scan the whole id column (2x slower at 100k).
+        sql = " UNION ALL ".join(f"SELECT {_PAGE_COLUMNS} FROM {CHUNKS_TABLE} WHERE id = {int(i)}" for i in page)
         return {row[0]: row for row in self.db.query(sql)}
 
     def _needles(self, query: str) -> tuple[str, ...]:
@@ -248,7 +249,7 @@ class Engine:
             return self._embedder
 
 
-def _taxonomy_columns(arrays, keys: Sequence[str]) -> TaxonomyColumns:
+def _taxonomy_columns(arrays: ServingArrays, keys: Sequence[str]) -> TaxonomyColumns:
     """The filterable keys' codes, from the serving arrays (all unset for a key no chunk carries)."""
     stored = {key: k for k, key in enumerate(arrays.taxonomy_keys)}
     codes = {
@@ -286,11 +287,11 @@ def _hit(row: tuple, score: float, needles: tuple[str, ...], lexical_rank: int |
     )
 
 
-def _file_best(scores: np.ndarray, candidates: np.ndarray, file_codes: np.ndarray) -> np.ndarray:
-    """Per chunk, the best candidate score among the chunks of its file."""
-    best = np.zeros(int(file_codes.max()) + 1)
-    np.maximum.at(best, file_codes[candidates], scores[candidates])
-    return best[file_codes]
+def _file_best(scores: np.ndarray, candidates: np.ndarray, arrays: ServingArrays) -> np.ndarray:
+    """Per chunk, the best candidate score among the chunks of its file (0 if none; scores of candidates are > 0)."""
+    candidate_scores = np.where(candidates, scores, 0.0).astype(np.float64, copy=False)  # as the sum it joins
+    best = np.maximum.reduceat(candidate_scores[arrays.file_order], arrays.file_starts)
+    return best[arrays.file_codes]
 
 
 def _signal_ranks(page: Sequence[int], scores: np.ndarray, present: np.ndarray) -> list[int | None]:

@@ -35,7 +35,7 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_arrays_are_memory_mapped_and_agree_with_the_tables(index: Path) -> None:
     arrays = open_serving_arrays(index / current_generation(index))
-    assert isinstance(arrays.postings.docs, np.memmap) and isinstance(arrays.vectors.vectors, np.memmap)
+    assert isinstance(arrays.postings.docs.base, np.memmap) and isinstance(arrays.vectors.vectors.base, np.memmap)  # mapped, not read
     with open_index(index) as reader:
         chunks = reader.conn.execute("SELECT filepath, heading, metadata FROM chunks ORDER BY id").fetchall()
         dictionary = reader.conn.execute(f"SELECT term, df FROM {FTS_SCHEMA}.dict").fetchall()
