@@ -9,20 +9,18 @@ the generation.
 from __future__ import annotations
 
 import threading
-from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping
 
 import duckdb
 
-from docs_mcp.indexer.index_file import translate
+from docs_mcp.indexer.index_file import fetch_all
 
 
 class ThreadCursors:
-    """``query`` runs on the calling thread's own cursor; DuckDB errors become ours here."""
+    """``query`` runs on the calling thread's own cursor, through the indexer's read boundary."""
 
-    def __init__(self, conn: duckdb.DuckDBPyConnection, db_path: Path) -> None:
+    def __init__(self, conn: duckdb.DuckDBPyConnection) -> None:
         self._conn = conn
-        self._db_path = db_path
         self._local = threading.local()
         self._opened: list[duckdb.DuckDBPyConnection] = []
         self._lock = threading.Lock()
@@ -37,16 +35,13 @@ class ThreadCursors:
             self._local.cursor = cursor
         return cursor
 
-    def query(self, sql: str, parameters: Sequence[Any] | None = None) -> list[tuple]:
-        """All rows of ``sql``.
+    def query(self, sql: str, parameters: Mapping[str, Any] | None = None) -> list[tuple[Any, ...]]:
+        """All rows of ``sql`` (named parameters).
 
         Raises:
-            IndexFormatError, IndexLockedError: translated from DuckDB's error.
+            IndexFormatError: the index cannot be read.
         """
-        try:
-            return self.cursor().execute(sql, parameters).fetchall()
-        except duckdb.Error as error:
-            raise translate(error, self._db_path) from error
+        return fetch_all(self.cursor(), sql, parameters)
 
     def close(self) -> None:
         """Close every cursor; later queries fail."""

@@ -19,7 +19,7 @@ import numpy as np
 import orjson
 
 from docs_mcp.indexer import open_index
-from docs_mcp.indexer.schema import CHUNKS_TABLE, DB_FILE
+from docs_mcp.indexer.schema import CHUNKS_TABLE
 from docs_mcp.indexer.serving_arrays import UNSET, ServingArrays, open_serving_arrays
 from docs_mcp.server.search import cache
 from docs_mcp.server.search.cache import LruCache
@@ -98,7 +98,7 @@ class Engine:
         self.metadata: dict = reader.metadata
         folder = Path(reader.path) / reader.generation
         self.arrays = open_serving_arrays(folder)
-        self.db = ThreadCursors(reader.conn, folder / DB_FILE)
+        self.db = ThreadCursors(reader.conn)
         self._fuse = select_fusion(self.settings.fusion)
         keys = sorted((self.metadata.get("taxonomy") or {}).keys())
         self.taxonomy = _taxonomy_columns(self.arrays, keys)
@@ -224,14 +224,14 @@ class Engine:
         return self._word_sets.get_or_compute(chunk, self._read_word_set)
 
     def _read_word_set(self, chunk: int) -> frozenset[str]:
-        ((text,),) = self.db.query(f"SELECT text FROM {CHUNKS_TABLE} WHERE id = ?", [chunk])
+        ((text,),) = self.db.query(f"SELECT text FROM {CHUNKS_TABLE} WHERE id = $id", {"id": chunk})
         return frozenset(tokenize(text))
 
     # -- query side ----------------------------------------------------------------------------
 
     def _stem(self, words: Sequence[str]) -> list[str]:
         # One string parameter (words never hold a space): a list parameter costs DuckDB ~30 import probes.
-        ((stems,),) = self.db.query("SELECT list_transform(string_split(?, ' '), w -> stem(w, 'porter'))", [" ".join(words)])
+        ((stems,),) = self.db.query("SELECT list_transform(string_split($words, ' '), w -> stem(w, 'porter'))", {"words": " ".join(words)})
         return list(stems)
 
     def _query_vector(self, query: str) -> np.ndarray:
