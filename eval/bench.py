@@ -87,7 +87,8 @@ class BenchResult:
     chunks_per_second: float
     index_bytes: int
     build_peak_rss_mb: float
-    vector_fill_seconds: float = 0.0  # synthetic vectors only: writing them into the serving arrays
+    vector_fill_seconds: float = 0.0  # synthetic vectors only: writing them into the serving arrays (and the ANN)
+    ann: dict[str, Any] | None = None  # the approximate vector index: lists, probes, recall_at_50, build_seconds
     latency: dict[str, Latency] = field(default_factory=dict)
 
 
@@ -134,6 +135,7 @@ def _bench_one(plan: BenchPlan, base: Path, kind: str, size: int) -> BenchResult
         index_bytes=filled.get("index_bytes", built["index_bytes"]),
         build_peak_rss_mb=build_rss,
         vector_fill_seconds=filled.get("seconds", 0.0),
+        ann=filled.get("ann"),
         latency=latency,
     )
 
@@ -201,11 +203,15 @@ def _step_build(job: dict[str, Any]) -> dict[str, Any]:
 
 def _step_fill(job: dict[str, Any]) -> dict[str, Any]:
     from docs_mcp.eval.synthetic import fill_random_vectors
+    from docs_mcp.indexer.index_file import current_generation
+    from docs_mcp.indexer.serving_arrays import MANIFEST_FILE, SERVING_DIR
 
     out = Path(job["folder"]) / "index"
     start = time.perf_counter()
     fill_random_vectors(out, seed=job["seed"])
-    return {"seconds": time.perf_counter() - start, "index_bytes": _folder_bytes(out)}
+    seconds = time.perf_counter() - start
+    manifest = out / current_generation(out) / SERVING_DIR / MANIFEST_FILE
+    return {"seconds": seconds, "index_bytes": _folder_bytes(out), "ann": json.loads(manifest.read_text())["ann"]}
 
 
 def _folder_bytes(folder: Path) -> int:
@@ -278,10 +284,15 @@ def render_bench(results: Sequence[BenchResult]) -> str:
                 [r.label, mode, f"{lat.open_ms:.0f}", f"{lat.first_answer_ms:.0f}", f"{lat.p50:.1f}", f"{lat.p95:.1f}", f"{lat.p99:.1f}",
                  f"{lat.peak_rss_mb:.0f}", f"{lat.qps_1:.0f}", f"{lat.qps_4:.0f}", f"{lat.qps_4 / lat.qps_1 if lat.qps_1 else 0:.2f}x"]
             )
-    notes = []
+    notes = [
+        f"{r.label}: approximate vector index of {r.ann['lists']} lists built in {r.ann['build_seconds']:.1f} s; a query probes "
+        f"{r.ann['probes']}, recall@50 against exact search {r.ann['recall_at_50']:.3f}."
+        for r in results
+        if r.ann
+    ]
     if any(r.vectors == "synthetic" for r in results):
         notes.append(
-            "vectors=synthetic: random unit vectors clustered by page, written into the serving arrays after a full-text "
+            "vectors=synthetic: random unit vectors clustered by folder and page, written into the serving arrays after a full-text "
             "build; queries get random vectors near a chunk's, no model runs (storage and search paths only; build s and "
             "build RSS exclude the vectors, index MB includes them)."
         )

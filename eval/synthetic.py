@@ -153,9 +153,11 @@ def fill_random_vectors(index_dir: Path, seed: int = 0) -> int:
 
     For benchmarks only: the vectors go straight into the serving arrays (not the DuckDB
     vectors table) under the default model's identity, so the storage and search paths
-    are measured at full size without the hour the model would take.  Each chunk's vector
-    is its page's random topic direction plus as much random noise (cosine 0.7 to the topic,
-    0.5 between chunks of a page), since real embeddings cluster by page.  Returns the count.
+    are measured at full size without the hour the model would take.  Real embeddings
+    cluster by topic, so each chunk's vector is the sum of three random unit vectors: its
+    folder's, its page's and its own (cosine 2/3 between chunks of a page, 1/3 within a
+    folder, ~0 across folders).  A generation past vector_index.ANN_MIN_WINDOWS gets its
+    approximate index too.  Returns the count.
 
     Raises:
         IndexNotFoundError, IndexFormatError, IndexLockedError: from the indexer.
@@ -165,28 +167,36 @@ def fill_random_vectors(index_dir: Path, seed: int = 0) -> int:
 
     from docs_mcp.indexer.embedding import load_embedder
     from docs_mcp.indexer.index_file import connect, current_generation
-    from docs_mcp.indexer.schema import DB_FILE, META_TABLE
-    from docs_mcp.indexer.serving_arrays import open_serving_arrays, write_vector_arrays
+    from docs_mcp.indexer.schema import CHUNKS_TABLE, DB_FILE, META_TABLE
+    from docs_mcp.indexer.serving_arrays import write_vector_arrays
 
     identity = load_embedder("default").identity
     folder = index_dir / current_generation(index_dir)
-    file_codes = np.asarray(open_serving_arrays(folder).file_codes)
-    rng = np.random.default_rng(seed)
-    topics = _unit(rng.standard_normal((int(file_codes.max()) + 1, identity.dimensions), dtype=np.float32))
-    vectors = np.empty((len(file_codes), identity.dimensions), dtype=np.float32)
-    for start in range(0, len(file_codes), _VECTOR_BLOCK):  # in blocks: peak memory stays near the result's
-        block = slice(start, start + _VECTOR_BLOCK)
-        noise = _unit(rng.standard_normal((len(file_codes[block]), identity.dimensions), dtype=np.float32))
-        vectors[block] = _unit(topics[file_codes[block]] + noise)
-    rows = np.arange(len(file_codes), dtype=np.int64)
-    write_vector_arrays(folder, Vectors(vectors, rows, rows))
     conn = connect(folder / DB_FILE, read_only=False)
     try:
+        paths = conn.execute(f"SELECT filepath FROM {CHUNKS_TABLE} ORDER BY id").fetchnumpy()["filepath"]
+        _, file_codes = np.unique(paths, return_inverse=True)
+        _, folder_codes = np.unique([path.rsplit("/", 1)[0] for path in paths], return_inverse=True)
+        vectors = _topic_vectors(folder_codes, file_codes, identity.dimensions, np.random.default_rng(seed))
+        rows = np.arange(len(paths), dtype=np.int64)
+        write_vector_arrays(folder, Vectors(vectors, rows, rows))
         conn.execute(f"UPDATE {META_TABLE} SET value = ? WHERE key = 'model'", [orjson.dumps(identity.__dict__).decode()])
         conn.execute("CHECKPOINT")
     finally:
         conn.close()
-    return len(file_codes)
+    return len(paths)
+
+
+def _topic_vectors(folder_codes: np.ndarray, file_codes: np.ndarray, dimensions: int, rng: np.random.Generator) -> np.ndarray:
+    """Unit(folder topic + page topic + own noise) per chunk, in blocks so peak memory stays near the result's."""
+    folders = _unit(rng.standard_normal((int(folder_codes.max()) + 1, dimensions), dtype=np.float32))
+    pages = _unit(rng.standard_normal((int(file_codes.max()) + 1, dimensions), dtype=np.float32))
+    vectors = np.empty((len(file_codes), dimensions), dtype=np.float32)
+    for start in range(0, len(file_codes), _VECTOR_BLOCK):
+        block = slice(start, start + _VECTOR_BLOCK)
+        noise = _unit(rng.standard_normal((len(file_codes[block]), dimensions), dtype=np.float32))
+        vectors[block] = _unit(folders[folder_codes[block]] + pages[file_codes[block]] + noise)
+    return vectors
 
 
 class SyntheticQueries:

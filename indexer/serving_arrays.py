@@ -25,12 +25,13 @@ Files (N chunks, T terms, P postings, F full-text fields, W vector windows of D 
     vectors.npy            (W, D) float32, L2-normalised, ordered by chunk then window
     vector_starts.npy      (G,) int64: first window row of each chunk that has vectors
     vector_chunks.npy      (G,) int64: the chunk row of each such group
+    ivf_*.npy              from ANN_MIN_WINDOWS windows on: the approximate vector index (vector_index.py)
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -39,7 +40,9 @@ import numpy as np
 import orjson
 
 from docs_mcp.indexer.errors import IndexFormatError
+from docs_mcp.indexer import vector_index
 from docs_mcp.indexer.schema import CHUNKS_TABLE, FTS_FIELDS, FTS_SCHEMA, VECTORS_TABLE
+from docs_mcp.indexer.vector_index import VectorIndex
 
 SERVING_DIR = "serving"
 SERVING_VERSION = "1"
@@ -111,6 +114,7 @@ class ServingArrays:
     taxonomy_values: Mapping[str, tuple[str, ...]]
     taxonomy_codes: np.ndarray  # (N, K) int32
     vectors: Vectors | None
+    vector_index: VectorIndex | None = None  # only past vector_index.ANN_MIN_WINDOWS windows
 
 
 def bm25f_weights(tf: np.ndarray, docs: np.ndarray, df: np.ndarray, field_lengths: np.ndarray, field_weights: Sequence[float]) -> np.ndarray:
@@ -231,6 +235,7 @@ def write_serving_arrays(conn: duckdb.DuckDBPyConnection, folder: Path, vectors:
         taxonomy_codes=taxonomy_codes,
         vectors=vectors if vectors is not None else read_vectors(conn),
     )
+    arrays = replace(arrays, vector_index=_ann(arrays.vectors, num_chunks))
     _save(arrays, Path(folder) / SERVING_DIR)
     return arrays
 
@@ -239,9 +244,10 @@ def write_vector_arrays(folder: Path, vectors: Vectors) -> None:
     """Replace the vector files of the generation in ``folder`` (the rest of its serving arrays stays)."""
     out = Path(folder) / SERVING_DIR
     manifest = json.loads((out / MANIFEST_FILE).read_text(encoding="utf-8"))
-    for name, array in _vector_files(vectors).items():
+    ann = _ann(vectors, int(manifest["chunks"]))
+    for name, array in _vector_files(vectors, ann).items():
         np.save(out / f"{name}.npy", array)
-    manifest.update(windows=len(vectors.vectors), dimensions=int(vectors.vectors.shape[1]))
+    manifest.update(windows=len(vectors.vectors), dimensions=int(vectors.vectors.shape[1]), ann=_ann_manifest(ann))
     (out / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2), encoding="utf-8")
 
 
@@ -283,8 +289,24 @@ def _taxonomy_codes(metadata: Sequence[Mapping[str, str]]) -> tuple[tuple[str, .
     return keys, values, codes
 
 
-def _vector_files(vectors: Vectors) -> dict[str, np.ndarray]:
-    return {"vectors": vectors.vectors, "vector_starts": vectors.starts, "vector_chunks": vectors.chunks}
+def _ann(vectors: Vectors | None, num_chunks: int) -> VectorIndex | None:
+    """The approximate index, for a generation with enough windows to need one."""
+    if vectors is None or len(vectors.vectors) < vector_index.ANN_MIN_WINDOWS:
+        return None
+    return vector_index.build_vector_index(vectors.vectors, vectors.starts, vectors.chunks, num_chunks)
+
+
+def _ann_manifest(ann: VectorIndex | None) -> dict[str, Any] | None:
+    if ann is None:
+        return None
+    return {"lists": len(ann.centroids), "probes": ann.probes, "recall_at_50": ann.recall, "build_seconds": round(ann.build_seconds, 2)}
+
+
+def _vector_files(vectors: Vectors, ann: VectorIndex | None) -> dict[str, np.ndarray]:
+    files = {"vectors": vectors.vectors, "vector_starts": vectors.starts, "vector_chunks": vectors.chunks}
+    if ann is not None:
+        files.update(ivf_centroids=ann.centroids, ivf_starts=ann.starts, ivf_vectors=ann.vectors, ivf_chunks=ann.chunks)
+    return files
 
 
 def _save(arrays: ServingArrays, out: Path) -> None:
@@ -304,7 +326,7 @@ def _save(arrays: ServingArrays, out: Path) -> None:
         "file_starts": arrays.file_starts,
         "heading_codes": arrays.heading_codes,
         "taxonomy_codes": arrays.taxonomy_codes,
-        **(_vector_files(arrays.vectors) if arrays.vectors else {}),
+        **(_vector_files(arrays.vectors, arrays.vector_index) if arrays.vectors else {}),
     }
     for name, array in files.items():
         np.save(out / f"{name}.npy", np.ascontiguousarray(array))
@@ -318,6 +340,7 @@ def _save(arrays: ServingArrays, out: Path) -> None:
         "taxonomy": {key: list(arrays.taxonomy_values[key]) for key in arrays.taxonomy_keys},
         "windows": len(arrays.vectors.vectors) if arrays.vectors else 0,
         "dimensions": int(arrays.vectors.vectors.shape[1]) if arrays.vectors else None,
+        "ann": _ann_manifest(arrays.vector_index),
     }
     # Written last: a folder without a manifest has no serving arrays.
     (out / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2), encoding="utf-8")
@@ -340,6 +363,11 @@ def _load(source: Path, manifest: Mapping[str, Any]) -> ServingArrays:
         field_weights=tuple(manifest["field_weights"]),
     )
     vectors = Vectors(mapped("vectors"), mapped("vector_starts"), mapped("vector_chunks")) if manifest["windows"] else None
+    ann = manifest.get("ann")
+    ivf = None
+    if ann:
+        ivf = VectorIndex(mapped("ivf_centroids"), mapped("ivf_starts"), mapped("ivf_vectors"), mapped("ivf_chunks"),
+                          int(ann["probes"]), float(ann["recall_at_50"]), float(ann["build_seconds"]))
     taxonomy = manifest["taxonomy"]
     return ServingArrays(
         num_chunks=int(manifest["chunks"]),
@@ -352,6 +380,7 @@ def _load(source: Path, manifest: Mapping[str, Any]) -> ServingArrays:
         taxonomy_values={key: tuple(values) for key, values in taxonomy.items()},
         taxonomy_codes=mapped("taxonomy_codes"),
         vectors=vectors,
+        vector_index=ivf,
     )
 
 

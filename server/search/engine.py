@@ -162,7 +162,7 @@ class Engine:
         """Best-window cosine similarity of every chunk (by chunks.id) to ``query``; None without vectors."""
         if self._vectors is None or not tokenize(query):
             return None
-        return similarities(self._vectors, self._query_vector(query), self.size)
+        return similarities(self._vectors, self._query_vector(query), self.size, self.arrays.vector_index)
 
     # -- ranking ---------------------------------------------------------------------------
 
@@ -176,7 +176,7 @@ class Engine:
         if mode in ("hybrid", "bm25") and size:
             lexical = self._lexical.score(self._lexical.query_terms(query))
         if mode in ("hybrid", "vector") and self._vectors is not None and size and tokenize(query):
-            vector = similarities(self._vectors, self._query_vector(query), size)
+            vector = similarities(self._vectors, self._query_vector(query), size, self.arrays.vector_index)
         lexical_present = lexical > 0
         vector_present = vector >= self.settings.vector_base
         if allowed is not None:

@@ -9,10 +9,17 @@ from __future__ import annotations
 import numpy as np
 
 from docs_mcp.indexer.serving_arrays import Vectors
+from docs_mcp.indexer.vector_index import VectorIndex, ann_similarities
 
 
-def similarities(vectors: Vectors, query_vector: np.ndarray, num_chunks: int) -> np.ndarray:
-    """A dense (chunks,) array of best-window cosine similarity; -1 for chunks without vectors."""
+def similarities(vectors: Vectors, query_vector: np.ndarray, num_chunks: int, index: VectorIndex | None = None) -> np.ndarray:
+    """A dense (chunks,) array of best-window cosine similarity; -1 for chunks without vectors.
+
+    With an approximate ``index`` (large generations), only the chunks in the query's
+    nearest lists are scored; the others count as having no vector.
+    """
+    if index is not None:
+        return ann_similarities(index, np.asarray(query_vector, dtype=np.float32), num_chunks)
     per_window = vectors.vectors @ np.asarray(query_vector, dtype=np.float32)
     best = np.maximum.reduceat(per_window, vectors.starts)
     dense = np.full(num_chunks, -1.0, dtype=np.float32)
