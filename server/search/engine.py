@@ -109,7 +109,8 @@ class Engine:
         self._word_sets: LruCache[int, frozenset[str]] = LruCache("word-sets", cache.WORD_SETS)
         self._query_vectors: LruCache[str, np.ndarray] = LruCache("query-vectors", cache.QUERY_VECTORS)
         self._collapser = Collapser(self.arrays, self._word_set, jaccard=self.settings.collapse_jaccard, cosine=self.settings.collapse_cosine)
-        self._lock = threading.Lock()  # loading the model or the library tools' columns, once
+        self._model_lock = threading.Lock()  # the query model loads once
+        self._columns_lock = threading.Lock()  # the library tools' columns are read once
         self._embedder = embedder
         self._columns: ChunkColumns | None = None
 
@@ -124,7 +125,7 @@ class Engine:
     @property
     def columns(self) -> ChunkColumns:
         """Every chunk's id, heading, breadcrumb, path and metadata (read once, for the library tools)."""
-        with self._lock:
+        with self._columns_lock:
             if self._columns is None:
                 self._columns = _read_columns(self.db)
             return self._columns
@@ -239,7 +240,7 @@ class Engine:
         return self._query_vectors.get_or_compute(query, lambda text: self._query_embedder().embed_query(text))
 
     def _query_embedder(self) -> QueryEmbedder:
-        with self._lock:
+        with self._model_lock:
             if self._embedder is None:
                 from docs_mcp.indexer import load_model
 
