@@ -122,7 +122,7 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None, 
     @asynccontextmanager
     async def lifespan(_: Server[AppState]) -> AsyncIterator[AppState]:
         if settings.warm:
-            live.warm_in_background()  # the first tools/list must not wait for the model
+            live.warm_in_background(settings.mode)  # the first tools/list must not wait for the model
         try:
             yield AppState(live, settings, gateway=gateway)
         finally:

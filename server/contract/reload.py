@@ -138,9 +138,9 @@ class LiveIndex:
         finally:
             self.release(served)
 
-    def warm_in_background(self) -> None:
-        """Warm the served generation in a thread, so the first search does not wait for it (joined by ``close``)."""
-        warmer = threading.Thread(target=self._served.warm, name="docs-mcp-warm")
+    def warm_in_background(self, mode: str = "hybrid") -> None:
+        """Warm the served generation for ``mode`` in a thread (joined by ``close``): the first search does not wait."""
+        warmer = threading.Thread(target=self._served.warm, args=(mode,), name="docs-mcp-warm")
         self._warmers.append(warmer)
         warmer.start()
 
