@@ -9,8 +9,9 @@ model.
 
 Embedding 100k chunks with the real model takes about an hour on two cores, so above
 ``max_embed`` chunks ``auto`` fills the index with random unit vectors instead
-("synthetic" in the results): hybrid latency is then real (same matrix sizes, same
-query embedding) but its ranking is meaningless, and the build time excludes embedding.
+("synthetic" in the results), and queries get random vectors too (no model runs): the
+storage and search paths are measured at full size (100k and 1M chunks: ``--sizes``),
+the embedder is not, the ranking is meaningless, and the build time excludes embedding.
 """
 
 from __future__ import annotations
@@ -22,15 +23,18 @@ import shutil
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from docs_mcp.eval.harness import run_child
 from docs_mcp.eval.metrics import percentile
+from docs_mcp.server.search.blas import use_one_blas_thread
 
 SEARCH_MODES = ("hybrid", "bm25")
 WARMUP_QUERIES = 5
+CLIENTS = (1, 4)  # concurrent clients whose throughput is compared
 Progress = Callable[[int, int], None]
 
 
@@ -54,14 +58,21 @@ class BenchPlan:
 
 @dataclass(frozen=True)
 class Latency:
-    """Search in one mode, in a fresh process: open time, first query, warm percentiles (ms), peak RSS."""
+    """Search in one mode, in a fresh process: open time, first query, warm percentiles (ms), throughput, peak RSS."""
 
-    open_ms: float  # open_engine: read the chunk table
-    cold_ms: float  # the first query after opening (loads postings, vectors, the query model)
+    open_ms: float  # open_engine: map the serving arrays
+    cold_ms: float  # the first query after opening (pages in what it touches, loads the query model)
     p50: float
     p95: float
     p99: float
-    peak_rss_mb: float  # of the whole search process
+    peak_rss_mb: float  # of the whole search process (a server's would be this plus the MCP framing)
+    qps_1: float = 0.0  # queries per second, one client
+    qps_4: float = 0.0  # queries per second, four clients (threads) at once
+
+    @property
+    def first_answer_ms(self) -> float:
+        """Open-to-first-answer: what a client waits for its first hit list after the server opens the index."""
+        return self.open_ms + self.cold_ms
 
 
 @dataclass(frozen=True)
@@ -76,7 +87,8 @@ class BenchResult:
     chunks_per_second: float
     index_bytes: int
     build_peak_rss_mb: float
-    vector_fill_seconds: float = 0.0  # synthetic vectors only: writing them
+    vector_fill_seconds: float = 0.0  # synthetic vectors only: writing them into the serving arrays (and the ANN)
+    ann: dict[str, Any] | None = None  # the approximate vector index: lists, probes, recall_at_50, build_seconds
     latency: dict[str, Latency] = field(default_factory=dict)
 
 
@@ -123,6 +135,7 @@ def _bench_one(plan: BenchPlan, base: Path, kind: str, size: int) -> BenchResult
         index_bytes=filled.get("index_bytes", built["index_bytes"]),
         build_peak_rss_mb=build_rss,
         vector_fill_seconds=filled.get("seconds", 0.0),
+        ann=filled.get("ann"),
         latency=latency,
     )
 
@@ -131,6 +144,7 @@ def _child(step: str, job: dict[str, Any]) -> tuple[dict[str, Any], float]:
     """Run one step in a fresh Python process; its JSON answer and its peak RSS in MB."""
     folder = Path(job["folder"])
     name = f"{step}-{job['mode']}" if "mode" in job else step
+    use_one_blas_thread()  # inherited by the child, which searches as a server does
     result = run_child(
         "docs_mcp.eval.bench",
         [step, json.dumps(job)],
@@ -189,11 +203,15 @@ def _step_build(job: dict[str, Any]) -> dict[str, Any]:
 
 def _step_fill(job: dict[str, Any]) -> dict[str, Any]:
     from docs_mcp.eval.synthetic import fill_random_vectors
+    from docs_mcp.indexer.index_file import current_generation
+    from docs_mcp.indexer.serving_arrays import MANIFEST_FILE, SERVING_DIR
 
     out = Path(job["folder"]) / "index"
     start = time.perf_counter()
     fill_random_vectors(out, seed=job["seed"])
-    return {"seconds": time.perf_counter() - start, "index_bytes": _folder_bytes(out)}
+    seconds = time.perf_counter() - start
+    manifest = out / current_generation(out) / SERVING_DIR / MANIFEST_FILE
+    return {"seconds": seconds, "index_bytes": _folder_bytes(out), "ann": json.loads(manifest.read_text())["ann"]}
 
 
 def _folder_bytes(folder: Path) -> int:
@@ -207,14 +225,31 @@ def _step_search(job: dict[str, Any]) -> dict[str, Any]:
     queries = json.loads((folder / "prepare.json").read_text())["queries"]
     mode = job["mode"]
     start = time.perf_counter()
-    engine = open_engine(folder / "index")
+    engine = open_engine(folder / "index", embedder=_synthetic_queries(folder / "index") if job["vectors"] == "synthetic" else None)
     open_ms = (time.perf_counter() - start) * 1000
     cold_ms = _time(engine, queries[0], mode)
     for query in queries[:WARMUP_QUERIES]:
         _time(engine, query, mode)
     warm = [_time(engine, query, mode, filtered=i % 4 == 3) for i, query in enumerate(queries)]
-    engine.reader.close()
-    return {"open_ms": open_ms, "cold_ms": cold_ms, "p50": percentile(warm, 50), "p95": percentile(warm, 95), "p99": percentile(warm, 99)}
+    qps = {f"qps_{clients}": _throughput(engine, queries, mode, clients) for clients in CLIENTS}
+    engine.close()
+    return {"open_ms": open_ms, "cold_ms": cold_ms, "p50": percentile(warm, 50), "p95": percentile(warm, 95), "p99": percentile(warm, 99), **qps}
+
+
+def _synthetic_queries(index_dir: Path) -> Any:
+    from docs_mcp.eval.synthetic import SyntheticQueries
+    from docs_mcp.indexer.index_file import current_generation
+    from docs_mcp.indexer.serving_arrays import open_serving_arrays
+
+    return SyntheticQueries(open_serving_arrays(index_dir / current_generation(index_dir)).vectors)
+
+
+def _throughput(engine: Any, queries: Sequence[str], mode: str, clients: int) -> float:
+    """Queries per second when ``clients`` threads share the queries and search at once."""
+    with ThreadPoolExecutor(clients) as pool:
+        start = time.perf_counter()
+        list(pool.map(lambda client: [_time(engine, query, mode) for query in queries[client::clients]], range(clients)))
+        return len(queries) / (time.perf_counter() - start)
 
 
 def _time(engine: Any, query: str, mode: str, filtered: bool = False) -> float:
@@ -242,17 +277,29 @@ def render_bench(results: Sequence[BenchResult]) -> str:
     build = [["corpus", "files", "chunks", "vectors", "build s", "chunks/s", "index MB", "build RSS MB"]]
     for r in results:
         build.append([r.label, str(r.files), str(r.chunks), r.vectors, f"{r.build_seconds:.1f}", f"{r.chunks_per_second:,.0f}", f"{r.index_bytes / 1e6:.1f}", f"{r.build_peak_rss_mb:.0f}"])
-    search = [["corpus", "mode", "open ms", "cold ms", "p50 ms", "p95 ms", "p99 ms", "RSS MB"]]
+    search = [["corpus", "mode", "open ms", "1st answer ms", "p50 ms", "p95 ms", "p99 ms", "RSS MB", "q/s 1", "q/s 4", "4 vs 1"]]
     for r in results:
         for mode, lat in r.latency.items():
-            search.append([r.label, mode, f"{lat.open_ms:.0f}", f"{lat.cold_ms:.1f}", f"{lat.p50:.1f}", f"{lat.p95:.1f}", f"{lat.p99:.1f}", f"{lat.peak_rss_mb:.0f}"])
-    notes = []
+            search.append(
+                [r.label, mode, f"{lat.open_ms:.0f}", f"{lat.first_answer_ms:.0f}", f"{lat.p50:.1f}", f"{lat.p95:.1f}", f"{lat.p99:.1f}",
+                 f"{lat.peak_rss_mb:.0f}", f"{lat.qps_1:.0f}", f"{lat.qps_4:.0f}", f"{lat.qps_4 / lat.qps_1 if lat.qps_1 else 0:.2f}x"]
+            )
+    notes = [
+        f"{r.label}: approximate vector index of {r.ann['lists']} lists built in {r.ann['build_seconds']:.1f} s; a query probes "
+        f"{r.ann['probes']}, recall@50 against exact search {r.ann['recall_at_50']:.3f}."
+        for r in results
+        if r.ann
+    ]
     if any(r.vectors == "synthetic" for r in results):
         notes.append(
-            "vectors=synthetic: random unit vectors written after a full-text build (latency only: the query is still "
-            "embedded by the real model; build s and build RSS exclude embedding; index MB includes the vectors)."
+            "vectors=synthetic: random unit vectors clustered by folder and page, written into the serving arrays after a full-text "
+            "build; queries get random vectors near a chunk's, no model runs (storage and search paths only; build s and "
+            "build RSS exclude the vectors, index MB includes them)."
         )
-    notes.append("Each mode searches in a fresh process: cold = its first query after opening the index; p50/p95/p99 = warm queries.")
+    notes.append(
+        "Each mode searches in a fresh process: 1st answer = open + its first query; p50/p95/p99 = warm queries, one client; "
+        "q/s = throughput of 1 and 4 clients (threads) sharing the queries; RSS = the process's peak."
+    )
     return "\n\n".join([_table(build, text_columns=(0, 3)), _table(search, text_columns=(0, 1)), *notes]) + "\n"
 
 

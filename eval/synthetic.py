@@ -11,14 +11,21 @@ from __future__ import annotations
 
 import json
 import random
+import zlib
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 from typing import Iterator
+
+import numpy as np
+
+from docs_mcp.indexer.serving_arrays import Vectors
 
 LANGUAGES = ("go", "python", "typescript")
 _SYLLABLES = tuple(c + v for c in "bcdfghklmnprstvz" for v in ("a", "e", "i", "o", "u", "ai", "ou"))
 _VOCABULARY = 6000
 _SECTIONS = (4, 12)  # sections per file, inclusive
+_VECTOR_BLOCK = 65_536
 
 
 @dataclass(frozen=True)
@@ -41,10 +48,11 @@ class _Words:
             words.add("".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(2, 4))))
         self.words = sorted(words)
         rng.shuffle(self.words)
-        self.weights = [1.0 / (rank + 10) for rank in range(len(self.words))]  # Zipf-like, flattened head
+        # Zipf-like, flattened head; cumulative once, or every draw would re-add 6000 weights.
+        self.cum_weights = list(accumulate(1.0 / (rank + 10) for rank in range(len(self.words))))
 
     def some(self, n: int) -> list[str]:
-        return self.rng.choices(self.words, self.weights, k=n)
+        return self.rng.choices(self.words, cum_weights=self.cum_weights, k=n)
 
     def identifier(self) -> str:
         parts = self.some(self.rng.randint(2, 3))
@@ -143,32 +151,71 @@ def _queries(rng: random.Random, words: _Words, phrases: list[str], n: int) -> t
 def fill_random_vectors(index_dir: Path, seed: int = 0) -> int:
     """Give every chunk of a full-text-only index one random unit vector, as if the default model had.
 
-    For latency benchmarks only: the vectors have the default model's size and identity
-    (so queries are embedded by the real model) but carry no meaning.  Returns the count.
+    For benchmarks only: the vectors go straight into the serving arrays (not the DuckDB
+    vectors table) under the default model's identity, so the storage and search paths
+    are measured at full size without the hour the model would take.  Real embeddings
+    cluster by topic, so each chunk's vector is the sum of three random unit vectors: its
+    folder's, its page's and its own (cosine 2/3 between chunks of a page, 1/3 within a
+    folder, ~0 across folders).  A generation past vector_index.ANN_MIN_WINDOWS gets its
+    approximate index too.  Returns the count.
 
     Raises:
         IndexNotFoundError, IndexFormatError, IndexLockedError: from the indexer.
         ModelLoadError: the default model (whose identity is borrowed) cannot be loaded.
     """
-    import numpy as np
     import orjson
 
     from docs_mcp.indexer.embedding import load_embedder
     from docs_mcp.indexer.index_file import connect, current_generation
-    from docs_mcp.indexer.schema import CHUNKS_TABLE, DB_FILE, META_TABLE, VECTORS_TABLE, vectors_ddl
-    from docs_mcp.indexer.staging import load_rows
+    from docs_mcp.indexer.schema import CHUNKS_TABLE, DB_FILE, META_TABLE
+    from docs_mcp.indexer.serving_arrays import write_vector_arrays
 
     identity = load_embedder("default").identity
     folder = index_dir / current_generation(index_dir)
     conn = connect(folder / DB_FILE, read_only=False)
     try:
-        (count,) = conn.execute(f"SELECT count(*) FROM {CHUNKS_TABLE}").fetchone()
-        vectors = np.random.default_rng(seed).standard_normal((count, identity.dimensions), dtype=np.float32)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        conn.execute(vectors_ddl(identity.dimensions))
-        load_rows(conn, VECTORS_TABLE, folder, ({"chunk": i, "window": 0, "key": f"synthetic-{i}", "vec": v} for i, v in enumerate(vectors)))
+        paths = conn.execute(f"SELECT filepath FROM {CHUNKS_TABLE} ORDER BY id").fetchnumpy()["filepath"]
+        _, file_codes = np.unique(paths, return_inverse=True)
+        _, folder_codes = np.unique([path.rsplit("/", 1)[0] for path in paths], return_inverse=True)
+        vectors = _topic_vectors(folder_codes, file_codes, identity.dimensions, np.random.default_rng(seed))
+        rows = np.arange(len(paths), dtype=np.int64)
+        write_vector_arrays(folder, Vectors(vectors, rows, rows))
         conn.execute(f"UPDATE {META_TABLE} SET value = ? WHERE key = 'model'", [orjson.dumps(identity.__dict__).decode()])
         conn.execute("CHECKPOINT")
     finally:
         conn.close()
-    return count
+    return len(paths)
+
+
+def _topic_vectors(folder_codes: np.ndarray, file_codes: np.ndarray, dimensions: int, rng: np.random.Generator) -> np.ndarray:
+    """Unit(folder topic + page topic + own noise) per chunk, in blocks so peak memory stays near the result's."""
+    folders = _unit(rng.standard_normal((int(folder_codes.max()) + 1, dimensions), dtype=np.float32))
+    pages = _unit(rng.standard_normal((int(file_codes.max()) + 1, dimensions), dtype=np.float32))
+    vectors = np.empty((len(file_codes), dimensions), dtype=np.float32)
+    for start in range(0, len(file_codes), _VECTOR_BLOCK):
+        block = slice(start, start + _VECTOR_BLOCK)
+        noise = _unit(rng.standard_normal((len(file_codes[block]), dimensions), dtype=np.float32))
+        vectors[block] = _unit(folders[folder_codes[block]] + pages[file_codes[block]] + noise)
+    return vectors
+
+
+class SyntheticQueries:
+    """Query vectors for an index filled by ``fill_random_vectors``, without a model.
+
+    A query stands for one chunk (picked by a hash of its text, so the same query gets
+    the same vector): that chunk's vector plus as much noise, like a question about it.
+    """
+
+    def __init__(self, vectors: Vectors) -> None:
+        self._vectors = vectors
+
+    def embed_query(self, text: str) -> np.ndarray:
+        rng = np.random.default_rng(zlib.crc32(text.encode()))
+        chunk = int(rng.integers(len(self._vectors.starts)))
+        noise = _unit(rng.standard_normal((1, self._vectors.vectors.shape[1]), dtype=np.float32))
+        return _unit(self._vectors.vectors[int(self._vectors.starts[chunk])] + noise)[0]
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.atleast_2d(vectors)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)

@@ -58,6 +58,7 @@ from docs_mcp.indexer.schema import (
     vectors_ddl,
 )
 from docs_mcp.indexer.search_text import search_fields
+from docs_mcp.indexer.serving_arrays import write_serving_arrays
 from docs_mcp.indexer.staging import load_rows
 from docs_mcp.indexer.taxonomy import build_metadata
 from docs_mcp.indexer.vectors import SESSION_THREADS, VectorPlan, VectorStats, plan_vectors, write_vectors
@@ -224,7 +225,8 @@ def _write_hybrid(build: _Build, full_text: str, generation: str, embedder: Embe
 
 
 def _finish(conn: duckdb.DuckDBPyConnection, folder: Path, generation: str, identity: ModelIdentity | None, metadata: dict[str, Any]) -> None:
-    """Record what the generation is (meta table, metadata.json) and flush it to its file."""
+    """Write the serving arrays (serving_arrays.py), record what the generation is (meta table, metadata.json), flush."""
+    write_serving_arrays(conn, folder)
     conn.execute(f"DELETE FROM {META_TABLE}")  # a hybrid generation starts as a copy of a full-text one
     conn.executemany(f"INSERT INTO {META_TABLE} VALUES (?, ?)", _meta_rows(generation, identity, metadata))
     conn.execute("CHECKPOINT")

@@ -215,7 +215,7 @@ def publish(index_dir: Path, generation: str) -> None:
     metadata.json disagree is never left behind; the interrupt is raised right after.
     """
     folder = Path(index_dir) / generation
-    for path in folder.iterdir():
+    for path in sorted(folder.rglob("*"), reverse=True):  # files before the folders that hold them
         _fsync(path)
     _fsync(folder)
     with _signals_deferred():
@@ -235,8 +235,8 @@ def prune(index_dir: Path, keep: set[str]) -> None:
 
 
 def folder_bytes(folder: Path) -> int:
-    """Total size of the files in ``folder``."""
-    return sum(path.stat().st_size for path in Path(folder).iterdir() if path.is_file())
+    """Total size of the files in ``folder`` and its sub-folders (the serving arrays)."""
+    return sum(path.stat().st_size for path in Path(folder).rglob("*") if path.is_file())
 
 
 def _read_meta(conn: duckdb.DuckDBPyConnection, db_path: Path) -> tuple[dict[str, Any], ModelIdentity | None]:

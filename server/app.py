@@ -68,7 +68,7 @@ class ServerSettings:
     mode: Literal["hybrid", "bm25", "vector"] = "hybrid"
     # Shared by every replica behind one balancer; empty: cursor keys derive from the index alone.
     cursor_secret: bytes = b""
-    # Load postings, vectors and the model in the background at start instead of on the first search.
+    # Load the query model in the background at start (unless mode is bm25) instead of on the first search.
     warm: bool = True
 
 
@@ -137,7 +137,7 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None, 
     @asynccontextmanager
     async def lifespan(_: Server[AppState]) -> AsyncIterator[AppState]:
         if settings.warm:
-            live.warm_in_background()  # the first tools/list must not wait for the model
+            live.warm_in_background(settings.mode)  # the first tools/list must not wait for the model
         try:
             yield AppState(live, settings, sources, gateway=gateway)
         finally:

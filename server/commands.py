@@ -16,6 +16,7 @@ import typer
 
 from docs_mcp.errors import UsageError
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
+from docs_mcp.server.search.blas import use_one_blas_thread
 
 
 class Transport(str, Enum):
@@ -63,6 +64,7 @@ def serve(
     """
     import os
 
+    use_one_blas_thread()
     from docs_mcp.server.app import ServerSettings, run_stdio
     from docs_mcp.server.gateway import load_gateway_config, open_gateway
     from docs_mcp.server.team.config import config_path
@@ -111,6 +113,7 @@ def search(
     mode: Mode = typer.Option(Mode.hybrid, "--mode", help="Ranking: hybrid (BM25 + vectors), bm25 or vector."),
 ) -> None:
     """Search the index from the command line, the way the search_docs tool does."""
+    use_one_blas_thread()
     from docs_mcp.server.contract.reload import LiveIndex
     from docs_mcp.server.contract.render import render_search_text
     from docs_mcp.server.contract.tools import search_docs

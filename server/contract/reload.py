@@ -42,22 +42,17 @@ _StatKey = tuple[int, int, int]
 
 @dataclass(frozen=True)
 class ServedIndex:
-    """One open generation and what the tools derive from it.
-
-    ``lock`` serialises every use of the engine and its DuckDB connection, which
-    is not safe to share between threads.
-    """
+    """One open generation and what the tools derive from it; the engine is safe to share between threads."""
 
     generation: str
     engine: Engine
     tools: list[Tool]
     filters: Mapping[str, tuple[str, ...]]
     cursors: CursorCodec
-    lock: threading.Lock = field(default_factory=threading.Lock, compare=False)
     _warming: threading.Event = field(default_factory=threading.Event, compare=False)
 
-    def warm(self) -> None:
-        """Load the engine's postings, vectors and model now, so the first search is fast.
+    def warm(self, mode: str = "hybrid") -> None:
+        """Load what the first search in ``mode`` needs now (the query model, unless bm25), so it is fast.
 
         Only the first call does anything.  Failures are logged, not raised: the
         first search reports them to its caller.
@@ -66,15 +61,13 @@ class ServedIndex:
             return
         self._warming.set()
         try:
-            with self.lock:
-                self.engine.warm()
+            self.engine.warm(mode)
         except Exception:  # noqa: BLE001 - a background warm-up must never kill the server
             logger.warning("warming the index failed; searches will retry", exc_info=True)
 
     def close(self) -> None:
-        """Close the engine (waits for a request or warm-up holding the lock); unusable afterwards."""
-        with self.lock:
-            self.engine.close()
+        """Close the engine (its cursors and connection); unusable afterwards."""
+        self.engine.close()
 
 
 class LiveIndex:
@@ -145,9 +138,9 @@ class LiveIndex:
         finally:
             self.release(served)
 
-    def warm_in_background(self) -> None:
-        """Warm the served generation in a thread, so the first search does not wait for it (joined by ``close``)."""
-        warmer = threading.Thread(target=self._served.warm, name="docs-mcp-warm")
+    def warm_in_background(self, mode: str = "hybrid") -> None:
+        """Warm the served generation for ``mode`` in a thread (joined by ``close``): the first search does not wait."""
+        warmer = threading.Thread(target=self._served.warm, args=(mode,), name="docs-mcp-warm")
         self._warmers.append(warmer)
         warmer.start()
 

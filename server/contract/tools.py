@@ -1,6 +1,6 @@
 """The two tools as plain functions: checked arguments in, the contract's text out.
 
-Each runs in a worker thread under the served index's lock and raises a
+Each runs in a worker thread (the engine is safe to share between threads) and raises a
 DocsMcpError for anything the caller can fix; app.py turns that into an
 ``isError`` result.
 """
@@ -30,16 +30,15 @@ def search_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: s
     require_vectors_for(mode, index)
     binding = SearchBinding(args.query, args.filters, args.limit, mode)
     offset = index.cursors.decode(args.cursor, binding) if args.cursor else 0
-    with index.lock:
-        page = index.engine.search(args.query, args.filters, mode=mode, limit=args.limit, offset=offset)
-        hint = None
-        if not page.hits:
-            hint = build_hint(
-                args.query,
-                args.filters,
-                index.filters,
-                lambda filters: bool(index.engine.search(args.query, filters, mode=mode, limit=1).hits),
-            )
+    page = index.engine.search(args.query, args.filters, mode=mode, limit=args.limit, offset=offset)
+    hint = None
+    if not page.hits:
+        hint = build_hint(
+            args.query,
+            args.filters,
+            index.filters,
+            lambda filters: bool(index.engine.search(args.query, filters, mode=mode, limit=1).hits),
+        )
     next_cursor = index.cursors.encode(binding, offset + len(page.hits)) if page.has_more else None
     return render_search_result(page.hits, next_cursor, hint)
 
@@ -63,8 +62,7 @@ def get_doc(index: ServedIndex, arguments: Mapping[str, Any] | None) -> str:
         ChunkNotFoundError: no chunk has that ID.
     """
     args = parse_get_doc_args(arguments)
-    with index.lock:
-        window = chunk_window(index.engine.reader.conn, args.chunk_id, args.context)
+    window = chunk_window(index.engine.db.cursor(), args.chunk_id, args.context)
     if not window:
         raise ChunkNotFoundError(args.chunk_id)
     return render_chunk_window(window, args.chunk_id)

@@ -63,7 +63,7 @@ def find_candidates(
 ) -> list[Candidate]:
     """The hits for ``topic`` within ``libraries``, with content and confidence, best first.
 
-    The caller holds the index lock.  One search covers every library when all are
+    One search covers every library when all are
     asked for; otherwise each library is searched on its own and the hits are merged
     by confidence, which, unlike the fused score, is comparable across searches.
     A ``language`` (a value of the index's language taxonomy) filters like search_docs's
@@ -89,8 +89,8 @@ def find_candidates(
         )
     rows = [engine.columns.index_of[chunk_id] for chunk_id in hits]
     similarity = engine.query_similarities(topic)
-    coverage = term_coverage(engine.reader.conn, topic, rows)
-    contents = _contents(engine.reader.conn, list(hits))
+    coverage = term_coverage(engine.db.cursor(), topic, rows)
+    contents = _contents(engine.db.cursor(), list(hits))
     found = [
         Candidate(
             hit=hit,

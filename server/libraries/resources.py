@@ -120,8 +120,7 @@ def read_resource(index: ServedIndex, sessions: LibrarySessions, session: str, u
     path = uri.removeprefix(DOCUMENT_SCHEME) if uri.startswith(DOCUMENT_SCHEME) else None
     if path is None or path not in marked_documents(index):
         raise MCPError(types.INVALID_PARAMS, f"Unknown resource {quoted(str(uri))}. List the resources with resources/list.")
-    with index.lock:
-        text, _, _ = read_lines(index.engine.reader.conn, path, 0, WHOLE_PAGE)
+    text, _, _ = read_lines(index.engine.db.cursor(), path, 0, WHOLE_PAGE)
     return types.TextResourceContents(uri=uri, mime_type=MARKDOWN, text=text)
 
 

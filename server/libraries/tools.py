@@ -3,8 +3,8 @@
 resolve_library -> get_library_info -> read_page is the navigation path; get_docs is the
 one-call fast path; get_context7_docs answers remote libraries.  Libraries read from an
 llms.txt are fetched into the index on first use (``Sources.prepare``) before answering.
-Each runs in a worker thread and holds the served index's lock while it touches the
-engine or its connection; app.py renders a raised error in the shape of tool_errors.
+Each runs in a worker thread; the engine is safe to share between threads (each thread
+reads through its own DuckDB cursor); app.py renders a raised error in the shape of tool_errors.
 """
 
 from __future__ import annotations
@@ -69,8 +69,7 @@ def resolve_library(index: ServedIndex, arguments: Mapping[str, Any] | None, sou
     """
     args = parse_resolve_args(arguments)
     catalog = catalog_of(index.engine, sources.registered())
-    with index.lock:
-        topics = _topics(index.engine, catalog)
+    topics = _topics(index.engine, catalog)
     results = [
         {**_summary(match.library, catalog, topics), "relevance": match.relevance, "next": _next_calls(match.library, catalog)}
         for match in catalog.resolve(args.query, args.language, tagged_languages=_tagged_languages(topics))
@@ -95,11 +94,10 @@ def get_library_info(index: ServedIndex, arguments: Mapping[str, Any] | None, so
     catalog = catalog_of(index.engine, sources.registered())
     library = catalog.get(library.library_id)
     entries, chosen, unknown = _filter_sections(library, args.sections)
-    with index.lock:
-        topics = _topics(index.engine, catalog)
-        # Pages of an llms.txt library not fetched yet have no outline.
-        indexed = {e.path for e in entries} & set(index.engine.metadata.get("files") or {})
-        outline = _outline(index.engine, indexed) if len(entries) <= OUTLINE_MAX_DOCUMENTS else {}
+    topics = _topics(index.engine, catalog)
+    # Pages of an llms.txt library not fetched yet have no outline.
+    indexed = {e.path for e in entries} & set(index.engine.metadata.get("files") or {})
+    outline = _outline(index.engine, indexed) if len(entries) <= OUTLINE_MAX_DOCUMENTS else {}
     result = {
         **_summary(library, catalog, topics, all_sections=True),
         "indexed_at": library.indexed_at,
@@ -136,8 +134,7 @@ def read_page(index: ServedIndex, arguments: Mapping[str, Any] | None, sources: 
     if url:
         return _json(sources.read_url(replace(args, url=url, path=None)))
     path = locate(catalog, files, args.path or "", library)
-    with index.lock:
-        content, total, returned = read_lines(index.engine.reader.conn, path, args.offset, args.max_lines)
+    content, total, returned = read_lines(index.engine.db.cursor(), path, args.offset, args.max_lines)
     entry = catalog.entry(path)
     return _json(
         {
@@ -171,8 +168,7 @@ def get_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: str,
     catalog = catalog_of(index.engine, sources.registered())
     libraries = [catalog.get(library.library_id) for library in requested]
     language = _tagged_language(index.engine, args.language) if args.language else None
-    with index.lock:
-        candidates = find_candidates(index.engine, catalog, libraries, args.topic, mode, language)
+    candidates = find_candidates(index.engine, catalog, libraries, args.topic, mode, language)
     packed = pack(candidates, args.max_tokens)
     content = "\n\n".join(p.block for p in packed)
     top = packed[0].candidate.confidence

@@ -1,7 +1,10 @@
 """The search engine over one index generation: lexical + vector signals, filters, fusion, collapse.
 
-Postings, vectors and the model load on first use (or in ``warm``), so a server
-answers ``tools/list`` before any of it is read.
+Opening maps the generation's serving arrays (indexer/serving_arrays.py) and reads
+nothing else: postings, vectors and per-chunk codes are paged in by the OS as queries
+touch them, and the text of a hit (heading, snippet, metadata) is read from DuckDB for
+the hits of the page only.  The query model loads on the first vector search (or in
+``warm``), never for a full-text-only search.
 """
 
 from __future__ import annotations
@@ -10,23 +13,35 @@ import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Mapping, Protocol, Sequence
 
 import numpy as np
 import orjson
 
 from docs_mcp.indexer import open_index
 from docs_mcp.indexer.schema import CHUNKS_TABLE
+from docs_mcp.indexer.serving_arrays import UNSET, ServingArrays, open_serving_arrays
+from docs_mcp.server.search import cache
+from docs_mcp.server.search.cache import LruCache
+from docs_mcp.server.search.collapse import Collapser
+from docs_mcp.server.search.connections import ThreadCursors
 from docs_mcp.server.search.filters import FilterRule, TaxonomyColumns, filter_mask
 from docs_mcp.server.search.fusion import select_fusion
-from docs_mcp.server.search.lexical import DEFAULT_FIELD_WEIGHTS, LexicalScorer, load_postings, tokenize
+from docs_mcp.server.search.lexical import DEFAULT_FIELD_WEIGHTS, LexicalScorer, tokenize
 from docs_mcp.server.search.records import Hit, SearchPage
-from docs_mcp.server.search.semantic import VectorMatrix, load_vectors, similarities
+from docs_mcp.server.search.semantic import similarities
 from docs_mcp.server.search.snippets import make_snippet
+from docs_mcp.server.search.topk import top_k
 
 MODES = ("hybrid", "bm25", "vector")
-RECENT_QUERY_VECTORS = 64
 QUERY_THREADS = min(2, os.cpu_count() or 1)
+_PAGE_COLUMNS = "id, chunk_id, heading, breadcrumb, filepath, metadata, text"
+
+
+class QueryEmbedder(Protocol):
+    """Turns a query into a unit vector of the index's dimensions."""
+
+    def embed_query(self, text: str) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
@@ -41,9 +56,7 @@ class RankingSettings:
     # Cosine similarity that counts as "no evidence" when rescaling the vector signal.
     vector_base: float = 0.2
     field_weights: tuple[float, ...] = DEFAULT_FIELD_WEIGHTS
-    # Twins across a vector_collapse key share a heading and either most of their words or
-    # near-identical vectors. On corpus/ the same section in two SDK languages measured word
-    # Jaccard 0.5-1.0 and cosine 0.75-0.94; sections with language-specific code stay apart.
+    # Twins across a vector_collapse key: most words in common, or near-identical vectors (collapse.py).
     collapse_jaccard: float = 0.6
     collapse_cosine: float = 0.85
     # A chunk gains this share of the best score in its file: answers cluster in pages.
@@ -52,7 +65,7 @@ class RankingSettings:
 
 @dataclass(frozen=True)
 class ChunkColumns:
-    """The per-chunk fields a hit needs, indexed by chunks.id."""
+    """Per-chunk fields of every chunk, indexed by chunks.id: for the library tools, read on first use."""
 
     chunk_id: tuple[str, ...]
     heading: tuple[str, ...]
@@ -62,68 +75,70 @@ class ChunkColumns:
     index_of: Mapping[str, int] = field(default_factory=dict)
 
 
-def _read_columns(conn) -> ChunkColumns:
-    rows = conn.execute(f"SELECT chunk_id, heading, breadcrumb, filepath, metadata FROM {CHUNKS_TABLE} ORDER BY id").fetchall()
-    chunk_ids = tuple(r[0] for r in rows)
-    return ChunkColumns(
-        chunk_id=chunk_ids,
-        heading=tuple(r[1] for r in rows),
-        breadcrumb=tuple(r[2] for r in rows),
-        filepath=tuple(r[3] for r in rows),
-        metadata=tuple(orjson.loads(r[4]) for r in rows),
-        index_of={cid: i for i, cid in enumerate(chunk_ids)},
-    )
+@dataclass(frozen=True)
+class _Ranking:
+    order: np.ndarray  # chunk rows, best first (at least the page and one more, when there are)
+    scores: np.ndarray
+    lexical: tuple[np.ndarray, np.ndarray]  # scores, present
+    vector: tuple[np.ndarray, np.ndarray]
 
 
 class Engine:
-    """Ranks the chunks of one index generation for a query."""
+    """Ranks the chunks of one index generation for a query; safe to share between threads."""
 
-    def __init__(self, reader, settings: RankingSettings | None = None) -> None:
+    def __init__(self, reader, settings: RankingSettings | None = None, *, embedder: QueryEmbedder | None = None) -> None:
+        """Map the generation's serving arrays; ``embedder`` replaces the index's model (benchmarks).
+
+        Raises:
+            IndexFormatError: the generation has no (or unreadable) serving arrays: rebuild it.
+        """
         self.reader = reader
         self.settings = settings or RankingSettings()
         self.generation: str = reader.generation
         self.metadata: dict = reader.metadata
-        self._lock = threading.RLock()
+        folder = Path(reader.path) / reader.generation
+        self.arrays = open_serving_arrays(folder)
+        self.db = ThreadCursors(reader.conn)
         self._fuse = select_fusion(self.settings.fusion)
-        with self._lock:
-            self.columns = _read_columns(reader.conn)
-        files = {path: code for code, path in enumerate(sorted(set(self.columns.filepath)))}
-        self.file_codes = np.fromiter((files[p] for p in self.columns.filepath), dtype=np.int64, count=self.size)
         keys = sorted((self.metadata.get("taxonomy") or {}).keys())
-        self.taxonomy = TaxonomyColumns.from_metadata(self.columns.metadata, keys)
+        self.taxonomy = _taxonomy_columns(self.arrays, keys)
         self.collapse_keys = tuple(k for k in keys if (self.metadata["taxonomy"][k] or {}).get("vector_collapse"))
         self.filter_rules = {k: FilterRule.from_entry(self.metadata["taxonomy"][k] or {}) for k in keys}
-        self._lexical: LexicalScorer | None = None
-        self._vectors: VectorMatrix | None = None
-        self._vectors_loaded = False
-        self._embedder = None
-        self._all_texts: tuple[str, ...] | None = None
-        self._word_sets: dict[int, frozenset[str]] = {}
-        self._recent_vectors: dict[str, np.ndarray] = {}
+        self._lexical = LexicalScorer(self.arrays.postings, self._stem, self.settings.field_weights)
+        self._vectors = self.arrays.vectors if reader.model is not None else None
+        self._word_sets: LruCache[int, frozenset[str]] = LruCache("word-sets", cache.WORD_SETS)
+        self._query_vectors: LruCache[str, np.ndarray] = LruCache("query-vectors", cache.QUERY_VECTORS)
+        self._collapser = Collapser(self.arrays, self._word_set, jaccard=self.settings.collapse_jaccard, cosine=self.settings.collapse_cosine)
+        self._model_lock = threading.Lock()  # the query model loads once
+        self._columns_lock = threading.Lock()  # the library tools' columns are read once
+        self._embedder = embedder
+        self._columns: ChunkColumns | None = None
 
     @property
     def size(self) -> int:
-        return len(self.columns.chunk_id)
+        return self.arrays.num_chunks
 
     @property
     def has_vectors(self) -> bool:
-        return self.reader.model is not None
+        return self._vectors is not None
 
-    def warm(self) -> None:
-        """Load postings, vectors and the query model now rather than on the first search."""
-        self._lexical_scorer()
-        self._texts(())
-        self._vector_matrix()
-        if self.has_vectors:
+    @property
+    def columns(self) -> ChunkColumns:
+        """Every chunk's id, heading, breadcrumb, path and metadata (read once, for the library tools)."""
+        with self._columns_lock:
+            if self._columns is None:
+                self._columns = _read_columns(self.db)
+            return self._columns
+
+    def warm(self, mode: str = "hybrid") -> None:
+        """Load what the first search in ``mode`` would: the query model, unless ``mode`` is bm25."""
+        if mode != "bm25" and self.has_vectors:
             self._query_embedder()
 
     def close(self) -> None:
-        """Close the DuckDB connection and drop what was loaded from it; the engine is unusable afterwards."""
-        with self._lock:
-            self.reader.close()
-            self._lexical = self._vectors = self._embedder = self._all_texts = None
-            self._word_sets.clear()
-            self._recent_vectors.clear()
+        """Close the generation's cursors and connection; the engine is unusable afterwards."""
+        self.db.close()
+        self.reader.close()
 
     def search(self, query: str, filters: Mapping[str, str] | None = None, *, mode: str = "hybrid", limit: int = 10, offset: int = 0) -> SearchPage:
         """One page of the ranked results for ``query`` under ``filters``.
@@ -132,23 +147,27 @@ class Engine:
         and together equal the full list.
         """
         filters = dict(filters or {})
-        order, scores, lexical, vector = self._rank(query, filters, mode, stop_after=offset + limit + 1)
-        page = order[offset : offset + limit]
+        ranking = self._rank(query, filters, mode, stop_after=offset + limit + 1)
+        page = [int(i) for i in ranking.order[offset : offset + limit]]
+        rows = self._page_rows(page)
         needles = self._needles(query)
-        texts = self._texts(page)
-        hits = tuple(self._hit(i, float(scores[i]), texts[i], needles, lexical, vector) for i in page)
-        return SearchPage(hits=hits, has_more=len(order) > offset + limit)
+        lexical_ranks = _signal_ranks(page, *ranking.lexical)
+        vector_ranks = _signal_ranks(page, *ranking.vector)
+        hits = tuple(
+            _hit(rows[i], float(ranking.scores[i]), needles, lexical_rank, vector_rank)
+            for i, lexical_rank, vector_rank in zip(page, lexical_ranks, vector_ranks)
+        )
+        return SearchPage(hits=hits, has_more=len(ranking.order) > offset + limit)
 
     def query_similarities(self, query: str) -> np.ndarray | None:
         """Best-window cosine similarity of every chunk (by chunks.id) to ``query``; None without vectors."""
-        matrix = self._vector_matrix()
-        if matrix is None or not tokenize(query):
+        if self._vectors is None or not tokenize(query):
             return None
-        return similarities(matrix, self._query_vector(query))
+        return similarities(self._vectors, self._query_vector(query), self.size, self.arrays.vector_index)
 
     # -- ranking ---------------------------------------------------------------------------
 
-    def _rank(self, query: str, filters: Mapping[str, str], mode: str, stop_after: int):
+    def _rank(self, query: str, filters: Mapping[str, str], mode: str, stop_after: int) -> _Ranking:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}")
         size = self.size
@@ -156,10 +175,9 @@ class Engine:
         lexical = np.zeros(size, dtype=np.float32)
         vector = np.full(size, -1.0, dtype=np.float32)
         if mode in ("hybrid", "bm25") and size:
-            scorer = self._lexical_scorer()
-            lexical = scorer.score(scorer.query_terms(query))
-        if mode in ("hybrid", "vector") and self.has_vectors and size and tokenize(query):
-            vector = similarities(self._vector_matrix(), self._query_vector(query))
+            lexical = self._lexical.score(self._lexical.query_terms(query))
+        if mode in ("hybrid", "vector") and self._vectors is not None and size and tokenize(query):
+            vector = similarities(self._vectors, self._query_vector(query), size, self.arrays.vector_index)
         lexical_present = lexical > 0
         vector_present = vector >= self.settings.vector_base
         if allowed is not None:
@@ -173,116 +191,56 @@ class Engine:
         else:
             scores = self._fuse(lexical, vector, lexical_present, vector_present, alpha=self.settings.alpha, floor=self.settings.vector_base)
         if self.settings.file_boost and candidates.any():
-            scores = scores + self.settings.file_boost * _file_best(scores, candidates, self.file_codes)
+            scores = scores + self.settings.file_boost * _file_best(scores, candidates, self.arrays)
         ids = np.flatnonzero(candidates)
-        ids = ids[np.lexsort((ids, -scores[ids]))]  # stable tie-break on chunk order
         collapse = [k for k in self.collapse_keys if k not in filters]
-        if collapse:
-            ids = self._collapse(ids, collapse, stop_after)
-        return ids, scores, (lexical, lexical_present), (vector, vector_present)
+        order = self._collapsed(ids, scores, collapse, stop_after) if collapse else top_k(ids, scores, stop_after)
+        return _Ranking(order, scores, (lexical, lexical_present), (vector, vector_present))
 
-    def _collapse(self, ordered: np.ndarray, keys: Sequence[str], stop_after: int) -> np.ndarray:
-        """Drop chunks that are twins of a better-ranked chunk across a vector_collapse key."""
-        kept: list[int] = []
-        for i in ordered:
-            if not any(self._twins(int(i), k, keys) for k in kept):
-                kept.append(int(i))
-                if len(kept) >= stop_after:
-                    break
-        return np.asarray(kept, dtype=np.int64)
-
-    def _twins(self, a: int, b: int, keys: Sequence[str]) -> bool:
-        """Same heading, same metadata but for ``keys``, and near-identical text or vectors."""
-        meta_a, meta_b = self.columns.metadata[a], self.columns.metadata[b]
-        if meta_a == meta_b:
-            return False
-        others = (set(meta_a) | set(meta_b)) - set(keys)
-        if any(meta_a.get(k) != meta_b.get(k) for k in others):
-            return False
-        if self.columns.heading[a].casefold() != self.columns.heading[b].casefold():
-            return False
-        if _jaccard(self._word_set(a), self._word_set(b)) >= self.settings.collapse_jaccard:
-            return True
-        matrix = self._vector_matrix()
-        va = self._first_window(matrix, a) if matrix is not None else None
-        vb = self._first_window(matrix, b) if matrix is not None else None
-        return va is not None and vb is not None and float(va @ vb) >= self.settings.collapse_cosine
-
-    def _word_set(self, chunk: int) -> frozenset[str]:
-        if chunk not in self._word_sets:
-            self._word_sets[chunk] = frozenset(tokenize(self._texts((chunk,))[chunk]))
-        return self._word_sets[chunk]
-
-    @staticmethod
-    def _first_window(matrix: VectorMatrix, chunk: int) -> np.ndarray | None:
-        position = np.searchsorted(matrix.chunks, chunk)
-        if position < len(matrix.chunks) and matrix.chunks[position] == chunk:
-            return matrix.vectors[matrix.starts[position]]
-        return None
+    def _collapsed(self, ids: np.ndarray, scores: np.ndarray, keys: Sequence[str], stop_after: int) -> np.ndarray:
+        """The best ``stop_after`` chunks left after collapse; more candidates are ranked only while twins fall out."""
+        wanted = stop_after
+        while True:
+            ordered = top_k(ids, scores, wanted)
+            kept = self._collapser.collapse(ordered, keys, stop_after)
+            if len(kept) >= stop_after or len(ordered) == len(ids):
+                return kept
+            wanted *= 4
 
     # -- hits --------------------------------------------------------------------------------
 
-    def _hit(self, i: int, score: float, text: str, needles, lexical, vector) -> Hit:
-        c = self.columns
-        return Hit(
-            chunk_id=c.chunk_id[i],
-            score=round(score, 6),
-            heading=c.heading[i],
-            breadcrumb=c.breadcrumb[i],
-            snippet=make_snippet(text, needles),
-            filepath=c.filepath[i],
-            metadata=dict(c.metadata[i]),
-            lexical_rank=_rank_of(i, *lexical),
-            vector_rank=_rank_of(i, *vector),
-        )
+    def _page_rows(self, page: Sequence[int]) -> dict[int, tuple]:
+        if not page:
+            return {}
+        # One point query per hit (ids are ints: safe to inline): DuckDB skips every row group but the
+        # hit's by its min/max id, where one IN list would scan the whole id column (2x slower at 100k).
+        sql = " UNION ALL ".join(f"SELECT {_PAGE_COLUMNS} FROM {CHUNKS_TABLE} WHERE id = {int(i)}" for i in page)
+        return {row[0]: row for row in self.db.query(sql)}
 
     def _needles(self, query: str) -> tuple[str, ...]:
         words = tokenize(query)
-        scorer = self._lexical_scorer()
-        return tuple(words) + tuple(scorer.stems(words))
+        return tuple(words) + tuple(self._lexical.stems(words))
 
-    def _texts(self, page: Sequence[int]) -> dict[int, str]:
-        with self._lock:
-            if self._all_texts is None:
-                rows = self.reader.conn.execute(f"SELECT text FROM {CHUNKS_TABLE} ORDER BY id").fetchall()
-                self._all_texts = tuple(row[0] for row in rows)
-        return {int(i): self._all_texts[int(i)] for i in page}
+    def _word_set(self, chunk: int) -> frozenset[str]:
+        return self._word_sets.get_or_compute(chunk, self._read_word_set)
 
-    # -- lazily loaded parts -----------------------------------------------------------------
+    def _read_word_set(self, chunk: int) -> frozenset[str]:
+        ((text,),) = self.db.query(f"SELECT text FROM {CHUNKS_TABLE} WHERE id = $id", {"id": chunk})
+        return frozenset(tokenize(text))
 
-    def _stems(self, words: Sequence[str]) -> list[str]:
-        with self._lock:
-            (stems,) = self.reader.conn.execute("SELECT list_transform(?::VARCHAR[], w -> stem(w, 'porter'))", [list(words)]).fetchone()
+    # -- query side ----------------------------------------------------------------------------
+
+    def _stem(self, words: Sequence[str]) -> list[str]:
+        # One string parameter (words never hold a space): a list parameter costs DuckDB ~30 import probes.
+        ((stems,),) = self.db.query("SELECT list_transform(string_split($words, ' '), w -> stem(w, 'porter'))", {"words": " ".join(words)})
         return list(stems)
 
-    def _lexical_scorer(self) -> LexicalScorer:
-        with self._lock:
-            if self._lexical is None:
-                postings = load_postings(self.reader.conn, self.size)
-                self._lexical = LexicalScorer(postings, self._stems, self.settings.field_weights)
-            return self._lexical
-
-    def _vector_matrix(self) -> VectorMatrix | None:
-        with self._lock:
-            if not self._vectors_loaded:
-                self._vectors = load_vectors(self.reader.conn, self.size) if self.has_vectors else None
-                self._vectors_loaded = True
-            return self._vectors
-
     def _query_vector(self, query: str) -> np.ndarray:
-        """The query's embedding; the last few are kept, as pages and get_docs re-ask for them."""
-        with self._lock:
-            vector = self._recent_vectors.get(query)
-        if vector is None:
-            vector = self._query_embedder().embed_query(query)
-            with self._lock:
-                if len(self._recent_vectors) >= RECENT_QUERY_VECTORS:
-                    self._recent_vectors.pop(next(iter(self._recent_vectors)))
-                self._recent_vectors[query] = vector
-        return vector
+        """The query's embedding; recent ones are kept, as pages and get_docs re-ask for them."""
+        return self._query_vectors.get_or_compute(query, lambda text: self._query_embedder().embed_query(text))
 
-    def _query_embedder(self):
-        with self._lock:
+    def _query_embedder(self) -> QueryEmbedder:
+        with self._model_lock:
             if self._embedder is None:
                 from docs_mcp.indexer import load_model
 
@@ -292,27 +250,70 @@ class Engine:
             return self._embedder
 
 
-def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    return len(a & b) / len(a | b) if a or b else 1.0
+def _taxonomy_columns(arrays: ServingArrays, keys: Sequence[str]) -> TaxonomyColumns:
+    """The filterable keys' codes, from the serving arrays (all unset for a key no chunk carries)."""
+    stored = {key: k for k, key in enumerate(arrays.taxonomy_keys)}
+    codes = {
+        key: arrays.taxonomy_codes[stored[key]] if key in stored else np.full(arrays.num_chunks, UNSET, dtype=np.int32)
+        for key in keys
+    }
+    return TaxonomyColumns({key: tuple(arrays.taxonomy_values.get(key, ())) for key in keys}, codes)
 
 
-def _file_best(scores: np.ndarray, candidates: np.ndarray, file_codes: np.ndarray) -> np.ndarray:
-    """Per chunk, the best candidate score among the chunks of its file."""
-    best = np.zeros(int(file_codes.max()) + 1)
-    np.maximum.at(best, file_codes[candidates], scores[candidates])
-    return best[file_codes]
+def _read_columns(db: ThreadCursors) -> ChunkColumns:
+    rows = db.query(f"SELECT chunk_id, heading, breadcrumb, filepath, metadata FROM {CHUNKS_TABLE} ORDER BY id")
+    chunk_ids = tuple(r[0] for r in rows)
+    return ChunkColumns(
+        chunk_id=chunk_ids,
+        heading=tuple(r[1] for r in rows),
+        breadcrumb=tuple(r[2] for r in rows),
+        filepath=tuple(r[3] for r in rows),
+        metadata=tuple(orjson.loads(r[4]) for r in rows),
+        index_of={cid: i for i, cid in enumerate(chunk_ids)},
+    )
 
 
-def _rank_of(i: int, scores: np.ndarray, present: np.ndarray) -> int | None:
-    if not present[i]:
-        return None
-    return int(np.count_nonzero(present & (scores > scores[i]))) + 1
+def _hit(row: tuple, score: float, needles: tuple[str, ...], lexical_rank: int | None, vector_rank: int | None) -> Hit:
+    _, chunk_id, heading, breadcrumb, filepath, metadata, text = row
+    return Hit(
+        chunk_id=chunk_id,
+        score=round(score, 6),
+        heading=heading,
+        breadcrumb=breadcrumb,
+        snippet=make_snippet(text, needles),
+        filepath=filepath,
+        metadata=orjson.loads(metadata),
+        lexical_rank=lexical_rank,
+        vector_rank=vector_rank,
+    )
 
 
-def open_engine(index_dir: Path | str, settings: RankingSettings | None = None) -> Engine:
-    """Open the live generation of the index at ``index_dir`` for searching.
+def _file_best(scores: np.ndarray, candidates: np.ndarray, arrays: ServingArrays) -> np.ndarray:
+    """Per chunk, the best candidate score among the chunks of its file (0 if none; scores of candidates are > 0)."""
+    candidate_scores = np.where(candidates, scores, 0.0).astype(np.float64, copy=False)  # as the sum it joins
+    best = np.maximum.reduceat(candidate_scores[arrays.file_order], arrays.file_starts)
+    return best[arrays.file_codes]
+
+
+def _signal_ranks(page: Sequence[int], scores: np.ndarray, present: np.ndarray) -> list[int | None]:
+    """Each page chunk's 1-based rank in one signal's list (None if absent): one pass over the chunks."""
+    found = [i for i in page if present[i]]
+    if not found:
+        return [None] * len(page)
+    floor = min(scores[i] for i in found)
+    above = scores[present & (scores > floor)]  # the few chunks that can outrank a page chunk
+    return [int(np.count_nonzero(above > scores[i])) + 1 if present[i] else None for i in page]
+
+
+def open_engine(index_dir: Path | str, settings: RankingSettings | None = None, *, embedder: QueryEmbedder | None = None) -> Engine:
+    """Open the live generation of the index at ``index_dir`` for searching (``embedder``: see Engine).
 
     Raises:
         IndexNotFoundError, IndexFormatError: from the indexer when the index is missing or unreadable.
     """
-    return Engine(open_index(Path(index_dir)), settings)
+    reader = open_index(Path(index_dir))
+    try:
+        return Engine(reader, settings, embedder=embedder)
+    except BaseException:
+        reader.close()
+        raise

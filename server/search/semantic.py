@@ -1,4 +1,4 @@
-"""Cosine similarity between a query vector and every chunk, held in numpy.
+"""Cosine similarity between a query vector and every chunk, over the memory-mapped vectors.
 
 Long chunks are stored as several windows; a chunk's similarity is that of its
 best window, so text past the model's input length still counts.
@@ -6,44 +6,30 @@ best window, so text past the model's input length still counts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from docs_mcp.indexer.schema import VECTORS_TABLE
+from docs_mcp.indexer.serving_arrays import Vectors
+from docs_mcp.indexer.vector_index import VectorIndex, ann_similarities
 
 
-@dataclass(frozen=True)
-class VectorMatrix:
-    """All window vectors, ordered by chunk; ``starts`` marks each chunk's first window."""
+def similarities(vectors: Vectors, query_vector: np.ndarray, num_chunks: int, index: VectorIndex | None = None) -> np.ndarray:
+    """A dense (chunks,) array of best-window cosine similarity; -1 for chunks without vectors.
 
-    vectors: np.ndarray  # (windows, dim) float32, L2-normalised
-    starts: np.ndarray  # (chunks with vectors,) first window row per chunk
-    chunks: np.ndarray  # (chunks with vectors,) chunks.id of each group
-    num_chunks: int
-
-
-def load_vectors(conn, num_chunks: int) -> VectorMatrix | None:
-    """Read the vectors table, or None for a full-text-only index."""
-    tables = {row[0] for row in conn.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'").fetchall()}
-    if VECTORS_TABLE not in tables:
-        return None
-    rows = conn.execute(f"SELECT chunk, vec FROM {VECTORS_TABLE} ORDER BY chunk, \"window\"").fetchnumpy()
-    chunk = rows["chunk"].astype(np.int64)
-    if len(chunk) == 0:
-        return None
-    vectors = np.asarray(np.stack(rows["vec"]), dtype=np.float32)
-    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-    first = np.ones(len(chunk), dtype=bool)
-    first[1:] = chunk[1:] != chunk[:-1]
-    starts = np.flatnonzero(first)
-    return VectorMatrix(vectors, starts, chunk[starts], num_chunks)
-
-
-def similarities(matrix: VectorMatrix, query_vector: np.ndarray) -> np.ndarray:
-    """A dense (chunks,) array of best-window cosine similarity; -1 for chunks without vectors."""
-    per_window = matrix.vectors @ np.asarray(query_vector, dtype=np.float32)
-    best = np.maximum.reduceat(per_window, matrix.starts)
-    dense = np.full(matrix.num_chunks, -1.0, dtype=np.float32)
-    dense[matrix.chunks] = best
+    With an approximate ``index`` (large generations), only the chunks in the query's
+    nearest lists are scored; the others count as having no vector.
+    """
+    if index is not None:
+        return ann_similarities(index, np.asarray(query_vector, dtype=np.float32), num_chunks)
+    per_window = vectors.vectors @ np.asarray(query_vector, dtype=np.float32)
+    best = np.maximum.reduceat(per_window, vectors.starts)
+    dense = np.full(num_chunks, -1.0, dtype=np.float32)
+    dense[vectors.chunks] = best
     return dense
+
+
+def first_window(vectors: Vectors, chunk: int) -> np.ndarray | None:
+    """The vector of the chunk's first window, or None when it has none."""
+    position = int(np.searchsorted(vectors.chunks, chunk))
+    if position < len(vectors.chunks) and vectors.chunks[position] == chunk:
+        return vectors.vectors[int(vectors.starts[position])]
+    return None

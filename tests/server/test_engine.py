@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 from corpus_files import write_corpus
 
-from docs_mcp.indexer import build_index
+from docs_mcp.indexer import build_index, current_generation
+from docs_mcp.indexer.errors import IndexerError, IndexFormatError
+from docs_mcp.indexer.serving_arrays import SERVING_DIR
 from docs_mcp.server.search.engine import open_engine
 
 LANGS = {"python": "get_token()", "go": "GetToken()", "typescript": "getToken()"}
@@ -148,3 +152,38 @@ def test_full_text_only_index_searches_in_hybrid_mode(text_only_engine):
     assert not text_only_engine.has_vectors
     assert ids(text_only_engine.search("next_cursor", {}, limit=1)) == ["guides/pagination.md#pagination/cursors"]
     assert text_only_engine.search("how should I care for my vegetable garden", {}, mode="vector").hits == ()
+
+
+def test_concurrent_searches_from_many_threads_equal_sequential_ones(engine):
+    queries = [("retries backoff", {}), ("rate limits 429", {"language": "go"}), ("widgets", {}), ("GetToken", {})] * 6
+    sequential = [engine.search(q, f, limit=5) for q, f in queries]
+    with ThreadPoolExecutor(4) as pool:
+        concurrent = list(pool.map(lambda qf: engine.search(qf[0], qf[1], limit=5), queries))
+    assert concurrent == sequential
+
+
+def test_full_text_search_and_bm25_warm_never_load_the_model(tmp_path_factory):
+    root = tmp_path_factory.mktemp("engine-corpus-lazy")
+    _corpus(root)
+    index = tmp_path_factory.mktemp("engine-index-lazy") / "idx"
+    build_index(root, index)
+    engine = open_engine(index)
+    engine.warm("bm25")
+    assert engine.search("retries", {}, mode="bm25").hits
+    assert engine._embedder is None
+    engine.search("retries", {}, mode="hybrid")
+    assert engine._embedder is not None
+    engine.close()
+    with pytest.raises(IndexerError):  # its cursors are closed
+        engine.search("retries", {}, mode="bm25")
+
+
+def test_an_index_without_serving_arrays_is_refused_with_the_rebuild_command(tmp_path_factory):
+    root = tmp_path_factory.mktemp("engine-corpus-old")
+    _corpus(root)
+    index = tmp_path_factory.mktemp("engine-index-old") / "idx"
+    build_index(root, index, embeddings="none")
+    shutil.rmtree(index / current_generation(index) / SERVING_DIR)  # as written by an older docs-mcp
+    with pytest.raises(IndexFormatError, match="has no serving arrays") as raised:
+        open_engine(index)
+    assert f"docs-mcp index DOCS_DIR --out {index}" in raised.value.hint

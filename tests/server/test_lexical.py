@@ -6,7 +6,8 @@ import pytest
 
 from docs_mcp.indexer.extensions import load_extensions
 from docs_mcp.indexer.schema import FTS_IGNORE
-from docs_mcp.server.search.lexical import LexicalScorer, load_postings, tokenize
+from docs_mcp.indexer.serving_arrays import read_postings
+from docs_mcp.server.search.lexical import LexicalScorer, tokenize
 
 DOCS = [
     "Retry a failed request with exponential backoff.",
@@ -38,8 +39,7 @@ def _stem(conn):
 
 @pytest.mark.parametrize("query", QUERIES)
 def test_one_field_scores_equal_duckdb_match_bm25(conn, query):
-    postings = load_postings(conn, len(DOCS), fields=1)
-    scorer = LexicalScorer(postings, _stem(conn), weights=(1.0,))
+    scorer = LexicalScorer(read_postings(conn, len(DOCS), field_weights=(1.0,)), _stem(conn), weights=(1.0,))
     ours = scorer.score(scorer.query_terms(query))
     rows = conn.execute("SELECT id, fts_main_chunks.match_bm25(id, ?) FROM chunks ORDER BY id", [query]).fetchall()
     reference = np.array([score or 0.0 for _, score in rows])
@@ -47,9 +47,23 @@ def test_one_field_scores_equal_duckdb_match_bm25(conn, query):
 
 
 def test_stopword_only_query_matches_nothing(conn):
-    scorer = LexicalScorer(load_postings(conn, len(DOCS), fields=1), _stem(conn), weights=(1.0,))
+    scorer = LexicalScorer(read_postings(conn, len(DOCS), field_weights=(1.0,)), _stem(conn), weights=(1.0,))
     assert scorer.query_terms("the of and") == []
     assert not scorer.score([]).any()
+
+
+def test_other_field_weights_are_recomputed_from_term_frequencies(conn):
+    stored = read_postings(conn, len(DOCS), field_weights=(2.0,))
+    recomputed = LexicalScorer(read_postings(conn, len(DOCS), field_weights=(1.0,)), _stem(conn), weights=(2.0,))
+    precomputed = LexicalScorer(stored, _stem(conn), weights=(2.0,))
+    for query in QUERIES:
+        assert recomputed.score(recomputed.query_terms(query)).tolist() == precomputed.score(precomputed.query_terms(query)).tolist()
+
+
+def test_term_lookup_is_exact(conn):
+    postings = read_postings(conn, len(DOCS), field_weights=(1.0,))
+    assert postings.term_id("retri") is not None
+    assert postings.term_id("retr") is None and postings.term_id("zzz") is None and postings.term_id("") is None
 
 
 def test_tokenize_follows_duckdb(conn):

@@ -1,0 +1,392 @@
+"""Serving arrays: what a search reads per query, as ``.npy`` files the server memory-maps.
+
+A build writes them into ``DIR/<generation>/serving/`` after the full-text index, from the
+generation's own tables; the server maps them read-only (``numpy.load(mmap_mode='r')``), so
+opening or swapping a generation copies no corpus into Python objects, the OS pages in
+only what queries touch, and every process serving the same generation shares those pages.
+Per-hit text (heading, snippet, metadata) stays in DuckDB and is read for the page only.
+
+Files (N chunks, T terms, P postings, F full-text fields, W vector windows of D dims):
+
+    manifest.json          version, sizes, field weights, taxonomy keys and values
+    terms.npy              (bytes,) uint8: the terms, UTF-8, sorted bytewise, concatenated
+    term_offsets.npy       (T+1,) int64: term t is terms[offsets[t]:offsets[t+1]]
+    term_df.npy            (T,) int64: documents holding term t
+    term_starts.npy        (T+1,) int64: postings of term t are rows starts[t]:starts[t+1]
+    posting_docs.npy       (P,) int32: chunk row (chunks.id), ascending within a term
+    posting_weights.npy    (P,) float32: the posting's BM25F score at the manifest's field weights
+    posting_tf.npy         (P, F) float32: term frequency per field (for other field weights)
+    field_lengths.npy      (N, F) float32: tokens per field
+    file_codes.npy         (N,) int32: the chunk's file, as a code
+    file_order.npy         (N,) int64: chunk rows grouped by file (stable), for per-file maxima
+    file_starts.npy        (files,) int64: where each file's group starts in file_order
+    heading_codes.npy      (N,) int32: the chunk's case-folded heading, as a code
+    taxonomy_codes.npy     (N, K) int32: per metadata key (manifest order), code of the value; -1 unset
+    vectors.npy            (W, D) float32, L2-normalised, ordered by chunk then window
+    vector_starts.npy      (G,) int64: first window row of each chunk that has vectors
+    vector_chunks.npy      (G,) int64: the chunk row of each such group
+    ivf_*.npy              from ANN_MIN_WINDOWS windows on: the approximate vector index (vector_index.py)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import duckdb
+import numpy as np
+import orjson
+
+from docs_mcp.indexer.errors import IndexFormatError
+from docs_mcp.indexer import vector_index
+from docs_mcp.indexer.schema import CHUNKS_TABLE, FTS_FIELDS, FTS_SCHEMA, VECTORS_TABLE
+from docs_mcp.indexer.vector_index import VectorIndex
+
+SERVING_DIR = "serving"
+SERVING_VERSION = "1"
+MANIFEST_FILE = "manifest.json"
+UNSET = -1
+K1 = 1.2
+B = 0.75
+# Weight of a term occurrence per field, in FTS_FIELDS order (title, heading, body).
+# Chosen on the FastAPI golden set with `docs-mcp eval --mode bm25` (see corpus/guide/ranking.md).
+DEFAULT_FIELD_WEIGHTS = (1.0, 3.0, 1.0)
+# Vectors are read from DuckDB this many rows at a time, so a build holds one batch of Python objects.
+VECTOR_BATCH = 65_536
+
+
+@dataclass(frozen=True)
+class Postings:
+    """BM25F postings: for term t, rows ``starts[t]:starts[t+1]`` of ``docs``, ``weights`` and ``tf``."""
+
+    terms: np.ndarray  # (bytes,) uint8, sorted terms concatenated
+    term_offsets: np.ndarray  # (T+1,) int64
+    df: np.ndarray  # (T,) int64
+    starts: np.ndarray  # (T+1,) int64
+    docs: np.ndarray  # (P,) int32
+    weights: np.ndarray  # (P,) float32 at ``field_weights``
+    tf: np.ndarray  # (P, F) float32
+    field_lengths: np.ndarray  # (N, F) float32
+    field_weights: tuple[float, ...]
+
+    @property
+    def num_docs(self) -> int:
+        return len(self.field_lengths)
+
+    def term_id(self, term: str) -> int | None:
+        """The id of ``term`` (binary search over the sorted terms), or None when no chunk holds it."""
+        key = term.encode()
+        lo, hi = 0, len(self.term_offsets) - 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self._term(mid) < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo if lo < len(self.term_offsets) - 1 and self._term(lo) == key else None
+
+    def _term(self, t: int) -> bytes:
+        return self.terms[int(self.term_offsets[t]) : int(self.term_offsets[t + 1])].tobytes()
+
+
+@dataclass(frozen=True)
+class Vectors:
+    """Window vectors ordered by chunk; ``starts`` marks each chunk's first window."""
+
+    vectors: np.ndarray  # (W, D) float32, L2-normalised
+    starts: np.ndarray  # (G,) int64
+    chunks: np.ndarray  # (G,) int64
+
+
+@dataclass(frozen=True)
+class ServingArrays:
+    """One generation's serving arrays (memory-mapped when opened from disk)."""
+
+    num_chunks: int
+    postings: Postings
+    file_codes: np.ndarray  # (N,) int32
+    file_order: np.ndarray  # (N,) int64
+    file_starts: np.ndarray  # (files,) int64
+    heading_codes: np.ndarray  # (N,) int32
+    taxonomy_keys: tuple[str, ...]
+    taxonomy_values: Mapping[str, tuple[str, ...]]
+    taxonomy_codes: np.ndarray  # (N, K) int32
+    vectors: Vectors | None
+    vector_index: VectorIndex | None = None  # only past vector_index.ANN_MIN_WINDOWS windows
+
+
+def bm25f_weights(tf: np.ndarray, docs: np.ndarray, df: np.ndarray, field_lengths: np.ndarray, field_weights: Sequence[float]) -> np.ndarray:
+    """Each posting's BM25F score: idf(term) * saturated, length-normalised, field-weighted tf.
+
+    ``df`` is per posting.  With one field of weight 1 this is DuckDB's ``match_bm25`` term
+    score (same k1, b and base-10 idf), which a test checks.
+    """
+    num_docs = len(field_lengths)
+    weights = np.asarray(field_weights, dtype=np.float32)
+    avg = field_lengths.mean(axis=0) if num_docs else np.ones(len(weights), dtype=np.float32)
+    avg = np.where(avg > 0, avg, 1.0)
+    norm = (1 - B + B * field_lengths / avg).astype(np.float32)
+    weighted_tf = (tf * weights / norm[docs]).sum(axis=1)
+    idf = np.log10((num_docs - df + 0.5) / (df + 0.5) + 1.0)
+    return (idf * weighted_tf * (K1 + 1) / (weighted_tf + K1)).astype(np.float32)
+
+
+def read_postings(conn: duckdb.DuckDBPyConnection, num_chunks: int, field_weights: Sequence[float] = DEFAULT_FIELD_WEIGHTS) -> Postings:
+    """The postings of the full-text index in ``conn`` (tables of PRAGMA create_fts_index on chunks).
+
+    Raises:
+        duckdb.Error: left to the caller, which translates it at its boundary.
+    """
+    fields = len(field_weights)
+    dictionary = conn.execute(f"SELECT termid, term, df FROM {FTS_SCHEMA}.dict").fetchnumpy()
+    # Terms sorted bytewise, so a lookup is a binary search over the mapped blob.
+    encoded = [str(term).encode() for term in dictionary["term"]]
+    order = sorted(range(len(encoded)), key=encoded.__getitem__)
+    new_id = np.empty(int(dictionary["termid"].max()) + 1 if len(order) else 0, dtype=np.int64)
+    new_id[dictionary["termid"].astype(np.int64)[order]] = np.arange(len(order))
+    lengths = np.fromiter((len(encoded[i]) for i in order), dtype=np.int64, count=len(order))
+    term_offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    terms = np.frombuffer(b"".join(encoded[i] for i in order), dtype=np.uint8)
+    df = dictionary["df"].astype(np.int64)[order]
+    rows = conn.execute(
+        f"""SELECT t.termid, d.name AS doc, t.fieldid, count(*) AS tf
+            FROM {FTS_SCHEMA}.terms t JOIN {FTS_SCHEMA}.docs d USING (docid)
+            GROUP BY ALL"""
+    ).fetchnumpy()
+    term = new_id[rows["termid"].astype(np.int64)]
+    doc = rows["doc"].astype(np.int64)
+    field = rows["fieldid"].astype(np.int64)
+    count = rows["tf"].astype(np.float32)
+    by_posting = np.lexsort((field, doc, term))
+    term, doc, field, count = term[by_posting], doc[by_posting], field[by_posting], count[by_posting]
+    # One posting per (term, doc); per-field counts side by side.
+    new_posting = np.ones(len(term), dtype=bool)
+    new_posting[1:] = (term[1:] != term[:-1]) | (doc[1:] != doc[:-1])
+    posting_index = np.cumsum(new_posting) - 1
+    tf = np.zeros((int(new_posting.sum()), fields), dtype=np.float32)
+    tf[posting_index, field] = count
+    posting_term = term[new_posting]
+    posting_doc = doc[new_posting].astype(np.int32)
+    field_lengths = np.zeros((num_chunks, fields), dtype=np.float32)
+    np.add.at(field_lengths, (doc, field), count)
+    weights = bm25f_weights(tf, posting_doc, df[posting_term].astype(np.float64), field_lengths, field_weights)
+    starts = np.searchsorted(posting_term, np.arange(len(df) + 1)).astype(np.int64)
+    return Postings(terms, term_offsets, df, starts, posting_doc, weights, tf, field_lengths, tuple(field_weights))
+
+
+def read_vectors(conn: duckdb.DuckDBPyConnection) -> Vectors | None:
+    """The generation's window vectors, L2-normalised, or None for a full-text-only index.
+
+    Raises:
+        duckdb.Error: left to the caller, which translates it at its boundary.
+    """
+    tables = {row[0] for row in conn.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'").fetchall()}
+    if VECTORS_TABLE not in tables:
+        return None
+    (count,) = conn.execute(f"SELECT count(*) FROM {VECTORS_TABLE}").fetchone()
+    if not count:
+        return None
+    (last,) = conn.execute(f"SELECT max(chunk) FROM {VECTORS_TABLE}").fetchone()
+    chunks, batches = [], []
+    for low in range(0, int(last) + 1, VECTOR_BATCH):  # by chunk range: one batch of Python objects at a time
+        rows = conn.execute(
+            f'SELECT chunk, vec FROM {VECTORS_TABLE} WHERE chunk >= ? AND chunk < ? ORDER BY chunk, "window"', [low, low + VECTOR_BATCH]
+        ).fetchnumpy()
+        if len(rows["chunk"]):
+            chunks.append(rows["chunk"].astype(np.int64))
+            batches.append(np.asarray(np.stack(rows["vec"]), dtype=np.float32))
+    return normalised_vectors(np.concatenate(batches), np.concatenate(chunks))
+
+
+def normalised_vectors(vectors: np.ndarray, chunk_of_row: np.ndarray) -> Vectors:
+    """Group window vectors (ordered by chunk) by chunk, L2-normalising them in place."""
+    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    first = np.ones(len(chunk_of_row), dtype=bool)
+    first[1:] = chunk_of_row[1:] != chunk_of_row[:-1]
+    starts = np.flatnonzero(first)
+    return Vectors(vectors, starts.astype(np.int64), chunk_of_row[starts].astype(np.int64))
+
+
+def write_serving_arrays(conn: duckdb.DuckDBPyConnection, folder: Path, vectors: Vectors | None = None) -> ServingArrays:
+    """Write the serving arrays of the generation in ``folder`` from its tables (full-text index built).
+
+    ``vectors`` default to the generation's vectors table.
+
+    Raises:
+        duckdb.Error: left to the caller, which translates it at its boundary.
+        OSError: the files cannot be written.
+    """
+    rows = conn.execute(f"SELECT filepath, heading, metadata FROM {CHUNKS_TABLE} ORDER BY id").fetchnumpy()
+    num_chunks = len(rows["filepath"])
+    keys, values, taxonomy_codes = _taxonomy_codes([orjson.loads(m) for m in rows["metadata"]])
+    file_codes = _codes(list(rows["filepath"]))
+    file_order = np.argsort(file_codes, kind="stable").astype(np.int64)
+    arrays = ServingArrays(
+        num_chunks=num_chunks,
+        postings=read_postings(conn, num_chunks),
+        file_codes=file_codes,
+        file_order=file_order,
+        file_starts=np.flatnonzero(np.diff(file_codes[file_order], prepend=-1)).astype(np.int64),
+        heading_codes=_codes([str(heading).casefold() for heading in rows["heading"]]),
+        taxonomy_keys=keys,
+        taxonomy_values=values,
+        taxonomy_codes=taxonomy_codes,
+        vectors=vectors if vectors is not None else read_vectors(conn),
+    )
+    arrays = replace(arrays, vector_index=_ann(arrays.vectors, num_chunks))
+    _save(arrays, Path(folder) / SERVING_DIR)
+    return arrays
+
+
+def write_vector_arrays(folder: Path, vectors: Vectors) -> None:
+    """Replace the vector files of the generation in ``folder`` (the rest of its serving arrays stays)."""
+    out = Path(folder) / SERVING_DIR
+    manifest = json.loads((out / MANIFEST_FILE).read_text(encoding="utf-8"))
+    ann = _ann(vectors, int(manifest["chunks"]))
+    for name, array in _vector_files(vectors, ann).items():
+        np.save(out / f"{name}.npy", array)
+    manifest.update(windows=len(vectors.vectors), dimensions=int(vectors.vectors.shape[1]), ann=_ann_manifest(ann))
+    (out / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+
+
+def open_serving_arrays(folder: Path) -> ServingArrays:
+    """Memory-map the serving arrays of the generation in ``folder``.
+
+    Raises:
+        IndexFormatError: the generation has none (written before docs-mcp had them) or another version.
+    """
+    source = Path(folder) / SERVING_DIR
+    try:
+        manifest = json.loads((source / MANIFEST_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise _format_error(folder, "has no serving arrays (it was written by an older docs-mcp)") from error
+    if manifest.get("version") != SERVING_VERSION:
+        raise _format_error(folder, f"has serving arrays version {manifest.get('version')!r}; this docs-mcp reads {SERVING_VERSION!r}")
+    try:
+        return _load(source, manifest)
+    except (OSError, ValueError, KeyError) as error:
+        raise _format_error(folder, f"has damaged serving arrays ({error})") from error
+
+
+def _codes(values: Sequence[str]) -> np.ndarray:
+    """Each value's position among the sorted distinct values."""
+    if not values:
+        return np.zeros(0, dtype=np.int32)
+    _, inverse = np.unique(np.asarray(values, dtype=object), return_inverse=True)
+    return inverse.astype(np.int32)
+
+
+def _taxonomy_codes(metadata: Sequence[Mapping[str, str]]) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]], np.ndarray]:
+    keys = tuple(sorted({key for row in metadata for key in row}))
+    values: dict[str, tuple[str, ...]] = {}
+    codes = np.full((len(keys), len(metadata)), UNSET, dtype=np.int32)
+    for k, key in enumerate(keys):
+        values[key] = tuple(sorted({row[key] for row in metadata if key in row}))
+        lookup = {value: code for code, value in enumerate(values[key])}
+        codes[k] = np.fromiter((lookup.get(row.get(key), UNSET) for row in metadata), dtype=np.int32, count=len(metadata))
+    return keys, values, codes
+
+
+def _ann(vectors: Vectors | None, num_chunks: int) -> VectorIndex | None:
+    """The approximate index, for a generation with enough windows to need one."""
+    if vectors is None or len(vectors.vectors) < vector_index.ANN_MIN_WINDOWS:
+        return None
+    return vector_index.build_vector_index(vectors.vectors, vectors.starts, vectors.chunks, num_chunks)
+
+
+def _ann_manifest(ann: VectorIndex | None) -> dict[str, Any] | None:
+    if ann is None:
+        return None
+    return {"lists": len(ann.centroids), "probes": ann.probes, "recall_at_50": ann.recall, "build_seconds": round(ann.build_seconds, 2)}
+
+
+def _vector_files(vectors: Vectors, ann: VectorIndex | None) -> dict[str, np.ndarray]:
+    files = {"vectors": vectors.vectors, "vector_starts": vectors.starts, "vector_chunks": vectors.chunks}
+    if ann is not None:
+        files.update(ivf_centroids=ann.centroids, ivf_starts=ann.starts, ivf_vectors=ann.vectors, ivf_chunks=ann.chunks)
+    return files
+
+
+def _save(arrays: ServingArrays, out: Path) -> None:
+    out.mkdir(exist_ok=True)
+    p = arrays.postings
+    files = {
+        "terms": p.terms,
+        "term_offsets": p.term_offsets,
+        "term_df": p.df,
+        "term_starts": p.starts,
+        "posting_docs": p.docs,
+        "posting_weights": p.weights,
+        "posting_tf": p.tf,
+        "field_lengths": p.field_lengths,
+        "file_codes": arrays.file_codes,
+        "file_order": arrays.file_order,
+        "file_starts": arrays.file_starts,
+        "heading_codes": arrays.heading_codes,
+        "taxonomy_codes": arrays.taxonomy_codes,
+        **(_vector_files(arrays.vectors, arrays.vector_index) if arrays.vectors else {}),
+    }
+    for name, array in files.items():
+        np.save(out / f"{name}.npy", np.ascontiguousarray(array))
+    manifest: dict[str, Any] = {
+        "version": SERVING_VERSION,
+        "chunks": arrays.num_chunks,
+        "terms": len(p.df),
+        "postings": len(p.docs),
+        "fields": list(FTS_FIELDS),
+        "field_weights": list(p.field_weights),
+        "taxonomy": {key: list(arrays.taxonomy_values[key]) for key in arrays.taxonomy_keys},
+        "windows": len(arrays.vectors.vectors) if arrays.vectors else 0,
+        "dimensions": int(arrays.vectors.vectors.shape[1]) if arrays.vectors else None,
+        "ann": _ann_manifest(arrays.vector_index),
+    }
+    # Written last: a folder without a manifest has no serving arrays.
+    (out / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+
+
+def _load(source: Path, manifest: Mapping[str, Any]) -> ServingArrays:
+    def mapped(name: str) -> np.ndarray:
+        # A plain ndarray over the mapping: np.memmap's Python-level indexing costs ~3 ms per query.
+        return np.load(source / f"{name}.npy", mmap_mode="r").view(np.ndarray)
+
+    postings = Postings(
+        terms=mapped("terms"),
+        term_offsets=mapped("term_offsets"),
+        df=mapped("term_df"),
+        starts=mapped("term_starts"),
+        docs=mapped("posting_docs"),
+        weights=mapped("posting_weights"),
+        tf=mapped("posting_tf"),
+        field_lengths=mapped("field_lengths"),
+        field_weights=tuple(manifest["field_weights"]),
+    )
+    vectors = Vectors(mapped("vectors"), mapped("vector_starts"), mapped("vector_chunks")) if manifest["windows"] else None
+    ann = manifest.get("ann")
+    ivf = None
+    if ann:
+        ivf = VectorIndex(mapped("ivf_centroids"), mapped("ivf_starts"), mapped("ivf_vectors"), mapped("ivf_chunks"),
+                          int(ann["probes"]), float(ann["recall_at_50"]), float(ann["build_seconds"]))
+    taxonomy = manifest["taxonomy"]
+    return ServingArrays(
+        num_chunks=int(manifest["chunks"]),
+        postings=postings,
+        file_codes=mapped("file_codes"),
+        file_order=mapped("file_order"),
+        file_starts=mapped("file_starts"),
+        heading_codes=mapped("heading_codes"),
+        taxonomy_keys=tuple(taxonomy),
+        taxonomy_values={key: tuple(values) for key, values in taxonomy.items()},
+        taxonomy_codes=mapped("taxonomy_codes"),
+        vectors=vectors,
+        vector_index=ivf,
+    )
+
+
+def _format_error(folder: Path, problem: str) -> IndexFormatError:
+    index_dir = Path(folder).parent
+    return IndexFormatError(
+        f"The index generation {Path(folder).name} at {index_dir} {problem}.",
+        f"Rebuild it with `docs-mcp index DOCS_DIR --out {index_dir}` (vectors of the old index are reused, nothing is re-embedded).",
+    )

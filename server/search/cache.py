@@ -1,0 +1,61 @@
+"""The engine's one cache policy: named, bounded, least-recently-used, safe across threads.
+
+Everything the search path remembers between queries goes through a ``LruCache`` whose
+bound is listed here, so memory stays bounded however long a server runs, and the
+policy (what is kept, how much, what goes first) is read in one place.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Callable, Generic, Hashable, TypeVar
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+# Porter stems of query words (a word is ~100 bytes with its stem).
+STEMS = 65_536
+# Query embeddings: pages, get_docs and hints re-ask for the same query (1.5 KiB each).
+QUERY_VECTORS = 64
+# Word sets of chunks compared by collapse (a chunk's distinct words, a few KiB each).
+WORD_SETS = 4_096
+
+
+class LruCache(Generic[K, V]):
+    """At most ``bound`` entries; the least recently used goes first."""
+
+    def __init__(self, name: str, bound: int) -> None:
+        if bound < 1:
+            raise ValueError(f"cache {name!r} needs a bound of at least 1, got {bound}")
+        self.name = name
+        self.bound = bound
+        self._entries: OrderedDict[K, V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, key: K) -> V | None:
+        """The value for ``key`` (now the most recently used), or None."""
+        with self._lock:
+            value = self._entries.get(key)
+            if value is not None:
+                self._entries.move_to_end(key)
+            return value
+
+    def put(self, key: K, value: V) -> None:
+        """Remember ``value`` for ``key``, dropping the least recently used entry past the bound."""
+        with self._lock:
+            self._entries[key] = value
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.bound:
+                self._entries.popitem(last=False)
+
+    def get_or_compute(self, key: K, compute: Callable[[K], V]) -> V:
+        """The cached value, or ``compute(key)`` remembered; computed outside the lock (it may be slow)."""
+        value = self.get(key)
+        if value is None:
+            value = compute(key)
+            self.put(key, value)
+        return value

@@ -1,0 +1,67 @@
+"""The serving arrays a build writes: they agree with the generation's tables, map read-only, and are versioned."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import orjson
+import pytest
+
+from docs_mcp.indexer.build import build_index
+from docs_mcp.indexer.errors import IndexFormatError
+from docs_mcp.indexer.index_file import current_generation, open_index
+from docs_mcp.indexer.schema import FTS_SCHEMA
+from docs_mcp.indexer.serving_arrays import MANIFEST_FILE, SERVING_DIR, open_serving_arrays
+
+DOCS = {
+    ".docs-mcp.json": json.dumps({"version": "1", "metadata": {"scope": "guide"}}),
+    "guide/retries.md": "# Retries\n\n## Backoff\n\nRetry with exponential backoff.\n\n## Limits\n\nTen requests per second.\n",
+    "sdk/go/.docs-mcp.json": json.dumps({"version": "1", "metadata": {"language": "go", "scope": "sdk"}}),
+    "sdk/go/client.md": "# Go client\n\n## Backoff\n\nThe Go client retries with backoff.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("serving")
+    for rel, text in DOCS.items():
+        (root / "docs" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / "docs" / rel).write_text(text, encoding="utf-8")
+    build_index(root / "docs", root / "index")
+    return root / "index"
+
+
+def test_arrays_are_memory_mapped_and_agree_with_the_tables(index: Path) -> None:
+    arrays = open_serving_arrays(index / current_generation(index))
+    assert isinstance(arrays.postings.docs.base, np.memmap) and isinstance(arrays.vectors.vectors.base, np.memmap)  # mapped, not read
+    with open_index(index) as reader:
+        chunks = reader.conn.execute("SELECT filepath, heading, metadata FROM chunks ORDER BY id").fetchall()
+        dictionary = reader.conn.execute(f"SELECT term, df FROM {FTS_SCHEMA}.dict").fetchall()
+        windows = reader.conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+    assert arrays.num_chunks == len(chunks) and len(arrays.vectors.vectors) == windows
+    for term, df in dictionary:
+        t = arrays.postings.term_id(term)
+        assert arrays.postings.df[t] == df == arrays.postings.starts[t + 1] - arrays.postings.starts[t]
+    # Same file, same code; same case-folded heading, same code.
+    for a, (path_a, heading_a, _) in enumerate(chunks):
+        for b, (path_b, heading_b, _) in enumerate(chunks):
+            assert (arrays.file_codes[a] == arrays.file_codes[b]) == (path_a == path_b)
+            assert (arrays.heading_codes[a] == arrays.heading_codes[b]) == (heading_a.casefold() == heading_b.casefold())
+    language = arrays.taxonomy_keys.index("language")
+    decoded = [arrays.taxonomy_values["language"][c] if c >= 0 else None for c in arrays.taxonomy_codes[language]]
+    assert decoded == [orjson.loads(meta).get("language") for _, _, meta in chunks]
+
+
+def test_another_version_is_refused_with_the_rebuild_command(index: Path, tmp_path: Path) -> None:
+    folder = index / current_generation(index)
+    manifest_path = folder / SERVING_DIR / MANIFEST_FILE
+    original = manifest_path.read_text()
+    try:
+        manifest_path.write_text(json.dumps({**json.loads(original), "version": "0"}))
+        with pytest.raises(IndexFormatError, match="serving arrays version '0'") as raised:
+            open_serving_arrays(folder)
+    finally:
+        manifest_path.write_text(original)
+    assert "docs-mcp index DOCS_DIR" in raised.value.hint
