@@ -132,7 +132,7 @@ class RedisLimiter:
     """Buckets in Redis, updated by one atomic script, so every replica draws from the same bucket."""
 
     def __init__(self, url: str, prefix: str) -> None:
-        import redis.asyncio  # only servers configured with a Redis URL need the client loaded
+        redis = redis_client()  # only servers configured with a Redis URL need the client loaded
 
         self._redis_errors: tuple[type[BaseException], ...] = (redis.RedisError, OSError)
         self._client: Any = redis.asyncio.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
@@ -260,14 +260,30 @@ def _only_notifications(body: bytes) -> bool:
     return isinstance(message, dict) and isinstance(message.get("method"), str) and "id" not in message
 
 
+def redis_client() -> Any:
+    """The redis package (with redis.asyncio), an optional dependency: ``pip install 'docs-mcp[redis]'``.
+
+    Raises:
+        RateLimiterUnavailableError: it is not installed.
+    """
+    try:
+        import redis
+        import redis.asyncio  # noqa: F401 - loads the asyncio client as redis.asyncio
+    except ImportError:
+        raise RateLimiterUnavailableError(
+            "Shared rate limits in Redis need the redis client, which is not installed.",
+            "Install it: pip install 'docs-mcp[redis]' (or drop --redis-url to keep limits in memory).",
+        ) from None
+    return redis
+
+
 def check_redis(url: str) -> None:
     """Fail fast at start when the configured Redis does not answer.
 
     Raises:
         RateLimiterUnavailableError: it does not.
     """
-    import redis
-
+    redis = redis_client()
     try:
         with redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5) as client:
             client.ping()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import anyio
 import pytest
 
@@ -84,3 +86,10 @@ def test_an_unreachable_redis_is_a_clear_error(tmp_path) -> None:  # type: ignor
 
     with pytest.raises(RateLimiterUnavailableError):
         anyio.run(take)
+
+
+def test_redis_limits_without_the_redis_extra_say_how_to_install_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "redis", None)  # as if `pip install docs-mcp` without [redis]
+    with pytest.raises(RateLimiterUnavailableError) as caught:
+        check_redis("redis://127.0.0.1:1/0")
+    assert "not installed" in caught.value.message and "docs-mcp[redis]" in caught.value.hint
