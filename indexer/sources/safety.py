@@ -33,7 +33,8 @@ _ALSO_FORBIDDEN = (
     ipaddress.ip_network("169.254.169.254/32"),
     ipaddress.ip_network("fd00:ec2::254/128"),
 )
-_HINT = "Resolve the library first (get_library_info), or add the domain to DOCS_MCP_FETCH_ALLOW."
+_HINT = "Call get_library_info on the library first (its llms.txt domains become readable), or add the domain to DOCS_MCP_FETCH_ALLOW."
+_SHAPE_HINT = "Pass a full http(s) URL (https://docs.example.com/page), or read an indexed page with path and library_id."
 
 Resolver = Callable[[str, int], list[str]]
 
@@ -91,14 +92,14 @@ def check_url(url: str, policy: FetchPolicy) -> tuple[str, int]:
         parts = urlsplit(url)
         port = parts.port or (443 if parts.scheme == "https" else 80)
     except ValueError as error:
-        raise UrlNotAllowedError(f"'{url}' is not a valid URL ({error}).", _HINT) from error
+        raise UrlNotAllowedError(f"'{url}' is not a valid URL ({error}).", _SHAPE_HINT) from error
     if parts.scheme not in SCHEMES:
-        raise UrlNotAllowedError(f"Only http and https URLs can be read, not '{parts.scheme or 'no scheme'}:'.", _HINT)
+        raise UrlNotAllowedError(f"Only http and https URLs can be read, not '{parts.scheme or 'no scheme'}:'.", _SHAPE_HINT)
     if parts.username or parts.password:
         raise UrlNotAllowedError("URLs with credentials are refused.", "Pass the URL without user:password@.")
     host = (parts.hostname or "").lower()
     if not host:
-        raise UrlNotAllowedError(f"'{url}' names no host.", _HINT)
+        raise UrlNotAllowedError(f"'{url}' names no host.", _SHAPE_HINT)
     if not host_allowed(host, policy.allowed_domains):
         raise UrlNotAllowedError(f"The domain '{host}' is not on the allowlist of documentation sources.", _HINT)
     return host, port

@@ -19,6 +19,7 @@ VALID = {
     "get_library_info": {"library_id": QUICKWEB},
     "read_page": {"path": "quickweb/quickweb/index.md"},
     "get_docs": {"libraries": [QUICKWEB], "topic": "routing"},
+    "get_context7_docs": {"library_id": QUICKWEB},
 }
 
 
