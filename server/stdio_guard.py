@@ -49,10 +49,20 @@ class Rejected:
 
 @dataclass(frozen=True)
 class _Oversized:
-    """Stands for a line longer than MAX_MESSAGE_BYTES, whose rest is skipped unread."""
+    """Stands for a line longer than MAX_MESSAGE_BYTES, whose rest is skipped unread; ``head`` is its start."""
+
+    head: bytes = b""
+
+    def rejected(self) -> Rejected:
+        """The answer, with the request's id when the head names one (clients put it before the params)."""
+        found = _HEAD_ID.match(self.head)
+        request_id = None if found is None else json.loads(found.group(1))
+        return Rejected(types.INVALID_REQUEST, f"The message is longer than {MAX_MESSAGE_BYTES} bytes and was skipped. {_ONE_PER_LINE}", request_id)
 
 
-_TOO_LONG = Rejected(types.INVALID_REQUEST, f"The message is longer than {MAX_MESSAGE_BYTES} bytes and was skipped. {_ONE_PER_LINE}")
+# A top-level id among the first members, before any nested object: {"jsonrpc": "2.0", "id": 7, ...
+_HEAD_ID = re.compile(rb'\{[^{\[]{0,64}?"id"\s*:\s*(-?\d{1,20}|"[^"\\]{0,100}")\s*[,}]')
+_HEAD_BYTES = 256
 
 
 class _Unacceptable(ValueError):
@@ -106,12 +116,12 @@ async def read_lines(stream: anyio.AsyncFile[bytes]) -> AsyncIterator[bytes | _O
             if skipping:
                 skipping = False
             elif len(line) > MAX_MESSAGE_BYTES:
-                yield _Oversized()
+                yield _Oversized(line[:_HEAD_BYTES])
             elif line.strip():
                 yield line
         if len(pending) > MAX_MESSAGE_BYTES:
             if not skipping:
-                yield _Oversized()
+                yield _Oversized(bytes(pending[:_HEAD_BYTES]))
             skipping = True
             pending.clear()
     if pending.strip() and not skipping:
@@ -126,7 +136,7 @@ async def guard(
     """Pass each good line of ``stream`` to the server and answer each bad one; close ``to_server`` at the end."""
     async with to_server:
         async for line in read_lines(stream):
-            checked = _TOO_LONG if isinstance(line, _Oversized) else check_line(line)
+            checked = line.rejected() if isinstance(line, _Oversized) else check_line(line)
             try:
                 if isinstance(checked, Rejected):
                     await to_client.send(checked.reply())

@@ -110,7 +110,7 @@ def test_a_message_that_is_not_json_rpc_is_an_invalid_request(raw: RawSession, l
 
 
 def test_an_oversized_line_is_refused_without_reading_it_whole(raw: RawSession) -> None:
-    message = _error(raw.send(_call(10, '{"query": "' + "a" * 5_000_000 + '"}')), None, INVALID_REQUEST)
+    message = _error(raw.send(_call(10, '{"query": "' + "a" * 5_000_000 + '"}')), 10, INVALID_REQUEST)  # the id, from the head
     assert "bytes" in message and len(message) < 300
 
 
