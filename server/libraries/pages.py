@@ -10,7 +10,6 @@ matter removed).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any, Sequence
 
 import duckdb
@@ -27,23 +26,6 @@ CHUNK_SEPARATOR = "\n\n"
 SUGGESTIONS = 3
 _FORBIDDEN = re.compile(r"[\x00-\x1f\x7f\\]|%[0-9a-fA-F]{2}|^[A-Za-z][A-Za-z0-9+.-]*:|^[/~]")
 _NEXT = "Use get_library_info to list a library's documents, or search_docs to find one; pass a path exactly as they show it."
-
-
-@dataclass(frozen=True)
-class PageSlice:
-    """Lines ``offset`` to ``offset + lines_returned`` of a document of ``total_lines`` lines."""
-
-    path: str
-    library_id: str
-    title: str
-    content: str
-    total_lines: int
-    offset: int
-    lines_returned: int
-
-    @property
-    def has_more(self) -> bool:
-        return self.offset + self.lines_returned < self.total_lines
 
 
 def check_path(path: str) -> str:
