@@ -8,7 +8,7 @@
     └── RateLimiterUnavailableError  Redis cannot be reached
 
 ``HttpProblem`` is the other half: the JSON body of a refused HTTP request
-(401, 403, 404, 405, 429, 503).  Its shape is the spec's error format
+(401, 403, 404, 405, 413, 429, 503).  Its shape is the spec's error format
 (``code``, ``message``, ``recoverable``, ``suggestion``, ``retryAfter``) and it
 also carries a JSON-RPC error envelope, so MCP clients, which only read
 JSON-RPC, show the message to the agent instead of a bare status code.
@@ -32,6 +32,7 @@ _RPC_CODES = {
     "HOST_NOT_ALLOWED": -32003,
     "SESSION_NOT_FOUND": -32600,
     "METHOD_NOT_ALLOWED": -32600,
+    "PAYLOAD_TOO_LARGE": -32600,
     "SERVICE_UNAVAILABLE": -32603,
 }
 

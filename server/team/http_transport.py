@@ -1,7 +1,7 @@
 """`docs-mcp serve --transport http`: the MCP server over streamable HTTP, for a team behind a load balancer.
 
 Layers of a request to /mcp, outside in: access log (request ID) -> CORS ->
-in-flight count -> Host/Origin check -> API key -> rate limit -> session check
+in-flight count -> Host/Origin check -> body size cap -> API key -> rate limit -> session check
 -> the MCP SDK's session manager in stateless mode.  Stateless means no
 session lives in a process, so any replica answers any request and a restart
 loses nothing; a request that still carries a session ID gets 404, which tells
@@ -35,6 +35,7 @@ from docs_mcp import __version__
 from docs_mcp.server.app import ServerSettings, build_server
 from docs_mcp.server.gateway import Gateway
 from docs_mcp.server.team.auth import AuthMiddleware, OriginGuard, check_host_policy, host_patterns, origin_patterns
+from docs_mcp.server.team.body_limit import BodyLimit
 from docs_mcp.server.team.config import TeamSettings, load_settings
 from docs_mcp.server.team.health import readiness, served_generation
 from docs_mcp.server.team.keys import KeyVerifier
@@ -113,7 +114,7 @@ def create_app(server: Server[Any], settings: TeamSettings, verifier: KeyVerifie
     )
     default = Limit(settings["rate_limit.requests_per_minute"], settings["rate_limit.burst"])
     mcp: ASGIApp = SessionGuard(manager.handle_request)
-    mcp = AuthMiddleware(RateLimitMiddleware(mcp, limiter, default), verifier)
+    mcp = BodyLimit(AuthMiddleware(RateLimitMiddleware(mcp, limiter, default), verifier))
     mcp = CountInFlight(OriginGuard(mcp, host_patterns(settings), origin_patterns(settings)), traffic)
 
     async def healthz(request: Request) -> JSONResponse:

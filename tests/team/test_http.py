@@ -367,3 +367,22 @@ def test_notifications_do_not_use_rate_limit_tokens(index_dir: Path, servers, ne
     first, second, third = (post(server, key) for _ in range(3))
     assert [r.status_code for r in (first, second, third)] == [200, 200, 429]  # the burst is all there for requests
     assert first.headers["x-ratelimit-remaining"] == "1"
+
+
+def test_a_body_over_the_cap_is_refused_with_413(index_dir: Path, servers, new_key) -> None:
+    key = new_key(index_dir, "alice")
+    server = servers.start(index_dir)
+    auth = {**MCP_HEADERS, "Authorization": f"Bearer {key}"}
+    padding = "x" * (4 * 1024 * 1024)  # with the envelope, just over the 4 MiB cap
+    oversized = json.dumps({**SEARCH, "params": {**SEARCH["params"], "padding": padding}}).encode()
+    announced = httpx.post(f"{server.url}/mcp", content=oversized, headers=auth, timeout=60)
+    assert problem(announced) == (413, "PAYLOAD_TOO_LARGE")
+    assert announced.json()["message"] == "The request body is larger than 4194304 bytes, the most this server reads."
+
+    def chunks():  # no Content-Length: the cap counts the bytes as they arrive
+        for start in range(0, len(oversized), 65536):
+            yield oversized[start : start + 65536]
+
+    streamed = httpx.post(f"{server.url}/mcp", content=chunks(), headers=auth, timeout=60)
+    assert problem(streamed) == (413, "PAYLOAD_TOO_LARGE")
+    assert post(server, key, SEARCH).status_code == 200  # the server is fine, and a normal call passes
