@@ -60,6 +60,14 @@ class PageRead:
 
 
 @dataclass(frozen=True)
+class Freshness:
+    """How current an llms.txt library's cached pages are, for an answer built from them."""
+
+    stale: bool  # some page is past the library's TTL (a background refresh is due or running)
+    last_error: str  # why the last refresh of one of its pages failed ('' when none did)
+
+
+@dataclass(frozen=True)
 class RefreshOutcome:
     """What refreshing one URL did: ``unchanged``, ``updated`` or ``failed`` (the cached copy kept)."""
 
@@ -190,6 +198,14 @@ class SourceService:
                 failures.append(f"{url}: {error.message}")
         self.index_library(library_id)
         return failures
+
+    def freshness(self, library_id: str) -> Freshness:
+        """Whether the library's cached pages are past its TTL, and the last refresh failure among them."""
+        library = self.llms_libraries()[library_id]
+        now = self.cache.clock()
+        pages = self.cache.pages_of(library_id)
+        stale = any(page.age(now) >= library.ttl_hours * 3600 for page in pages)
+        return Freshness(stale, next((page.last_error for page in pages if page.last_error), ""))
 
     def pages_for_topic(self, library_id: str, topic: str, limit: int = TOPIC_PAGES) -> list[str]:
         """URLs of the library's TOC pages whose title, section or description share words with ``topic``, not yet indexed."""

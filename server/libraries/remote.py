@@ -25,6 +25,15 @@ logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
+class Prepared:
+    """The index to answer from once the llms.txt libraries have what they need, and how current they are."""
+
+    index: ServedIndex
+    stale: bool  # some page of those libraries is past its TTL (being refreshed in the background)
+    warnings: tuple[str, ...]  # pages that could not be fetched, refreshes that failed
+
+
+@dataclass(frozen=True)
 class Sources:
     """The remote-source side of one server: the service, and the live index it writes to."""
 
@@ -37,23 +46,30 @@ class Sources:
         remote = (_library(lib, REMOTE) for lib in self.service.remote_libraries().values())
         return (*llms, *remote)
 
-    def prepare(self, index: ServedIndex, libraries: Sequence[Library], topic: str | None = None) -> ServedIndex:
+    def prepare(self, index: ServedIndex, libraries: Sequence[Library], topic: str | None = None) -> Prepared:
         """Fetch what the llms.txt libraries among ``libraries`` lack (their TOC; pages about ``topic``); the index to answer from.
 
         Raises:
             SourceError: an llms.txt cannot be fetched (SOURCE_UNAVAILABLE, LLMS_TXT_NOT_FOUND, URL_NOT_ALLOWED...).
         """
-        changed = False
+        changed, stale, warnings = False, False, []
         for library in libraries:
             if library.source != LOCAL or library.origin != LLMS_TXT:
                 continue
             changed |= self.service.ensure_library(library.library_id)
             urls = self.service.pages_for_topic(library.library_id, topic) if topic else []
             if urls:
-                for failure in self.service.ensure_pages(library.library_id, urls):
+                failures = self.service.ensure_pages(library.library_id, urls)
+                for failure in failures:
                     logger.warning("get_docs could not fetch %s", failure)
+                if failures:
+                    warnings.append(f"{len(failures)} page(s) of '{library.library_id}' about this topic could not be fetched ({failures[0]}); the answer is built without them.")
                 changed = True
-        return self.live.current() if changed else index
+            freshness = self.service.freshness(library.library_id)
+            stale |= freshness.stale
+            if freshness.last_error:
+                warnings.append(f"The source of '{library.library_id}' could not be reached at the last refresh ({freshness.last_error}); some of its pages may be outdated.")
+        return Prepared(self.live.current() if changed else index, stale, tuple(warnings))
 
     def read_url(self, args: PageArgs) -> dict[str, Any]:
         """read_page by URL: the page (cached, stale or fetched) as a line window.

@@ -90,7 +90,7 @@ def get_library_info(index: ServedIndex, arguments: Mapping[str, Any] | None, so
     args = parse_info_args(arguments)
     library = catalog_of(index.engine, sources.registered()).get(args.library_id)
     refuse_remote(library)
-    index = sources.prepare(index, [library])
+    index = sources.prepare(index, [library]).index
     catalog = catalog_of(index.engine, sources.registered())
     library = catalog.get(library.library_id)
     entries, chosen, unknown = _filter_sections(library, args.sections)
@@ -164,7 +164,8 @@ def get_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: str,
     requested = [catalog_of(index.engine, sources.registered()).get(library_id) for library_id in args.libraries]
     for library in requested:
         refuse_remote(library)
-    index = sources.prepare(index, requested, args.topic)
+    prepared = sources.prepare(index, requested, args.topic)
+    index = prepared.index
     catalog = catalog_of(index.engine, sources.registered())
     libraries = [catalog.get(library.library_id) for library in requested]
     language = _tagged_language(index.engine, args.language) if args.language else None
@@ -194,6 +195,8 @@ def get_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: str,
             ],
             "related_pages": related_pages(candidates, packed, catalog),
             "hint": None if top >= LOW_CONFIDENCE else "Low confidence: read related_pages with read_page, or browse get_library_info.",
+            "stale": prepared.stale,
+            **({"warnings": list(prepared.warnings)} if prepared.warnings else {}),
         }
     )
 

@@ -83,6 +83,7 @@ def test_get_docs_fetches_pages_for_the_topic_and_search_finds_them_afterwards(r
     docs = session.json("get_docs", {"libraries": [SKYHOOK], "topic": "verify webhook signatures HMAC"})
     assert docs["chunks"][0]["path"] == "skyhook/skyhook/guides/webhooks.md"
     assert "Skyhook-Signature header" in docs["content"]
+    assert docs["stale"] is False and "warnings" not in docs  # just fetched, nothing failed
     result = session.call("search_docs", {"query": "HMAC signature of the raw body", "library": SKYHOOK})
     hits = json.loads(result.content[0].text)
     assert set(hits) == {"hits", "next_cursor", "hint"}  # the contract's shape, untouched
@@ -90,6 +91,20 @@ def test_get_docs_fetches_pages_for_the_topic_and_search_finds_them_afterwards(r
     assert result.structured_content["searched_libraries"] == [SKYHOOK]
     everything = session.call("search_docs", {"query": "deploy"}).structured_content["searched_libraries"]
     assert everything == ["acme/cli", SKYHOOK]
+
+
+def test_get_docs_says_which_pages_about_the_topic_could_not_be_fetched(remote):
+    session, site, _ = remote
+    site.routes["/docs/guides/retries.md"].failures = 99
+    try:
+        docs = session.json("get_docs", {"libraries": [SKYHOOK], "topic": "retries idempotency keys"})
+    finally:
+        site.routes["/docs/guides/retries.md"].failures = 0
+    url = site.url("/docs/guides/retries.md")
+    assert docs["warnings"] == [
+        f"1 page(s) of '{SKYHOOK}' about this topic could not be fetched ({url}: {url} could not be fetched after 3 attempts: HTTP 503.); "
+        "the answer is built without them."
+    ]
 
 
 def test_read_page_by_url_is_fetched_then_cached(remote):

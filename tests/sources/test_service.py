@@ -13,7 +13,7 @@ from corpus_files import write_corpus
 from docs_mcp.indexer import build_index, list_libraries
 from docs_mcp.indexer.libraries.spec import requested_spec
 from docs_mcp.indexer.sources.errors import SourceUnavailableError, UrlNotAllowedError
-from docs_mcp.indexer.sources.service import SourceService
+from docs_mcp.indexer.sources.service import Freshness, SourceService
 from docs_mcp.server.contract.reload import LiveIndex
 from docs_mcp.server.contract.tools import search_docs
 
@@ -110,6 +110,18 @@ def test_a_source_outage_serves_the_stale_copy_with_a_warning(site, svc):
     with pytest.raises(SourceUnavailableError, match="after 3 attempts: HTTP 503"):
         site.serve("/docs/new.md", "# New\n\nwords words words words", failures=99)
         svc.read_url(site.url("/docs/new.md"))
+
+
+def test_freshness_says_when_pages_are_past_the_ttl_and_why_a_refresh_failed(site, svc):
+    page_url = site.url("/docs/reference/client.md")
+    read_and_index(svc, page_url)
+    assert svc.freshness(SKYHOOK) == Freshness(stale=False, last_error="")
+    site.routes["/docs/reference/client.md"].failures = 99
+    svc.cache.clock = lambda: 4_000_000_000.0
+    assert svc.freshness(SKYHOOK) == Freshness(stale=True, last_error="")  # due, not yet tried
+    svc.read_url(page_url)
+    svc.wait_idle(60)
+    assert svc.freshness(SKYHOOK) == Freshness(stale=True, last_error=f"{page_url} could not be fetched after 3 attempts: HTTP 503.")
 
 
 def test_refresh_revalidates_and_reindexes_what_changed(site, index, svc):
