@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import tempfile
 import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
-from urllib.parse import urlsplit
 
 from docs_mcp.indexer.errors import IndexChangedError, IndexLockedError
 from docs_mcp.indexer.generation import write_index
@@ -31,13 +29,10 @@ from docs_mcp.indexer.libraries.spec import LibrarySpec
 from docs_mcp.indexer.records import IndexReport
 from docs_mcp.indexer.sources.cache import CachedPage
 from docs_mcp.indexer.sources.llms_txt import LlmsTxt
+from docs_mcp.indexer.sources.paths import page_paths
 from docs_mcp.indexer.sources.registry import LLMS_TXT, RegisteredLibrary
 
-LLMS_PAGE = "llms.md"
 ATTEMPTS = 3
-_KEEP_SUFFIXES = (".md", ".markdown", ".mdx")
-_REPLACE_SUFFIXES = (".html", ".htm", ".txt")
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 # One writer per index folder in this process (the file lock covers other processes).
 _WRITERS: dict[str, threading.Lock] = {}
 _WRITERS_LOCK = threading.Lock()
@@ -52,38 +47,14 @@ class SourcePages:
     llms_markdown: str
     pages: tuple[CachedPage, ...]
 
+    def paths(self) -> dict[str, str]:
+        """URL -> document path of the llms.txt, every TOC entry and every fetched page, no two alike."""
+        return page_paths([*(e.url for e in self.llms.entries), *(p.url for p in self.pages)], self.llms.url)
+
     def digests(self) -> dict[str, str]:
         """URL -> content hash of every document indexed (the llms.txt included)."""
         llms_digest = hashlib.sha256(self.llms_markdown.encode()).hexdigest()[:16]
         return {self.llms.url: llms_digest, **{page.url: page.digest for page in self.pages}}
-
-
-def page_path(url: str, llms_url: str) -> str:
-    """The document path of the page at ``url``: relative to the llms.txt folder on the same site, else host/path.
-
-    Always a markdown file name (``.html``/``.txt`` become ``.md``; a folder URL becomes ``index.md``);
-    a query string adds a short hash, so two URLs never share a path.
-    """
-    parts, base = urlsplit(url), urlsplit(llms_url)
-    folder = base.path.rsplit("/", 1)[0] + "/"
-    if (parts.scheme, parts.netloc) == (base.scheme, base.netloc) and parts.path.startswith(folder):
-        relative = parts.path[len(folder) :]
-    else:
-        relative = f"{parts.hostname or 'site'}{parts.path or '/'}"
-    if not relative or relative.endswith("/"):
-        relative += "index"
-    segments = [_UNSAFE.sub("-", s).strip("-") or "_" for s in relative.split("/") if s]
-    segments = ["_" if s in (".", "..") else s for s in segments]
-    name = segments[-1]
-    lower = name.lower()
-    if lower.endswith(_REPLACE_SUFFIXES):
-        name = name.rsplit(".", 1)[0] + ".md"
-    elif not lower.endswith(_KEEP_SUFFIXES):
-        name += ".md"
-    if parts.query:
-        stem, _, suffix = name.rpartition(".")
-        name = f"{stem}-{hashlib.sha256(parts.query.encode()).hexdigest()[:8]}.{suffix}"
-    return "/".join([*segments[:-1], name])
 
 
 def index_pages(
@@ -133,9 +104,10 @@ def _write(index_dir: Path, root: Path, spec: LibrarySpec, source: SourcePages) 
 
 
 def _catalog_entry(planned: Mapping[str, Any], spec: LibrarySpec, source: SourcePages) -> dict[str, Any]:
+    paths = source.paths()
     toc = [
         {
-            "path": spec.mount + page_path(e.url, source.llms.url),
+            "path": spec.mount + paths[e.url],
             "title": e.title,
             "description": e.description,
             "section": e.section,
@@ -160,7 +132,8 @@ def _write_documents(root: Path, source: SourcePages) -> None:
     description = f"{source.library.name or source.llms.title} documentation" + (f": {about}" if about else "")
     root.mkdir(parents=True)
     (root.parent / "metadata.json").write_text(json.dumps({"corpus_description": description}), encoding="utf-8")
-    documents = {LLMS_PAGE: source.llms_markdown, **{page_path(p.url, source.llms.url): p.markdown for p in source.pages}}
+    paths = source.paths()
+    documents = {paths[source.llms.url]: source.llms_markdown, **{paths[p.url]: p.markdown for p in source.pages}}
     for path, markdown in documents.items():
         target = root / path
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -32,7 +32,8 @@ from docs_mcp.indexer.sources.context7 import Context7Client
 from docs_mcp.indexer.sources.convert import to_markdown
 from docs_mcp.indexer.sources.errors import LlmsTxtNotFoundError, RemotePageNotFoundError, SourceError, SourceUnavailableError
 from docs_mcp.indexer.sources.fetch import DEFAULT_DELAYS, Fetcher
-from docs_mcp.indexer.sources.ingest import SourcePages, index_pages, indexed_digests, page_path
+from docs_mcp.indexer.sources.ingest import SourcePages, index_pages, indexed_digests
+from docs_mcp.indexer.sources.paths import page_paths
 from docs_mcp.indexer.sources.llms_txt import LlmsTxt, parse_llms_txt
 from docs_mcp.indexer.sources.registry import CONTEXT7, LLMS_TXT, RegisteredLibrary
 from docs_mcp.indexer.sources.safety import FetchPolicy, check_url, host_of, warn_if_loopback_allowed
@@ -163,7 +164,7 @@ class SourceService:
         return PageRead(
             url=url,
             library_id=library.library_id if library else "",
-            path=f"{library.library_id}/{page_path(url, library.llms_txt_url)}" if library else "",
+            path=self._path_of(library, url) if library else "",
             title=page.title,
             content=page.markdown,
             cached=cached,
@@ -329,6 +330,12 @@ class SourceService:
                 return library
         host = host_of(url)
         return next((lib for lib in libraries.values() if host in lib.domains), None)
+
+    def _path_of(self, library: RegisteredLibrary, url: str) -> str:
+        """The document path ``url`` has (or will have once indexed) in its library, as ingest names it."""
+        toc = (self._entries().get(library.library_id) or {}).get("toc") or ()
+        known = [*(t["url"] for t in toc if t.get("url")), *(p.url for p in self.cache.pages_of(library.library_id)), url]
+        return f"{library.library_id}/{page_paths(known, library.llms_txt_url)[url]}"
 
     def _is_indexed(self, library_id: str, page: CachedPage) -> bool:
         return indexed_digests(self._entries().get(library_id)).get(page.url) == page.digest

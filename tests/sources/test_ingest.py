@@ -3,6 +3,8 @@ longer live is refused (IndexChangedError), and the add plans again from the liv
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -66,3 +68,25 @@ def test_index_pages_plans_again_when_another_writer_lands_first(tmp_path: Path,
     index_pages(index, source, sleep=sleeps.append, delays=(0.0, 0.0))
     assert len(calls) == 2
     assert sorted(lib.library_id for lib in list_libraries(index)) == ["acme/one", "acme/two", "skyhook/skyhook"]
+
+
+def test_two_urls_that_read_as_one_path_are_both_indexed(tmp_path: Path):
+    index = tmp_path / "index"
+    add_folder(tmp_path, index, "acme/one")
+    llms_url = "https://docs.skyhook.test/llms.txt"
+    llms_text = (
+        "# Skyhook\n\n- [Guide](https://docs.skyhook.test/guide.md): The guide\n"
+        "- [Guide, HTML](https://docs.skyhook.test/guide.html): The same name in HTML\n"
+    )
+    pages = (
+        CachedPage("https://docs.skyhook.test/guide.md", "skyhook/skyhook", "Guide", "# Guide\n\nMarkdown words about retries.\n"),
+        CachedPage("https://docs.skyhook.test/guide.html", "skyhook/skyhook", "Guide", "# Guide\n\nHTML words about webhooks.\n"),
+    )
+    source = SourcePages(RegisteredLibrary("skyhook/skyhook", "Skyhook", LLMS_TXT, llms_txt_url=llms_url), parse_llms_txt(llms_text, llms_url), llms_text, pages)
+    index_pages(index, source, sleep=lambda _: None)
+    library = next(lib for lib in list_libraries(index) if lib.library_id == "skyhook/skyhook")
+    assert library.documents == 3  # llms.md and both pages: neither overwrote the other
+    entry = json.loads((index / "metadata.json").read_text())["libraries"]["skyhook/skyhook"]
+    toc = {item["title"]: item["path"] for item in entry["toc"]}
+    assert toc["Guide"] == "skyhook/skyhook/guide.md"
+    assert re.fullmatch(r"skyhook/skyhook/guide-[0-9a-f]{8}\.md", toc["Guide, HTML"])

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from docs_mcp.indexer.sources.cache import CachedPage, PageCache
 from docs_mcp.indexer.sources.convert import to_markdown
 from docs_mcp.indexer.sources.errors import InvalidContentError, LlmsTxtNotFoundError
 from docs_mcp.indexer.sources.fetch import Fetched
-from docs_mcp.indexer.sources.ingest import page_path
 from docs_mcp.indexer.sources.llms_txt import parse_llms_txt
+from docs_mcp.indexer.sources.paths import page_path, page_paths
 from docs_mcp.indexer.sources.registry import load_registry
 
 LLMS = """# Skyhook
@@ -101,6 +103,35 @@ def test_what_is_not_documentation_is_refused(body, content_type, words):
 )
 def test_page_paths_follow_the_llms_txt_folder(url, path):
     assert page_path(url, "https://docs.skyhook.test/llms.txt") == path
+
+
+def test_urls_that_read_as_one_path_each_get_their_own():
+    llms = "https://docs.skyhook.test/llms.txt"
+    urls = [
+        "https://docs.skyhook.test/guide.html",
+        "https://docs.skyhook.test/guide.md",  # spells guide.md exactly: keeps it
+        "https://docs.skyhook.test/Guide",
+        "https://docs.skyhook.test/a b.md",
+        "https://docs.skyhook.test/a-b.md",
+        "https://docs.skyhook.test/llms.md",  # would shadow the llms.txt's own document
+        "https://docs.skyhook.test/other.html",
+    ]
+    paths = page_paths(urls, llms)
+    assert paths == {
+        llms: "llms.md",
+        "https://docs.skyhook.test/guide.md": "guide.md",
+        "https://docs.skyhook.test/guide.html": "guide-" + sha8("https://docs.skyhook.test/guide.html") + ".md",
+        "https://docs.skyhook.test/Guide": "Guide-" + sha8("https://docs.skyhook.test/Guide") + ".md",
+        "https://docs.skyhook.test/a-b.md": "a-b.md",
+        "https://docs.skyhook.test/a b.md": "a-b-" + sha8("https://docs.skyhook.test/a b.md") + ".md",
+        "https://docs.skyhook.test/llms.md": "llms-" + sha8("https://docs.skyhook.test/llms.md") + ".md",
+        "https://docs.skyhook.test/other.html": "other.md",  # no clash: the plain name
+    }
+    assert page_paths(reversed(urls), llms) == paths  # the order given does not matter
+
+
+def sha8(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
 
 
 def test_the_cache_keeps_pages_on_disk_behind_a_memory_lru(tmp_path):

@@ -1,0 +1,79 @@
+"""Document paths of remote pages: each URL of an llms.txt library gets its own markdown file name.
+
+A path is derived from the URL (relative to the llms.txt folder on the same site, else
+host/path), but the derivation is lossy: ``guide.html`` and ``guide.md`` both read as
+``guide.md``, ``a b`` and ``a-b`` as ``a-b``. Paths are therefore given for a library's
+URLs together: where several would share one (compared case-insensitively, as a macOS
+checkout would), the URL that spells the path exactly keeps it, else the first URL in sorted
+order, and every other one gets a short hash of its URL, so no page overwrites another.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Iterable
+from urllib.parse import urlsplit
+
+LLMS_PAGE = "llms.md"  # the llms.txt itself, always at the library's root
+_KEEP_SUFFIXES = (".md", ".markdown", ".mdx")
+_REPLACE_SUFFIXES = (".html", ".htm", ".txt")
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def page_paths(urls: Iterable[str], llms_url: str) -> dict[str, str]:
+    """URL -> document path for every URL of a library (the llms.txt's own URL -> ``llms.md``), no two alike."""
+    claims: dict[str, list[str]] = {LLMS_PAGE: [llms_url]}
+    for url in sorted(set(urls) - {llms_url}):
+        claims.setdefault(page_path(url, llms_url).casefold(), []).append(url)
+    paths = {llms_url: LLMS_PAGE}
+    for claimants in claims.values():
+        if claimants[0] == llms_url:
+            keeper, others = llms_url, claimants[1:]
+        else:
+            keeper = next((url for url in claimants if _spelled_exactly(url, llms_url)), claimants[0])
+            others = [url for url in claimants if url != keeper]
+            paths[keeper] = page_path(keeper, llms_url)
+        for url in others:
+            paths[url] = _suffixed(page_path(url, llms_url), url)
+    return paths
+
+
+def page_path(url: str, llms_url: str) -> str:
+    """The path the URL reads as on its own: relative to the llms.txt folder on the same site, else host/path.
+
+    Always a markdown file name (``.html``/``.txt`` become ``.md``; a folder URL becomes ``index.md``);
+    a query string adds a short hash of it. Two URLs can read as one path: :func:`page_paths` settles that.
+    """
+    if url == llms_url:
+        return LLMS_PAGE
+    parts, base = urlsplit(url), urlsplit(llms_url)
+    folder = base.path.rsplit("/", 1)[0] + "/"
+    if (parts.scheme, parts.netloc) == (base.scheme, base.netloc) and parts.path.startswith(folder):
+        relative = parts.path[len(folder) :]
+    else:
+        relative = f"{parts.hostname or 'site'}{parts.path or '/'}"
+    if not relative or relative.endswith("/"):
+        relative += "index"
+    segments = [_UNSAFE.sub("-", s).strip("-") or "_" for s in relative.split("/") if s]
+    segments = ["_" if s in (".", "..") else s for s in segments]
+    name = segments[-1]
+    lower = name.lower()
+    if lower.endswith(_REPLACE_SUFFIXES):
+        name = name.rsplit(".", 1)[0] + ".md"
+    elif not lower.endswith(_KEEP_SUFFIXES):
+        name += ".md"
+    if parts.query:
+        name = _suffixed(name, parts.query)
+    return "/".join([*segments[:-1], name])
+
+
+def _spelled_exactly(url: str, llms_url: str) -> bool:
+    """Whether the URL ends in the very file name its path has (nothing replaced, added or hashed)."""
+    parts = urlsplit(url)
+    return not parts.query and parts.path.rsplit("/", 1)[-1] == page_path(url, llms_url).rsplit("/", 1)[-1]
+
+
+def _suffixed(path: str, text: str) -> str:
+    stem, _, suffix = path.rpartition(".")
+    return f"{stem}-{hashlib.sha256(text.encode()).hexdigest()[:8]}.{suffix}"
