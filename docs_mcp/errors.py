@@ -1,12 +1,14 @@
 """The root of the error tree.
 
-    DocsMcpError                          message + hint (what to do next)
-    ├── UsageError                        a command line that cannot work
-    ├── indexer.errors.IndexerError       corpus, manifest, library, index-file and model problems
-    ├── server.errors.ServerError         tool arguments, cursors, unknown chunks
-    │   └── server.tool_errors.ToolError  library tools: {code, message, recoverable, suggestion}
-    ├── server.team_errors.TeamModeError  config, key store, rate limiter (HTTP team mode)
-    └── eval.errors.EvalError             golden files, baselines, eval runs, the quality gate
+    DocsMcpError                                   message + hint (what to do next)
+    ├── UsageError                                 a command line that cannot work
+    ├── CodedError                                 + code, recoverable: a tool's {code, message, recoverable, suggestion}
+    ├── indexer.errors.IndexerError                corpus, manifest, library, index-file and model problems
+    │   └── indexer.sources.errors.SourceError     remote sources (also a CodedError)
+    ├── server.errors.ServerError                  tool arguments, cursors, unknown chunks
+    │   └── server.libraries.error_shape.ToolError library tools and the gateway (also a CodedError)
+    ├── server.team.errors.TeamModeError           config, key store, rate limiter (HTTP team mode)
+    └── eval.errors.EvalError                      golden files, baselines, eval runs, the quality gate
 
 Every leaf's message names the cause; its hint names the fix.  The CLI prints
 both and exits with ``exit_code``; tools turn them into ``isError`` results.
@@ -27,6 +29,13 @@ class DocsMcpError(Exception):
 
     def __str__(self) -> str:
         return f"{self.message} {self.hint}".strip() if self.hint else self.message
+
+
+class CodedError(DocsMcpError):
+    """An error a tool reports with a code from seed 001's catalog (or ours) and whether a retry can help."""
+
+    code: str = "INTERNAL_ERROR"
+    recoverable: bool = True
 
 
 class UsageError(DocsMcpError):

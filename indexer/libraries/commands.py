@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
+from docs_mcp.tables import table_lines
 
 INDEX_HELP = "Index folder built by `docs-mcp index`."
 
@@ -46,18 +47,8 @@ def libraries(
          str(item.documents), str(item.chunks), ", ".join(item.languages), item.indexed_at)
         for item in listed
     ]  # fmt: skip
-    for line in _table(rows, right_aligned={3, 4}):
+    for line in table_lines(rows, right_aligned={3, 4}):
         typer.echo(line)
-
-
-def _table(rows: list[tuple[str, ...]], right_aligned: set[int]) -> list[str]:
-    """Rows as lines with columns as wide as their widest cell, two spaces apart; an empty cell shows '-'."""
-    rows = [tuple(cell or "-" for cell in row) for row in rows]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return [
-        "  ".join(cell.rjust(width) if i in right_aligned else cell.ljust(width) for i, (cell, width) in enumerate(zip(row, widths))).rstrip()
-        for row in rows
-    ]
 
 
 def remove(

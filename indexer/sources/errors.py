@@ -1,6 +1,6 @@
 """Errors of remote sources; each carries the code of seed 001's error catalog the tools report.
 
-    IndexerError
+    IndexerError, CodedError
     └── SourceError                 code + recoverable
         ├── UrlNotAllowedError      URL_NOT_ALLOWED: scheme, allowlist, or a private/metadata address
         ├── SourceUnavailableError  SOURCE_UNAVAILABLE: network failure after the retries, no cache to serve
@@ -13,14 +13,14 @@
 
 from __future__ import annotations
 
+from docs_mcp.errors import CodedError
 from docs_mcp.indexer.errors import IndexerError
 
 
-class SourceError(IndexerError):
+class SourceError(IndexerError, CodedError):
     """Base of the remote-source errors; ``code`` is what a tool's error shape says."""
 
     code = "SOURCE_ERROR"
-    recoverable = True
 
 
 class UrlNotAllowedError(SourceError):

@@ -87,7 +87,9 @@ def parse_get_doc_args(arguments: Mapping[str, Any] | None) -> GetDocArgs:
 
 
 def present(tool: str, arguments: Mapping[str, Any] | None, allowed: tuple[str, ...]) -> dict[str, Any]:
-    """The arguments that were given (not null), after refusing names the schema does not have."""
+    """The arguments that were given (not null), after refusing anything but an object and names the schema does not have."""
+    if arguments is not None and not isinstance(arguments, Mapping):
+        raise InvalidArgumentError(f"Arguments of {tool} must be an object.", "Pass named arguments.")
     arguments = arguments or {}
     unknown = sorted(name for name in arguments if name not in allowed)
     if unknown:

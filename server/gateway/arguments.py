@@ -25,6 +25,9 @@ from docs_mcp.server.gateway.schemas import (
 )
 
 
+_NAMES = {tool: tuple(schema["properties"]) for tool, schema in SCHEMAS.items()}  # each meta-tool's argument names
+
+
 @dataclass(frozen=True)
 class DiscoveryArgs:
     queries: tuple[str, ...]
@@ -56,7 +59,7 @@ def parse_discovery_args(arguments: Mapping[str, Any] | None) -> DiscoveryArgs:
     Raises:
         InvalidArgumentError: an argument is missing, unknown, empty, too long or of the wrong type.
     """
-    given = _given(TOOL_DISCOVERY, arguments)
+    given = present(TOOL_DISCOVERY, arguments, _NAMES[TOOL_DISCOVERY])
     if "query" not in given:
         raise InvalidArgumentError("Missing required argument 'query'.", "Pass what the tool should do, e.g. query=['create an issue'].")
     raw = given["query"]
@@ -83,7 +86,7 @@ def parse_execute_args(arguments: Mapping[str, Any] | None) -> ExecuteArgs:
     Raises:
         InvalidArgumentError: tool_key is missing or malformed, or arguments is not an object.
     """
-    given = _given(TOOL_EXECUTE, arguments)
+    given = present(TOOL_EXECUTE, arguments, _NAMES[TOOL_EXECUTE])
     tool_arguments = given.get("arguments", {})
     if not isinstance(tool_arguments, Mapping):
         raise InvalidArgumentError(f"Argument 'arguments' must be an object, not {json_type(tool_arguments)}.",
@@ -98,7 +101,7 @@ def parse_describe_args(arguments: Mapping[str, Any] | None) -> DescribeArgs:
         InvalidArgumentError: tool_key is missing or malformed.
         InvalidDetailError: detail is not summary, schema or full.
     """
-    given = _given(DESCRIBE_TOOL, arguments)
+    given = present(DESCRIBE_TOOL, arguments, _NAMES[DESCRIBE_TOOL])
     tool_key = _tool_key(given)
     detail = given.get("detail", "summary")
     if detail not in DETAILS:
@@ -112,15 +115,9 @@ def parse_examples_args(arguments: Mapping[str, Any] | None) -> ExamplesArgs:
     Raises:
         InvalidArgumentError: tool_key is missing or malformed, or max is out of range.
     """
-    given = _given(LIST_TOOL_EXAMPLES, arguments)
+    given = present(LIST_TOOL_EXAMPLES, arguments, _NAMES[LIST_TOOL_EXAMPLES])
     maximum = SCHEMAS[LIST_TOOL_EXAMPLES]["properties"]["max"]["maximum"]
     return ExamplesArgs(_tool_key(given), integer(given, "max", DEFAULT_EXAMPLES, 1, maximum))
-
-
-def _given(tool: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
-    if arguments is not None and not isinstance(arguments, Mapping):
-        raise InvalidArgumentError(f"Arguments of {tool} must be an object.", "Pass named arguments.")
-    return present(tool, arguments, tuple(SCHEMAS[tool]["properties"]))
 
 
 def _tool_key(given: Mapping[str, Any]) -> str:

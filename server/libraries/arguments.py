@@ -171,8 +171,6 @@ def parse_context7_args(arguments: Mapping[str, Any] | None) -> Context7Args:
 
 def _given(tool: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
     """The given arguments, each within the limits its published schema states (before any work)."""
-    if arguments is not None and not isinstance(arguments, Mapping):
-        raise InvalidArgumentError(f"Arguments of {tool} must be an object.", "Pass named arguments.")
     properties = library_schema(tool)["properties"]
     given = present(tool, arguments, tuple(properties))
     for name, value in given.items():

@@ -8,7 +8,7 @@ PAGE_NOT_FOUND, LLMS_TXT_NOT_FOUND, INVALID_CONTENT, WRONG_TOOL, REMOTE_NOT_CONF
 Errors raised elsewhere (argument checks, a broken index) are mapped here too, so a
 client sees the same shape whatever failed.
 
-    ServerError
+    ServerError, CodedError
     └── ToolError                  code + recoverable; message and hint become message and suggestion
         ├── LibraryNotFoundError   LIBRARY_NOT_FOUND, with did-you-mean suggestions
         ├── TopicNotFoundError     TOPIC_NOT_FOUND
@@ -22,8 +22,7 @@ from typing import Any
 
 import orjson
 
-from docs_mcp.errors import DocsMcpError
-from docs_mcp.indexer.sources.errors import SourceError
+from docs_mcp.errors import CodedError, DocsMcpError
 from docs_mcp.server.errors import ChunkNotFoundError, InvalidArgumentError, InvalidChunkIdError, InvalidCursorError, ServerError
 
 INVALID_INPUT = "INVALID_INPUT"
@@ -34,11 +33,8 @@ INTERNAL_MESSAGE = "The tool failed with an internal error (details are in the s
 INTERNAL_SUGGESTION = "Try again; if it persists, report it."
 
 
-class ToolError(ServerError):
+class ToolError(ServerError, CodedError):
     """A library tool failure the agent can act on; subclasses fix the code."""
-
-    code = INTERNAL_ERROR
-    recoverable = True
 
 
 class LibraryNotFoundError(ToolError):
@@ -67,7 +63,7 @@ class PathNotAllowedError(ToolError):
 
 def error_shape(error: BaseException) -> dict[str, Any]:
     """The canonical shape of any error a tool raised; unexpected exceptions say nothing internal."""
-    if isinstance(error, (ToolError, SourceError)):
+    if isinstance(error, CodedError):  # library tools, the gateway, remote sources
         return _shape(error.code, error.message, error.recoverable, error.hint)
     if isinstance(error, ChunkNotFoundError):
         return _shape(CHUNK_NOT_FOUND, error.message, True, error.hint)

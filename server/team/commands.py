@@ -10,6 +10,7 @@ import typer
 
 from docs_mcp.server.team.config import TeamSettings, example_toml, load_settings
 from docs_mcp.server.team.keys import ApiKey, KeyStore
+from docs_mcp.tables import table_lines
 
 keys_app = typer.Typer(help="Create, list and revoke the API keys of a team server (HTTP mode).", no_args_is_help=True, rich_markup_mode=None)
 config_app = typer.Typer(help="Show the team-mode configuration (docs-mcp.toml, DOCS_MCP_*).", no_args_is_help=True, rich_markup_mode=None)
@@ -70,11 +71,10 @@ def list_keys(
         typer.echo("No keys yet. Create one with `docs-mcp keys create NAME`.", err=True)
         return
     rows = [("NAME", "KEY", "PROJECT", "RATE/MIN", "BURST", "CREATED", "STATUS")]
-    rows += [(r.name, r.hint + "...", r.project or "-", _or_default(r.rate, ""), _or_default(r.burst, ""), r.created_at,
+    rows += [(r.name, r.hint + "...", r.project, _or_default(r.rate, ""), _or_default(r.burst, ""), r.created_at,
               f"revoked {r.revoked_at}" if r.revoked_at else "active") for r in records]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        typer.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+    for line in table_lines(rows):
+        typer.echo(line)
 
 
 @keys_app.command("revoke")
