@@ -28,6 +28,8 @@ class GatewaySettings:
 
     list_ttl: float = 10.0  # seconds a collected tool list is reused
     call_timeout: float = 60.0  # seconds an upstream tools/call may take
+    # seconds an upstream may take to answer tools/list: discovery waits for the slowest one
+    list_timeout: float = 10.0
     start_timeout: float = 30.0  # seconds an upstream may take to start and initialize
     search_url: str = ""  # remote provider base URL (POST {search_url}/catalog/search); empty: local only
     search_timeout: float = 5.0
@@ -38,7 +40,7 @@ class GatewaySettings:
 
 
 _SETTING_KINDS: dict[str, tuple[type, ...]] = {
-    "list_ttl": (int, float), "call_timeout": (int, float), "start_timeout": (int, float), "search_url": (str,),
+    "list_ttl": (int, float), "call_timeout": (int, float), "list_timeout": (int, float), "start_timeout": (int, float), "search_url": (str,),
     "search_timeout": (int, float), "mode": (str,), "audit_arguments": (bool,), "max_argument_bytes": (int,),
     "tool_docs": (str,),
 }  # fmt: skip

@@ -91,11 +91,14 @@ class Upstream:
             UpstreamUnavailableError, UpstreamTimeoutError, UpstreamError: see ``_request``.
         """
         try:
-            tools = await self._request(self._all_tools)
+            tools = await self._request(self._all_tools, "list_timeout")
+        except UpstreamTimeoutError as error:
+            self._last_error = error.message  # upstream_status says why its tools are missing
+            raise
         except UpstreamUnavailableError:
             if self._retry_at > self._clock():
                 raise
-            tools = await self._request(self._all_tools)  # listing is safe to repeat
+            tools = await self._request(self._all_tools, "list_timeout")  # listing is safe to repeat
         self._tool_count = len(tools)
         return tools
 
@@ -106,35 +109,40 @@ class Upstream:
             UpstreamUnavailableError, UpstreamTimeoutError, UpstreamError: see ``_request``.
         """
         timeout = self.settings.call_timeout
-        return await self._request(lambda client: client.call_tool(name, arguments, read_timeout_seconds=timeout))
+        return await self._request(lambda client: client.call_tool(name, arguments, read_timeout_seconds=timeout), "call_timeout")
 
     async def _all_tools(self, client: Client) -> list[types.Tool]:
         tools: list[types.Tool] = []
         cursor: str | None = None
-        for _ in range(MAX_LIST_PAGES):
-            page = await client.list_tools(cursor=cursor, cache_mode="refresh")
-            tools.extend(page.tools)
-            cursor = page.next_cursor
-            if not cursor:
-                break
+        # Without a deadline a server that never answers tools/list would hold discovery forever.
+        with anyio.fail_after(self.settings.list_timeout):
+            for _ in range(MAX_LIST_PAGES):
+                page = await client.list_tools(cursor=cursor, cache_mode="refresh")
+                tools.extend(page.tools)
+                cursor = page.next_cursor
+                if not cursor:
+                    break
         return tools
 
-    async def _request(self, send: Callable[[Client], Any]) -> Any:
+    async def _request(self, send: Callable[[Client], Any], limit: str) -> Any:
         """Run ``send`` on a live session, translating every failure to a gateway error.
+
+        ``limit`` names the setting that bounds ``send`` (call_timeout, passed to the SDK;
+        list_timeout, a deadline around the listing), for the timeout error's words.
 
         Raises:
             UpstreamUnavailableError: the server is disabled, cannot start, or its connection broke.
-            UpstreamTimeoutError: it did not answer within the call timeout.
+            UpstreamTimeoutError: it did not answer within that limit.
             UpstreamError: it answered with a JSON-RPC error.
         """
         client = await self._ensure_started()
         try:
             return await send(client)
-        except MCPError as error:
-            if error.code == types.REQUEST_TIMEOUT:
+        except (MCPError, TimeoutError) as error:
+            if isinstance(error, TimeoutError) or error.code == types.REQUEST_TIMEOUT:
                 raise UpstreamTimeoutError(
-                    f"Upstream {self.spec.name!r} did not answer within {self.settings.call_timeout:g} s.",
-                    "Retry later, or ask for less (gateway.call_timeout sets the limit).",
+                    f"Upstream {self.spec.name!r} did not answer within {getattr(self.settings, limit):g} s.",
+                    f"Retry later, or ask for less (gateway.{limit} sets the limit).",
                 ) from None
             if error.code != types.CONNECTION_CLOSED:
                 raise UpstreamError(f"Upstream {self.spec.name!r} refused the call: {error}.",

@@ -4,7 +4,7 @@ It offers the tools of one catalog (tests/gateway/catalogs.py) over stdio, or ov
 HTTP on 127.0.0.1 (a free port, printed as "listening PORT"). Every call answers with its
 arguments echoed. Four test hooks, which no catalog lists: ``_test_crash`` exits the process
 at once, ``_test_sleep`` (seconds) delays the answer, ``_test_fail`` answers with an isError result,
-``_test_rpc_error`` with a JSON-RPC error.
+``_test_rpc_error`` with a JSON-RPC error. ``UPSTREAM_LIST_SLEEP`` (seconds, environment) delays tools/list.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ def build(catalog: str) -> Server[Any]:
     names = {tool.name for tool in tools}
 
     async def list_tools(ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
+        await anyio.sleep(float(os.environ.get("UPSTREAM_LIST_SLEEP", "0")))  # a server too slow to list
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
