@@ -7,6 +7,8 @@ list; a query scores the centroids, then only the windows of its ``probes`` near
 ``probes`` is chosen at build time as the fewest lists whose recall@50 against exact
 search reaches ``TARGET_RECALL`` on calibration queries (a window's vector plus as much
 random noise: cosine 0.7, like a question about it), and is stored with that recall.
+It is found by bisection, not just doubling: each probe scans ~1/L of the vectors, the
+bulk of a query's cost (at 100k windows, 24 probes instead of 32: 9% of them, not 11%).
 """
 
 from __future__ import annotations
@@ -56,14 +58,17 @@ def build_vector_index(vectors: np.ndarray, starts: np.ndarray, chunks: np.ndarr
 def ann_similarities(index: VectorIndex, query: np.ndarray, num_chunks: int, probes: int | None = None) -> np.ndarray:
     """Best-window cosine similarity of the chunks in the query's nearest lists; -1 for every other chunk."""
     probes = min(probes or index.probes, len(index.centroids))
-    near = np.argpartition(-(index.centroids @ query), probes - 1)[:probes]
-    spans = [(int(index.starts[n]), int(index.starts[n + 1])) for n in np.sort(near)]  # contiguous: no gather
-    similarity = np.concatenate([index.vectors[lo:hi] @ query for lo, hi in spans])
+    near = np.sort(np.argpartition(-np.dot(index.centroids, query), probes - 1)[:probes])
+    lows, highs = index.starts[near], index.starts[near + 1]
+    at = np.concatenate([[0], np.cumsum(highs - lows)])
+    similarity = np.empty(int(at[-1]), dtype=np.float32)
+    for lo, hi, start in zip(lows.tolist(), highs.tolist(), at.tolist()):
+        # np.dot, not @: matmul keeps the GIL on a product this small (one list), so concurrent searches
+        # queued behind each other; each list's rows are contiguous, so nothing is gathered.
+        np.dot(index.vectors[lo:hi], query, out=similarity[start : start + hi - lo])
     dense = np.full(num_chunks, -1.0, dtype=np.float32)
-    np.maximum.at(dense, np.concatenate([index.chunks[lo:hi] for lo, hi in spans]), similarity)
+    np.maximum.at(dense, np.concatenate([index.chunks[lo:hi] for lo, hi in zip(lows.tolist(), highs.tolist())]), similarity)
     return dense
-
-
 
 
 def _kmeans(vectors: np.ndarray, lists: int, rng: np.random.Generator) -> np.ndarray:
@@ -91,12 +96,26 @@ def _calibrate(
         [np.maximum.reduceat(vectors[lo:hi] @ queries.T, starts[(starts >= lo) & (starts < hi)] - lo, axis=0) for lo, hi in _blocks(starts, len(vectors))]
     )
     truth = [set(chunks[np.argpartition(-column, min(RECALL_AT, len(column)) - 1)[:RECALL_AT]].tolist()) for column in best.T]
-    probes = 1
-    while True:
-        recall = float(np.mean([len(_top(ann_similarities(index, q, num_chunks, probes)) & t) / len(t) for q, t in zip(queries, truth)]))
-        if recall >= TARGET_RECALL or probes >= len(index.centroids):
-            return probes, recall
-        probes = min(probes * 2, len(index.centroids))
+
+    def recall(probes: int) -> float:
+        return float(np.mean([len(_top(ann_similarities(index, q, num_chunks, probes)) & t) / len(t) for q, t in zip(queries, truth)]))
+
+    # Recall grows with probes (more lists scored, exactly): double until the target is reached, then bisect.
+    short, enough = 0, 1
+    reached = recall(enough)
+    while reached < TARGET_RECALL and enough < len(index.centroids):
+        short, enough = enough, min(enough * 2, len(index.centroids))
+        reached = recall(enough)
+    if reached < TARGET_RECALL:
+        return enough, reached
+    while enough - short > 1:
+        middle = (short + enough) // 2
+        found = recall(middle)
+        if found >= TARGET_RECALL:
+            enough, reached = middle, found
+        else:
+            short = middle
+    return enough, reached
 
 
 def _blocks(starts: np.ndarray, windows: int) -> list[tuple[int, int]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,7 @@ from docs_mcp.indexer.build import build_index
 from docs_mcp.indexer.errors import IndexFormatError
 from docs_mcp.indexer.index_file import current_generation, open_index
 from docs_mcp.indexer.schema import FTS_SCHEMA
+from docs_mcp.indexer.page_records import RECORDS_FILE
 from docs_mcp.indexer.serving_arrays import MANIFEST_FILE, SERVING_DIR, open_serving_arrays
 
 DOCS = {
@@ -64,4 +66,27 @@ def test_another_version_is_refused_with_the_rebuild_command(index: Path, tmp_pa
             open_serving_arrays(folder)
     finally:
         manifest_path.write_text(original)
+    assert "docs-mcp index DOCS_DIR" in raised.value.hint
+
+
+def test_page_records_hold_each_chunk_as_a_hit_shows_it(index: Path) -> None:
+    arrays = open_serving_arrays(index / current_generation(index))
+    with open_index(index) as reader:
+        rows = reader.conn.execute("SELECT chunk_id, heading, breadcrumb, filepath, metadata, text FROM chunks ORDER BY id").fetchall()
+    assert isinstance(arrays.records.blob.base, np.memmap) and len(arrays.records) == len(rows)
+    for row, (chunk_id, heading, breadcrumb, filepath, metadata, text) in enumerate(rows):
+        record = arrays.records.get(row)
+        assert (record.chunk_id, record.heading, record.breadcrumb, record.filepath) == (chunk_id, heading, breadcrumb, filepath)
+        assert record.metadata == orjson.loads(metadata)
+        assert record.flat_text == " ".join(text.split())  # folded once, at build time
+    assert any("\n" in text for *_, text in rows)
+
+
+def test_damaged_page_records_are_refused_with_the_rebuild_command(index: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "generation"
+    shutil.copytree(index / current_generation(index), folder)
+    with open(folder / SERVING_DIR / RECORDS_FILE, "ab") as blob:
+        blob.write(b"[]")
+    with pytest.raises(IndexFormatError, match="damaged serving arrays") as raised:
+        open_serving_arrays(folder)
     assert "docs-mcp index DOCS_DIR" in raised.value.hint
