@@ -3,8 +3,10 @@
 A hit carries its chunk's id, heading, breadcrumb, path, metadata and a snippet of its
 text.  Reading those from DuckDB took one point query per hit, 4-8 ms a page at 100k
 chunks, and serialised concurrent searches on DuckDB; the build writes them beside the
-serving arrays instead, each chunk's fields as one JSON array, so a hit costs a slice of
-the mapped file and one ``orjson.loads``, and a page touches only its hits' pages of it.
+serving arrays instead, each chunk's fields as one JSON array, so a hit costs one ``pread``
+(a page-cache hit, without the GIL) and one ``orjson.loads``.  The records are read, not
+memory-mapped: the kernel maps a whole page-cache folio (up to 2 MiB) on a fault, so ten
+scattered hits a query would add megabytes of resident memory each, where a read adds none.
 The text is stored with its whitespace runs folded, as snippets are cut from it: folding
 was a regex pass over every hit's text per search (its words do not change).
 
@@ -16,10 +18,12 @@ Files (N chunks), in the generation's ``serving/`` folder:
 
 from __future__ import annotations
 
+import os
 import re
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import duckdb
 import numpy as np
@@ -46,20 +50,37 @@ class PageRecord:
     flat_text: str  # the chunk's text, whitespace runs folded to one space (fold_spaces)
 
 
-@dataclass(frozen=True)
 class PageRecords:
-    """Every chunk's page record, by chunk row, over a mapped blob."""
+    """Every chunk's page record, by chunk row, read from the records file on demand.
 
-    blob: np.ndarray  # (bytes,) uint8
-    offsets: np.ndarray  # (N+1,) int64
+    The file stays open while the generation is served (closed by ``close`` or with the last
+    reference), so a build pruning the generation's folder meanwhile does not fail a search.
+    """
+
+    def __init__(self, path: Path, offsets: np.ndarray) -> None:
+        self.offsets = offsets  # (N+1,) int64
+        self._fd = os.open(path, os.O_RDONLY)
+        self._close = weakref.finalize(self, os.close, self._fd)
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
 
     def get(self, row: int) -> PageRecord:
         """The record of chunk row ``row``."""
-        chunk_id, heading, breadcrumb, filepath, metadata, flat_text = orjson.loads(memoryview(self.blob[self.offsets[row] : self.offsets[row + 1]]))
-        return PageRecord(chunk_id, heading, breadcrumb, filepath, metadata, flat_text)
+        return _record(os.pread(self._fd, int(self.offsets[row + 1] - self.offsets[row]), int(self.offsets[row])))
+
+    def read(self, rows: Sequence[int]) -> list[PageRecord]:
+        """The records of ``rows``, in that order."""
+        return [self.get(row) for row in rows]
+
+    def close(self) -> None:
+        """Close the file (once); reading afterwards fails."""
+        self._close()
+
+
+def _record(data: bytes) -> PageRecord:
+    chunk_id, heading, breadcrumb, filepath, metadata, flat_text = orjson.loads(data)
+    return PageRecord(chunk_id, heading, breadcrumb, filepath, metadata, flat_text)
 
 
 def fold_spaces(text: str) -> str:
@@ -88,11 +109,11 @@ def write_page_records(conn: duckdb.DuckDBPyConnection, out: Path, num_chunks: i
                 written += len(record)
                 offsets[row + 1] = written
     np.save(out / OFFSETS_FILE, offsets)
-    return PageRecords(_map_blob(out / RECORDS_FILE, written), offsets)
+    return PageRecords(out / RECORDS_FILE, offsets)
 
 
 def open_page_records(source: Path, manifest: Mapping[str, Any]) -> PageRecords:
-    """Map the page records in the folder ``source`` (sizes checked against its ``manifest``).
+    """The page records in the folder ``source`` (sizes checked against its ``manifest``).
 
     Raises:
         OSError: a file is missing or unreadable.
@@ -102,9 +123,4 @@ def open_page_records(source: Path, manifest: Mapping[str, Any]) -> PageRecords:
     size = int(manifest["record_bytes"])
     if len(offsets) != int(manifest["chunks"]) + 1 or int(offsets[-1]) != size or (source / RECORDS_FILE).stat().st_size != size:
         raise ValueError("page records do not match the manifest")
-    return PageRecords(_map_blob(source / RECORDS_FILE, size), offsets)
-
-
-def _map_blob(path: Path, size: int) -> np.ndarray:
-    # An empty file cannot be mapped (an index without chunks has no records).
-    return np.memmap(path, dtype=np.uint8, mode="r").view(np.ndarray) if size else np.zeros(0, dtype=np.uint8)
+    return PageRecords(source / RECORDS_FILE, offsets)

@@ -118,7 +118,7 @@ def search(
     from docs_mcp.server.contract.render import render_search_text
     from docs_mcp.server.contract.tools import search_docs
 
-    live = LiveIndex(index, warm_swaps=False)
+    live = LiveIndex(index, warm=None)
     try:
         with live.lease() as served:
             arguments: dict[str, object] = {"query": query, "limit": limit, **_parse_filters(filters, served.filters)}

@@ -1,9 +1,10 @@
 """The search engine over one index generation: lexical + vector signals, filters, fusion, collapse.
 
 Opening maps the generation's serving arrays (indexer/serving_arrays.py) and reads
-nothing else: postings, vectors, per-chunk codes and the page records (what a hit shows:
-heading, metadata, the text its snippet comes from) are paged in by the OS as queries
-touch them.  A search reads DuckDB only to stem query words it has not seen before.  The query model loads on the first vector search (or in
+nothing else: postings, vectors and per-chunk codes are paged in by the OS as queries
+touch them, and the page records (what a hit shows: heading, metadata, the text its
+snippet comes from) are read for the hits of the page only.  A search reads DuckDB only
+to stem query words it has not seen before.  The query model loads on the first vector search (or in
 ``warm``), never for a full-text-only search.
 """
 
@@ -140,6 +141,7 @@ class Engine:
     def close(self) -> None:
         """Close the generation's cursors and connection; the engine is unusable afterwards."""
         self.db.close()
+        self.arrays.records.close()
         self.reader.close()
 
     def search(self, query: str, filters: Mapping[str, str] | None = None, *, mode: str = "hybrid", limit: int = 10, offset: int = 0) -> SearchPage:
@@ -154,9 +156,10 @@ class Engine:
         page = [int(i) for i in ranking.order[offset : offset + limit]]
         needles = Needles.of([*words, *self._lexical.stems(words)])
         scores = ranking.scores[np.searchsorted(ranking.ids, page)] if page else ()
+        records = self.arrays.records.read(page)
         hits = tuple(
-            _hit(self.arrays.records.get(i), float(score), needles, lexical_rank, vector_rank)
-            for i, score, lexical_rank, vector_rank in zip(page, scores, ranking.lexical.ranks(page), ranking.vector.ranks(page))
+            _hit(record, float(score), needles, lexical_rank, vector_rank)
+            for record, score, lexical_rank, vector_rank in zip(records, scores, ranking.lexical.ranks(page), ranking.vector.ranks(page))
         )
         return SearchPage(hits=hits, has_more=len(ranking.order) > offset + limit)
 
