@@ -13,7 +13,6 @@ import json
 import random
 import zlib
 from dataclasses import dataclass
-from itertools import accumulate
 from pathlib import Path
 from typing import Iterator
 
@@ -26,6 +25,7 @@ _SYLLABLES = tuple(c + v for c in "bcdfghklmnprstvz" for v in ("a", "e", "i", "o
 _VOCABULARY = 6000
 _SECTIONS = (4, 12)  # sections per file, inclusive
 _VECTOR_BLOCK = 65_536
+_DRAW_BLOCK = 1 << 20  # words drawn at once
 _NOISE_BANK = 1024  # noise vectors SyntheticQueries draws from
 
 
@@ -49,11 +49,20 @@ class _Words:
             words.add("".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(2, 4))))
         self.words = sorted(words)
         rng.shuffle(self.words)
-        # Zipf-like, flattened head; cumulative once, or every draw would re-add 6000 weights.
-        self.cum_weights = list(accumulate(1.0 / (rank + 10) for rank in range(len(self.words))))
+        # Zipf-like, flattened head.  Words are drawn by numpy in blocks and handed out in order:
+        # one Python-level draw per word made a million chunks take minutes to write.
+        weights = 1.0 / (np.arange(len(self.words)) + 10.0)
+        self._draws = np.random.default_rng(rng.getrandbits(64))
+        self._p = weights / weights.sum()
+        self._drawn: list[str] = []
+        self._next = 0
 
     def some(self, n: int) -> list[str]:
-        return self.rng.choices(self.words, cum_weights=self.cum_weights, k=n)
+        if self._next + n > len(self._drawn):
+            self._drawn = [self.words[i] for i in self._draws.choice(len(self.words), size=_DRAW_BLOCK, p=self._p)]
+            self._next = 0
+        self._next += n
+        return self._drawn[self._next - n : self._next]
 
     def identifier(self) -> str:
         parts = self.some(self.rng.randint(2, 3))
