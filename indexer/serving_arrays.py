@@ -26,7 +26,7 @@ Files (N chunks, T terms, P postings, F full-text fields, W vector windows of D 
     vectors.npy            (W, D) float32, L2-normalised, ordered by chunk then window
     vector_starts.npy      (G,) int64: first window row of each chunk that has vectors
     vector_chunks.npy      (G,) int64: the chunk row of each such group
-    ivf_*.npy              from ANN_MIN_WINDOWS windows on: the approximate vector index (vector_index.py)
+    ivf_*.npy              from ANN_MIN_WINDOWS windows on (vector_index.py): the approximate vector index
     records.bin, record_offsets.npy   the page records (page_records.py)
 """
 
@@ -298,7 +298,7 @@ def _taxonomy_codes(metadata: Sequence[Mapping[str, str]]) -> tuple[tuple[str, .
 
 def _ann(vectors: Vectors | None, num_chunks: int) -> VectorIndex | None:
     """The approximate index, for a generation with enough windows to need one."""
-    if vectors is None or len(vectors.vectors) < vector_index.ANN_MIN_WINDOWS:
+    if vectors is None or not len(vectors.vectors) or len(vectors.vectors) < vector_index.ann_min_windows():
         return None
     return vector_index.build_vector_index(vectors.vectors, vectors.starts, vectors.chunks, num_chunks)
 

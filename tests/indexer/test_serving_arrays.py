@@ -10,12 +10,14 @@ import numpy as np
 import orjson
 import pytest
 
+from docs_mcp.errors import UsageError
 from docs_mcp.indexer.build import build_index
 from docs_mcp.indexer.errors import IndexFormatError
 from docs_mcp.indexer.index_file import current_generation, open_index
 from docs_mcp.indexer.schema import FTS_SCHEMA
 from docs_mcp.indexer.page_records import RECORDS_FILE
 from docs_mcp.indexer.serving_arrays import MANIFEST_FILE, SERVING_DIR, open_serving_arrays
+from docs_mcp.indexer.vector_index import ANN_MIN_WINDOWS_VARIABLE
 
 DOCS = {
     ".docs-mcp.json": json.dumps({"version": "1", "metadata": {"scope": "guide"}}),
@@ -90,3 +92,17 @@ def test_damaged_page_records_are_refused_with_the_rebuild_command(index: Path, 
     with pytest.raises(IndexFormatError, match="damaged serving arrays") as raised:
         open_serving_arrays(folder)
     assert "docs-mcp index DOCS_DIR" in raised.value.hint
+
+
+def test_the_approximate_index_can_be_forced_below_its_size_for_measurements(index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert open_serving_arrays(index / current_generation(index)).vector_index is None  # a few windows: brute force
+    for rel, text in DOCS.items():
+        (tmp_path / "docs" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "docs" / rel).write_text(text, encoding="utf-8")
+    monkeypatch.setenv(ANN_MIN_WINDOWS_VARIABLE, "0")
+    build_index(tmp_path / "docs", tmp_path / "index")
+    forced = open_serving_arrays(tmp_path / "index" / current_generation(tmp_path / "index"))
+    assert forced.vector_index is not None and len(forced.vector_index.vectors) == len(forced.vectors.vectors)
+    monkeypatch.setenv(ANN_MIN_WINDOWS_VARIABLE, "few")
+    with pytest.raises(UsageError, match="not a number of windows"):
+        build_index(tmp_path / "docs", tmp_path / "index")
