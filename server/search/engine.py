@@ -10,7 +10,6 @@ to stem query words it has not seen before.  The query model loads on the first 
 
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,12 +31,12 @@ from docs_mcp.server.search.fusion import select_fusion
 from docs_mcp.server.search.lexical import DEFAULT_FIELD_WEIGHTS, LexicalScorer, tokenize
 from docs_mcp.server.search.records import Hit, SearchPage
 from docs_mcp.server.search.semantic import similarities
+from docs_mcp.server.search.query_model import query_model
 from docs_mcp.server.search.signals import Signal
 from docs_mcp.server.search.snippets import Needles, make_snippet
 from docs_mcp.server.search.topk import top_k
 
 MODES = ("hybrid", "bm25", "vector")
-QUERY_THREADS = min(2, os.cpu_count() or 1)
 
 
 class QueryEmbedder(Protocol):
@@ -235,11 +234,7 @@ class Engine:
     def _query_embedder(self) -> QueryEmbedder:
         with self._model_lock:
             if self._embedder is None:
-                from docs_mcp.indexer import load_model
-
-                # Two threads: a query embeds in ~3.4 ms instead of ~6 ms on one; more gain little
-                # on one short sequence and would take cores from concurrent requests.
-                self._embedder = load_model(self.reader.model, threads=QUERY_THREADS)
+                self._embedder = query_model(self.reader.model)
             return self._embedder
 
 
