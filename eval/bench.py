@@ -239,9 +239,9 @@ def _step_search(job: dict[str, Any]) -> dict[str, Any]:
 def _synthetic_queries(index_dir: Path) -> Any:
     from docs_mcp.eval.synthetic import SyntheticQueries
     from docs_mcp.indexer.index_file import current_generation
-    from docs_mcp.indexer.serving_arrays import open_serving_arrays
+    from docs_mcp.indexer.serving_arrays import SERVING_DIR
 
-    return SyntheticQueries(open_serving_arrays(index_dir / current_generation(index_dir)).vectors)
+    return SyntheticQueries(index_dir / current_generation(index_dir) / SERVING_DIR)
 
 
 def _throughput(engine: Any, queries: Sequence[str], mode: str, clients: int) -> float:

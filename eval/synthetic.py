@@ -13,7 +13,6 @@ import json
 import random
 import zlib
 from dataclasses import dataclass
-from itertools import accumulate
 from pathlib import Path
 from typing import Iterator
 
@@ -26,6 +25,8 @@ _SYLLABLES = tuple(c + v for c in "bcdfghklmnprstvz" for v in ("a", "e", "i", "o
 _VOCABULARY = 6000
 _SECTIONS = (4, 12)  # sections per file, inclusive
 _VECTOR_BLOCK = 65_536
+_DRAW_BLOCK = 1 << 20  # words drawn at once
+_NOISE_BANK = 1024  # noise vectors SyntheticQueries draws from
 
 
 @dataclass(frozen=True)
@@ -48,11 +49,20 @@ class _Words:
             words.add("".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(2, 4))))
         self.words = sorted(words)
         rng.shuffle(self.words)
-        # Zipf-like, flattened head; cumulative once, or every draw would re-add 6000 weights.
-        self.cum_weights = list(accumulate(1.0 / (rank + 10) for rank in range(len(self.words))))
+        # Zipf-like, flattened head.  Words are drawn by numpy in blocks and handed out in order:
+        # one Python-level draw per word made a million chunks take minutes to write.
+        weights = 1.0 / (np.arange(len(self.words)) + 10.0)
+        self._draws = np.random.default_rng(rng.getrandbits(64))
+        self._p = weights / weights.sum()
+        self._drawn: list[str] = []
+        self._next = 0
 
     def some(self, n: int) -> list[str]:
-        return self.rng.choices(self.words, cum_weights=self.cum_weights, k=n)
+        if self._next + n > len(self._drawn):
+            self._drawn = [self.words[i] for i in self._draws.choice(len(self.words), size=_DRAW_BLOCK, p=self._p)]
+            self._next = 0
+        self._next += n
+        return self._drawn[self._next - n : self._next]
 
     def identifier(self) -> str:
         parts = self.some(self.rng.randint(2, 3))
@@ -204,16 +214,24 @@ class SyntheticQueries:
 
     A query stands for one chunk (picked by a hash of its text, so the same query gets
     the same vector): that chunk's vector plus as much noise, like a question about it.
+    The noise comes from a bank drawn once and the chunk's vector is read from the file,
+    not through a mapping (which would make the process's RSS grow by a page-cache folio
+    per query), so the benchmark times and measures the search, not this stand-in.
     """
 
-    def __init__(self, vectors: Vectors) -> None:
-        self._vectors = vectors
+    def __init__(self, serving: Path, seed: int = 0) -> None:
+        """``serving``: the generation's serving-array folder (vectors.npy, vector_starts.npy)."""
+        mapped = np.load(serving / "vectors.npy", mmap_mode="r")
+        self._file, self._offset, self._dimensions = serving / "vectors.npy", mapped.offset, mapped.shape[1]
+        del mapped
+        self._starts = np.load(serving / "vector_starts.npy")
+        self._noise = _unit(np.random.default_rng(seed).standard_normal((_NOISE_BANK, self._dimensions), dtype=np.float32))
 
     def embed_query(self, text: str) -> np.ndarray:
-        rng = np.random.default_rng(zlib.crc32(text.encode()))
-        chunk = int(rng.integers(len(self._vectors.starts)))
-        noise = _unit(rng.standard_normal((1, self._vectors.vectors.shape[1]), dtype=np.float32))
-        return _unit(self._vectors.vectors[int(self._vectors.starts[chunk])] + noise)[0]
+        digest = zlib.crc32(text.encode())
+        window = int(self._starts[digest % len(self._starts)])
+        vector = np.fromfile(self._file, dtype=np.float32, count=self._dimensions, offset=self._offset + 4 * self._dimensions * window)
+        return _unit(vector + self._noise[digest // len(self._starts) % _NOISE_BANK])[0]
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:

@@ -4,7 +4,8 @@ A build writes them into ``DIR/<generation>/serving/`` after the full-text index
 generation's own tables; the server maps them read-only (``numpy.load(mmap_mode='r')``), so
 opening or swapping a generation copies no corpus into Python objects, the OS pages in
 only what queries touch, and every process serving the same generation shares those pages.
-Per-hit text (heading, snippet, metadata) stays in DuckDB and is read for the page only.
+What a hit shows of its chunk (heading, snippet text, metadata) is in the page records
+(page_records.py), mapped the same way and read for the hits of a page only.
 
 Files (N chunks, T terms, P postings, F full-text fields, W vector windows of D dims):
 
@@ -25,7 +26,8 @@ Files (N chunks, T terms, P postings, F full-text fields, W vector windows of D 
     vectors.npy            (W, D) float32, L2-normalised, ordered by chunk then window
     vector_starts.npy      (G,) int64: first window row of each chunk that has vectors
     vector_chunks.npy      (G,) int64: the chunk row of each such group
-    ivf_*.npy              from ANN_MIN_WINDOWS windows on: the approximate vector index (vector_index.py)
+    ivf_*.npy              from ANN_MIN_WINDOWS windows on (vector_index.py): the approximate vector index
+    records.bin, record_offsets.npy   the page records (page_records.py)
 """
 
 from __future__ import annotations
@@ -41,11 +43,12 @@ import orjson
 
 from docs_mcp.indexer.errors import IndexFormatError
 from docs_mcp.indexer import vector_index
+from docs_mcp.indexer.page_records import PageRecords, open_page_records, write_page_records
 from docs_mcp.indexer.schema import CHUNKS_TABLE, FTS_FIELDS, FTS_SCHEMA, VECTORS_TABLE
 from docs_mcp.indexer.vector_index import VectorIndex
 
 SERVING_DIR = "serving"
-SERVING_VERSION = "1"
+SERVING_VERSION = "2"  # 2: page records
 MANIFEST_FILE = "manifest.json"
 UNSET = -1
 K1 = 1.2
@@ -114,6 +117,7 @@ class ServingArrays:
     taxonomy_values: Mapping[str, tuple[str, ...]]
     taxonomy_codes: np.ndarray  # (N, K) int32
     vectors: Vectors | None
+    records: PageRecords
     vector_index: VectorIndex | None = None  # only past vector_index.ANN_MIN_WINDOWS windows
 
 
@@ -220,6 +224,8 @@ def write_serving_arrays(conn: duckdb.DuckDBPyConnection, folder: Path, vectors:
     """
     rows = conn.execute(f"SELECT filepath, heading, metadata FROM {CHUNKS_TABLE} ORDER BY id").fetchnumpy()
     num_chunks = len(rows["filepath"])
+    out = Path(folder) / SERVING_DIR
+    out.mkdir(exist_ok=True)
     keys, values, taxonomy_codes = _taxonomy_codes([orjson.loads(m) for m in rows["metadata"]])
     file_codes = _codes(list(rows["filepath"]))
     file_order = np.argsort(file_codes, kind="stable").astype(np.int64)
@@ -234,9 +240,10 @@ def write_serving_arrays(conn: duckdb.DuckDBPyConnection, folder: Path, vectors:
         taxonomy_values=values,
         taxonomy_codes=taxonomy_codes,
         vectors=vectors if vectors is not None else read_vectors(conn),
+        records=write_page_records(conn, out, num_chunks),
     )
     arrays = replace(arrays, vector_index=_ann(arrays.vectors, num_chunks))
-    _save(arrays, Path(folder) / SERVING_DIR)
+    _save(arrays, out)
     return arrays
 
 
@@ -291,7 +298,7 @@ def _taxonomy_codes(metadata: Sequence[Mapping[str, str]]) -> tuple[tuple[str, .
 
 def _ann(vectors: Vectors | None, num_chunks: int) -> VectorIndex | None:
     """The approximate index, for a generation with enough windows to need one."""
-    if vectors is None or len(vectors.vectors) < vector_index.ANN_MIN_WINDOWS:
+    if vectors is None or not len(vectors.vectors) or len(vectors.vectors) < vector_index.ann_min_windows():
         return None
     return vector_index.build_vector_index(vectors.vectors, vectors.starts, vectors.chunks, num_chunks)
 
@@ -310,7 +317,6 @@ def _vector_files(vectors: Vectors, ann: VectorIndex | None) -> dict[str, np.nda
 
 
 def _save(arrays: ServingArrays, out: Path) -> None:
-    out.mkdir(exist_ok=True)
     p = arrays.postings
     files = {
         "terms": p.terms,
@@ -341,6 +347,7 @@ def _save(arrays: ServingArrays, out: Path) -> None:
         "windows": len(arrays.vectors.vectors) if arrays.vectors else 0,
         "dimensions": int(arrays.vectors.vectors.shape[1]) if arrays.vectors else None,
         "ann": _ann_manifest(arrays.vector_index),
+        "record_bytes": int(arrays.records.offsets[-1]),
     }
     # Written last: a folder without a manifest has no serving arrays.
     (out / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2), encoding="utf-8")
@@ -380,6 +387,7 @@ def _load(source: Path, manifest: Mapping[str, Any]) -> ServingArrays:
         taxonomy_values={key: tuple(values) for key, values in taxonomy.items()},
         taxonomy_codes=mapped("taxonomy_codes"),
         vectors=vectors,
+        records=open_page_records(source, manifest),
         vector_index=ivf,
     )
 

@@ -127,7 +127,7 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None, 
         IndexNotFoundError, IndexFormatError: there is no readable index at ``index_dir``.
     """
     settings = settings or ServerSettings()
-    live = LiveIndex(Path(index_dir), secret=settings.cursor_secret, tool_list=tool_list)
+    live = LiveIndex(Path(index_dir), secret=settings.cursor_secret, tool_list=tool_list, warm=settings.mode)
     served = live.current()
     logger.info(
         "serving %s (generation %s, %d chunks, %s ranking)", index_dir, served.generation, served.engine.size, settings.mode
@@ -137,7 +137,7 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None, 
     @asynccontextmanager
     async def lifespan(_: Server[AppState]) -> AsyncIterator[AppState]:
         if settings.warm:
-            live.warm_in_background(settings.mode)  # the first tools/list must not wait for the model
+            live.warm_in_background()  # the first tools/list must not wait for the model
         try:
             yield AppState(live, settings, sources, gateway=gateway)
         finally:

@@ -65,6 +65,10 @@ def serve(
     import os
 
     use_one_blas_thread()
+    if mode is not Mode.bm25 and (index is not None or transport is not Transport.http):
+        from docs_mcp.server.search.query_model import prefetch_query_model
+
+        prefetch_query_model(index or Path(DEFAULT_INDEX_DIR))  # overlaps the MCP SDK's imports below
     from docs_mcp.server.app import ServerSettings, run_stdio
     from docs_mcp.server.gateway import load_gateway_config, open_gateway
     from docs_mcp.server.team.config import config_path
@@ -118,7 +122,7 @@ def search(
     from docs_mcp.server.contract.render import render_search_text
     from docs_mcp.server.contract.tools import search_docs
 
-    live = LiveIndex(index, warm_swaps=False)
+    live = LiveIndex(index, warm=None)
     try:
         with live.lease() as served:
             arguments: dict[str, object] = {"query": query, "limit": limit, **_parse_filters(filters, served.filters)}

@@ -80,11 +80,12 @@ class LiveIndex:
         secret: bytes = b"",
         opener: EngineOpener = open_engine,
         tool_list: ToolLister = contract_tools,
-        warm_swaps: bool = True,
+        warm: str | None = "hybrid",
     ) -> None:
         """Open the live generation; ``tool_list`` says which tools a generation's metadata offers.
 
-        ``warm_swaps``: warm a new generation before it goes live (a one-shot reader has no use for it).
+        ``warm``: the search mode a new generation is warmed for before it goes live (bm25 loads
+        no model), None for no warm-up (a one-shot reader has no use for it).
 
         Raises:
             IndexNotFoundError, IndexFormatError: there is no readable index at ``index_dir``.
@@ -93,7 +94,7 @@ class LiveIndex:
         self._secret = secret
         self._opener = opener
         self._tool_list = tool_list
-        self._warm_swaps = warm_swaps
+        self._warm = warm
         self._swap_lock = threading.Lock()  # one swap at a time; requests meanwhile get the old generation
         self._state_lock = threading.Lock()  # guards _served, _leases and _retired
         self._leases: dict[int, int] = {}  # id(ServedIndex) -> requests using it now
@@ -138,9 +139,11 @@ class LiveIndex:
         finally:
             self.release(served)
 
-    def warm_in_background(self, mode: str = "hybrid") -> None:
-        """Warm the served generation for ``mode`` in a thread (joined by ``close``): the first search does not wait."""
-        warmer = threading.Thread(target=self._served.warm, args=(mode,), name="docs-mcp-warm")
+    def warm_in_background(self) -> None:
+        """Warm the served generation in a thread (joined by ``close``): the first search does not wait; once per generation."""
+        if self._warm is None:
+            return
+        warmer = threading.Thread(target=self._served.warm, args=(self._warm,), name="docs-mcp-warm")
         self._warmers.append(warmer)
         warmer.start()
 
@@ -177,8 +180,8 @@ class LiveIndex:
         except Exception as error:  # noqa: BLE001 - a broken new generation must not take the server down
             logger.error("index changed but cannot be opened, still serving %s: %s", self._served.generation, error)
             return
-        if self._warm_swaps:
-            served.warm()  # before it goes live: no request pays for loading it
+        if self._warm is not None:
+            served.warm(self._warm)  # before it goes live: no request pays for loading it
         with self._state_lock:
             old, self._served = self._served, served
             idle = id(old) not in self._leases

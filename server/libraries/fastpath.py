@@ -68,6 +68,8 @@ def find_candidates(
     by confidence, which, unlike the fused score, is comparable across searches.
     A ``language`` (a value of the index's language taxonomy) filters like search_docs's
     ``language`` filter (which may keep untagged or shared sections, as metadata.json says).
+    In bm25 ``mode`` the confidence rests on term coverage alone, as without vectors: the
+    query model is never loaded for it.
 
     Raises:
         TopicNotFoundError: nothing in those libraries matches.
@@ -88,7 +90,7 @@ def find_candidates(
             "Try other words, search_docs for broader results, or browse the table of contents with get_library_info.",
         )
     rows = [engine.columns.index_of[chunk_id] for chunk_id in hits]
-    similarity = engine.query_similarities(topic)
+    similarity = engine.query_similarities(topic) if mode != "bm25" else None  # bm25 never loads the model
     coverage = term_coverage(engine.db.cursor(), topic, rows)
     contents = _contents(engine.db.cursor(), list(hits))
     found = [

@@ -16,6 +16,8 @@ V = TypeVar("V")
 
 # Porter stems of query words (a word is ~100 bytes with its stem).
 STEMS = 65_536
+# Term ids of stems (-1: no chunk holds it), so a known word costs no binary search over the terms.
+TERM_IDS = 65_536
 # Query embeddings: pages, get_docs and hints re-ask for the same query (1.5 KiB each).
 QUERY_VECTORS = 64
 # Word sets of chunks compared by collapse (a chunk's distinct words, a few KiB each).

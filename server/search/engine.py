@@ -2,14 +2,14 @@
 
 Opening maps the generation's serving arrays (indexer/serving_arrays.py) and reads
 nothing else: postings, vectors and per-chunk codes are paged in by the OS as queries
-touch them, and the text of a hit (heading, snippet, metadata) is read from DuckDB for
-the hits of the page only.  The query model loads on the first vector search (or in
+touch them, and the page records (what a hit shows: heading, metadata, the text its
+snippet comes from) are read for the hits of the page only.  A search reads DuckDB only
+to stem query words it has not seen before.  The query model loads on the first vector search (or in
 ``warm``), never for a full-text-only search.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +19,7 @@ import numpy as np
 import orjson
 
 from docs_mcp.indexer import open_index
+from docs_mcp.indexer.page_records import PageRecord
 from docs_mcp.indexer.schema import CHUNKS_TABLE
 from docs_mcp.indexer.serving_arrays import UNSET, ServingArrays, open_serving_arrays
 from docs_mcp.server.search import cache
@@ -30,12 +31,12 @@ from docs_mcp.server.search.fusion import select_fusion
 from docs_mcp.server.search.lexical import DEFAULT_FIELD_WEIGHTS, LexicalScorer, tokenize
 from docs_mcp.server.search.records import Hit, SearchPage
 from docs_mcp.server.search.semantic import similarities
-from docs_mcp.server.search.snippets import make_snippet
+from docs_mcp.server.search.query_model import query_model
+from docs_mcp.server.search.signals import Signal
+from docs_mcp.server.search.snippets import Needles, make_snippet
 from docs_mcp.server.search.topk import top_k
 
 MODES = ("hybrid", "bm25", "vector")
-QUERY_THREADS = min(2, os.cpu_count() or 1)
-_PAGE_COLUMNS = "id, chunk_id, heading, breadcrumb, filepath, metadata, text"
 
 
 class QueryEmbedder(Protocol):
@@ -78,9 +79,10 @@ class ChunkColumns:
 @dataclass(frozen=True)
 class _Ranking:
     order: np.ndarray  # chunk rows, best first (at least the page and one more, when there are)
-    scores: np.ndarray
-    lexical: tuple[np.ndarray, np.ndarray]  # scores, present
-    vector: tuple[np.ndarray, np.ndarray]
+    ids: np.ndarray  # the candidates' rows, ascending
+    scores: np.ndarray  # the candidates' scores, aligned with ids
+    lexical: Signal
+    vector: Signal
 
 
 class Engine:
@@ -138,6 +140,7 @@ class Engine:
     def close(self) -> None:
         """Close the generation's cursors and connection; the engine is unusable afterwards."""
         self.db.close()
+        self.arrays.records.close()
         self.reader.close()
 
     def search(self, query: str, filters: Mapping[str, str] | None = None, *, mode: str = "hybrid", limit: int = 10, offset: int = 0) -> SearchPage:
@@ -147,15 +150,15 @@ class Engine:
         and together equal the full list.
         """
         filters = dict(filters or {})
-        ranking = self._rank(query, filters, mode, stop_after=offset + limit + 1)
+        words = tokenize(query)
+        ranking = self._rank(query, words, filters, mode, stop_after=offset + limit + 1)
         page = [int(i) for i in ranking.order[offset : offset + limit]]
-        rows = self._page_rows(page)
-        needles = self._needles(query)
-        lexical_ranks = _signal_ranks(page, *ranking.lexical)
-        vector_ranks = _signal_ranks(page, *ranking.vector)
+        needles = Needles.of([*words, *self._lexical.stems(words)])
+        scores = ranking.scores[np.searchsorted(ranking.ids, page)] if page else ()
+        records = self.arrays.records.read(page)
         hits = tuple(
-            _hit(rows[i], float(ranking.scores[i]), needles, lexical_rank, vector_rank)
-            for i, lexical_rank, vector_rank in zip(page, lexical_ranks, vector_ranks)
+            _hit(record, float(score), needles, lexical_rank, vector_rank)
+            for record, score, lexical_rank, vector_rank in zip(records, scores, ranking.lexical.ranks(page), ranking.vector.ranks(page))
         )
         return SearchPage(hits=hits, has_more=len(ranking.order) > offset + limit)
 
@@ -167,35 +170,37 @@ class Engine:
 
     # -- ranking ---------------------------------------------------------------------------
 
-    def _rank(self, query: str, filters: Mapping[str, str], mode: str, stop_after: int) -> _Ranking:
+    def _rank(self, query: str, words: Sequence[str], filters: Mapping[str, str], mode: str, stop_after: int) -> _Ranking:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}")
-        size = self.size
-        allowed = filter_mask(self.taxonomy, filters, size, self.filter_rules)
-        lexical = np.zeros(size, dtype=np.float32)
-        vector = np.full(size, -1.0, dtype=np.float32)
-        if mode in ("hybrid", "bm25") and size:
-            lexical = self._lexical.score(self._lexical.query_terms(query))
-        if mode in ("hybrid", "vector") and self._vectors is not None and size and tokenize(query):
-            vector = similarities(self._vectors, self._query_vector(query), size, self.arrays.vector_index)
-        lexical_present = lexical > 0
-        vector_present = vector >= self.settings.vector_base
-        if allowed is not None:
-            lexical_present &= allowed
-            vector_present &= allowed
-        candidates = lexical_present | (vector_present & (vector >= self.settings.similarity_floor))
-        if mode == "bm25":
-            scores = np.where(lexical_present, lexical, 0.0)
-        elif mode == "vector":
-            scores = np.where(candidates, vector, 0.0)
-        else:
-            scores = self._fuse(lexical, vector, lexical_present, vector_present, alpha=self.settings.alpha, floor=self.settings.vector_base)
-        if self.settings.file_boost and candidates.any():
-            scores = scores + self.settings.file_boost * _file_best(scores, candidates, self.arrays)
+        allowed = filter_mask(self.taxonomy, filters, self.size, self.filter_rules)
+        lexical = self._lexical_signal(words, mode, allowed)
+        vector = self._vector_signal(query, words, mode, allowed)
+        candidates = lexical.present | (vector.present & (vector.scores >= self.settings.similarity_floor))
         ids = np.flatnonzero(candidates)
+        if mode == "bm25":
+            scores = np.where(lexical.present[ids], lexical.scores[ids], 0.0)
+        elif mode == "vector":
+            scores = vector.scores[ids]
+        else:
+            scores = self._fuse(lexical, vector, ids, alpha=self.settings.alpha, floor=self.settings.vector_base)
+        if self.settings.file_boost and len(ids):
+            scores = scores + self.settings.file_boost * _file_best(scores, ids, self.arrays)
         collapse = [k for k in self.collapse_keys if k not in filters]
         order = self._collapsed(ids, scores, collapse, stop_after) if collapse else top_k(ids, scores, stop_after)
-        return _Ranking(order, scores, (lexical, lexical_present), (vector, vector_present))
+        return _Ranking(order, ids, scores, lexical, vector)
+
+    def _lexical_signal(self, words: Sequence[str], mode: str, allowed: np.ndarray | None) -> Signal:
+        if mode == "vector" or not self.size:
+            return Signal.absent(self.size, 0.0)
+        scores = self._lexical.score(self._lexical.query_terms(words))
+        return Signal(scores, _allowed(scores > 0, allowed))
+
+    def _vector_signal(self, query: str, words: Sequence[str], mode: str, allowed: np.ndarray | None) -> Signal:
+        if mode == "bm25" or self._vectors is None or not self.size or not words:
+            return Signal.absent(self.size, -1.0)
+        scores = similarities(self._vectors, self._query_vector(query), self.size, self.arrays.vector_index)
+        return Signal(scores, _allowed(scores >= self.settings.vector_base, allowed))
 
     def _collapsed(self, ids: np.ndarray, scores: np.ndarray, keys: Sequence[str], stop_after: int) -> np.ndarray:
         """The best ``stop_after`` chunks left after collapse; more candidates are ranked only while twins fall out."""
@@ -209,24 +214,11 @@ class Engine:
 
     # -- hits --------------------------------------------------------------------------------
 
-    def _page_rows(self, page: Sequence[int]) -> dict[int, tuple]:
-        if not page:
-            return {}
-        # One point query per hit (ids are ints: safe to inline): DuckDB skips every row group but the
-        # hit's by its min/max id, where one IN list would scan the whole id column (2x slower at 100k).
-        sql = " UNION ALL ".join(f"SELECT {_PAGE_COLUMNS} FROM {CHUNKS_TABLE} WHERE id = {int(i)}" for i in page)
-        return {row[0]: row for row in self.db.query(sql)}
-
-    def _needles(self, query: str) -> tuple[str, ...]:
-        words = tokenize(query)
-        return tuple(words) + tuple(self._lexical.stems(words))
-
     def _word_set(self, chunk: int) -> frozenset[str]:
         return self._word_sets.get_or_compute(chunk, self._read_word_set)
 
     def _read_word_set(self, chunk: int) -> frozenset[str]:
-        ((text,),) = self.db.query(f"SELECT text FROM {CHUNKS_TABLE} WHERE id = $id", {"id": chunk})
-        return frozenset(tokenize(text))
+        return frozenset(tokenize(self.arrays.records.get(chunk).flat_text))  # folding keeps the words
 
     # -- query side ----------------------------------------------------------------------------
 
@@ -242,11 +234,7 @@ class Engine:
     def _query_embedder(self) -> QueryEmbedder:
         with self._model_lock:
             if self._embedder is None:
-                from docs_mcp.indexer import load_model
-
-                # Two threads: a query embeds in ~3.4 ms instead of ~6 ms on one; more gain little
-                # on one short sequence and would take cores from concurrent requests.
-                self._embedder = load_model(self.reader.model, threads=QUERY_THREADS)
+                self._embedder = query_model(self.reader.model)
             return self._embedder
 
 
@@ -273,36 +261,30 @@ def _read_columns(db: ThreadCursors) -> ChunkColumns:
     )
 
 
-def _hit(row: tuple, score: float, needles: tuple[str, ...], lexical_rank: int | None, vector_rank: int | None) -> Hit:
-    _, chunk_id, heading, breadcrumb, filepath, metadata, text = row
+def _hit(record: PageRecord, score: float, needles: Needles, lexical_rank: int | None, vector_rank: int | None) -> Hit:
     return Hit(
-        chunk_id=chunk_id,
+        chunk_id=record.chunk_id,
         score=round(score, 6),
-        heading=heading,
-        breadcrumb=breadcrumb,
-        snippet=make_snippet(text, needles),
-        filepath=filepath,
-        metadata=orjson.loads(metadata),
+        heading=record.heading,
+        breadcrumb=record.breadcrumb,
+        snippet=make_snippet(record.flat_text, needles),
+        filepath=record.filepath,
+        metadata=record.metadata,
         lexical_rank=lexical_rank,
         vector_rank=vector_rank,
     )
 
 
-def _file_best(scores: np.ndarray, candidates: np.ndarray, arrays: ServingArrays) -> np.ndarray:
-    """Per chunk, the best candidate score among the chunks of its file (0 if none; scores of candidates are > 0)."""
-    candidate_scores = np.where(candidates, scores, 0.0).astype(np.float64, copy=False)  # as the sum it joins
-    best = np.maximum.reduceat(candidate_scores[arrays.file_order], arrays.file_starts)
-    return best[arrays.file_codes]
+def _file_best(scores: np.ndarray, ids: np.ndarray, arrays: ServingArrays) -> np.ndarray:
+    """Per candidate, the best candidate score in its file (candidates' scores are > 0)."""
+    files = arrays.file_codes[ids]
+    best = np.zeros(len(arrays.file_starts), dtype=np.float64)  # as the sum it joins
+    np.maximum.at(best, files, scores.astype(np.float64, copy=False))
+    return best[files]
 
 
-def _signal_ranks(page: Sequence[int], scores: np.ndarray, present: np.ndarray) -> list[int | None]:
-    """Each page chunk's 1-based rank in one signal's list (None if absent): one pass over the chunks."""
-    found = [i for i in page if present[i]]
-    if not found:
-        return [None] * len(page)
-    floor = min(scores[i] for i in found)
-    above = scores[present & (scores > floor)]  # the few chunks that can outrank a page chunk
-    return [int(np.count_nonzero(above > scores[i])) + 1 if present[i] else None for i in page]
+def _allowed(present: np.ndarray, allowed: np.ndarray | None) -> np.ndarray:
+    return present if allowed is None else present & allowed
 
 
 def open_engine(index_dir: Path | str, settings: RankingSettings | None = None, *, embedder: QueryEmbedder | None = None) -> Engine:

@@ -45,6 +45,7 @@ class LexicalScorer:
         self._p = postings
         self._stem_words = stem
         self._stems: LruCache[str, str] = LruCache("stems", cache.STEMS)
+        self._term_ids: LruCache[str, int] = LruCache("term-ids", cache.TERM_IDS)
         self._weights = postings.weights
         if tuple(weights) != tuple(postings.field_weights):
             self._weights = bm25f_weights(postings.tf, postings.docs, _posting_df(postings), postings.field_lengths, weights)
@@ -59,14 +60,18 @@ class LexicalScorer:
                 known[word] = stem
         return [known[w] for w in words]
 
-    def query_terms(self, query: str) -> list[int]:
-        """Distinct term ids of the query's words that occur in the index (stopwords never do)."""
+    def query_terms(self, words: Sequence[str]) -> list[int]:
+        """Distinct term ids of the query's ``words`` (tokenized) that occur in the index (stopwords never do)."""
         ids: list[int] = []
-        for stemmed in self.stems(tokenize(query)):
-            tid = self._p.term_id(stemmed)
-            if tid is not None and tid not in ids:
+        for stemmed in self.stems(words):
+            tid = self._term_ids.get_or_compute(stemmed, self._term_id)
+            if tid >= 0 and tid not in ids:
                 ids.append(tid)
         return ids
+
+    def _term_id(self, stemmed: str) -> int:
+        tid = self._p.term_id(stemmed)
+        return -1 if tid is None else tid
 
     def score(self, term_ids: Sequence[int]) -> np.ndarray:
         """A dense (chunks,) array of BM25F scores; 0 where no query term occurs."""

@@ -20,7 +20,7 @@ def similarities(vectors: Vectors, query_vector: np.ndarray, num_chunks: int, in
     """
     if index is not None:
         return ann_similarities(index, np.asarray(query_vector, dtype=np.float32), num_chunks)
-    per_window = vectors.vectors @ np.asarray(query_vector, dtype=np.float32)
+    per_window = np.dot(vectors.vectors, np.asarray(query_vector, dtype=np.float32))  # releases the GIL (vector_index.py)
     best = np.maximum.reduceat(per_window, vectors.starts)
     dense = np.full(num_chunks, -1.0, dtype=np.float32)
     dense[vectors.chunks] = best

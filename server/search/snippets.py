@@ -3,29 +3,36 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Iterable
 
 SNIPPET_CHARS = 240
-_SPACE = re.compile(r"\s+")
 
 
-def _needle_pattern(needles: tuple[str, ...]) -> re.Pattern[str]:
-    """Words of the text that start with a needle; longest needles first so the match is whole."""
-    alternatives = "|".join(re.escape(n) for n in sorted(needles, key=lambda n: (-len(n), n)))
-    return re.compile(rf"(?<![A-Za-z0-9])(?:{alternatives})[A-Za-z0-9]*", re.IGNORECASE)
+@dataclass(frozen=True)
+class Needles:
+    """What a snippet looks for: words of the text starting with a needle, as one pattern (made once per search)."""
+
+    pattern: re.Pattern[str] | None  # None: no needle of two letters or more
+
+    @classmethod
+    def of(cls, needles: Iterable[str]) -> "Needles":
+        """``needles`` are lower-case prefixes (query words and their stems); longest first, so a match is whole."""
+        kept = sorted({n for n in needles if len(n) >= 2}, key=lambda n: (-len(n), n))
+        if not kept:
+            return cls(None)
+        alternatives = "|".join(re.escape(n) for n in kept)
+        return cls(re.compile(rf"(?<![A-Za-z0-9])(?:{alternatives})[A-Za-z0-9]*", re.IGNORECASE))
 
 
-def make_snippet(text: str, needles: Iterable[str], width: int = SNIPPET_CHARS) -> str:
-    """About ``width`` characters of ``text`` holding the most distinct query words.
+def make_snippet(flat: str, needles: Needles, width: int = SNIPPET_CHARS) -> str:
+    """About ``width`` characters of ``flat`` (a text, whitespace folded: fold_spaces) holding the most distinct query words.
 
-    ``needles`` are lower-case prefixes (query words and their stems); a text word
-    matches a needle it starts with.  Without a match, the snippet is the text's start.
+    A text word matches a needle it starts with.  Without a match, the snippet is the text's start.
     """
-    flat = _SPACE.sub(" ", text).strip()
     if len(flat) <= width:
         return flat
-    needles = tuple(sorted({n for n in needles if len(n) >= 2}))
-    hits = [(m.start(), m.group().lower()) for m in _needle_pattern(needles).finditer(flat)] if needles else []
+    hits = [(m.start(), m.group().lower()) for m in needles.pattern.finditer(flat)] if needles.pattern else []
     start = _best_start(hits, width) if hits else 0
     start = max(0, min(start, len(flat) - width))
     if start:

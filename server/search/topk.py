@@ -12,12 +12,11 @@ import numpy as np
 
 
 def top_k(ids: np.ndarray, scores: np.ndarray, k: int) -> np.ndarray:
-    """The first ``k`` of ``ids`` ordered by descending ``scores[id]``, then ascending id."""
+    """The first ``k`` of ``ids`` ordered by descending score (``scores[j]`` is that of ``ids[j]``), then ascending id."""
     if k <= 0 or not len(ids):
         return ids[:0]
-    candidate_scores = scores[ids]
     if len(ids) > k:
-        kth = -np.partition(-candidate_scores, k - 1)[k - 1]
-        keep = candidate_scores >= kth
-        ids, candidate_scores = ids[keep], candidate_scores[keep]
-    return ids[np.lexsort((ids, -candidate_scores))][:k]
+        kth = -np.partition(-scores, k - 1)[k - 1]
+        keep = scores >= kth
+        ids, scores = ids[keep], scores[keep]
+    return ids[np.lexsort((ids, -scores))][:k]

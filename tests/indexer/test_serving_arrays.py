@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
 import orjson
 import pytest
 
+from docs_mcp.errors import UsageError
 from docs_mcp.indexer.build import build_index
 from docs_mcp.indexer.errors import IndexFormatError
 from docs_mcp.indexer.index_file import current_generation, open_index
 from docs_mcp.indexer.schema import FTS_SCHEMA
+from docs_mcp.indexer.page_records import RECORDS_FILE
 from docs_mcp.indexer.serving_arrays import MANIFEST_FILE, SERVING_DIR, open_serving_arrays
+from docs_mcp.indexer.vector_index import ANN_MIN_WINDOWS_VARIABLE
 
 DOCS = {
     ".docs-mcp.json": json.dumps({"version": "1", "metadata": {"scope": "guide"}}),
@@ -65,3 +69,40 @@ def test_another_version_is_refused_with_the_rebuild_command(index: Path, tmp_pa
     finally:
         manifest_path.write_text(original)
     assert "docs-mcp index DOCS_DIR" in raised.value.hint
+
+
+def test_page_records_hold_each_chunk_as_a_hit_shows_it(index: Path) -> None:
+    arrays = open_serving_arrays(index / current_generation(index))
+    with open_index(index) as reader:
+        rows = reader.conn.execute("SELECT chunk_id, heading, breadcrumb, filepath, metadata, text FROM chunks ORDER BY id").fetchall()
+    assert len(arrays.records) == len(rows)
+    for row, (chunk_id, heading, breadcrumb, filepath, metadata, text) in enumerate(rows):
+        record = arrays.records.get(row)
+        assert (record.chunk_id, record.heading, record.breadcrumb, record.filepath) == (chunk_id, heading, breadcrumb, filepath)
+        assert record.metadata == orjson.loads(metadata)
+        assert record.flat_text == " ".join(text.split())  # folded once, at build time
+    assert any("\n" in text for *_, text in rows)
+
+
+def test_damaged_page_records_are_refused_with_the_rebuild_command(index: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "generation"
+    shutil.copytree(index / current_generation(index), folder)
+    with open(folder / SERVING_DIR / RECORDS_FILE, "ab") as blob:
+        blob.write(b"[]")
+    with pytest.raises(IndexFormatError, match="damaged serving arrays") as raised:
+        open_serving_arrays(folder)
+    assert "docs-mcp index DOCS_DIR" in raised.value.hint
+
+
+def test_the_approximate_index_can_be_forced_below_its_size_for_measurements(index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert open_serving_arrays(index / current_generation(index)).vector_index is None  # a few windows: brute force
+    for rel, text in DOCS.items():
+        (tmp_path / "docs" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "docs" / rel).write_text(text, encoding="utf-8")
+    monkeypatch.setenv(ANN_MIN_WINDOWS_VARIABLE, "0")
+    build_index(tmp_path / "docs", tmp_path / "index")
+    forced = open_serving_arrays(tmp_path / "index" / current_generation(tmp_path / "index"))
+    assert forced.vector_index is not None and len(forced.vector_index.vectors) == len(forced.vectors.vectors)
+    monkeypatch.setenv(ANN_MIN_WINDOWS_VARIABLE, "few")
+    with pytest.raises(UsageError, match="not a number of windows"):
+        build_index(tmp_path / "docs", tmp_path / "index")

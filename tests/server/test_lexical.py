@@ -40,7 +40,7 @@ def _stem(conn):
 @pytest.mark.parametrize("query", QUERIES)
 def test_one_field_scores_equal_duckdb_match_bm25(conn, query):
     scorer = LexicalScorer(read_postings(conn, len(DOCS), field_weights=(1.0,)), _stem(conn), weights=(1.0,))
-    ours = scorer.score(scorer.query_terms(query))
+    ours = scorer.score(scorer.query_terms(tokenize(query)))
     rows = conn.execute("SELECT id, fts_main_chunks.match_bm25(id, ?) FROM chunks ORDER BY id", [query]).fetchall()
     reference = np.array([score or 0.0 for _, score in rows])
     assert ours == pytest.approx(reference, abs=1e-5)
@@ -48,7 +48,7 @@ def test_one_field_scores_equal_duckdb_match_bm25(conn, query):
 
 def test_stopword_only_query_matches_nothing(conn):
     scorer = LexicalScorer(read_postings(conn, len(DOCS), field_weights=(1.0,)), _stem(conn), weights=(1.0,))
-    assert scorer.query_terms("the of and") == []
+    assert scorer.query_terms(tokenize("the of and")) == []
     assert not scorer.score([]).any()
 
 
@@ -57,7 +57,7 @@ def test_other_field_weights_are_recomputed_from_term_frequencies(conn):
     recomputed = LexicalScorer(read_postings(conn, len(DOCS), field_weights=(1.0,)), _stem(conn), weights=(2.0,))
     precomputed = LexicalScorer(stored, _stem(conn), weights=(2.0,))
     for query in QUERIES:
-        assert recomputed.score(recomputed.query_terms(query)).tolist() == precomputed.score(precomputed.query_terms(query)).tolist()
+        assert recomputed.score(recomputed.query_terms(tokenize(query))).tolist() == precomputed.score(precomputed.query_terms(tokenize(query))).tolist()
 
 
 def test_term_lookup_is_exact(conn):

@@ -131,6 +131,19 @@ def test_a_new_generation_is_warmed_before_it_is_served_and_the_old_one_serves_m
     assert new.generation != old and seen_while_warming == [old]
 
 
+@pytest.mark.parametrize("mode, loads_model", [("bm25", False), ("hybrid", True)])
+def test_a_swap_warms_the_new_generation_for_the_server_mode(tmp_path, corpus, mode, loads_model):
+    index = tmp_path / "index"
+    build_index(corpus(V1), index)
+    live = LiveIndex(index, warm=mode)
+    old = live.current()
+    build_index(corpus(V2), index)
+    new = live.current()
+    assert new.generation != old.generation and new.engine.has_vectors
+    assert (new.engine._embedder is not None) == loads_model  # bm25 serving never loads the query model
+    live.close()
+
+
 def test_a_replaced_generation_is_closed_once_no_request_uses_it(tmp_path, corpus):
     index = tmp_path / "index"
     build_index(corpus(V1), index, embeddings="none")
