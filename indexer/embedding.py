@@ -154,7 +154,7 @@ def _load_default(threads: int | None) -> Embedder:
     files = verified_files()
     with translated(f"Cannot load the embedding model {DEFAULT_MODEL}"):
         encoder = SentenceModel({f.record.name: f.path for f in files}, threads=threads)
-    runtime = f"onnxruntime {_version('onnxruntime')}, tokenizers {_version('tokenizers')}"
+    runtime = f"onnxruntime {package_version('onnxruntime')}, tokenizers {package_version('tokenizers')}"
     identity = ModelIdentity(PROVIDER, DEFAULT_MODEL, encoder.dimensions, files[0].record.sha256, runtime, tuple(f.record for f in files))
     return Embedder(encoder, identity)
 
@@ -181,7 +181,8 @@ def translated(what: str, *, network: bool = False) -> Iterator[None]:
         raise ModelLoadError(f"{what}: {type(error).__name__}" + (f": {detail}" if detail else ""), hint) from error
 
 
-def _version(distribution: str) -> str:
+def package_version(distribution: str) -> str:
+    """The installed version of ``distribution`` (recorded in a model's identity)."""
     from importlib.metadata import version
 
     return version(distribution)

@@ -15,10 +15,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from docs_mcp.indexer.embedding import PROVIDER, translated
+from docs_mcp.indexer.embedding import PROVIDER, package_version, translated
 from docs_mcp.indexer.errors import ModelLoadError
 from docs_mcp.indexer.model_files import sha256_of
 from docs_mcp.indexer.records import ModelFile, ModelIdentity
+from docs_mcp.indexer.sentence_model import unpadded
 
 # Seconds to wait for the model hub before a download is called impossible: fastembed itself
 # retries an unreachable hub for ~40 s (sleeping 3 s, 9 s, 27 s) before it gives up.
@@ -33,10 +34,7 @@ class FastembedEncoder:
     def __init__(self, model: Any) -> None:
         self._model = model
         self.dimensions = int(model.embedding_size)
-        # The model's own tokenizer pads every batch; a copy without padding counts.
-        tokenizer = model.model.tokenizer
-        self._counter = tokenizer.__class__.from_str(tokenizer.to_str())
-        self._counter.no_padding()
+        self._counter = unpadded(model.model.tokenizer)  # the model's own pads every batch
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return np.stack(list(self._model.embed(list(texts), batch_size=len(texts))))
@@ -69,7 +67,8 @@ def load_named(name: str, threads: int | None, cache: Path) -> tuple[FastembedEn
         checksum = sha256_of(Path(inner._model_dir) / weights_file)
     source = f"{repository or name} (downloaded by fastembed)"
     encoder = FastembedEncoder(model)
-    identity = ModelIdentity(PROVIDER, name, encoder.dimensions, checksum, _runtime(), (ModelFile(weights_file, checksum, source),))
+    runtime = f"fastembed {package_version('fastembed')}, onnxruntime {package_version('onnxruntime')}"
+    identity = ModelIdentity(PROVIDER, name, encoder.dimensions, checksum, runtime, (ModelFile(weights_file, checksum, source),))
     return encoder, identity
 
 
@@ -137,9 +136,3 @@ def _fastembed(name: str, threads: int | None, **options: Any) -> Any:
 
         logger.disable("fastembed")  # it would log each failure before raising; we report it once
         return text_embedding(model_name=name, threads=threads, **options)
-
-
-def _runtime() -> str:
-    from importlib.metadata import version
-
-    return f"fastembed {version('fastembed')}, onnxruntime {version('onnxruntime')}"

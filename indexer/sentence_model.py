@@ -31,8 +31,7 @@ class SentenceModel:
         Raises whatever onnxruntime, tokenizers or the JSON reader raise; the caller translates.
         """
         self._tokenizer = _batch_tokenizer(files)
-        self._counter = self._tokenizer.__class__.from_str(self._tokenizer.to_str())
-        self._counter.no_padding()
+        self._counter = unpadded(self._tokenizer)
         self._session = _session(files["model.onnx"], threads)
         self._inputs = {node.name for node in self._session.get_inputs()}
         self.dimensions = int(_json(files["config.json"])["hidden_size"])
@@ -53,6 +52,13 @@ class SentenceModel:
     def token_counts(self, texts: Sequence[str]) -> list[int]:
         """How many tokens the model reads of each text (after truncation, without padding)."""
         return [len(encoding.ids) for encoding in self._counter.encode_batch(list(texts))]
+
+
+def unpadded(tokenizer: Any) -> Any:
+    """A copy of a tokenizers.Tokenizer that does not pad: it counts the tokens the model reads of a text."""
+    copy = tokenizer.__class__.from_str(tokenizer.to_str())
+    copy.no_padding()
+    return copy
 
 
 def mean_pooled(token_vectors: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:

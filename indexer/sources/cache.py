@@ -49,6 +49,15 @@ class CachedPage:
         return max(0.0, now - self.fetched_at)
 
 
+@dataclass(frozen=True)
+class PageState:
+    """A cached page without its content: what freshness checks and path naming read."""
+
+    url: str
+    fetched_at: float
+    last_error: str
+
+
 class PageCache:
     """Pages by URL; thread-safe (one connection behind a lock)."""
 
@@ -97,6 +106,12 @@ class PageCache:
         with self._lock:
             rows = self._db.execute(f"SELECT {_COLUMNS} FROM pages WHERE library_id = ? ORDER BY url", (library_id,)).fetchall()
         return [CachedPage(*row) for row in rows]
+
+    def states_of(self, library_id: str) -> list[PageState]:
+        """URL, fetch time and last refresh error of every cached page of a library, by URL (no content read)."""
+        with self._lock:
+            rows = self._db.execute("SELECT url, fetched_at, last_error FROM pages WHERE library_id = ? ORDER BY url", (library_id,)).fetchall()
+        return [PageState(*row) for row in rows]
 
     def close(self) -> None:
         with self._lock:

@@ -204,8 +204,8 @@ class SourceService:
         """Whether the library's cached pages are past its TTL, and the last refresh failure among them."""
         library = self.llms_libraries()[library_id]
         now = self.cache.clock()
-        pages = self.cache.pages_of(library_id)
-        stale = any(page.age(now) >= library.ttl_hours * 3600 for page in pages)
+        pages = self.cache.states_of(library_id)
+        stale = any(now - page.fetched_at >= library.ttl_hours * 3600 for page in pages)
         return Freshness(stale, next((page.last_error for page in pages if page.last_error), ""))
 
     def pages_for_topic(self, library_id: str, topic: str, limit: int = TOPIC_PAGES) -> list[str]:
@@ -258,7 +258,7 @@ class SourceService:
         chosen = [libraries[library_id]] if library_id else [lib for i, lib in libraries.items() if i in self._entries()]
         outcomes = []
         for library in chosen:
-            urls = [library.llms_txt_url, *(p.url for p in self.cache.pages_of(library.library_id) if p.url != library.llms_txt_url)]
+            urls = [library.llms_txt_url, *(p.url for p in self.cache.states_of(library.library_id) if p.url != library.llms_txt_url)]
             for url in urls:
                 outcomes.append(self._refresh_one(library, url))
             if any(o.status == "updated" for o in outcomes if o.library_id == library.library_id):
@@ -334,7 +334,7 @@ class SourceService:
     def _path_of(self, library: RegisteredLibrary, url: str) -> str:
         """The document path ``url`` has (or will have once indexed) in its library, as ingest names it."""
         toc = (self._entries().get(library.library_id) or {}).get("toc") or ()
-        known = [*(t["url"] for t in toc if t.get("url")), *(p.url for p in self.cache.pages_of(library.library_id)), url]
+        known = [*(t["url"] for t in toc if t.get("url")), *(p.url for p in self.cache.states_of(library.library_id)), url]
         return f"{library.library_id}/{page_paths(known, library.llms_txt_url)[url]}"
 
     def _is_indexed(self, library_id: str, page: CachedPage) -> bool:
