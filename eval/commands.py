@@ -31,6 +31,7 @@ def register(app: typer.Typer) -> None:
     app.command("bench")(bench_command)
     app.command("bench-index")(bench_index_command)
     app.command("bench-gateway")(bench_gateway_command)
+    app.command("train-ranking")(train_ranking_command)
 
 
 @contextmanager
@@ -55,8 +56,8 @@ def eval_command(
     golden: Path = typer.Argument(..., help="Golden queries: JSON or JSONL (ours, ../shared/golden's, or the reference server's cases)."),
     index: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", help="Index directory built by `docs-mcp index`."),
     k: int = typer.Option(5, "--k", min=1, max=50, help="Cutoff of every metric (NDCG@k, MRR@k, hit@k, recall@k)."),
-    mode: Mode = typer.Option(Mode.hybrid, "--mode", help="Ranking signal(s): hybrid, bm25 (full-text only) or vector only."),
-    compare: bool = typer.Option(False, "--compare", help="Run hybrid, bm25 and vector and print them side by side."),
+    mode: Mode = typer.Option(Mode.hybrid, "--mode", help="Ranking: hybrid (learned, when the index records a model), fusion (hybrid without it), bm25 or vector only."),
+    compare: bool = typer.Option(False, "--compare", help="Run hybrid, fusion, bm25 and vector and print them side by side."),
     via_mcp: bool = typer.Option(False, "--via-mcp", help="Spawn `docs-mcp serve` and query it over stdio instead of in-process."),
     json_file: Path | None = typer.Option(None, "--json", help="Write every figure and each query's ranked chunk IDs to this file."),
     baseline: Path | None = typer.Option(None, "--baseline", help="An earlier --json file: print deltas against it."),
@@ -209,3 +210,26 @@ def bench_gateway_command(
     typer.echo(render_gateway_bench(result))
     if json_file:
         json_file.write_bytes(orjson.dumps(result.as_json(), option=orjson.OPT_INDENT_2))
+
+
+def train_ranking_command(
+    sets: list[str] = typer.Option(..., "--set", help="GOLDEN=INDEX: a golden file and the index it runs on (repeatable)."),
+    out: Path = typer.Option(..., "--out", help="Rankers file to write (the packaged one is indexer/rankers.json)."),
+) -> None:
+    """Train the learned ranking on golden sets (tune halves only) and write its weights, floor and CV figures."""
+    import orjson
+
+    from docs_mcp.errors import UsageError
+    from docs_mcp.eval.training import train_file
+
+    pairs = []
+    for item in sets:
+        golden, sep, index = item.partition("=")
+        if not sep or not golden or not index:
+            raise UsageError(f"--set {item!r} is not GOLDEN=INDEX.", "Example: --set eval/devsets/fastapi-tune.jsonl=.docs-mcp")
+        pairs.append((Path(golden), Path(index)))
+    with progress_bar("train") as advance:
+        advance(0, len(pairs))
+        data = train_file(pairs)
+    out.write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+    typer.echo(f"wrote {out}: gate floor {data['rankers'][0]['gate']['floor']}, {data['rankers'][0]['training']}", err=True)

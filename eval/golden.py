@@ -10,6 +10,9 @@ Three spellings are accepted, one query per object:
 - the reference server's cases: ``expectedChunkId`` / ``expected_chunk_id``, ``filters``,
   ``limit``, ``maxRounds`` / ``max_rounds_allowed``, ``name``, ``category``.
 
+A query with style ``off-topic`` and no relevant entry is one the corpus does not answer: it
+scores by returning zero hits (the abstention rate), not by NDCG.
+
 A JSON file may hold one query, a list of them, or an object with a ``cases`` list.
 """
 
@@ -24,6 +27,8 @@ from docs_mcp.eval.errors import GoldenFileError
 
 PREAMBLE = "_preamble"
 DEFAULT_CATEGORY = "uncategorized"
+# A query no section of the corpus answers: it has no relevant entry and should return zero hits.
+OFF_TOPIC = "off-topic"
 
 _QUERY_KEYS = {
     "id", "name", "query", "relevant", "expectedChunkId", "expected_chunk_id", "expectedChunkIds",
@@ -69,6 +74,11 @@ class GoldenQuery:
     limit: int | None = None  # page size per search_docs call (reference cases)
     max_rounds: int | None = None  # pages to fetch at most (reference cases)
     where: str = ""  # "line 7" (JSONL) or "item 3" (JSON list): for messages
+
+    @property
+    def off_topic(self) -> bool:
+        """True for a query that nothing answers (style ``off-topic``): success is zero hits."""
+        return self.category == OFF_TOPIC
 
 
 def load_golden(path: Path | str) -> tuple[GoldenQuery, ...]:
@@ -140,12 +150,13 @@ def _parse_query(item: Any, where: str, n: int) -> GoldenQuery:
     query = item.get("query")
     if not isinstance(query, str) or not query.strip():
         raise _MalformedError("`query` must be a non-empty string")
+    category = _text(item, ("category", "style")) or DEFAULT_CATEGORY
     return GoldenQuery(
         qid=_text(item, ("id", "name")) or f"q{n:03d}",
         query=query,
-        relevant=_relevance(item),
+        relevant=_relevance(item, off_topic=category == OFF_TOPIC),
         filters=_filters(item),
-        category=_text(item, ("category", "style")) or DEFAULT_CATEGORY,
+        category=category,
         limit=_int(item, ("limit",), 1, 50),
         max_rounds=_int(item, ("maxRounds", "max_rounds_allowed", "max_rounds"), 1, 100),
         where=where,
@@ -188,7 +199,7 @@ def _filters(item: dict) -> dict[str, str]:
     return dict(value)
 
 
-def _relevance(item: dict) -> tuple[RelevantEntry, ...]:
+def _relevance(item: dict, *, off_topic: bool) -> tuple[RelevantEntry, ...]:
     entries: list[RelevantEntry] = []
     relevant = item.get("relevant", [])
     if not isinstance(relevant, list):
@@ -203,8 +214,10 @@ def _relevance(item: dict) -> tuple[RelevantEntry, ...]:
         if not isinstance(several[1], list):
             raise _MalformedError(f"`{several[0]}` must be a list of chunk IDs")
         entries.extend(_expected(raw, f"{several[0]}[{i}]") for i, raw in enumerate(several[1], 1))
-    if not entries:
-        raise _MalformedError("no relevant entry: give `relevant` or `expectedChunkId`")
+    if off_topic and entries:
+        raise _MalformedError(f"an {OFF_TOPIC} query has no relevant entry: drop `relevant` or change its style")
+    if not entries and not off_topic:
+        raise _MalformedError(f"no relevant entry: give `relevant` or `expectedChunkId` (or style {OFF_TOPIC!r})")
     return tuple(entries)
 
 

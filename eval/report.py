@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import orjson
 
+from docs_mcp.eval.bootstrap import Interval
 from docs_mcp.eval.errors import BaselineError
 from docs_mcp.eval.metrics import QueryScores
 
@@ -28,8 +29,8 @@ def metric_label(metric: str, k: int) -> str:
     return {"ndcg": "NDCG", "mrr": "MRR", "hit": "hit", "recall": "recall"}[metric] + f"@{k}"
 
 
-def _scores_dict(count: int, scores: QueryScores) -> dict[str, float]:
-    return {"queries": count, **{m: round(getattr(scores, m), 6) for m in METRICS}}
+def _scores_dict(count: int, scores: QueryScores, interval: Interval) -> dict[str, Any]:
+    return {"queries": count, **{m: round(getattr(scores, m), 6) for m in METRICS}, "ndcg_ci95": [round(interval.low, 6), round(interval.high, 6)]}
 
 
 def _query_dict(result: QueryResult) -> dict[str, Any]:
@@ -58,11 +59,17 @@ def run_dict(result: EvalResult) -> dict[str, Any]:
     return {
         "mode": result.mode,
         "has_vectors": result.has_vectors,
-        OVERALL: _scores_dict(len(result.results), result.overall()),
-        "categories": {name: _scores_dict(n, s) for name, (n, s) in result.by_category().items()},
+        OVERALL: _scores_dict(len(result.on_topic), result.overall(), result.ndcg_interval()),
+        "categories": {name: _scores_dict(n, s, result.ndcg_interval(name)) for name, (n, s) in result.by_category().items()},
+        "off_topic": _off_topic_dict(result),
         "latency_ms": {key: round(value, 3) for key, value in result.latency().items()},
         "queries": [_query_dict(r) for r in result.results],
     }
+
+
+def _off_topic_dict(result: EvalResult) -> dict[str, Any] | None:
+    rate = result.abstention()
+    return None if rate is None else {"queries": len(result.off_topic), "zero_hits": round(rate, 6)}
 
 
 def report_dict(results: Sequence[EvalResult], golden: str) -> dict[str, Any]:
@@ -137,21 +144,29 @@ def render_run(result: EvalResult, baseline: Mapping[str, Any] | None = None) ->
     """
     old = baseline or {}
     rows = []
-    for name, (count, scores) in [*result.by_category().items(), (OVERALL, (len(result.results), result.overall()))]:
+    for name, (count, scores) in [*result.by_category().items(), (OVERALL, (len(result.on_topic), result.overall()))]:
         before = old.get(OVERALL, {}) if name == OVERALL else old.get("categories", {}).get(name, {})
-        rows.append([name, str(count), *(_cell(getattr(scores, m), before.get(m)) for m in METRICS)])
-    header = ["category", "queries", *(metric_label(m, result.k) for m in METRICS)]
+        interval = result.ndcg_interval(None if name == OVERALL else name)
+        rows.append([name, str(count), *(_cell(getattr(scores, m), before.get(m)) for m in METRICS), f"[{interval.low:.3f}, {interval.high:.3f}]"])
+    header = ["category", "queries", *(metric_label(m, result.k) for m in METRICS), f"NDCG@{result.k} 95% CI"]
     latency = result.latency()
     old_latency = old.get("latency_ms", {})
     timing = "  ".join(
         f"{LATENCY_LABELS[key]} {latency[key]:.1f} ms" + (f" ({_delta(latency[key], old_latency[key], 1)})" if key in old_latency else "")
         for key in LATENCIES
     )
-    parts = [_title(result), _table(header, rows), timing]
+    parts = [_title(result), _table(header, rows), _abstention(result), timing]
     if baseline:
         parts.append(_query_changes(result, baseline))
     parts.append(_failures(result))
     return "\n".join(p for p in parts if p) + "\n"
+
+
+def _abstention(result: EvalResult) -> str:
+    rate = result.abstention()
+    if rate is None:
+        return ""
+    return f"off-topic: {len(result.off_topic)} queries, {rate:.1%} returned zero hits"
 
 
 def _title(result: EvalResult) -> str:
@@ -194,5 +209,8 @@ def render_compare(results: Sequence[EvalResult]) -> str:
         blocks.append(_table([metric_label(metric, k), *modes], rows))
     latency_rows = [[LATENCY_LABELS[key] + " ms", *(f"{r.latency()[key]:.1f}" for r in results)] for key in LATENCIES]
     blocks.append(_table(["latency", *modes], latency_rows))
+    if any(r.abstention() is not None for r in results):
+        rates = [r.abstention() for r in results]
+        blocks.append(_table(["off-topic", *modes], [["zero hits", *(f"{rate:.1%}" if rate is not None else "-" for rate in rates)]]))
     blocks.extend(f for f in (_failures(r) for r in results) if f)
     return "\n\n".join(blocks) + "\n"

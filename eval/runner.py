@@ -23,6 +23,7 @@ import orjson
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from docs_mcp.eval.bootstrap import Interval, bootstrap_mean
 from docs_mcp.eval.errors import EvalRunError
 from docs_mcp.eval.golden import GoldenQuery, load_golden
 from docs_mcp.eval.judgments import IndexedChunk, resolve_judgments
@@ -60,16 +61,35 @@ class EvalResult:
     has_vectors: bool
     results: tuple[QueryResult, ...]
 
+    @property
+    def on_topic(self) -> tuple[QueryResult, ...]:
+        """The queries that have relevant entries (every query but the off-topic ones)."""
+        return tuple(r for r in self.results if not r.query.off_topic)
+
+    @property
+    def off_topic(self) -> tuple[QueryResult, ...]:
+        """The off-topic queries: each should come back with zero hits."""
+        return tuple(r for r in self.results if r.query.off_topic)
+
     def overall(self) -> QueryScores:
-        """Mean metrics over all queries."""
-        return mean_scores([r.scores for r in self.results])
+        """Mean metrics over the on-topic queries."""
+        return mean_scores([r.scores for r in self.on_topic])
 
     def by_category(self) -> dict[str, tuple[int, QueryScores]]:
-        """Query count and mean metrics per category, categories sorted by name."""
+        """Query count and mean metrics per category of on-topic queries, categories sorted by name."""
         groups: dict[str, list[QueryScores]] = {}
-        for result in self.results:
+        for result in self.on_topic:
             groups.setdefault(result.query.category, []).append(result.scores)
         return {name: (len(groups[name]), mean_scores(groups[name])) for name in sorted(groups)}
+
+    def ndcg_interval(self, category: str | None = None) -> Interval:
+        """Mean NDCG@k of the on-topic queries (of one category) with its seeded 95% bootstrap interval."""
+        return bootstrap_mean([r.scores.ndcg for r in self.on_topic if category in (None, r.query.category)])
+
+    def abstention(self) -> float | None:
+        """Share of the off-topic queries that returned zero hits; None without off-topic queries."""
+        off = self.off_topic
+        return sum(1 for r in off if not r.ranked) / len(off) if off else None
 
     def latency(self) -> dict[str, float]:
         """search_docs p50/p95 and get_doc p50, in milliseconds."""
@@ -121,7 +141,8 @@ def evaluate(
         )
     judgments = resolve_judgments(queries, chunks)
     results = anyio.run(_run_all, queries, judgments, index_dir, mode, k, via_mcp, progress)
-    if results and all(r.error and not r.ranked for r in results):
+    answered = [r for r in results if not r.query.off_topic]
+    if answered and all(r.error and not r.ranked for r in answered):
         raise EvalRunError(f"Every query failed in mode {mode}; the first said: {results[0].error}", "Check the index and the golden filters.")
     transport = "stdio" if via_mcp else "in-process"
     return EvalResult(mode, k, str(index_dir), generation, transport, has_vectors, tuple(results))
@@ -188,7 +209,7 @@ async def _ask(client: Client, query: GoldenQuery, judgments: tuple[Judgment, ..
         cursor = payload.get("next_cursor")
         if len(ranked) >= k or not cursor:
             break
-    if not ranked:
+    if not ranked or query.off_topic:
         return _result(query, judgments, ranked, k, search_ms, None, None)
     relevant = [cid for cid in ranked[:k] if any(cid in j.ids for j in judgments)]
     _, get_doc_ms, error = await _call(client, "get_doc", {"chunk_id": (relevant or ranked)[0]})

@@ -39,6 +39,7 @@ from docs_mcp.indexer.index_file import (
     translate,
     write_lock,
 )
+from docs_mcp.indexer.ranker import shipped_ranker
 from docs_mcp.indexer.records import Chunk, CorpusScan, IndexReport, ModelIdentity
 from docs_mcp.indexer.schema import (
     CHUNKS_TABLE,
@@ -98,6 +99,7 @@ class _Build:
     def metadata(self, identity: ModelIdentity | None) -> dict[str, Any]:
         """The metadata.json content of a generation whose vectors ``identity`` made (None: no vectors)."""
         metadata = build_metadata(self.scan, indexed_at=self.indexed_at, embedding=identity)
+        metadata["ranker"] = shipped_ranker(identity)
         return self.annotate(metadata) if self.annotate else metadata
 
     def go_live(self, generation: str, label: str, keep: set[str], live_after: dict[str, float]) -> None:

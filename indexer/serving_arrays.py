@@ -9,7 +9,7 @@ What a hit shows of its chunk (heading, snippet text, metadata) is in the page r
 
 Files (N chunks, T terms, P postings, F full-text fields, W vector windows of D dims):
 
-    manifest.json          version, sizes, field weights, taxonomy keys and values
+    manifest.json          version, sizes, field weights, stopwords, taxonomy keys and values, role names
     terms.npy              (bytes,) uint8: the terms, UTF-8, sorted bytewise, concatenated
     term_offsets.npy       (T+1,) int64: term t is terms[offsets[t]:offsets[t+1]]
     term_df.npy            (T,) int64: documents holding term t
@@ -22,6 +22,7 @@ Files (N chunks, T terms, P postings, F full-text fields, W vector windows of D 
     file_order.npy         (N,) int64: chunk rows grouped by file (stable), for per-file maxima
     file_starts.npy        (files,) int64: where each file's group starts in file_order
     heading_codes.npy      (N,) int32: the chunk's case-folded heading, as a code
+    roles.npy              (N, R) float32: what each chunk is, one column per manifest role (chunk_roles.py)
     taxonomy_codes.npy     (N, K) int32: per metadata key (manifest order), code of the value; -1 unset
     vectors.npy            (W, D) float32, L2-normalised, ordered by chunk then window
     vector_starts.npy      (G,) int64: first window row of each chunk that has vectors
@@ -44,11 +45,12 @@ import orjson
 from docs_mcp.indexer.errors import IndexFormatError
 from docs_mcp.indexer import vector_index
 from docs_mcp.indexer.page_records import PageRecords, open_page_records, write_page_records
+from docs_mcp.indexer.chunk_roles import ROLES, read_roles
 from docs_mcp.indexer.schema import CHUNKS_TABLE, FTS_FIELDS, FTS_SCHEMA, VECTORS_TABLE
 from docs_mcp.indexer.vector_index import VectorIndex
 
 SERVING_DIR = "serving"
-SERVING_VERSION = "2"  # 2: page records
+SERVING_VERSION = "3"  # 2: page records; 3: chunk roles and stopwords
 MANIFEST_FILE = "manifest.json"
 UNSET = -1
 K1 = 1.2
@@ -73,6 +75,7 @@ class Postings:
     tf: np.ndarray  # (P, F) float32
     field_lengths: np.ndarray  # (N, F) float32
     field_weights: tuple[float, ...]
+    stopwords: frozenset[str] = frozenset()  # the words the full-text index leaves out
 
     @property
     def num_docs(self) -> int:
@@ -113,6 +116,8 @@ class ServingArrays:
     file_order: np.ndarray  # (N,) int64
     file_starts: np.ndarray  # (files,) int64
     heading_codes: np.ndarray  # (N,) int32
+    roles: np.ndarray  # (N, R) float32, columns named by role_names
+    role_names: tuple[str, ...]
     taxonomy_keys: tuple[str, ...]
     taxonomy_values: Mapping[str, tuple[str, ...]]
     taxonomy_codes: np.ndarray  # (N, K) int32
@@ -177,7 +182,8 @@ def read_postings(conn: duckdb.DuckDBPyConnection, num_chunks: int, field_weight
     np.add.at(field_lengths, (doc, field), count)
     weights = bm25f_weights(tf, posting_doc, df[posting_term].astype(np.float64), field_lengths, field_weights)
     starts = np.searchsorted(posting_term, np.arange(len(df) + 1)).astype(np.int64)
-    return Postings(terms, term_offsets, df, starts, posting_doc, weights, tf, field_lengths, tuple(field_weights))
+    stopwords = frozenset(str(row[0]) for row in conn.execute(f"SELECT sw FROM {FTS_SCHEMA}.stopwords").fetchall())
+    return Postings(terms, term_offsets, df, starts, posting_doc, weights, tf, field_lengths, tuple(field_weights), stopwords)
 
 
 def read_vectors(conn: duckdb.DuckDBPyConnection) -> Vectors | None:
@@ -236,6 +242,8 @@ def write_serving_arrays(conn: duckdb.DuckDBPyConnection, folder: Path, vectors:
         file_order=file_order,
         file_starts=np.flatnonzero(np.diff(file_codes[file_order], prepend=-1)).astype(np.int64),
         heading_codes=_codes([str(heading).casefold() for heading in rows["heading"]]),
+        roles=read_roles(conn),
+        role_names=ROLES,
         taxonomy_keys=keys,
         taxonomy_values=values,
         taxonomy_codes=taxonomy_codes,
@@ -331,6 +339,7 @@ def _save(arrays: ServingArrays, out: Path) -> None:
         "file_order": arrays.file_order,
         "file_starts": arrays.file_starts,
         "heading_codes": arrays.heading_codes,
+        "roles": arrays.roles,
         "taxonomy_codes": arrays.taxonomy_codes,
         **(_vector_files(arrays.vectors, arrays.vector_index) if arrays.vectors else {}),
     }
@@ -343,6 +352,8 @@ def _save(arrays: ServingArrays, out: Path) -> None:
         "postings": len(p.docs),
         "fields": list(FTS_FIELDS),
         "field_weights": list(p.field_weights),
+        "stopwords": sorted(p.stopwords),
+        "roles": list(arrays.role_names),
         "taxonomy": {key: list(arrays.taxonomy_values[key]) for key in arrays.taxonomy_keys},
         "windows": len(arrays.vectors.vectors) if arrays.vectors else 0,
         "dimensions": int(arrays.vectors.vectors.shape[1]) if arrays.vectors else None,
@@ -368,6 +379,7 @@ def _load(source: Path, manifest: Mapping[str, Any]) -> ServingArrays:
         tf=mapped("posting_tf"),
         field_lengths=mapped("field_lengths"),
         field_weights=tuple(manifest["field_weights"]),
+        stopwords=frozenset(manifest["stopwords"]),
     )
     vectors = Vectors(mapped("vectors"), mapped("vector_starts"), mapped("vector_chunks")) if manifest["windows"] else None
     ann = manifest.get("ann")
@@ -383,6 +395,8 @@ def _load(source: Path, manifest: Mapping[str, Any]) -> ServingArrays:
         file_order=mapped("file_order"),
         file_starts=mapped("file_starts"),
         heading_codes=mapped("heading_codes"),
+        roles=mapped("roles"),
+        role_names=tuple(manifest["roles"]),
         taxonomy_keys=tuple(taxonomy),
         taxonomy_values={key: tuple(values) for key, values in taxonomy.items()},
         taxonomy_codes=mapped("taxonomy_codes"),

@@ -65,7 +65,7 @@ GATEWAY_INSTRUCTIONS = (
 class ServerSettings:
     """How the server ranks and runs; the defaults suit a per-session stdio server."""
 
-    mode: Literal["hybrid", "bm25", "vector"] = "hybrid"
+    mode: Literal["hybrid", "fusion", "bm25", "vector"] = "hybrid"
     # Shared by every replica behind one balancer; empty: cursor keys derive from the index alone.
     cursor_secret: bytes = b""
     # Load the query model in the background at start (unless mode is bm25) instead of on the first search.
@@ -132,6 +132,12 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None, 
     logger.info(
         "serving %s (generation %s, %d chunks, %s ranking)", index_dir, served.generation, served.engine.size, settings.mode
     )
+    if settings.mode == "hybrid" and served.engine.has_vectors and served.engine.ranker is None:
+        logger.warning(
+            "the index records no learned ranking for its embedding model: hybrid search falls back to the fusion, "
+            "whose scores are not probabilities and which returns hits for off-topic queries; "
+            "re-index with the packaged model, or train a ranking for this one (docs-mcp train-ranking)"
+        )
     sources = Sources(SourceService(source_settings(Path(index_dir))), live)
 
     @asynccontextmanager

@@ -85,7 +85,7 @@ class LocalProvider:
         # Enough hits that ``max_results`` permitted ones survive even if every forbidden tool ranks first.
         limit = request.max_results + len(snapshot.tools.keys() - allowed)
         for query in request.queries:
-            page = snapshot.engine.search(query, mode=mode or self.mode, limit=limit)
+            page = snapshot.engine.search(query, mode=_engine_mode(mode or self.mode), limit=limit)
             hits = [hit for hit in page.hits if hit.chunk_id in allowed]
             top = max((hit.score for hit in hits), default=0.0)
             for hit in hits:
@@ -95,6 +95,12 @@ class LocalProvider:
                     best[hit.chunk_id] = Ranked(hit.chunk_id, relevance, explain(query, entry, self.docs.get(entry.key), hit))
         ordered = sorted(best.values(), key=lambda r: (-r.relevance, r.tool_key))
         return Ranking(tuple(ordered[: request.max_results]), self.name)
+
+
+def _engine_mode(mode: str) -> str:
+    """The engine's mode for a gateway mode: hybrid is the fusion, since the learned ranking (and its
+    abstention floor) was trained on documentation sections, not on tool descriptions."""
+    return "fusion" if mode == "hybrid" else mode
 
 
 def _relevance(score: float, top: float, mode: str) -> float:

@@ -81,7 +81,9 @@ def find_candidates(
         scopes = [{**scope, LANGUAGE_KEY: language} for scope in scopes]
     hits: dict[str, Hit] = {}
     for filters in scopes:
-        for hit in engine.search(topic, filters, mode=mode, limit=CANDIDATES).hits:
+        # The library was named, and confidence() below says how sure the answer is: the ranking's gate
+        # (trained to hold back questions no library answers) must not turn a weak match into TOPIC_NOT_FOUND.
+        for hit in engine.search(topic, filters, mode=mode, limit=CANDIDATES, abstain=False).hits:
             hits.setdefault(hit.chunk_id, hit)
     if not hits:
         names = ", ".join(lib.library_id for lib in libraries)

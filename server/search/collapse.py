@@ -34,7 +34,7 @@ class Collapser:
 
     def collapse(self, ordered: np.ndarray, keys: Sequence[str], stop_after: int) -> np.ndarray:
         """The chunks of ``ordered`` (best first) that are no twin of a better one, up to ``stop_after``."""
-        others = np.array([key not in keys for key in self._keys], dtype=bool)
+        others = self._others(keys)
         kept: list[int] = []
         for i in map(int, ordered):
             if not any(self._twins(i, k, others) for k in kept):
@@ -43,6 +43,17 @@ class Collapser:
                     break
         return np.asarray(kept, dtype=np.int64)
 
+    def twins(self, a: int, b: int, keys: Sequence[str]) -> bool:
+        """Whether chunk rows ``a`` and ``b`` are twins across the collapse ``keys`` (one would be dropped)."""
+        return bool(keys) and self._twins(a, b, self._others(keys))
+
+    def near_duplicates(self, a: int, b: int, jaccard: float) -> bool:
+        """Same heading (case-folded) and at least ``jaccard`` of their words in common, whatever their metadata."""
+        return self._headings[a] == self._headings[b] and word_jaccard(self._word_set(a), self._word_set(b)) >= jaccard
+
+    def _others(self, keys: Sequence[str]) -> np.ndarray:
+        return np.array([key not in keys for key in self._keys], dtype=bool)
+
     def _twins(self, a: int, b: int, others: np.ndarray) -> bool:
         """Same heading, same metadata but for the collapse keys (and not all equal), near-identical text or vectors."""
         if self._headings[a] != self._headings[b]:
@@ -50,7 +61,7 @@ class Collapser:
         differ = self._codes[:, a] != self._codes[:, b]
         if not differ.any() or (differ & others).any():
             return False
-        if _jaccard(self._word_set(a), self._word_set(b)) >= self.jaccard:
+        if word_jaccard(self._word_set(a), self._word_set(b)) >= self.jaccard:
             return True
         if self._vectors is None:
             return False
@@ -58,5 +69,6 @@ class Collapser:
         return va is not None and vb is not None and float(va @ vb) >= self.cosine
 
 
-def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+def word_jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    """Word-set overlap: shared words over all words (1.0 for two empty sets)."""
     return len(a & b) / len(a | b) if a or b else 1.0

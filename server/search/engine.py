@@ -1,11 +1,12 @@
-"""The search engine over one index generation: lexical + vector signals, filters, fusion, collapse.
+"""The search engine over one index generation: lexical + vector signals, filters, fusion, learned ranking, collapse.
 
 Opening maps the generation's serving arrays (indexer/serving_arrays.py) and reads
 nothing else: postings, vectors and per-chunk codes are paged in by the OS as queries
 touch them, and the page records (what a hit shows: heading, metadata, the text its
 snippet comes from) are read for the hits of the page only.  A search reads DuckDB only
 to stem query words it has not seen before.  The query model loads on the first vector search (or in
-``warm``), never for a full-text-only search.
+``warm``), never for a full-text-only search.  In hybrid mode, an index that records a
+learned ranking (rerank.py) reorders the fusion's best candidates by the model's probability.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Protocol, Sequence
+from typing import Callable, Mapping, Protocol, Sequence
 
 import numpy as np
 import orjson
@@ -26,17 +27,21 @@ from docs_mcp.server.search import cache
 from docs_mcp.server.search.cache import LruCache
 from docs_mcp.server.search.collapse import Collapser
 from docs_mcp.server.search.connections import ThreadCursors
+from docs_mcp.server.search.diversity import FAMILY_JACCARD, demote_near_duplicates
+from docs_mcp.server.search.features import QuerySignals, feature_matrix
 from docs_mcp.server.search.filters import FilterRule, TaxonomyColumns, filter_mask
 from docs_mcp.server.search.fusion import select_fusion
-from docs_mcp.server.search.lexical import DEFAULT_FIELD_WEIGHTS, LexicalScorer, tokenize
+from docs_mcp.server.search.lexical import DEFAULT_FIELD_WEIGHTS, HEADING_FIELD, LexicalScorer, QueryTerms, tokenize
 from docs_mcp.server.search.records import Hit, SearchPage
+from docs_mcp.server.search.rerank import RERANK_DEPTH, RankerModel, by_probability
 from docs_mcp.server.search.semantic import similarities
 from docs_mcp.server.search.query_model import query_model
 from docs_mcp.server.search.signals import Signal
 from docs_mcp.server.search.snippets import Needles, make_snippet
 from docs_mcp.server.search.topk import top_k
 
-MODES = ("hybrid", "bm25", "vector")
+# hybrid: the learned ranking when the index records one (else the fusion); fusion: BM25 + vectors fused, unlearned.
+MODES = ("hybrid", "fusion", "bm25", "vector")
 
 
 class QueryEmbedder(Protocol):
@@ -77,10 +82,27 @@ class ChunkColumns:
 
 
 @dataclass(frozen=True)
+class _Fusion:
+    """One query's candidates and what scored them; per-candidate arrays are aligned with ``ids``."""
+
+    ids: np.ndarray  # the candidates' rows, ascending
+    scores: np.ndarray  # fused + file_boost * file_best
+    fused: np.ndarray  # the fused lexical + vector score
+    file_best: np.ndarray  # the best fused score among the candidates of the chunk's file
+    terms: QueryTerms
+    lexical: Signal
+    vector: Signal
+
+    def at(self, rows: np.ndarray) -> np.ndarray:
+        """Positions of candidate ``rows`` in ``ids``."""
+        return np.searchsorted(self.ids, rows)
+
+
+@dataclass(frozen=True)
 class _Ranking:
     order: np.ndarray  # chunk rows, best first (at least the page and one more, when there are)
     ids: np.ndarray  # the candidates' rows, ascending
-    scores: np.ndarray  # the candidates' scores, aligned with ids
+    scores: np.ndarray  # the candidates' scores (fusion, or the learned probability), aligned with ids
     lexical: Signal
     vector: Signal
 
@@ -110,11 +132,14 @@ class Engine:
         self._vectors = self.arrays.vectors if reader.model is not None else None
         self._word_sets: LruCache[int, frozenset[str]] = LruCache("word-sets", cache.WORD_SETS)
         self._query_vectors: LruCache[str, np.ndarray] = LruCache("query-vectors", cache.QUERY_VECTORS)
-        self._collapser = Collapser(self.arrays, self._word_set, jaccard=self.settings.collapse_jaccard, cosine=self.settings.collapse_cosine)
+        self.collapser = Collapser(self.arrays, self._word_set, jaccard=self.settings.collapse_jaccard, cosine=self.settings.collapse_cosine)
         self._model_lock = threading.Lock()  # the query model loads once
         self._columns_lock = threading.Lock()  # the library tools' columns are read once
         self._embedder = embedder
         self._columns: ChunkColumns | None = None
+        recorded = self.metadata.get("ranker")
+        self.ranker = RankerModel.from_metadata(recorded) if recorded and self.has_vectors else None
+        self._code_role = self.arrays.role_names.index("has_code")
 
     @property
     def size(self) -> int:
@@ -143,15 +168,18 @@ class Engine:
         self.arrays.records.close()
         self.reader.close()
 
-    def search(self, query: str, filters: Mapping[str, str] | None = None, *, mode: str = "hybrid", limit: int = 10, offset: int = 0) -> SearchPage:
+    def search(
+        self, query: str, filters: Mapping[str, str] | None = None, *, mode: str = "hybrid", limit: int = 10, offset: int = 0, abstain: bool = True
+    ) -> SearchPage:
         """One page of the ranked results for ``query`` under ``filters``.
 
         Pages come from one deterministic ranking, so consecutive pages are disjoint
-        and together equal the full list.
+        and together equal the full list. With ``abstain`` False the learned ranking's gate
+        never holds a query back (for callers with a confidence estimate of their own).
         """
         filters = dict(filters or {})
         words = tokenize(query)
-        ranking = self._rank(query, words, filters, mode, stop_after=offset + limit + 1)
+        ranking = self._rank(query, words, filters, mode, stop_after=offset + limit + 1, abstain=abstain)
         page = [int(i) for i in ranking.order[offset : offset + limit]]
         needles = Needles.of([*words, *self._lexical.stems(words)])
         scores = ranking.scores[np.searchsorted(ranking.ids, page)] if page else ()
@@ -168,32 +196,48 @@ class Engine:
             return None
         return similarities(self._vectors, self._query_vector(query), self.size, self.arrays.vector_index)
 
+    def candidates(self, query: str, filters: Mapping[str, str] | None = None) -> tuple[np.ndarray, np.ndarray, QuerySignals]:
+        """The fusion's best ``RERANK_DEPTH`` candidates, best first, their features and the query's signals:
+        what the learned ranking and its gate read."""
+        fusion = self._fusion(query, tokenize(query), dict(filters or {}), "fusion")
+        head = top_k(fusion.ids, fusion.scores, RERANK_DEPTH)
+        return head, self._features(head, fusion), self._query_signals(query, fusion, head)
+
     # -- ranking ---------------------------------------------------------------------------
 
-    def _rank(self, query: str, words: Sequence[str], filters: Mapping[str, str], mode: str, stop_after: int) -> _Ranking:
+    def _rank(self, query: str, words: Sequence[str], filters: Mapping[str, str], mode: str, stop_after: int, abstain: bool = True) -> _Ranking:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}")
+        fusion = self._fusion(query, words, filters, mode)
+        scores = fusion.scores
+        ranked: Callable[[int], np.ndarray] = lambda wanted: top_k(fusion.ids, fusion.scores, wanted)
+        if mode == "hybrid" and self.ranker is not None:
+            ranked, scores = self._learned(query, fusion, self.ranker, abstain)
+        collapse = [k for k in self.collapse_keys if k not in filters]
+        order = self._collapsed(ranked, len(fusion.ids), collapse, stop_after) if collapse else ranked(stop_after)
+        return _Ranking(order, fusion.ids, scores, fusion.lexical, fusion.vector)
+
+    def _fusion(self, query: str, words: Sequence[str], filters: Mapping[str, str], mode: str) -> _Fusion:
         allowed = filter_mask(self.taxonomy, filters, self.size, self.filter_rules)
-        lexical = self._lexical_signal(words, mode, allowed)
+        terms = self._lexical.query_terms(query) if mode != "vector" and self.size else QueryTerms(())
+        lexical = self._lexical_signal(terms, mode, allowed)
         vector = self._vector_signal(query, words, mode, allowed)
         candidates = lexical.present | (vector.present & (vector.scores >= self.settings.similarity_floor))
         ids = np.flatnonzero(candidates)
         if mode == "bm25":
-            scores = np.where(lexical.present[ids], lexical.scores[ids], 0.0)
+            fused = np.where(lexical.present[ids], lexical.scores[ids], 0.0)
         elif mode == "vector":
-            scores = vector.scores[ids]
+            fused = vector.scores[ids]
         else:
-            scores = self._fuse(lexical, vector, ids, alpha=self.settings.alpha, floor=self.settings.vector_base)
-        if self.settings.file_boost and len(ids):
-            scores = scores + self.settings.file_boost * _file_best(scores, ids, self.arrays)
-        collapse = [k for k in self.collapse_keys if k not in filters]
-        order = self._collapsed(ids, scores, collapse, stop_after) if collapse else top_k(ids, scores, stop_after)
-        return _Ranking(order, ids, scores, lexical, vector)
+            fused = self._fuse(lexical, vector, ids, alpha=self.settings.alpha, floor=self.settings.vector_base)
+        file_best = _file_best(fused, ids, self.arrays) if len(ids) else np.zeros(0)
+        scores = fused + self.settings.file_boost * file_best if self.settings.file_boost else fused
+        return _Fusion(ids, scores, fused, file_best, terms, lexical, vector)
 
-    def _lexical_signal(self, words: Sequence[str], mode: str, allowed: np.ndarray | None) -> Signal:
+    def _lexical_signal(self, terms: QueryTerms, mode: str, allowed: np.ndarray | None) -> Signal:
         if mode == "vector" or not self.size:
             return Signal.absent(self.size, 0.0)
-        scores = self._lexical.score(self._lexical.query_terms(words))
+        scores = self._lexical.score(terms)
         return Signal(scores, _allowed(scores > 0, allowed))
 
     def _vector_signal(self, query: str, words: Sequence[str], mode: str, allowed: np.ndarray | None) -> Signal:
@@ -202,13 +246,62 @@ class Engine:
         scores = similarities(self._vectors, self._query_vector(query), self.size, self.arrays.vector_index)
         return Signal(scores, _allowed(scores >= self.settings.vector_base, allowed))
 
-    def _collapsed(self, ids: np.ndarray, scores: np.ndarray, keys: Sequence[str], stop_after: int) -> np.ndarray:
-        """The best ``stop_after`` chunks left after collapse; more candidates are ranked only while twins fall out."""
+    def _learned(self, query: str, fusion: _Fusion, ranker: RankerModel, abstain: bool) -> tuple[Callable[[int], np.ndarray], np.ndarray]:
+        """How the learned ranking orders the fusion's candidates (near-duplicates demoted), and their probabilities.
+
+        The probabilities are aligned with ``fusion.ids``; a query the gate holds under its floor
+        has no candidates, when ``abstain``.
+        """
+        head = top_k(fusion.ids, fusion.scores, RERANK_DEPTH)
+        probability = np.zeros(len(fusion.ids))
+        if not len(head):
+            return (lambda wanted: head), probability
+        signals = self._query_signals(query, fusion, head)
+        logits = ranker.logits(self._features(head, fusion))
+        answered = ranker.gate.probability(signals.gate_inputs(float(logits.max())))
+        if abstain and answered < ranker.gate.floor:
+            return (lambda wanted: head[:0]), probability
+        probability[fusion.at(head)] = answered / (1.0 + np.exp(-logits))
+        reordered = by_probability(head, probability[fusion.at(head)])
+
+        def ranked(wanted: int) -> np.ndarray:
+            tail = top_k(fusion.ids, fusion.scores, wanted)[RERANK_DEPTH:]  # past the head: the fusion's order
+            if len(tail):
+                probability[fusion.at(tail)] = answered * ranker.probabilities(self._features(tail, fusion))
+            return demote_near_duplicates(np.concatenate([reordered, tail]), wanted, self._same_family)
+
+        return ranked, probability
+
+    def _query_signals(self, query: str, fusion: _Fusion, head: np.ndarray) -> QuerySignals:
+        """What the query is as a whole: its known words, best cosine, and the best coverage and the top
+        cosine among the ``head`` (the fusion's best candidates, best first)."""
+        words = max(len(self._lexical.content_words(query)), 1)
+        coverage = float(self._lexical.matches(fusion.terms.own, head).max()) / words if len(head) else 0.0
+        cosines = fusion.vector.scores
+        best = float(cosines.max()) if self.size else 0.0
+        top = float(cosines[head[0]]) if len(head) else 0.0
+        return QuerySignals(self._lexical.known_share(query), best_cosine=_unit(best), best_coverage=min(coverage, 1.0), top_cosine=_unit(top))
+
+    def _features(self, rows: np.ndarray, fusion: _Fusion) -> np.ndarray:
+        terms = fusion.terms.all
+        heading_share = self._lexical.matches(terms, rows, HEADING_FIELD) / max(len(terms), 1)
+        at = fusion.at(rows)
+        cosine = fusion.vector.scores[rows]
+        return feature_matrix(fusion.fused[at], fusion.file_best[at], cosine, heading_share, self.arrays.roles[rows, self._code_role])
+
+    def _same_family(self, a: int, b: int) -> bool:
+        return self.collapser.near_duplicates(a, b, FAMILY_JACCARD)
+
+    def _collapsed(self, ranked: Callable[[int], np.ndarray], total: int, keys: Sequence[str], stop_after: int) -> np.ndarray:
+        """The best ``stop_after`` chunks left after collapse; more candidates are ranked only while twins fall out.
+
+        ``ranked(wanted)`` is the best ``wanted`` of the ``total`` candidates in ranking order.
+        """
         wanted = stop_after
         while True:
-            ordered = top_k(ids, scores, wanted)
-            kept = self._collapser.collapse(ordered, keys, stop_after)
-            if len(kept) >= stop_after or len(ordered) == len(ids):
+            ordered = ranked(wanted)
+            kept = self.collapser.collapse(ordered, keys, stop_after)
+            if len(kept) >= stop_after or wanted >= total:
                 return kept
             wanted *= 4
 
@@ -281,6 +374,11 @@ def _file_best(scores: np.ndarray, ids: np.ndarray, arrays: ServingArrays) -> np
     best = np.zeros(len(arrays.file_starts), dtype=np.float64)  # as the sum it joins
     np.maximum.at(best, files, scores.astype(np.float64, copy=False))
     return best[files]
+
+
+def _unit(value: float) -> float:
+    """A cosine clipped to [0, 1] (-1 marks a chunk without a vector)."""
+    return min(max(value, 0.0), 1.0)
 
 
 def _allowed(present: np.ndarray, allowed: np.ndarray | None) -> np.ndarray:

@@ -12,18 +12,25 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
 
-from docs_mcp.indexer.schema import FTS_IGNORE
+from docs_mcp.indexer.schema import FTS_FIELDS, FTS_IGNORE
+from docs_mcp.indexer.search_text import identifier_splits
 from docs_mcp.indexer.serving_arrays import DEFAULT_FIELD_WEIGHTS, Postings, bm25f_weights
 from docs_mcp.server.search import cache
 from docs_mcp.server.search.cache import LruCache
 
-__all__ = ["DEFAULT_FIELD_WEIGHTS", "LexicalScorer", "tokenize"]
+__all__ = ["DEFAULT_FIELD_WEIGHTS", "HEADING_FIELD", "LexicalScorer", "QueryTerms", "identifier_forms", "tokenize"]
 
+HEADING_FIELD = FTS_FIELDS.index("fts_heading")
 _SEPARATORS = re.compile(FTS_IGNORE)
+# Weight of a term that is only another spelling of a query identifier (`nextcursor` for `next_cursor`).
+SPELLING_WEIGHT = 0.5
+# `next_cursor`, `next-cursor`: identifiers whose parts are joined by snake or kebab separators.
+_JOINED = re.compile(r"[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)+")
 
 
 def tokenize(text: str) -> list[str]:
@@ -31,6 +38,32 @@ def tokenize(text: str) -> list[str]:
     folded = unicodedata.normalize("NFKD", text.lower())
     folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
     return [word for word in _SEPARATORS.sub(" ", folded).split() if word]
+
+
+def identifier_forms(query: str) -> list[str]:
+    """The other spellings of the query's identifiers (words the query does not hold as written).
+
+    The index holds ``next_cursor`` as ``next cursor`` and ``NextCursor`` as ``nextcursor`` plus
+    ``next cursor``; a query for ``nextCursor`` also asks for ``next cursor``, and one for
+    ``next_cursor`` or ``next-cursor`` also for ``nextcursor``. Dotted and ``::`` paths already
+    split into their words on both sides.
+    """
+    literal = set(tokenize(query))
+    words = [re.sub(r"[_-]", "", match.group(0)).lower() for match in _JOINED.finditer(query)]
+    words += [part for split in identifier_splits(query) for part in split.split()]
+    return [word for word in dict.fromkeys(words) if word not in literal]
+
+
+@dataclass(frozen=True)
+class QueryTerms:
+    """A query's term ids: its own words, and the other spellings of its identifiers only."""
+
+    own: tuple[int, ...]
+    spellings: tuple[int, ...] = ()
+
+    @property
+    def all(self) -> tuple[int, ...]:
+        return self.own + self.spellings
 
 
 class LexicalScorer:
@@ -60,21 +93,68 @@ class LexicalScorer:
                 known[word] = stem
         return [known[w] for w in words]
 
-    def query_terms(self, words: Sequence[str]) -> list[int]:
-        """Distinct term ids of the query's ``words`` (tokenized) that occur in the index (stopwords never do)."""
+    def query_terms(self, query: str) -> QueryTerms:
+        """Distinct term ids of the query's own words, then of its identifiers' other spellings, that occur in the index.
+
+        Stopwords never occur in the index.
+        """
+        own = self._ids_of(tokenize(query))
+        spellings = [t for t in self._ids_of(identifier_forms(query)) if t not in own]
+        return QueryTerms(tuple(own), tuple(spellings))
+
+    def content_words(self, query: str) -> list[str]:
+        """The query's words but the stopwords (which the index leaves out)."""
+        return [w for w in tokenize(query) if w not in self._p.stopwords]
+
+    def known_share(self, query: str) -> float:
+        """Share of the query's words (stopwords aside) that occur anywhere in the index: 0 for a foreign query."""
+        words = self.content_words(query)
+        if not words:
+            return 0.0
+        return sum(1 for stem in self.stems(words) if self._term_id(stem) >= 0) / len(words)
+
+    def score(self, terms: QueryTerms) -> np.ndarray:
+        """A dense (chunks,) array of BM25F scores; 0 where no query term occurs.
+
+        The other spellings of an identifier only score chunks that hold none of the query's
+        own words, at ``SPELLING_WEIGHT``: ``nextCursor`` finds a page that writes
+        ``next_cursor``, but never outranks one that writes it as asked.
+        """
+        own = self._bm25(terms.own)
+        if not terms.spellings:
+            return own
+        return np.where(own > 0, own, SPELLING_WEIGHT * self._bm25(terms.spellings)).astype(np.float32)
+
+    def matches(self, term_ids: Sequence[int], chunks: np.ndarray, field: int | None = None) -> np.ndarray:
+        """How many of ``term_ids`` occur in each of ``chunks``: in the field numbered ``field`` (FTS_FIELDS order), or anywhere."""
+        p = self._p
+        counts = np.zeros(len(chunks), dtype=np.float32)
+        for tid in term_ids:  # a term in the index has at least one posting
+            lo, hi = int(p.starts[tid]), int(p.starts[tid + 1])
+            docs = p.docs[lo:hi]  # ascending: a binary search finds each chunk's posting
+            at = np.minimum(np.searchsorted(docs, chunks), hi - lo - 1)
+            found = docs[at] == chunks
+            counts += found if field is None else found & (p.tf[lo + at, field] > 0)
+        return counts
+
+    def _ids_of(self, words: Sequence[str]) -> list[int]:
+        """Distinct term ids of ``words`` (tokenized) that occur in the index."""
         ids: list[int] = []
         for stemmed in self.stems(words):
-            tid = self._term_ids.get_or_compute(stemmed, self._term_id)
+            tid = self._term_id(stemmed)
             if tid >= 0 and tid not in ids:
                 ids.append(tid)
         return ids
 
     def _term_id(self, stemmed: str) -> int:
+        """The stem's term id, -1 when the index does not hold it (remembered: queries repeat words)."""
+        return self._term_ids.get_or_compute(stemmed, self._lookup)
+
+    def _lookup(self, stemmed: str) -> int:
         tid = self._p.term_id(stemmed)
         return -1 if tid is None else tid
 
-    def score(self, term_ids: Sequence[int]) -> np.ndarray:
-        """A dense (chunks,) array of BM25F scores; 0 where no query term occurs."""
+    def _bm25(self, term_ids: Sequence[int]) -> np.ndarray:
         p = self._p
         scores = np.zeros(p.num_docs, dtype=np.float32)
         for tid in term_ids:

@@ -38,7 +38,7 @@ def test_eval_prints_the_table(monkeypatch, capsys, skyline_index):
     assert code == 0
     lines = out.splitlines()
     assert lines[0].startswith("mode bm25 · k 5 · in-process · index ")
-    assert lines[1].split() == ["category", "queries", "NDCG@5", "MRR@5", "hit@5", "recall@5"]
+    assert lines[1].split() == ["category", "queries", "NDCG@5", "MRR@5", "hit@5", "recall@5", "NDCG@5", "95%", "CI"]
     assert [line.split()[0] for line in lines[2:6]] == ["intent", "lexical", "paraphrased", "overall"]
     assert lines[6].startswith("search p50 ")
 
@@ -77,7 +77,7 @@ def test_compare_and_html_report(monkeypatch, capsys, skyline_index, tmp_path):
     page = tmp_path / "report.html"
     code, out, _ = run_cli(monkeypatch, capsys, "eval", CASES, "--index", str(skyline_index), "--compare", "--report", str(page))
     assert code == 0
-    assert out.splitlines()[2].split() == ["NDCG@5", "hybrid", "bm25", "vector"]
+    assert out.splitlines()[2].split() == ["NDCG@5", "hybrid", "fusion", "bm25", "vector"]
     html = page.read_text()
     assert html.startswith("<!DOCTYPE html>") and html.count("<svg") == 4
     assert "SkylineClient setup" in html
@@ -87,7 +87,7 @@ def test_compare_skips_vector_on_a_text_only_index(monkeypatch, capsys, skyline_
     code, out, err = run_cli(monkeypatch, capsys, "eval", CASES, "--index", str(skyline_text_index), "--compare")
     assert code == 0
     assert "skipping mode vector: The index at" in err
-    assert out.splitlines()[2].split() == ["NDCG@5", "hybrid", "bm25"]
+    assert out.splitlines()[2].split() == ["NDCG@5", "hybrid", "fusion", "bm25"]
 
 
 def test_bad_inputs_exit_with_a_message_not_a_traceback(monkeypatch, capsys, skyline_index, tmp_path):

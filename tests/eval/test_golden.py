@@ -133,3 +133,23 @@ def test_the_shared_fastapi_golden_file_loads():
     assert len(queries) == 40
     assert sum(len(q.relevant) for q in queries) == 143
     assert {q.category for q in queries} == {"keyword", "natural", "paraphrase"}
+
+
+def test_an_off_topic_query_has_no_relevant_entry(tmp_path):
+    path = write(tmp_path, "g.jsonl", jsonl({"id": "off", "query": "capital of France", "relevant": [], "style": "off-topic"}))
+    (query,) = load_golden(path)
+    assert query.off_topic and query.relevant == () and query.category == "off-topic"
+
+
+def test_an_off_topic_query_with_relevant_entries_is_refused(tmp_path):
+    path = write(tmp_path, "g.jsonl", jsonl({"query": "q", "relevant": ["a.md"], "style": "off-topic"}))
+    with pytest.raises(GoldenFileError, match="line 1: an off-topic query has no relevant entry"):
+        load_golden(path)
+
+
+@pytest.mark.parametrize("name", ["fastapi-tune", "fastapi-heldout", "powershell-tune", "powershell-heldout"])
+def test_the_dev_sets_load_with_their_off_topic_queries(name):
+    queries = load_golden(Path(__file__).parents[2] / "eval" / "devsets" / f"{name}.jsonl")
+    styles = {q.category for q in queries}
+    assert styles == {"keyword", "natural", "paraphrase", "off-topic"}
+    assert sum(q.off_topic for q in queries) >= 30

@@ -108,3 +108,16 @@ def test_json_is_written_indented(tmp_path):
     write_json({"version": 1, "runs": {}}, path)
     assert orjson.loads(path.read_bytes()) == {"version": 1, "runs": {}}
     assert path.read_text().endswith("\n")
+
+
+def test_off_topic_queries_count_as_abstention_not_ndcg():
+    off = [GoldenQuery(f"o{i}", "capital of France", (), category="off-topic") for i in range(4)]
+    answered = [(q, (), ("x.md",) if q.qid == "o0" else ()) for q in off]
+    extra = tuple(QueryResult(q, j, r, score_query(r, j, 5), (1.0,), None) for q, j, r in answered)
+    result = EvalResult("hybrid", 5, "/tmp/index", "gen-1", "in-process", True, HYBRID.results + extra)
+    assert result.abstention() == 0.75 and result.overall() == HYBRID.overall()
+    assert "off-topic: 4 queries, 75.0% returned zero hits" in render_run(result)
+    run_json = report_dict([result], "g.jsonl")["runs"]["hybrid"]
+    assert run_json["off_topic"] == {"queries": 4, "zero_hits": 0.75} and run_json["overall"]["queries"] == 3
+    low, high = run_json["overall"]["ndcg_ci95"]
+    assert low <= run_json["overall"]["ndcg"] <= high

@@ -23,7 +23,7 @@ DOCS = {
     ".docs-mcp.json": json.dumps({"version": "1", "metadata": {"scope": "guide"}}),
     "guide/retries.md": "# Retries\n\n## Backoff\n\nRetry with exponential backoff.\n\n## Limits\n\nTen requests per second.\n",
     "sdk/go/.docs-mcp.json": json.dumps({"version": "1", "metadata": {"language": "go", "scope": "sdk"}}),
-    "sdk/go/client.md": "# Go client\n\n## Backoff\n\nThe Go client retries with backoff.\n",
+    "sdk/go/client.md": "# Go client\n\n## Backoff\n\nThe Go client retries with backoff.\n\n```go\nclient.Retry()\n```\n",
 }
 
 
@@ -56,6 +56,15 @@ def test_arrays_are_memory_mapped_and_agree_with_the_tables(index: Path) -> None
     language = arrays.taxonomy_keys.index("language")
     decoded = [arrays.taxonomy_values["language"][c] if c >= 0 else None for c in arrays.taxonomy_codes[language]]
     assert decoded == [orjson.loads(meta).get("language") for _, _, meta in chunks]
+
+
+def test_page_roles_and_stopwords_are_stored(index: Path) -> None:
+    arrays = open_serving_arrays(index / current_generation(index))
+    with open_index(index) as reader:
+        contents = [row[0] for row in reader.conn.execute("SELECT content FROM chunks ORDER BY id").fetchall()]
+    has_code = arrays.roles[:, arrays.role_names.index("has_code")]
+    assert has_code.tolist() == [1.0 if "```" in content else 0.0 for content in contents] and has_code.any()
+    assert {"the", "and", "of"} <= arrays.postings.stopwords
 
 
 def test_another_version_is_refused_with_the_rebuild_command(index: Path, tmp_path: Path) -> None:

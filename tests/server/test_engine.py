@@ -87,8 +87,28 @@ def test_exact_identifiers_rank_first(engine, query, expected):
     assert ids(engine.search(query, {}, limit=3))[0] == expected
 
 
+def test_the_index_records_the_learned_ranking_and_hybrid_scores_are_probabilities(engine):
+    assert engine.ranker is not None and engine.metadata["ranker"]["features"]
+    learned = engine.search("retry with backoff", {}, limit=5).hits
+    fused = engine.search("retry with backoff", {}, mode="fusion", limit=5).hits
+    assert learned and all(0.0 < hit.score < 1.0 for hit in learned)
+    assert fused and fused[0].score > 1.0  # the fusion's score is not a probability (file boost added)
+
+
+def test_an_off_topic_question_finds_nothing_under_the_learned_ranking(engine):
+    for question in ("what is the capital of France", "how do I bake sourdough bread at home"):
+        assert engine.search(question, {}, limit=5).hits == ()
+
+
+def test_without_abstention_the_gate_holds_nothing_back(engine):
+    question = "how long should I wait before I retry baking sourdough bread"  # one word of the corpus
+    assert engine.search(question, {}, limit=5).hits == ()
+    hits = engine.search(question, {}, limit=5, abstain=False).hits
+    assert hits and all(0.0 <= hit.score < 0.5 for hit in hits)  # ranked, and the gate's doubt shows in the score
+
+
 def test_nonsense_finds_nothing_in_every_mode(engine):
-    for mode in ("hybrid", "bm25", "vector"):
+    for mode in ("hybrid", "fusion", "bm25", "vector"):
         page = engine.search("zqxjv wvkplm", {}, mode=mode, limit=10)
         assert page.hits == () and not page.has_more
 
