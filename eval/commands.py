@@ -214,7 +214,7 @@ def bench_gateway_command(
 
 def train_ranking_command(
     sets: list[str] = typer.Option(..., "--set", help="GOLDEN=INDEX: a golden file and the index it runs on (repeatable)."),
-    out: Path = typer.Option(..., "--out", help="Rankers file to write (the packaged one is indexer/rankers.json)."),
+    out: Path = typer.Option(..., "--out", help="Rankers file to write: INDEX/rankers.json makes every later build of that index record it."),
 ) -> None:
     """Train the learned ranking on golden sets (tune halves only) and write its weights, floor and CV figures."""
     import orjson

@@ -16,6 +16,7 @@ from docs_mcp.errors import DocsMcpError, UsageError
 from docs_mcp.indexer.info import info
 from docs_mcp.indexer.libraries.commands import register_libraries
 from docs_mcp.indexer.sources.commands import register_sources
+from docs_mcp.indexer.ranker import describe_ranking
 from docs_mcp.indexer.records import IndexReport, Problem
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR, FULL_TEXT
 
@@ -115,6 +116,7 @@ def summary(report: IndexReport, embeddings: str) -> str:
         origin = f" from {weights.source}" if weights else ""
         lines.append(f"  model:        {report.model.name} ({report.model.dimensions} dimensions, weights sha256 {report.model.checksum[:12]}{origin})")
         lines.append(f"                every file's digest: docs-mcp info --index {report.index_dir}")
+        lines.append(f"  ranking:      {describe_ranking(report.ranker, has_vectors=True)}")
     if report.problems:
         lines.append(f"  problems:     {len(report.problems)} (listed above)")
     return "\n".join(lines)

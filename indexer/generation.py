@@ -39,7 +39,7 @@ from docs_mcp.indexer.index_file import (
     translate,
     write_lock,
 )
-from docs_mcp.indexer.ranker import shipped_ranker
+from docs_mcp.indexer.ranker import check_rankers, ranker_for
 from docs_mcp.indexer.records import Chunk, CorpusScan, IndexReport, ModelIdentity
 from docs_mcp.indexer.schema import (
     CHUNKS_TABLE,
@@ -99,7 +99,7 @@ class _Build:
     def metadata(self, identity: ModelIdentity | None) -> dict[str, Any]:
         """The metadata.json content of a generation whose vectors ``identity`` made (None: no vectors)."""
         metadata = build_metadata(self.scan, indexed_at=self.indexed_at, embedding=identity)
-        metadata["ranker"] = shipped_ranker(identity)
+        metadata["ranker"] = ranker_for(identity, self.out_dir)
         return self.annotate(metadata) if self.annotate else metadata
 
     def go_live(self, generation: str, label: str, keep: set[str], live_after: dict[str, float]) -> None:
@@ -138,7 +138,7 @@ def write_index(
         ModelLoadError: the embedding model cannot be loaded.
         IndexLockedError: another build is writing ``out_dir``.
         IndexChangedError: the live generation is no longer ``planned_on``.
-        IndexFormatError: ``out_dir`` holds something that is not an index.
+        IndexFormatError: ``out_dir`` holds something that is not an index, or a broken rankers.json.
     """
     started = time.perf_counter() if started is None else started
     notify = progress or (lambda _step: None)
@@ -146,6 +146,7 @@ def write_index(
     notify(Progress("chunks", len(scan.chunks), len(scan.chunks)))
     out_dir = Path(out_dir)
     _check_out_dir(out_dir)
+    check_rankers(out_dir)
     model = _load_in_background(embeddings)
     created = not out_dir.exists()
     prepare_out_dir(out_dir)
@@ -186,6 +187,7 @@ def write_index(
         model=embedder.identity if embedder else None,
         embed_seconds=stats.embed_seconds,
         live_after=live_after,
+        ranker=ranker_for(embedder.identity, out_dir) if embedder else None,
     )
 
 

@@ -15,6 +15,7 @@ import typer
 
 from docs_mcp import __version__
 from docs_mcp.errors import DocsMcpError
+from docs_mcp.indexer.ranker import describe_ranking
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
 
 if TYPE_CHECKING:  # records are cheap, but index_file pulls in duckdb: only when the command runs
@@ -63,6 +64,7 @@ def _text(reader: IndexReader | None, installed: ModelIdentity | None, problem: 
         chunks = (reader.metadata.get("stats") or {}).get("chunks")
         lines.append(f"index: {reader.path} (generation {reader.generation}, {chunks} chunks)")
         lines += [f"  {line}" for line in _model_lines(reader.model)] if reader.model else ["  embeddings:  none (full-text only)"]
+        lines.append(f"  ranking:     {describe_ranking(reader.metadata.get('ranker'), has_vectors=reader.model is not None)}")
     if installed is None:
         lines += [f"default model installed here: cannot load: {problem.message}", f"  hint: {problem.hint}"]
         return lines

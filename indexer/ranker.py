@@ -1,27 +1,85 @@
-"""The learned ranking's weights shipped with docs-mcp, recorded into every index whose vectors they fit.
+"""The learned ranking's weights recorded into every index whose vectors they fit.
 
 A model is trained per embedding model (each has its own cosine scale, and the model's floor
-is a probability calibrated on it), so an index records the shipped record whose embedding
-identity, checksum included, matches its own; for any other model it records none and the
-server ranks by the fusion alone (``eval/training.py`` trains a record for it).
+is a probability calibrated on it), so an index records the record whose embedding identity,
+checksum included, matches its own. Records come from the index folder's own ``rankers.json``
+first (``docs-mcp train-ranking --out INDEX/rankers.json`` writes one for another model), then
+from the one shipped with docs-mcp. For a model neither holds, the index records none and the
+server ranks by the fusion alone.
 """
 
 from __future__ import annotations
 
 from importlib import resources
-from typing import Any
+from pathlib import Path
+from typing import Any, Mapping
 
 import orjson
 
+from docs_mcp.indexer.errors import IndexFormatError
 from docs_mcp.indexer.records import ModelIdentity
 
 RANKERS_FILE = "rankers.json"
+PACKAGED = "packaged"
 
 
-def shipped_ranker(identity: ModelIdentity | None) -> dict[str, Any] | None:
-    """The shipped ranking record trained for the embedding model ``identity``, or None."""
+def ranker_for(identity: ModelIdentity | None, index_dir: Path) -> dict[str, Any] | None:
+    """The ranking record for the embedding model ``identity``, with its ``origin``; None when none was trained for it.
+
+    Raises:
+        IndexFormatError: the index folder's rankers.json cannot be read as a rankers file.
+    """
     if identity is None:
         return None
+    own = Path(index_dir) / RANKERS_FILE
+    if own.is_file():
+        record = _matching(_read_own(own), identity)
+        if record is not None:
+            return {**record, "origin": str(own)}
     shipped = orjson.loads(resources.files("docs_mcp.indexer").joinpath(RANKERS_FILE).read_bytes())
+    record = _matching(shipped, identity)
+    return None if record is None else {**record, "origin": PACKAGED}
+
+
+def check_rankers(index_dir: Path) -> None:
+    """Read the index folder's own rankers.json, if any, so that a broken one stops a build before it writes.
+
+    Raises:
+        IndexFormatError: it cannot be read as a rankers file.
+    """
+    own = Path(index_dir) / RANKERS_FILE
+    if own.is_file():
+        _read_own(own)
+
+
+def describe_ranking(recorded: Mapping[str, Any] | None, *, has_vectors: bool) -> str:
+    """One line on how hybrid search ranks an index that recorded ``recorded``: for the build summary and `docs-mcp info`."""
+    if not has_vectors:
+        return "BM25 only (no embeddings)"
+    if not recorded:
+        return (
+            "fusion: no learned ranking was trained for this embedding model, so scores are not probabilities and "
+            "off-topic questions get hits (train one: docs-mcp train-ranking --out INDEX/rankers.json, then re-index)"
+        )
+    origin = recorded.get("origin", PACKAGED)
+    source = "shipped with docs-mcp" if origin == PACKAGED else f"from {origin}"
+    floor = (recorded.get("gate") or {}).get("floor")
+    return f"learned ({source}); off-topic floor {floor}"
+
+
+def _read_own(path: Path) -> Mapping[str, Any]:
+    try:
+        data = orjson.loads(path.read_bytes())
+        if not isinstance(data, dict) or not isinstance(data.get("rankers"), list):
+            raise ValueError("no 'rankers' list")
+        return data
+    except (OSError, ValueError) as error:
+        raise IndexFormatError(
+            f"{path} is not a rankers file ({error}).",
+            f"Write it again with `docs-mcp train-ranking --out {path}`, or delete it to use the ranking shipped with docs-mcp.",
+        ) from None
+
+
+def _matching(rankers: Mapping[str, Any], identity: ModelIdentity) -> dict[str, Any] | None:
     wanted = {"provider": identity.provider, "model": identity.name, "checksum": identity.checksum}
-    return next((record for record in shipped["rankers"] if record["embedding"] == wanted), None)
+    return next((dict(record) for record in rankers["rankers"] if isinstance(record, dict) and record.get("embedding") == wanted), None)

@@ -193,6 +193,7 @@ class IndexReport:
     embed_seconds: float = 0.0  # time spent in the model
     # Seconds from the start of the build until each generation went live: "full text", then "hybrid".
     live_after: Mapping[str, float] = field(default_factory=dict)
+    ranker: Mapping[str, Any] | None = None  # the learned ranking recorded in the index (ranker.py), if any
 
     @property
     def windows_per_second(self) -> float | None:

