@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import mcp_types as types
 import pytest
@@ -41,6 +42,8 @@ def test_health_reports_the_index(libraries_server, libraries_index) -> None:
     assert (embedding["model"], embedding["dimensions"], embedding["checksum"]) == ("sentence-transformers/all-MiniLM-L6-v2", 384, DIGESTS["model.onnx"])
     assert embedding["runtime"].startswith("onnxruntime ")
     assert {f["name"]: f["sha256"] for f in embedding["files"]} == DIGESTS  # which model built the index, file by file
+    shipped = json.loads((Path(__file__).parents[2] / "indexer" / "rankers.json").read_text())["rankers"][0]
+    assert health["ranking"] == {"learned": True, "origin": "packaged", "floor": shipped["gate"]["floor"]}
 
 
 def test_a_marked_document_reads_as_markdown(libraries_server) -> None:
