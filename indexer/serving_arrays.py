@@ -23,7 +23,7 @@ Files (N chunks, T terms, P postings, F full-text fields, W vector windows of D 
     file_starts.npy        (files,) int64: where each file's group starts in file_order
     heading_codes.npy      (N,) int32: the chunk's case-folded heading, as a code
     roles.npy              (N, R) float32: what each chunk is, one column per manifest role (chunk_roles.py)
-    taxonomy_codes.npy     (N, K) int32: per metadata key (manifest order), code of the value; -1 unset
+    taxonomy_codes.npy     (K, N) int32: per metadata key (sorted), each chunk's value code; -1 unset
     vectors.npy            (W, D) float32, L2-normalised, ordered by chunk then window
     vector_starts.npy      (G,) int64: first window row of each chunk that has vectors
     vector_chunks.npy      (G,) int64: the chunk row of each such group
@@ -120,7 +120,7 @@ class ServingArrays:
     role_names: tuple[str, ...]
     taxonomy_keys: tuple[str, ...]
     taxonomy_values: Mapping[str, tuple[str, ...]]
-    taxonomy_codes: np.ndarray  # (N, K) int32
+    taxonomy_codes: np.ndarray  # (K, N) int32
     vectors: Vectors | None
     records: PageRecords
     vector_index: VectorIndex | None = None  # only past vector_index.ANN_MIN_WINDOWS windows
@@ -232,7 +232,7 @@ def write_serving_arrays(conn: duckdb.DuckDBPyConnection, folder: Path, vectors:
     num_chunks = len(rows["filepath"])
     out = Path(folder) / SERVING_DIR
     out.mkdir(exist_ok=True)
-    keys, values, taxonomy_codes = _taxonomy_codes([orjson.loads(m) for m in rows["metadata"]])
+    keys, values, taxonomy_codes = encode_taxonomy([orjson.loads(m) for m in rows["metadata"]])
     file_codes = _codes(list(rows["filepath"]))
     file_order = np.argsort(file_codes, kind="stable").astype(np.int64)
     arrays = ServingArrays(
@@ -293,7 +293,8 @@ def _codes(values: Sequence[str]) -> np.ndarray:
     return inverse.astype(np.int32)
 
 
-def _taxonomy_codes(metadata: Sequence[Mapping[str, str]]) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]], np.ndarray]:
+def encode_taxonomy(metadata: Sequence[Mapping[str, str]]) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]], np.ndarray]:
+    """Each chunk's metadata as codes: the keys (sorted), each key's sorted distinct values, and a (keys, chunks) int32 matrix of value codes (UNSET where absent)."""
     keys = tuple(sorted({key for row in metadata for key in row}))
     values: dict[str, tuple[str, ...]] = {}
     codes = np.full((len(keys), len(metadata)), UNSET, dtype=np.int32)

@@ -22,7 +22,7 @@ import orjson
 from docs_mcp.indexer import open_index
 from docs_mcp.indexer.page_records import PageRecord
 from docs_mcp.indexer.schema import CHUNKS_TABLE
-from docs_mcp.indexer.serving_arrays import UNSET, ServingArrays, open_serving_arrays
+from docs_mcp.indexer.serving_arrays import ServingArrays, open_serving_arrays
 from docs_mcp.server.search import cache
 from docs_mcp.server.search.cache import LruCache
 from docs_mcp.server.search.collapse import Collapser
@@ -332,13 +332,8 @@ class Engine:
 
 
 def _taxonomy_columns(arrays: ServingArrays, keys: Sequence[str]) -> TaxonomyColumns:
-    """The filterable keys' codes, from the serving arrays (all unset for a key no chunk carries)."""
-    stored = {key: k for k, key in enumerate(arrays.taxonomy_keys)}
-    codes = {
-        key: arrays.taxonomy_codes[stored[key]] if key in stored else np.full(arrays.num_chunks, UNSET, dtype=np.int32)
-        for key in keys
-    }
-    return TaxonomyColumns({key: tuple(arrays.taxonomy_values.get(key, ())) for key in keys}, codes)
+    """The filterable keys' codes, from the serving arrays."""
+    return TaxonomyColumns.from_codes(arrays.taxonomy_keys, arrays.taxonomy_values, arrays.taxonomy_codes, keys, arrays.num_chunks)
 
 
 def _read_columns(db: ThreadCursors) -> ChunkColumns:

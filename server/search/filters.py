@@ -44,16 +44,18 @@ class TaxonomyColumns:
     codes: Mapping[str, np.ndarray]  # key -> (chunks,) int32 codes into values[key]
 
     @classmethod
-    def from_metadata(cls, rows: Sequence[Mapping[str, str]], keys: Sequence[str]) -> "TaxonomyColumns":
-        """Build the columns from each chunk's metadata dict."""
-        values: dict[str, tuple[str, ...]] = {}
-        codes: dict[str, np.ndarray] = {}
-        for key in keys:
-            distinct = tuple(sorted({row[key] for row in rows if key in row}))
-            lookup = {value: code for code, value in enumerate(distinct)}
-            values[key] = distinct
-            codes[key] = np.fromiter((lookup.get(row.get(key), UNSET) for row in rows), dtype=np.int32, count=len(rows))
-        return cls(values, codes)
+    def from_codes(
+        cls, stored: Sequence[str], values: Mapping[str, Sequence[str]], codes: np.ndarray, keys: Sequence[str], size: int
+    ) -> "TaxonomyColumns":
+        """The columns of ``keys`` for ``size`` chunks from the serving arrays' encoding (indexer ``encode_taxonomy``).
+
+        ``codes[i]`` holds key ``stored[i]``; a key no chunk carries is unset everywhere.
+        """
+        row = {key: i for i, key in enumerate(stored)}
+        return cls(
+            {key: tuple(values.get(key, ())) for key in keys},
+            {key: codes[row[key]] if key in row else np.full(size, UNSET, dtype=np.int32) for key in keys},
+        )
 
     def equals(self, key: str, value: str) -> np.ndarray:
         """Mask of chunks whose ``key`` is exactly ``value`` (all False for an unknown key or value)."""

@@ -1,5 +1,6 @@
 import numpy as np
 
+from docs_mcp.indexer.serving_arrays import encode_taxonomy
 from docs_mcp.server.search.filters import FilterRule, TaxonomyColumns, filter_mask
 
 ROWS = [
@@ -11,8 +12,13 @@ ROWS = [
 ]
 
 
+def columns_of(rows, keys) -> TaxonomyColumns:
+    """The columns the server reads, encoded the way the build writes them."""
+    return TaxonomyColumns.from_codes(*encode_taxonomy(rows), keys, len(rows))
+
+
 def columns():
-    return TaxonomyColumns.from_metadata(ROWS, ["language", "scope"])
+    return columns_of(ROWS, ["language", "scope"])
 
 
 def test_values_are_sorted_and_unset_is_minus_one():
@@ -63,6 +69,6 @@ def test_unknown_value_or_key_selects_nothing():
 
 
 def test_empty_index():
-    cols = TaxonomyColumns.from_metadata([], ["language"])
+    cols = columns_of([], ["language"])
     assert filter_mask(cols, {"language": "go"}, 0).tolist() == []
     assert isinstance(cols.codes["language"], np.ndarray)
