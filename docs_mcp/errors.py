@@ -30,6 +30,18 @@ class DocsMcpError(Exception):
     def __str__(self) -> str:
         return f"{self.message} {self.hint}".strip() if self.hint else self.message
 
+    def __reduce__(self) -> tuple:
+        # Errors cross process boundaries (search workers answer in pickles); subclasses' __init__
+        # take other arguments than ``args`` holds, so rebuild without calling it.
+        return (_restore, (type(self), self.args, self.__dict__))
+
+
+def _restore(cls: type[DocsMcpError], args: tuple, state: dict) -> DocsMcpError:
+    error = cls.__new__(cls, *args)
+    error.args = args
+    error.__dict__.update(state)
+    return error
+
 
 class CodedError(DocsMcpError):
     """An error a tool reports with a code from seed 001's catalog (or ours) and whether a retry can help."""

@@ -5,7 +5,9 @@ memory (``ru_maxrss`` from ``wait4``) belongs to that step alone and "cold" real
 means the first query of a process that has just opened the index.  Latency is
 measured on the search engine in process (the MCP framing adds a roughly constant
 cost that `docs-mcp eval` reports); hybrid includes embedding the query with the real
-model.
+model.  Throughput of 1 and 4 concurrent clients is measured twice: threads sharing the
+engine in one process, and through search workers as ``docs-mcp serve --search-workers``
+runs them (``bench_pool``, a step of its own, which also reports their memory).
 
 Embedding 100k chunks with the real model takes about an hour on two cores, so above
 ``max_embed`` chunks ``auto`` fills the index with random unit vectors instead
@@ -23,18 +25,17 @@ import shutil
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from docs_mcp.eval.bench_pool import CLIENTS, default_workers, measure_pool, throughput
 from docs_mcp.eval.harness import run_child
 from docs_mcp.eval.metrics import percentile
 from docs_mcp.server.search.blas import use_one_blas_thread
 
 SEARCH_MODES = ("hybrid", "bm25")
 WARMUP_QUERIES = 5
-CLIENTS = (1, 4)  # concurrent clients whose throughput is compared
 Progress = Callable[[int, int], None]
 
 
@@ -48,6 +49,7 @@ class BenchPlan:
     embeddings: str = "auto"  # auto | default | none | synthetic
     max_embed: int = 10_000
     queries: int = 200
+    workers: int = field(default_factory=default_workers)  # search workers for the serving-path throughput
 
     def vectors_for(self, chunks: int) -> str:
         """``model``, ``synthetic`` or ``none``: how the index of ``chunks`` chunks gets its vectors."""
@@ -66,8 +68,13 @@ class Latency:
     p95: float
     p99: float
     peak_rss_mb: float  # of the whole search process (a server's would be this plus the MCP framing)
-    qps_1: float = 0.0  # queries per second, one client
-    qps_4: float = 0.0  # queries per second, four clients (threads) at once
+    qps_1: float = 0.0  # queries per second, one client, in process
+    qps_4: float = 0.0  # queries per second, four clients (threads of one process) at once
+    pool_workers: int = 0  # search worker processes of the serving-path figures below
+    pool_qps_1: float = 0.0  # queries per second, one client, searches in the workers
+    pool_qps_4: float = 0.0  # four clients at once, searches in the workers
+    server_memory: dict[str, float] = field(default_factory=dict)  # rss, pss, uss (MB) of the serving process
+    workers_memory: dict[str, float] = field(default_factory=dict)  # the same, summed over its workers
 
     @property
     def first_answer_ms(self) -> float:
@@ -124,7 +131,8 @@ def _bench_one(plan: BenchPlan, base: Path, kind: str, size: int) -> BenchResult
     latency = {}
     for mode in SEARCH_MODES if job["vectors"] != "none" else ("bm25",):
         searched, search_rss = _child("search", {**job, "mode": mode})
-        latency[mode] = Latency(peak_rss_mb=search_rss, **searched)
+        pooled, _ = _child("pool", {**job, "mode": mode, "workers": plan.workers})
+        latency[mode] = Latency(peak_rss_mb=search_rss, **searched, **pooled)
     return BenchResult(
         label=str(plan.corpus) if plan.corpus else f"{size:,} chunks",
         files=prepared["files"],
@@ -231,25 +239,22 @@ def _step_search(job: dict[str, Any]) -> dict[str, Any]:
     for query in queries[:WARMUP_QUERIES]:
         _time(engine, query, mode)
     warm = [_time(engine, query, mode, filtered=i % 4 == 3) for i, query in enumerate(queries)]
-    qps = {f"qps_{clients}": _throughput(engine, queries, mode, clients) for clients in CLIENTS}
+    qps = {f"qps_{clients}": throughput(lambda query: _time(engine, query, mode), queries, clients) for clients in CLIENTS}
     engine.close()
     return {"open_ms": open_ms, "cold_ms": cold_ms, "p50": percentile(warm, 50), "p95": percentile(warm, 95), "p99": percentile(warm, 99), **qps}
 
 
 def _synthetic_queries(index_dir: Path) -> Any:
-    from docs_mcp.eval.synthetic import SyntheticQueries
+    from docs_mcp.eval.bench_pool import synthetic_embedder
     from docs_mcp.indexer.index_file import current_generation
-    from docs_mcp.indexer.serving_arrays import SERVING_DIR
 
-    return SyntheticQueries(index_dir / current_generation(index_dir) / SERVING_DIR)
+    return synthetic_embedder(index_dir / current_generation(index_dir))
 
 
-def _throughput(engine: Any, queries: Sequence[str], mode: str, clients: int) -> float:
-    """Queries per second when ``clients`` threads share the queries and search at once."""
-    with ThreadPoolExecutor(clients) as pool:
-        start = time.perf_counter()
-        list(pool.map(lambda client: [_time(engine, query, mode) for query in queries[client::clients]], range(clients)))
-        return len(queries) / (time.perf_counter() - start)
+def _step_pool(job: dict[str, Any]) -> dict[str, Any]:
+    folder = Path(job["folder"])
+    queries = json.loads((folder / "prepare.json").read_text())["queries"]
+    return measure_pool(folder / "index", queries, job["mode"], job["workers"], synthetic=job["vectors"] == "synthetic")
 
 
 def _time(engine: Any, query: str, mode: str, filtered: bool = False) -> float:
@@ -259,7 +264,7 @@ def _time(engine: Any, query: str, mode: str, filtered: bool = False) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-_STEPS = {"prepare": _step_prepare, "build": _step_build, "fill": _step_fill, "search": _step_search}
+_STEPS = {"prepare": _step_prepare, "build": _step_build, "fill": _step_fill, "search": _step_search, "pool": _step_pool}
 
 
 def _main(argv: Sequence[str]) -> None:
@@ -273,16 +278,26 @@ def _main(argv: Sequence[str]) -> None:
 
 
 def render_bench(results: Sequence[BenchResult]) -> str:
-    """Two tables: the build of each corpus, then search latency per corpus and mode."""
+    """Three tables: the build of each corpus, search latency per corpus and mode, then throughput and serving memory."""
     build = [["corpus", "files", "chunks", "vectors", "build s", "chunks/s", "index MB", "build RSS MB"]]
     for r in results:
         build.append([r.label, str(r.files), str(r.chunks), r.vectors, f"{r.build_seconds:.1f}", f"{r.chunks_per_second:,.0f}", f"{r.index_bytes / 1e6:.1f}", f"{r.build_peak_rss_mb:.0f}"])
-    search = [["corpus", "mode", "open ms", "1st answer ms", "p50 ms", "p95 ms", "p99 ms", "RSS MB", "q/s 1", "q/s 4", "4 vs 1"]]
+    search = [["corpus", "mode", "open ms", "1st answer ms", "p50 ms", "p95 ms", "p99 ms", "RSS MB"]]
     for r in results:
         for mode, lat in r.latency.items():
             search.append(
                 [r.label, mode, f"{lat.open_ms:.0f}", f"{lat.first_answer_ms:.0f}", f"{lat.p50:.1f}", f"{lat.p95:.1f}", f"{lat.p99:.1f}",
-                 f"{lat.peak_rss_mb:.0f}", f"{lat.qps_1:.0f}", f"{lat.qps_4:.0f}", f"{lat.qps_4 / lat.qps_1 if lat.qps_1 else 0:.2f}x"]
+                 f"{lat.peak_rss_mb:.0f}"]
+            )
+    serving = [["corpus", "mode", "threads q/s 1", "q/s 4", "4 vs 1", "workers", "q/s 1", "q/s 4", "4 vs 1",
+                "RSS MB", "PSS MB", "USS MB/worker"]]
+    for r in results:
+        for mode, lat in r.latency.items():
+            workers = lat.workers_memory.get("uss", 0.0) / lat.pool_workers if lat.pool_workers else 0.0
+            serving.append(
+                [r.label, mode, f"{lat.qps_1:.0f}", f"{lat.qps_4:.0f}", _ratio(lat.qps_4, lat.qps_1), str(lat.pool_workers),
+                 f"{lat.pool_qps_1:.0f}", f"{lat.pool_qps_4:.0f}", _ratio(lat.pool_qps_4, lat.pool_qps_1),
+                 f"{_total(lat, 'rss'):.0f}", f"{_total(lat, 'pss'):.0f}", f"{workers:.0f}"]
             )
     notes = [
         f"{r.label}: approximate vector index of {r.ann['lists']} lists built in {r.ann['build_seconds']:.1f} s; a query probes "
@@ -297,10 +312,26 @@ def render_bench(results: Sequence[BenchResult]) -> str:
             "build RSS exclude the vectors, index MB includes them)."
         )
     notes.append(
-        "Each mode searches in a fresh process: 1st answer = open + its first query; p50/p95/p99 = warm queries, one client; "
-        "q/s = throughput of 1 and 4 clients (threads) sharing the queries; RSS = the process's peak."
+        "Each mode searches in a fresh process: 1st answer = open + its first query; p50/p95/p99 = warm queries, one client "
+        "(the engine in process); RSS = the process's peak."
     )
-    return "\n\n".join([_table(build, text_columns=(0, 3)), _table(search, text_columns=(0, 1)), *notes]) + "\n"
+    notes.append(
+        "Throughput: 1 and 4 clients sharing the queries, first as threads of one process searching in process (they take "
+        "turns on the interpreter lock), then through search workers as `docs-mcp serve --search-workers N` runs them "
+        "(a fresh serving process; each request leases the live index and searches in a worker). RSS/PSS = the serving "
+        "process plus its workers after the run (RSS counts shared pages once per process, PSS splits them); "
+        "USS/worker = memory a worker holds alone, the cost of one more."
+    )
+    tables = [_table(build, text_columns=(0, 3)), _table(search, text_columns=(0, 1)), _table(serving, text_columns=(0, 1))]
+    return "\n\n".join([*tables, *notes]) + "\n"
+
+
+def _ratio(many: float, one: float) -> str:
+    return f"{many / one if one else 0:.2f}x"
+
+
+def _total(lat: Latency, key: str) -> float:
+    return lat.server_memory.get(key, 0.0) + lat.workers_memory.get(key, 0.0)
 
 
 def _table(rows: Sequence[Sequence[str]], text_columns: tuple[int, ...]) -> str:

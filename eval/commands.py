@@ -133,6 +133,9 @@ def bench_command(
     ),
     max_embed: int = typer.Option(10_000, "--max-embed", min=0, help="With --embeddings auto: largest size embedded with the real model."),
     queries: int = typer.Option(200, "--queries", min=10, help="Warm queries timed per mode."),
+    search_workers: Optional[int] = typer.Option(
+        None, "--search-workers", min=1, max=64, help="Search workers for the serving-path throughput (default: one per core, as serve over http)."
+    ),
     work_dir: Path | None = typer.Option(None, "--work-dir", help="Keep corpora and indexes here (default: a temporary folder)."),
     json_file: Path | None = typer.Option(None, "--json", help="Write the figures to this file."),
 ) -> None:
@@ -146,7 +149,8 @@ def bench_command(
         size_list = ()
     if not size_list or min(size_list) < 1:
         raise UsageError(f"--sizes {sizes!r} is not a comma-separated list of positive integers.", "Example: --sizes 1000,10000")
-    plan = BenchPlan(sizes=size_list, seed=seed, corpus=corpus, embeddings=embeddings.value, max_embed=max_embed, queries=queries)
+    plan = BenchPlan(sizes=size_list, seed=seed, corpus=corpus, embeddings=embeddings.value, max_embed=max_embed, queries=queries,
+                     **({"workers": search_workers} if search_workers else {}))
     with progress_bar("bench") as advance:
         results = run_bench(plan, work_dir, progress=advance)
     typer.echo(render_bench(results).rstrip("\n"))

@@ -16,7 +16,7 @@ _EXPORTS = {
     "generation": ("Progress", "write_index"),
     "corpus": ("scan_corpus",),
     "embedding": ("Embedder", "load_model"),
-    "index_file": ("IndexReader", "current_generation", "open_index"),
+    "index_file": ("IndexReader", "current_generation", "open_generation", "open_index"),
     "libraries.spec": ("LibrarySpec", "requested_spec"),
     "libraries.ops": ("list_libraries", "remove_library"),
     "records": ("Chunk", "CorpusScan", "IndexReport", "ModelIdentity", "Problem", "SourceFile", "Strategy", "TaxonomyKey"),
@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/test_public_api.py 
     from docs_mcp.indexer.generation import Progress, write_index
     from docs_mcp.indexer.corpus import scan_corpus
     from docs_mcp.indexer.embedding import Embedder, load_model
-    from docs_mcp.indexer.index_file import IndexReader, current_generation, open_index
+    from docs_mcp.indexer.index_file import IndexReader, current_generation, open_generation, open_index
     from docs_mcp.indexer.libraries.spec import LibrarySpec, requested_spec
     from docs_mcp.indexer.libraries.ops import list_libraries, remove_library
     from docs_mcp.indexer.records import Chunk, CorpusScan, IndexReport, ModelIdentity, Problem, SourceFile, Strategy, TaxonomyKey

@@ -84,7 +84,20 @@ def open_index(index_dir: Path) -> IndexReader:
         IndexLockedError: another process holds the database for writing.
     """
     index_dir = Path(index_dir)
-    generation = current_generation(index_dir)
+    return open_generation(index_dir, current_generation(index_dir))
+
+
+def open_generation(index_dir: Path, generation: str) -> IndexReader:
+    """Open one named generation of the index at ``index_dir`` read-only, live or not (while it exists).
+
+    A process that serves what another one names (a search worker) opens exactly that generation,
+    not whatever ``CURRENT`` names by the time it looks.
+
+    Raises:
+        IndexFormatError: the generation is missing (pruned), damaged or was written by an incompatible docs-mcp.
+        IndexLockedError: another process holds the database for writing.
+    """
+    index_dir = Path(index_dir)
     db_path = index_dir / generation / DB_FILE
     if not db_path.is_file():
         raise IndexFormatError(f"The index at {index_dir} names generation {generation}, which is missing.", _rebuild_hint(index_dir))

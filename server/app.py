@@ -70,6 +70,8 @@ class ServerSettings:
     cursor_secret: bytes = b""
     # Load the query model in the background at start (unless mode is bm25) instead of on the first search.
     warm: bool = True
+    # Search worker processes (server/search/pool.py); 0: searches run in this process's threads.
+    search_workers: int = 0
 
 
 @dataclass
@@ -127,10 +129,12 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None, 
         IndexNotFoundError, IndexFormatError: there is no readable index at ``index_dir``.
     """
     settings = settings or ServerSettings()
-    live = LiveIndex(Path(index_dir), secret=settings.cursor_secret, tool_list=tool_list, warm=settings.mode)
+    live = LiveIndex(Path(index_dir), secret=settings.cursor_secret, tool_list=tool_list, warm=settings.mode,
+                     workers=settings.search_workers)
     served = live.current()
     logger.info(
-        "serving %s (generation %s, %d chunks, %s ranking)", index_dir, served.generation, served.engine.size, settings.mode
+        "serving %s (generation %s, %d chunks, %s ranking, %s)", index_dir, served.generation, served.engine.size, settings.mode,
+        f"{settings.search_workers} search workers" if settings.search_workers else "searching in process",
     )
     if settings.mode == "hybrid" and served.engine.has_vectors and served.engine.ranker is None:
         logger.warning(

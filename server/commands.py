@@ -18,6 +18,8 @@ from docs_mcp.errors import UsageError
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
 from docs_mcp.server.search.blas import use_one_blas_thread
 
+MAX_SEARCH_WORKERS = 64
+
 
 class Transport(str, Enum):
     stdio = "stdio"
@@ -57,6 +59,11 @@ def serve(
     redis_url: Optional[str] = typer.Option(None, "--redis-url", help="http: Redis shared by replicas for rate limits."),
     log_format: Optional[LogFormat] = typer.Option(None, "--log-format", help="http: log lines as json (default) or pretty."),
     allow_any_host: bool = typer.Option(False, "--allow-any-host", help="http: serve a public --host with http.allowed_hosts empty (any Host header)."),
+    search_workers: Optional[int] = typer.Option(
+        None, "--search-workers", min=0, max=MAX_SEARCH_WORKERS,
+        help="Processes that run searches in parallel; 0 searches in the server process "
+        "(default: 0 for stdio, one per core for http, or server.search_workers / DOCS_MCP_SEARCH_WORKERS).",
+    ),
 ) -> None:
     """Serve the index to MCP clients (stdout carries only the protocol; logs go to stderr).
 
@@ -66,7 +73,7 @@ def serve(
     import os
 
     use_one_blas_thread()
-    if mode is not Mode.bm25 and (index is not None or transport is not Transport.http):
+    if _searches_in_process(mode, transport, search_workers) and (index is not None or transport is not Transport.http):
         from docs_mcp.server.search.query_model import prefetch_query_model
 
         prefetch_query_model(index or Path(DEFAULT_INDEX_DIR))  # overlaps the MCP SDK's imports below
@@ -74,7 +81,7 @@ def serve(
     from docs_mcp.server.gateway import load_gateway_config, open_gateway
     from docs_mcp.server.team.config import config_path
 
-    settings = ServerSettings(mode=mode.value)
+    settings = ServerSettings(mode=mode.value, search_workers=search_workers or 0)
     if transport is None:  # the team config may say http (server.transport, DOCS_MCP_TRANSPORT)
         from docs_mcp.server.team.config import load_settings
 
@@ -97,7 +104,14 @@ def serve(
     with open_gateway(gateway_config) as gateway:
         run_http(index, settings, host=host, port=port, config_file=config, redis_url=redis_url,
                  log_format=log_format.value if log_format else None, gateway=gateway,
-                 allow_any_host=allow_any_host or None)
+                 allow_any_host=allow_any_host or None, search_workers=search_workers)
+
+
+def _searches_in_process(mode: Mode, transport: Optional[Transport], search_workers: Optional[int]) -> bool:
+    """Whether this process will load the query model: not for bm25, nor when search workers do (http's default)."""
+    if mode is Mode.bm25:
+        return False
+    return search_workers == 0 or (search_workers is None and transport is not Transport.http)
 
 
 def _refuse_http_flags(given: list[str]) -> None:

@@ -5,7 +5,9 @@
     ├── InvalidCursorError     a cursor is malformed, tampered, foreign or stale
     ├── InvalidChunkIdError    a chunk ID does not follow the chunk-ID grammar
     ├── ChunkNotFoundError     a well-formed chunk ID names no chunk of the index
-    └── NoVectorsError         vector ranking asked of an index built without embeddings
+    ├── NoVectorsError         vector ranking asked of an index built without embeddings
+    ├── SearchWorkerCrashedError  the worker process answering a search died (it is replaced)
+    └── SearchPoolClosedError  a search arrived while the server was stopping
 
 Tools turn each of these into an ``isError`` result whose text is ``str(error)``:
 the message names the cause, the hint says what to do next.
@@ -13,7 +15,7 @@ the message names the cause, the hint says what to do next.
 
 from __future__ import annotations
 
-from docs_mcp.errors import DocsMcpError
+from docs_mcp.errors import CodedError, DocsMcpError
 
 _SEARCH_AGAIN = "Run search_docs again without a cursor to start over."
 MAX_QUOTED_CHARS = 80  # an error shows this much of a bad value: enough to recognise it, never megabytes
@@ -74,3 +76,20 @@ class NoVectorsError(ServerError):
             "Rebuild it with vectors (`docs-mcp index DOCS_DIR --out INDEX`, default embeddings), "
             "or serve it with --mode bm25 or --mode hybrid.",
         )
+
+
+class SearchWorkerCrashedError(ServerError, CodedError):  # recoverable: a retry can work
+    """The search worker process answering the request died; a new one has taken its place."""
+
+    def __init__(self, status: str) -> None:
+        super().__init__(
+            f"The search worker answering this request stopped ({status}) before it answered.",
+            "Retry the search: a new worker has started. If the same query fails again, report it with the server log.",
+        )
+
+
+class SearchPoolClosedError(ServerError, CodedError):  # recoverable: a retry can work
+    """A search reached the worker pool after the server began stopping."""
+
+    def __init__(self) -> None:
+        super().__init__("The server is stopping and no longer searches.", "Retry in a moment, once it has restarted.")

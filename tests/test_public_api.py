@@ -22,6 +22,7 @@ PUBLIC_API = {
         "load_model",
         "IndexReader",
         "current_generation",
+        "open_generation",
         "open_index",
         "LibrarySpec",
         "requested_spec",

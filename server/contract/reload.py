@@ -13,6 +13,10 @@ retired, and closed (its DuckDB connection and memory released, so a pruned
 generation's files are not held open) once the last request that leased it is
 done.  ``lease()``/``acquire()`` count those requests; ``current()`` is for
 readers of metadata only (tools, filters), which never touch the connection.
+
+With search workers (``workers`` > 0), searches run in a pool of processes
+(server/search/pool.py) that open the generation each request leased; warming a
+generation then warms the workers, and this process never loads the query model.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import logging
 import os
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
@@ -31,6 +35,9 @@ from docs_mcp.indexer.index_file import current_generation
 from docs_mcp.indexer.schema import CURRENT_FILE
 from docs_mcp.server.contract.cursor import CursorCodec
 from docs_mcp.server.search.engine import Engine, open_engine
+from docs_mcp.server.search.pool import SearchPool
+from docs_mcp.server.search.records import SearchPage
+from docs_mcp.server.search.worker import EmbedderFactory, WorkerSetup, similarities_at
 from docs_mcp.server.contract.schemas import contract_tools, filter_values
 
 logger = logging.getLogger(__name__)
@@ -49,19 +56,36 @@ class ServedIndex:
     tools: list[Tool]
     filters: Mapping[str, tuple[str, ...]]
     cursors: CursorCodec
+    pool: SearchPool | None = None  # where searches run; None: in this process
     _warming: threading.Event = field(default_factory=threading.Event, compare=False)
+
+    def search(self, query: str, filters: Mapping[str, str] | None = None, **options: Any) -> SearchPage:
+        """``Engine.search`` of this generation, in a search worker when there is a pool (same pages, same scores)."""
+        if self.pool is None:
+            return self.engine.search(query, filters, **options)
+        return self.pool.search(self.engine.generation, query, filters, **options)
+
+    def similarities_at(self, query: str, rows: list[int]) -> list[float] | None:
+        """The query's vector similarity to the chunks ``rows`` (None without vectors), where searches run."""
+        if self.pool is None:
+            return similarities_at(self.engine, query, rows)
+        return self.pool.call(self.engine.generation, "similarities_at", query, rows)
 
     def warm(self, mode: str = "hybrid") -> None:
         """Load what the first search in ``mode`` needs now (the query model, unless bm25), so it is fast.
 
-        Only the first call does anything.  Failures are logged, not raised: the
-        first search reports them to its caller.
+        With a pool, every worker opens this generation and warms it instead.  Only the
+        first call does anything.  Failures are logged, not raised: the first search
+        reports them to its caller.
         """
         if self._warming.is_set():
             return
         self._warming.set()
         try:
-            self.engine.warm(mode)
+            if self.pool is None:
+                self.engine.warm(mode)
+            else:
+                self.pool.on_each_worker(self.engine.generation, "status")
         except Exception:  # noqa: BLE001 - a background warm-up must never kill the server
             logger.warning("warming the index failed; searches will retry", exc_info=True)
 
@@ -81,11 +105,15 @@ class LiveIndex:
         opener: EngineOpener = open_engine,
         tool_list: ToolLister = contract_tools,
         warm: str | None = "hybrid",
+        workers: int = 0,
+        worker_embedder: EmbedderFactory | None = None,
     ) -> None:
         """Open the live generation; ``tool_list`` says which tools a generation's metadata offers.
 
         ``warm``: the search mode a new generation is warmed for before it goes live (bm25 loads
         no model), None for no warm-up (a one-shot reader has no use for it).
+        ``workers``: search worker processes to start (0: search in this process);
+        ``worker_embedder`` replaces the index's query model in them (benchmarks).
 
         Raises:
             IndexNotFoundError, IndexFormatError: there is no readable index at ``index_dir``.
@@ -101,7 +129,13 @@ class LiveIndex:
         self._retired: dict[int, ServedIndex] = {}  # replaced generations still leased
         self._warmers: list[threading.Thread] = []
         self._stat = self._stat_current()
+        self._pool: SearchPool | None = None
         self._served = self._open()
+        if workers:
+            engine = self._served.engine
+            setup = WorkerSetup(self.index_dir.resolve(), engine.settings, warm=warm, embedder=worker_embedder)
+            self._pool = SearchPool(workers, setup, engine.generation)  # each worker warms as it starts
+            self._served = replace(self._served, pool=self._pool)
 
     def current(self) -> ServedIndex:
         """The generation to serve from now (swapping first if ``CURRENT`` changed); for metadata only.
@@ -160,6 +194,8 @@ class LiveIndex:
             self._retired.clear()
         for served in generations:
             self._close(served)
+        if self._pool is not None:
+            self._pool.close()
 
     def _follow_current(self) -> None:
         stat = self._stat_current()
@@ -209,6 +245,7 @@ class LiveIndex:
             tools=self._tool_list(engine.metadata),
             filters=filter_values(engine.metadata),
             cursors=CursorCodec(engine.generation, self._secret),
+            pool=self._pool,
         )
 
     def _stat_current(self) -> _StatKey | None:

@@ -1,6 +1,7 @@
 """The two tools as plain functions: checked arguments in, the contract's text out.
 
-Each runs in a worker thread (the engine is safe to share between threads) and raises a
+Each runs in a worker thread (the engine is safe to share between threads; searches may run
+in a search worker process, ``ServedIndex.search``) and raises a
 DocsMcpError for anything the caller can fix; app.py turns that into an
 ``isError`` result.
 """
@@ -30,14 +31,14 @@ def search_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: s
     require_vectors_for(mode, index)
     binding = SearchBinding(args.query, args.filters, args.limit, mode)
     offset = index.cursors.decode(args.cursor, binding) if args.cursor else 0
-    page = index.engine.search(args.query, args.filters, mode=mode, limit=args.limit, offset=offset)
+    page = index.search(args.query, args.filters, mode=mode, limit=args.limit, offset=offset)
     hint = None
     if not page.hits:
         hint = build_hint(
             args.query,
             args.filters,
             index.filters,
-            lambda filters: bool(index.engine.search(args.query, filters, mode=mode, limit=1).hits),
+            lambda filters: bool(index.search(args.query, filters, mode=mode, limit=1).hits),
         )
     next_cursor = index.cursors.encode(binding, offset + len(page.hits)) if page.has_more else None
     return render_search_result(page.hits, next_cursor, hint)

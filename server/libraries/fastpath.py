@@ -20,7 +20,7 @@ from docs_mcp.server.errors import quoted
 from docs_mcp.indexer.libraries.spec import LIBRARY_KEY
 from docs_mcp.indexer.schema import CHUNKS_TABLE
 from docs_mcp.server.libraries.confidence import confidence, term_coverage
-from docs_mcp.server.search.engine import Engine
+from docs_mcp.server.contract.reload import ServedIndex
 from docs_mcp.server.libraries.catalog import Library, LibraryCatalog
 from docs_mcp.server.search.records import Hit
 from docs_mcp.server.libraries.error_shape import TopicNotFoundError
@@ -59,7 +59,7 @@ def count_tokens(text: str) -> int:
 
 
 def find_candidates(
-    engine: Engine, catalog: LibraryCatalog, libraries: Sequence[Library], topic: str, mode: str, language: str | None = None
+    index: ServedIndex, catalog: LibraryCatalog, libraries: Sequence[Library], topic: str, mode: str, language: str | None = None
 ) -> list[Candidate]:
     """The hits for ``topic`` within ``libraries``, with content and confidence, best first.
 
@@ -69,7 +69,8 @@ def find_candidates(
     A ``language`` (a value of the index's language taxonomy) filters like search_docs's
     ``language`` filter (which may keep untagged or shared sections, as metadata.json says).
     In bm25 ``mode`` the confidence rests on term coverage alone, as without vectors: the
-    query model is never loaded for it.
+    query model is never loaded for it.  Searches and similarities run where the server searches
+(``ServedIndex.search``: in a search worker when there is a pool).
 
     Raises:
         TopicNotFoundError: nothing in those libraries matches.
@@ -83,7 +84,7 @@ def find_candidates(
     for filters in scopes:
         # The library was named, and confidence() below says how sure the answer is: the ranking's gate
         # (trained to hold back questions no library answers) must not turn a weak match into TOPIC_NOT_FOUND.
-        for hit in engine.search(topic, filters, mode=mode, limit=CANDIDATES, abstain=False).hits:
+        for hit in index.search(topic, filters, mode=mode, limit=CANDIDATES, abstain=False).hits:
             hits.setdefault(hit.chunk_id, hit)
     if not hits:
         names = ", ".join(lib.library_id for lib in libraries)
@@ -91,8 +92,9 @@ def find_candidates(
             f"Nothing about {quoted(topic)} in {names}.",
             "Try other words, search_docs for broader results, or browse the table of contents with get_library_info.",
         )
+    engine = index.engine
     rows = [engine.columns.index_of[chunk_id] for chunk_id in hits]
-    similarity = engine.query_similarities(topic) if mode != "bm25" else None  # bm25 never loads the model
+    similarity = index.similarities_at(topic, rows) if mode != "bm25" else None  # bm25 never loads the model
     coverage = term_coverage(engine.db.cursor(), topic, rows)
     contents = _contents(engine.db.cursor(), list(hits))
     found = [
@@ -100,9 +102,9 @@ def find_candidates(
             hit=hit,
             library_id=catalog.owner(hit.filepath).library_id,
             content=contents[hit.chunk_id],
-            confidence=confidence(None if similarity is None else float(similarity[row]), coverage[row]),
+            confidence=confidence(None if similarity is None else similarity[k], coverage[row]),
         )
-        for hit, row in zip(hits.values(), rows)
+        for k, (hit, row) in enumerate(zip(hits.values(), rows))
     ]
     return found if len(scopes) == 1 else sorted(found, key=lambda c: (-c.confidence, c.hit.chunk_id))
 

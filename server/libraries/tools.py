@@ -169,7 +169,7 @@ def get_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: str,
     catalog = catalog_of(index.engine, sources.registered())
     libraries = [catalog.get(library.library_id) for library in requested]
     language = _tagged_language(index.engine, args.language) if args.language else None
-    candidates = find_candidates(index.engine, catalog, libraries, args.topic, mode, language)
+    candidates = find_candidates(index, catalog, libraries, args.topic, mode, language)
     packed = pack(candidates, args.max_tokens)
     content = "\n\n".join(p.block for p in packed)
     top = packed[0].candidate.confidence

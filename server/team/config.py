@@ -74,7 +74,14 @@ def _parse_bool(raw: Any) -> bool:
     raise ValueError(raw)
 
 
+def _parse_workers(raw: Any) -> str | int:
+    if isinstance(raw, str) and raw.strip().lower() == "auto":
+        return "auto"
+    return _integer(0, 64).parse(raw)
+
+
 _TEXT = Kind("a string", _parse_text)
+_WORKERS = Kind("auto or an integer from 0 to 64", _parse_workers)
 _BOOL = Kind("true or false", _parse_bool)
 _TEXT_LIST = Kind("a list of strings (comma-separated in an environment variable)", _parse_text_list)
 
@@ -108,6 +115,8 @@ OPTIONS: tuple[Option, ...] = (
            "TCP port in http mode (0 picks a free port and logs it)."),
     Option("server.shutdown_timeout", _integer(0, 3600), 30, "DOCS_MCP_SHUTDOWN_TIMEOUT",
            "Seconds to let in-flight requests finish after SIGTERM before they are cancelled."),
+    Option("server.search_workers", _WORKERS, "auto", "DOCS_MCP_SEARCH_WORKERS",
+           "Processes that run searches in parallel (auto: one per core; 0: in the server process)."),
     Option("server.cursor_secret", _TEXT, "", "DOCS_MCP_CURSOR_SECRET",
            "Secret that signs search cursors; give every replica the same one. Empty: derived from the index.",
            secret=True),
@@ -166,6 +175,14 @@ class TeamSettings:
     @property
     def cursor_secret(self) -> bytes:
         return self.values["server.cursor_secret"].encode("utf-8")
+
+    @property
+    def search_workers(self) -> int:
+        """server.search_workers as a number: auto is one per core this process may run on."""
+        value = self.values["server.search_workers"]
+        if value != "auto":
+            return value
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
     @property
     def key_store(self) -> Path:

@@ -199,11 +199,12 @@ def run_http(
     log_level: str | None = None,
     gateway: Gateway | None = None,
     allow_any_host: bool | None = None,
+    search_workers: int | None = None,
 ) -> None:
     """Serve the index (and the ``gateway``'s meta-tools, if any) over streamable HTTP until SIGTERM/SIGINT, then drain and return.
 
-    ``index``, ``host``, ``port``, ``redis_url``, ``log_format``, ``log_level`` and
-    ``allow_any_host`` are command-line flags: None means "not given", so the environment, the config
+    ``index``, ``host``, ``port``, ``redis_url``, ``log_format``, ``log_level``,
+    ``allow_any_host`` and ``search_workers`` are command-line flags: None means "not given", so the environment, the config
     file or the default decides.
 
     Raises:
@@ -213,11 +214,12 @@ def run_http(
     """
     flags = {"server.index": str(index) if index is not None else None, "server.host": host, "server.port": port,
              "rate_limit.redis_url": redis_url, "logging.format": log_format, "logging.level": log_level,
-             "http.allow_any_host": allow_any_host}
+             "http.allow_any_host": allow_any_host, "server.search_workers": search_workers}
     settings = load_settings(flags, config_file=config_file)
     check_host_policy(settings)
     configure_logging(settings["logging.level"], settings["logging.format"], settings.secrets)
-    server_settings = replace(server_settings or ServerSettings(), cursor_secret=settings.cursor_secret)
+    server_settings = replace(server_settings or ServerSettings(), cursor_secret=settings.cursor_secret,
+                              search_workers=settings.search_workers)
     server = build_server(settings.index, server_settings, gateway)
     verifier = KeyVerifier(settings.key_store)
     limiter = open_limiter(settings["rate_limit.redis_url"], settings["rate_limit.redis_prefix"])
@@ -244,7 +246,7 @@ def _report_start(settings: TeamSettings, verifier: KeyVerifier, sock: socket.so
     bound_host, bound_port = sock.getsockname()[:2]
     log_event("listening", url=f"http://{settings['server.host']}:{bound_port}{MCP_PATH}", host=bound_host,
               port=bound_port, index=str(settings.index), generation=served_generation(settings.index),
-              key_store=str(settings.key_store), active_keys=verifier.active_count(),
+              key_store=str(settings.key_store), active_keys=verifier.active_count(), search_workers=settings.search_workers,
               rate_limiter="redis" if settings["rate_limit.redis_url"] else "memory", version=__version__)
     if verifier.active_count() == 0:
         log_event("no API keys yet: every request is refused until one is created", logging.WARNING,

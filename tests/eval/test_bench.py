@@ -54,7 +54,7 @@ def test_too_small_a_corpus(tmp_path):
 
 
 def test_bench_full_text_and_synthetic_vectors(tmp_path):
-    plans = [BenchPlan(sizes=(60,), embeddings="none", queries=20), BenchPlan(sizes=(60,), embeddings="synthetic", queries=20)]
+    plans = [BenchPlan(sizes=(60,), embeddings="none", queries=20, workers=1), BenchPlan(sizes=(60,), embeddings="synthetic", queries=20, workers=1)]
     text_only, synthetic = (run_bench(plan, tmp_path / plan.embeddings)[0] for plan in plans)
     assert (text_only.chunks, text_only.vectors, list(text_only.latency)) == (60, "none", ["bm25"])
     assert (synthetic.chunks, synthetic.vectors, list(synthetic.latency)) == (60, "synthetic", ["hybrid", "bm25"])
@@ -65,13 +65,21 @@ def test_bench_full_text_and_synthetic_vectors(tmp_path):
         for latency in result.latency.values():
             assert latency.open_ms > 0 and latency.cold_ms > 0 and latency.peak_rss_mb > 0
             assert 0 < latency.p50 <= latency.p95 <= latency.p99
+            assert latency.qps_1 > 0 and latency.qps_4 > 0  # threads in process
+            assert latency.pool_workers == 1 and latency.pool_qps_1 > 0 and latency.pool_qps_4 > 0  # through a search worker
+            if Path("/proc/self/smaps_rollup").exists():
+                assert latency.server_memory["rss"] >= latency.server_memory["pss"] >= latency.server_memory["uss"] > 0
+                assert latency.workers_memory["rss"] >= latency.workers_memory["pss"] >= latency.workers_memory["uss"] > 0
     table = render_bench([text_only, synthetic])
     assert "vectors=synthetic: random unit vectors" in table
     assert table.splitlines()[0].split() == ["corpus", "files", "chunks", "vectors", "build", "s", "chunks/s", "index", "MB", "build", "RSS", "MB"]
+    serving = next(line for line in table.splitlines() if line.startswith("corpus") and "workers" in line)
+    assert serving.split() == ["corpus", "mode", "threads", "q/s", "1", "q/s", "4", "4", "vs", "1", "workers", "q/s", "1", "q/s", "4",
+                               "4", "vs", "1", "RSS", "MB", "PSS", "MB", "USS", "MB/worker"]
 
 
 def test_bench_a_corpus_folder_with_the_model_and_write_json(tmp_path):
-    plan = BenchPlan(corpus=SKYLINE_DOCS, queries=20)
+    plan = BenchPlan(corpus=SKYLINE_DOCS, queries=20, workers=1)
     [result] = run_bench(plan, tmp_path / "work")
     assert (result.label, result.chunks, result.vectors) == (str(SKYLINE_DOCS), 13, "model")
     path = tmp_path / "bench.json"
@@ -79,6 +87,7 @@ def test_bench_a_corpus_folder_with_the_model_and_write_json(tmp_path):
     data = json.loads(path.read_text())
     assert data["plan"]["corpus"] == str(SKYLINE_DOCS)
     assert data["results"][0]["latency"]["hybrid"]["p50"] == result.latency["hybrid"].p50
+    assert data["results"][0]["latency"]["hybrid"]["pool_qps_4"] == result.latency["hybrid"].pool_qps_4 > 0
 
 
 @pytest.mark.parametrize(("embeddings", "chunks", "expected"), [("auto", 10_000, "model"), ("auto", 10_001, "synthetic"), ("none", 5, "none"), ("default", 10**6, "model")])
