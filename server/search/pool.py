@@ -18,6 +18,7 @@ threads, and end when their pipe closes: at ``close()``, or when the server dies
 
 from __future__ import annotations
 
+import atexit
 import logging
 import multiprocessing
 import signal
@@ -71,6 +72,9 @@ class SearchPool:
         self._closed = False
         for _ in range(size):
             self._add_worker()
+        # Workers ignore SIGTERM, which is how multiprocessing ends daemon children at exit: a server
+        # leaving without close() (a start-up check failed) must close their pipes, or its exit waits forever.
+        atexit.register(self.close)
         logger.info("search workers started: %d processes (pids %s)", size, " ".join(str(p) for p in self.pids))
 
     @property
@@ -111,6 +115,7 @@ class SearchPool:
 
     def close(self) -> None:
         """Stop every worker: idle ones now, busy ones as they finish (killed after ``STOP_SECONDS``)."""
+        atexit.unregister(self.close)
         with self._changed:
             self._closed = True
             idle, workers = list(self._idle), list(self._workers)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 from pathlib import Path
@@ -62,6 +63,9 @@ def test_the_tools_answer_over_streamable_http(index_dir: Path, servers, mode: s
     names, text = sdk_call(server.url, key, mode)
     assert {"get_doc", "search_docs"} <= set(names)  # the tool list itself is tests/server's business
     assert json.loads(text)["hits"][0]["chunk_id"] == "auth.md#authentication/tokens"
+    # Team mode searches in one worker process per usable core by default (tests/server/test_search_pool.py).
+    listening = next(record for record in server.seen if record.get("msg") == "listening")
+    assert listening["search_workers"] == len(os.sched_getaffinity(0))
 
 
 def test_serving_writes_nothing_in_the_index_directory(index_dir: Path, servers, new_key) -> None:
