@@ -175,3 +175,4 @@ def test_over_mcp_a_server_with_workers_answers_as_one_without(corpus_index: Pat
         assert "Traceback" not in crashed
         assert pooled.text("search_docs", {"query": QUERIES[0]}) == plain.text("search_docs", {"query": QUERIES[0]})
     assert "Traceback" not in log.read_text()
+    assert "searching in process" in (tmp_path / "plain.log").read_text()  # stdio's default: no workers
