@@ -73,6 +73,7 @@ class Latency:
     pool_workers: int = 0  # search worker processes of the serving-path figures below
     pool_qps_1: float = 0.0  # queries per second, one client, searches in the workers
     pool_qps_4: float = 0.0  # four clients at once, searches in the workers
+    pool_cores_used: float = 0.0  # CPU seconds per second the server and its workers got during the four-client run
     server_memory: dict[str, float] = field(default_factory=dict)  # rss, pss, uss (MB) of the serving process
     workers_memory: dict[str, float] = field(default_factory=dict)  # the same, summed over its workers
 
@@ -289,14 +290,14 @@ def render_bench(results: Sequence[BenchResult]) -> str:
                 [r.label, mode, f"{lat.open_ms:.0f}", f"{lat.first_answer_ms:.0f}", f"{lat.p50:.1f}", f"{lat.p95:.1f}", f"{lat.p99:.1f}",
                  f"{lat.peak_rss_mb:.0f}"]
             )
-    serving = [["corpus", "mode", "threads q/s 1", "q/s 4", "4 vs 1", "workers", "q/s 1", "q/s 4", "4 vs 1",
+    serving = [["corpus", "mode", "threads q/s 1", "q/s 4", "4 vs 1", "workers", "q/s 1", "q/s 4", "4 vs 1", "cores",
                 "RSS MB", "PSS MB", "USS MB/worker"]]
     for r in results:
         for mode, lat in r.latency.items():
             workers = lat.workers_memory.get("uss", 0.0) / lat.pool_workers if lat.pool_workers else 0.0
             serving.append(
                 [r.label, mode, f"{lat.qps_1:.0f}", f"{lat.qps_4:.0f}", _ratio(lat.qps_4, lat.qps_1), str(lat.pool_workers),
-                 f"{lat.pool_qps_1:.0f}", f"{lat.pool_qps_4:.0f}", _ratio(lat.pool_qps_4, lat.pool_qps_1),
+                 f"{lat.pool_qps_1:.0f}", f"{lat.pool_qps_4:.0f}", _ratio(lat.pool_qps_4, lat.pool_qps_1), f"{lat.pool_cores_used:.2f}",
                  f"{_total(lat, 'rss'):.0f}", f"{_total(lat, 'pss'):.0f}", f"{workers:.0f}"]
             )
     notes = [
@@ -318,7 +319,9 @@ def render_bench(results: Sequence[BenchResult]) -> str:
     notes.append(
         "Throughput: 1 and 4 clients sharing the queries, first as threads of one process searching in process (they take "
         "turns on the interpreter lock), then through search workers as `docs-mcp serve --search-workers N` runs them "
-        "(a fresh serving process; each request leases the live index and searches in a worker). RSS/PSS = the serving "
+        "(a fresh serving process; each request leases the live index and searches in a worker); cores = CPU the serving "
+        "process and its workers got during the 4-client run (below the number of workers: the machine had no more "
+        "cores free, and the ratio shows that, not the server). RSS/PSS = the serving "
         "process plus its workers after the run (RSS counts shared pages once per process, PSS splits them); "
         "USS/worker = memory a worker holds alone, the cost of one more."
     )

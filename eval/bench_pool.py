@@ -70,11 +70,29 @@ def measure_pool(index_dir: Path, queries: Sequence[str], mode: str, workers: in
             with live.lease() as leased:
                 leased.search(query, None, mode=mode, limit=10)
 
-        qps = {f"pool_qps_{clients}": throughput(search, queries, clients) for clients in CLIENTS}
+        qps = {f"pool_qps_{clients}": throughput(search, queries, clients) for clients in CLIENTS[:-1]}
+        processes = [os.getpid(), *pool.pids]
+        before, start = cpu_seconds(processes), time.perf_counter()
+        qps[f"pool_qps_{CLIENTS[-1]}"] = throughput(search, queries, CLIENTS[-1])
+        # Cores the server and its workers got while the most clients searched: on a shared machine, below
+        # the number of workers means the machine had no more to give, whatever the ratio says.
+        cores = (cpu_seconds(processes) - before) / (time.perf_counter() - start)
         server, workers_memory = memory_of([os.getpid()]), memory_of(pool.pids)
     finally:
         live.close()
-    return {"pool_workers": workers, **qps, "server_memory": vars(server), "workers_memory": vars(workers_memory)}
+    return {"pool_workers": workers, **qps, "pool_cores_used": cores, "server_memory": vars(server), "workers_memory": vars(workers_memory)}
+
+
+def cpu_seconds(pids: Sequence[int]) -> float:
+    """User + system CPU seconds used so far by ``pids``, from /proc/PID/stat (Linux; 0 elsewhere)."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime: the 14th and 15th fields, in clock ticks
+    return total / os.sysconf("SC_CLK_TCK") if total else 0.0
 
 
 def memory_of(pids: Sequence[int]) -> Memory:

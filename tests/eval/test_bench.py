@@ -75,7 +75,7 @@ def test_bench_full_text_and_synthetic_vectors(tmp_path):
     assert table.splitlines()[0].split() == ["corpus", "files", "chunks", "vectors", "build", "s", "chunks/s", "index", "MB", "build", "RSS", "MB"]
     serving = next(line for line in table.splitlines() if line.startswith("corpus") and "workers" in line)
     assert serving.split() == ["corpus", "mode", "threads", "q/s", "1", "q/s", "4", "4", "vs", "1", "workers", "q/s", "1", "q/s", "4",
-                               "4", "vs", "1", "RSS", "MB", "PSS", "MB", "USS", "MB/worker"]
+                               "4", "vs", "1", "cores", "RSS", "MB", "PSS", "MB", "USS", "MB/worker"]
 
 
 def test_bench_a_corpus_folder_with_the_model_and_write_json(tmp_path):
