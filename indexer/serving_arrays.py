@@ -250,7 +250,7 @@ def write_serving_arrays(conn: duckdb.DuckDBPyConnection, folder: Path, vectors:
         vectors=vectors if vectors is not None else read_vectors(conn),
         records=write_page_records(conn, out, num_chunks),
     )
-    arrays = replace(arrays, vector_index=_ann(arrays.vectors, num_chunks))
+    arrays = replace(arrays, vector_index=_ann(arrays.vectors))
     _save(arrays, out)
     return arrays
 
@@ -259,7 +259,7 @@ def write_vector_arrays(folder: Path, vectors: Vectors) -> None:
     """Replace the vector files of the generation in ``folder`` (the rest of its serving arrays stays)."""
     out = Path(folder) / SERVING_DIR
     manifest = json.loads((out / MANIFEST_FILE).read_text(encoding="utf-8"))
-    ann = _ann(vectors, int(manifest["chunks"]))
+    ann = _ann(vectors)
     for name, array in _vector_files(vectors, ann).items():
         np.save(out / f"{name}.npy", array)
     manifest.update(windows=len(vectors.vectors), dimensions=int(vectors.vectors.shape[1]), ann=_ann_manifest(ann))
@@ -305,17 +305,17 @@ def encode_taxonomy(metadata: Sequence[Mapping[str, str]]) -> tuple[tuple[str, .
     return keys, values, codes
 
 
-def _ann(vectors: Vectors | None, num_chunks: int) -> VectorIndex | None:
+def _ann(vectors: Vectors | None) -> VectorIndex | None:
     """The approximate index, for a generation with enough windows to need one."""
     if vectors is None or not len(vectors.vectors) or len(vectors.vectors) < vector_index.ann_min_windows():
         return None
-    return vector_index.build_vector_index(vectors.vectors, vectors.starts, vectors.chunks, num_chunks)
+    return vector_index.build_vector_index(vectors.vectors, vectors.starts, vectors.chunks)
 
 
 def _ann_manifest(ann: VectorIndex | None) -> dict[str, Any] | None:
     if ann is None:
         return None
-    return {"lists": len(ann.centroids), "probes": ann.probes, "recall_at_50": ann.recall, "build_seconds": round(ann.build_seconds, 2)}
+    return {"lists": len(ann.centroids), "probes": ann.probes, "margin": ann.margin, "recall_at_50": ann.recall, "build_seconds": round(ann.build_seconds, 2)}
 
 
 def _vector_files(vectors: Vectors, ann: VectorIndex | None) -> dict[str, np.ndarray]:
@@ -387,7 +387,7 @@ def _load(source: Path, manifest: Mapping[str, Any]) -> ServingArrays:
     ivf = None
     if ann:
         ivf = VectorIndex(mapped("ivf_centroids"), mapped("ivf_starts"), mapped("ivf_vectors"), mapped("ivf_chunks"),
-                          int(ann["probes"]), float(ann["recall_at_50"]), float(ann["build_seconds"]))
+                          int(ann["probes"]), float(ann["recall_at_50"]), float(ann["build_seconds"]), float(ann.get("margin", 2.0)))
     taxonomy = manifest["taxonomy"]
     return ServingArrays(
         num_chunks=int(manifest["chunks"]),
