@@ -285,8 +285,8 @@ def render_bench(results: Sequence[BenchResult]) -> str:
                  f"{lat.peak_rss_mb:.0f}", f"{lat.qps_1:.0f}", f"{lat.qps_4:.0f}", f"{lat.qps_4 / lat.qps_1 if lat.qps_1 else 0:.2f}x"]
             )
     notes = [
-        f"{r.label}: approximate vector index of {r.ann['lists']} lists built in {r.ann['build_seconds']:.1f} s; a query probes "
-        f"{r.ann['probes']}, recall@50 against exact search {r.ann['recall_at_50']:.3f}."
+        f"{r.label}: approximate vector index of {r.ann['lists']} lists built in {r.ann['build_seconds']:.1f} s; a query probes up to "
+        f"{r.ann['probes']} (those within {r.ann.get('margin', 2.0):.3f} of its nearest), recall@50 against exact search {r.ann['recall_at_50']:.3f}."
         for r in results
         if r.ann
     ]
