@@ -301,8 +301,8 @@ def render_bench(results: Sequence[BenchResult]) -> str:
                  f"{_total(lat, 'rss'):.0f}", f"{_total(lat, 'pss'):.0f}", f"{workers:.0f}"]
             )
     notes = [
-        f"{r.label}: approximate vector index of {r.ann['lists']} lists built in {r.ann['build_seconds']:.1f} s; a query probes "
-        f"{r.ann['probes']}, recall@50 against exact search {r.ann['recall_at_50']:.3f}."
+        f"{r.label}: approximate vector index of {r.ann['lists']} lists built in {r.ann['build_seconds']:.1f} s; a query probes up to "
+        f"{r.ann['probes']} (those within {r.ann.get('margin', 2.0):.3f} of its nearest), recall@50 against exact search {r.ann['recall_at_50']:.3f}."
         for r in results
         if r.ann
     ]

@@ -58,6 +58,9 @@ B = 0.75
 # Weight of a term occurrence per field, in FTS_FIELDS order (title, heading, body).
 # Chosen on the FastAPI golden set with `docs-mcp eval --mode bm25` (see corpus/guide/ranking.md).
 DEFAULT_FIELD_WEIGHTS = (1.0, 3.0, 1.0)
+# Postings are read from DuckDB for terms holding about this many at a time: reading all of a million chunks'
+# (62M postings) at once took ~190 bytes each at the peak, 12 GB of the build's 14.
+POSTINGS_BATCH = 4_000_000
 # Vectors are read from DuckDB this many rows at a time, so a build holds one batch of Python objects.
 VECTOR_BATCH = 65_536
 
@@ -159,31 +162,63 @@ def read_postings(conn: duckdb.DuckDBPyConnection, num_chunks: int, field_weight
     term_offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
     terms = np.frombuffer(b"".join(encoded[i] for i in order), dtype=np.uint8)
     df = dictionary["df"].astype(np.int64)[order]
+    field_lengths = np.zeros((num_chunks, fields), dtype=np.float32)
+    parts: tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]] = ([np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int32)], [np.zeros((0, fields), dtype=np.float32)])
+    for low, high in _termid_ranges(dictionary["termid"], dictionary["df"]):
+        for part, array in zip(parts, _posting_batch(conn, new_id, field_lengths, low, high)):
+            part.append(array)
+    by_term = np.argsort(np.concatenate(parts[0]), kind="stable")  # a term's postings are in one batch, by chunk
+    posting_term, posting_doc, tf = (_gathered(part, by_term) for part in parts)
+    weights = bm25f_weights(tf, posting_doc, df[posting_term].astype(np.float64), field_lengths, field_weights)
+    starts = np.searchsorted(posting_term, np.arange(len(df) + 1)).astype(np.int64)
+    stopwords = frozenset(str(row[0]) for row in conn.execute(f"SELECT sw FROM {FTS_SCHEMA}.stopwords").fetchall())
+    return Postings(terms, term_offsets, df, starts, posting_doc, weights, tf, field_lengths, tuple(field_weights), stopwords)
+
+
+def _gathered(part: list[np.ndarray], order: np.ndarray) -> np.ndarray:
+    """The concatenation of ``part`` in ``order``; ``part`` is emptied, so one array's batches are held at a time."""
+    whole = np.concatenate(part)
+    part.clear()
+    return whole[order]
+
+
+def _termid_ranges(termids: np.ndarray, df: np.ndarray) -> list[tuple[int, int]]:
+    """Ranges of DuckDB term ids holding about POSTINGS_BATCH postings each (a term's df is its postings)."""
+    if not len(termids):
+        return []
+    order = np.argsort(termids, kind="stable")
+    ids, reached = termids[order].astype(np.int64), np.cumsum(df[order])
+    cuts = np.searchsorted(reached, np.arange(POSTINGS_BATCH, int(reached[-1]), POSTINGS_BATCH))
+    bounds = [int(ids[0]), *(int(ids[c]) + 1 for c in cuts), int(ids[-1]) + 1]
+    return [(lo, hi) for lo, hi in zip(bounds, bounds[1:]) if hi > lo]
+
+
+def _posting_batch(conn: duckdb.DuckDBPyConnection, new_id: np.ndarray, field_lengths: np.ndarray, low: int, high: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The postings of the terms with DuckDB ids in [low, high): (sorted term id, chunk row, per-field tf), by term then chunk.
+
+    Adds their token counts to ``field_lengths`` (whole numbers: exact in any order).
+    """
     rows = conn.execute(
         f"""SELECT t.termid, d.name AS doc, t.fieldid, count(*) AS tf
             FROM {FTS_SCHEMA}.terms t JOIN {FTS_SCHEMA}.docs d USING (docid)
-            GROUP BY ALL"""
+            WHERE t.termid >= ? AND t.termid < ?
+            GROUP BY ALL""",
+        [low, high],
     ).fetchnumpy()
     term = new_id[rows["termid"].astype(np.int64)]
     doc = rows["doc"].astype(np.int64)
     field = rows["fieldid"].astype(np.int64)
     count = rows["tf"].astype(np.float32)
+    del rows
     by_posting = np.lexsort((field, doc, term))
     term, doc, field, count = term[by_posting], doc[by_posting], field[by_posting], count[by_posting]
     # One posting per (term, doc); per-field counts side by side.
     new_posting = np.ones(len(term), dtype=bool)
     new_posting[1:] = (term[1:] != term[:-1]) | (doc[1:] != doc[:-1])
-    posting_index = np.cumsum(new_posting) - 1
-    tf = np.zeros((int(new_posting.sum()), fields), dtype=np.float32)
-    tf[posting_index, field] = count
-    posting_term = term[new_posting]
-    posting_doc = doc[new_posting].astype(np.int32)
-    field_lengths = np.zeros((num_chunks, fields), dtype=np.float32)
+    tf = np.zeros((int(new_posting.sum()), field_lengths.shape[1]), dtype=np.float32)
+    tf[np.cumsum(new_posting) - 1, field] = count
     np.add.at(field_lengths, (doc, field), count)
-    weights = bm25f_weights(tf, posting_doc, df[posting_term].astype(np.float64), field_lengths, field_weights)
-    starts = np.searchsorted(posting_term, np.arange(len(df) + 1)).astype(np.int64)
-    stopwords = frozenset(str(row[0]) for row in conn.execute(f"SELECT sw FROM {FTS_SCHEMA}.stopwords").fetchall())
-    return Postings(terms, term_offsets, df, starts, posting_doc, weights, tf, field_lengths, tuple(field_weights), stopwords)
+    return term[new_posting], doc[new_posting].astype(np.int32), tf
 
 
 def read_vectors(conn: duckdb.DuckDBPyConnection) -> Vectors | None:
@@ -250,7 +285,7 @@ def write_serving_arrays(conn: duckdb.DuckDBPyConnection, folder: Path, vectors:
         vectors=vectors if vectors is not None else read_vectors(conn),
         records=write_page_records(conn, out, num_chunks),
     )
-    arrays = replace(arrays, vector_index=_ann(arrays.vectors, num_chunks))
+    arrays = replace(arrays, vector_index=_ann(arrays.vectors))
     _save(arrays, out)
     return arrays
 
@@ -259,7 +294,7 @@ def write_vector_arrays(folder: Path, vectors: Vectors) -> None:
     """Replace the vector files of the generation in ``folder`` (the rest of its serving arrays stays)."""
     out = Path(folder) / SERVING_DIR
     manifest = json.loads((out / MANIFEST_FILE).read_text(encoding="utf-8"))
-    ann = _ann(vectors, int(manifest["chunks"]))
+    ann = _ann(vectors)
     for name, array in _vector_files(vectors, ann).items():
         np.save(out / f"{name}.npy", array)
     manifest.update(windows=len(vectors.vectors), dimensions=int(vectors.vectors.shape[1]), ann=_ann_manifest(ann))
@@ -305,17 +340,17 @@ def encode_taxonomy(metadata: Sequence[Mapping[str, str]]) -> tuple[tuple[str, .
     return keys, values, codes
 
 
-def _ann(vectors: Vectors | None, num_chunks: int) -> VectorIndex | None:
+def _ann(vectors: Vectors | None) -> VectorIndex | None:
     """The approximate index, for a generation with enough windows to need one."""
     if vectors is None or not len(vectors.vectors) or len(vectors.vectors) < vector_index.ann_min_windows():
         return None
-    return vector_index.build_vector_index(vectors.vectors, vectors.starts, vectors.chunks, num_chunks)
+    return vector_index.build_vector_index(vectors.vectors, vectors.starts, vectors.chunks)
 
 
 def _ann_manifest(ann: VectorIndex | None) -> dict[str, Any] | None:
     if ann is None:
         return None
-    return {"lists": len(ann.centroids), "probes": ann.probes, "recall_at_50": ann.recall, "build_seconds": round(ann.build_seconds, 2)}
+    return {"lists": len(ann.centroids), "probes": ann.probes, "margin": ann.margin, "recall_at_50": ann.recall, "build_seconds": round(ann.build_seconds, 2)}
 
 
 def _vector_files(vectors: Vectors, ann: VectorIndex | None) -> dict[str, np.ndarray]:
@@ -387,7 +422,7 @@ def _load(source: Path, manifest: Mapping[str, Any]) -> ServingArrays:
     ivf = None
     if ann:
         ivf = VectorIndex(mapped("ivf_centroids"), mapped("ivf_starts"), mapped("ivf_vectors"), mapped("ivf_chunks"),
-                          int(ann["probes"]), float(ann["recall_at_50"]), float(ann["build_seconds"]))
+                          int(ann["probes"]), float(ann["recall_at_50"]), float(ann["build_seconds"]), float(ann.get("margin", 2.0)))
     taxonomy = manifest["taxonomy"]
     return ServingArrays(
         num_chunks=int(manifest["chunks"]),

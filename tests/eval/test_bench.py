@@ -93,3 +93,20 @@ def test_bench_a_corpus_folder_with_the_model_and_write_json(tmp_path):
 @pytest.mark.parametrize(("embeddings", "chunks", "expected"), [("auto", 10_000, "model"), ("auto", 10_001, "synthetic"), ("none", 5, "none"), ("default", 10**6, "model")])
 def test_which_vectors_each_size_gets(embeddings, chunks, expected):
     assert BenchPlan(embeddings=embeddings, max_embed=10_000).vectors_for(chunks) == expected
+
+
+def test_synthetic_queries_point_at_their_own_chunk_and_topics_only(tmp_path):
+    """A query is its chunk's vector plus noise independent of the corpus: its 10 nearest chunks share its folder."""
+    import numpy as np
+
+    from docs_mcp.eval.synthetic import SyntheticQueries, _topic_vectors
+
+    pages = np.arange(2000) // 9
+    folders = np.random.default_rng(3).integers(0, 6, pages.max() + 1)[pages]
+    vectors = _topic_vectors(folders, pages, 384, np.random.default_rng(0))  # the fill's stream, as the bench seeds it
+    np.save(tmp_path / "vectors.npy", vectors)
+    np.save(tmp_path / "vector_starts.npy", np.arange(len(vectors)))
+    queries = SyntheticQueries(tmp_path, seed=0)
+    for text in (f"query {i}" for i in range(40)):
+        nearest = np.argsort(-(vectors @ queries.embed_query(text)))[:10]
+        assert (folders[nearest] == folders[nearest[0]]).all()

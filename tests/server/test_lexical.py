@@ -46,6 +46,19 @@ def test_one_field_scores_equal_duckdb_match_bm25(conn, query):
     assert ours == pytest.approx(reference, abs=1e-5)
 
 
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_scores_are_the_float32_sums_of_the_postings_weights_in_term_order(conn, query):
+    """Bit for bit what adding each term's weights to its chunks, term after term, gives (rankings break ties on equal scores)."""
+    postings = read_postings(conn, len(DOCS))
+    scorer = LexicalScorer(postings, _stem(conn))
+    terms = scorer.query_terms(query).own
+    reference = np.zeros(len(DOCS), dtype=np.float32)
+    for tid in terms:
+        lo, hi = int(postings.starts[tid]), int(postings.starts[tid + 1])
+        reference[postings.docs[lo:hi]] += postings.weights[lo:hi]
+    assert scorer.score(QueryTerms(terms)).tobytes() == reference.tobytes()
+
 def test_stopword_only_query_matches_nothing(conn):
     scorer = LexicalScorer(read_postings(conn, len(DOCS), field_weights=(1.0,)), _stem(conn), weights=(1.0,))
     assert scorer.query_terms("the of and") == QueryTerms(())
