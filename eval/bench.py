@@ -29,10 +29,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from docs_mcp.eval.bench_pool import CLIENTS, default_workers, measure_pool, throughput
+from docs_mcp.eval.bench_pool import CLIENTS, measure_pool, throughput
 from docs_mcp.eval.harness import run_child
 from docs_mcp.eval.metrics import percentile
-from docs_mcp.server.search.blas import use_one_blas_thread
+from docs_mcp.server.search.blas import use_one_blas_thread, usable_cores
 
 SEARCH_MODES = ("hybrid", "bm25")
 WARMUP_QUERIES = 5
@@ -49,7 +49,7 @@ class BenchPlan:
     embeddings: str = "auto"  # auto | default | none | synthetic
     max_embed: int = 10_000
     queries: int = 200
-    workers: int = field(default_factory=default_workers)  # search workers for the serving-path throughput
+    workers: int = field(default_factory=usable_cores)  # search workers (as http serve starts by default) for the serving-path throughput
 
     def vectors_for(self, chunks: int) -> str:
         """``model``, ``synthetic`` or ``none``: how the index of ``chunks`` chunks gets its vectors."""

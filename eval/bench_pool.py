@@ -33,11 +33,6 @@ class Memory:
     uss: float
 
 
-def default_workers() -> int:
-    """What ``docs-mcp serve --transport http`` starts by default: one worker per usable core."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
 def throughput(search: Callable[[str], Any], queries: Sequence[str], clients: int) -> float:
     """Queries per second when ``clients`` threads share ``queries`` and call ``search`` at once."""
     with ThreadPoolExecutor(clients) as pool:

@@ -19,7 +19,7 @@ from typing import Callable, Mapping, Protocol, Sequence
 import numpy as np
 import orjson
 
-from docs_mcp.indexer import open_index
+from docs_mcp.indexer import open_generation, open_index
 from docs_mcp.indexer.page_records import PageRecord
 from docs_mcp.indexer.schema import CHUNKS_TABLE
 from docs_mcp.indexer.serving_arrays import ServingArrays, open_serving_arrays
@@ -261,8 +261,9 @@ class Engine:
         answered = ranker.gate.probability(signals.gate_inputs(float(logits.max())))
         if abstain and answered < ranker.gate.floor:
             return (lambda wanted: head[:0]), probability
-        probability[fusion.at(head)] = answered / (1.0 + np.exp(-logits))
-        reordered = by_probability(head, probability[fusion.at(head)])
+        at_head = fusion.at(head)
+        probability[at_head] = answered / (1.0 + np.exp(-logits))
+        reordered = by_probability(head, probability[at_head])
 
         def ranked(wanted: int) -> np.ndarray:
             tail = top_k(fusion.ids, fusion.scores, wanted)[RERANK_DEPTH:]  # past the head: the fusion's order
@@ -380,13 +381,16 @@ def _allowed(present: np.ndarray, allowed: np.ndarray | None) -> np.ndarray:
     return present if allowed is None else present & allowed
 
 
-def open_engine(index_dir: Path | str, settings: RankingSettings | None = None, *, embedder: QueryEmbedder | None = None) -> Engine:
-    """Open the live generation of the index at ``index_dir`` for searching (``embedder``: see Engine).
+def open_engine(
+    index_dir: Path | str, settings: RankingSettings | None = None, *, embedder: QueryEmbedder | None = None, generation: str | None = None
+) -> Engine:
+    """Open the live generation of the index at ``index_dir`` for searching, or the one named ``generation``
+    (a search worker serves what its server leased); ``embedder``: see Engine.
 
     Raises:
-        IndexNotFoundError, IndexFormatError: from the indexer when the index is missing or unreadable.
+        IndexNotFoundError, IndexFormatError: from the indexer when the index or the generation is missing or unreadable.
     """
-    reader = open_index(Path(index_dir))
+    reader = open_index(Path(index_dir)) if generation is None else open_generation(Path(index_dir), generation)
     try:
         return Engine(reader, settings, embedder=embedder)
     except BaseException:

@@ -24,9 +24,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from docs_mcp.indexer.index_file import open_generation
 from docs_mcp.server.search.blas import BLAS_THREADS_VARIABLE
-from docs_mcp.server.search.engine import Engine, QueryEmbedder, RankingSettings
+from docs_mcp.server.search.engine import Engine, QueryEmbedder, RankingSettings, open_engine
 
 OPEN_GENERATIONS = 2  # the live one and the one it replaced, still serving leased requests
 EmbedderFactory = Callable[[Path], QueryEmbedder]  # generation folder -> query embedder (benchmarks)
@@ -93,14 +92,9 @@ class _Engines:
             self._open.popitem()[1].close()
 
     def _open_one(self, generation: str) -> Engine:
-        reader = open_generation(self._setup.index_dir, generation)
-        try:
-            factory = self._setup.embedder
-            embedder = factory(self._setup.index_dir / generation) if factory else None
-            engine = Engine(reader, self._setup.settings, embedder=embedder)
-        except BaseException:
-            reader.close()
-            raise
+        factory = self._setup.embedder
+        embedder = factory(self._setup.index_dir / generation) if factory else None
+        engine = open_engine(self._setup.index_dir, self._setup.settings, embedder=embedder, generation=generation)
         if self._setup.warm is not None:
             try:
                 engine.warm(self._setup.warm)

@@ -16,6 +16,7 @@ from typing import Any, Callable, Mapping
 
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
 from docs_mcp.server.gateway.config import GATEWAY_SECTIONS
+from docs_mcp.server.search.blas import usable_cores
 from docs_mcp.server.team.errors import ConfigError
 from docs_mcp.server.team.redact import MASK, redact
 
@@ -182,7 +183,7 @@ class TeamSettings:
         value = self.values["server.search_workers"]
         if value != "auto":
             return value
-        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        return usable_cores()
 
     @property
     def key_store(self) -> Path:
