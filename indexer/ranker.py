@@ -61,10 +61,16 @@ def describe_ranking(recorded: Mapping[str, Any] | None, *, has_vectors: bool) -
             "fusion: no learned ranking was trained for this embedding model, so scores are not probabilities and "
             "off-topic questions get hits (train one: docs-mcp train-ranking --out INDEX/rankers.json, then re-index)"
         )
-    origin = recorded.get("origin", PACKAGED)
-    source = "shipped with docs-mcp" if origin == PACKAGED else f"from {origin}"
-    floor = (recorded.get("gate") or {}).get("floor")
-    return f"learned ({source}); off-topic floor {floor}"
+    facts = ranking_facts(recorded)
+    source = "shipped with docs-mcp" if facts["origin"] == PACKAGED else f"from {facts['origin']}"
+    return f"learned ({source}); off-topic floor {facts['floor']}"
+
+
+def ranking_facts(recorded: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Whether an index that recorded ``recorded`` ranks hybrid search with a learned ranking, its origin and off-topic floor."""
+    if not recorded:
+        return {"learned": False}
+    return {"learned": True, "origin": recorded.get("origin", PACKAGED), "floor": (recorded.get("gate") or {}).get("floor")}
 
 
 def _read_own(path: Path) -> Mapping[str, Any]:

@@ -26,7 +26,7 @@ from mcp.shared.exceptions import MCPError
 
 from docs_mcp import __version__
 from docs_mcp.indexer.libraries.catalog import RESOURCE_PROPERTY
-from docs_mcp.indexer.ranker import PACKAGED
+from docs_mcp.indexer.ranker import ranking_facts
 from docs_mcp.server.errors import quoted
 from docs_mcp.server.libraries.catalog import Library, LibraryCatalog
 from docs_mcp.server.libraries.schemas import GET_LIBRARY_INFO
@@ -143,15 +143,8 @@ def health(index: ServedIndex, sessions: LibrarySessions) -> dict[str, Any]:
         },
         # The model as the index recorded it: name, weights checksum, runtime, every file's digest.
         "embedding": None if index.engine.reader.model is None else index.engine.reader.model.as_json(),
-        "ranking": _ranking(metadata.get("ranker")),
+        "ranking": ranking_facts(metadata.get("ranker")),  # learned or the fusion: origin, off-topic floor
     }
-
-
-def _ranking(recorded: dict[str, Any] | None) -> dict[str, Any]:
-    """How hybrid search ranks: the learned ranking the index recorded (where from, its off-topic floor), or the fusion."""
-    if not recorded:
-        return {"learned": False}
-    return {"learned": True, "origin": recorded.get("origin", PACKAGED), "floor": (recorded.get("gate") or {}).get("floor")}
 
 
 def marked_documents(index: ServedIndex) -> set[str]:
