@@ -201,18 +201,19 @@ def _corpus_queries(docs: Path, seed: int, n: int) -> dict[str, Any]:
 
 def _step_build(job: dict[str, Any]) -> dict[str, Any]:
     from docs_mcp.indexer import build_index
+    from docs_mcp.indexer.index_file import folder_bytes
 
     out = Path(job["folder"]) / "index"
     # A fresh folder: building over an earlier index would reuse its vectors and time nothing.
     shutil.rmtree(out, ignore_errors=True)
     embeddings = "default" if job["vectors"] == "model" else "none"
     report = build_index(Path(job["docs"]), out, embeddings=embeddings)
-    return {"chunks": report.chunks, "seconds": report.seconds, "index_bytes": _folder_bytes(out)}
+    return {"chunks": report.chunks, "seconds": report.seconds, "index_bytes": folder_bytes(out)}
 
 
 def _step_fill(job: dict[str, Any]) -> dict[str, Any]:
     from docs_mcp.eval.synthetic import fill_random_vectors
-    from docs_mcp.indexer.index_file import current_generation
+    from docs_mcp.indexer.index_file import current_generation, folder_bytes
     from docs_mcp.indexer.serving_arrays import MANIFEST_FILE, SERVING_DIR
 
     out = Path(job["folder"]) / "index"
@@ -220,11 +221,7 @@ def _step_fill(job: dict[str, Any]) -> dict[str, Any]:
     fill_random_vectors(out, seed=job["seed"])
     seconds = time.perf_counter() - start
     manifest = out / current_generation(out) / SERVING_DIR / MANIFEST_FILE
-    return {"seconds": seconds, "index_bytes": _folder_bytes(out), "ann": json.loads(manifest.read_text())["ann"]}
-
-
-def _folder_bytes(folder: Path) -> int:
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    return {"seconds": seconds, "index_bytes": folder_bytes(out), "ann": json.loads(manifest.read_text())["ann"]}
 
 
 def _step_search(job: dict[str, Any]) -> dict[str, Any]:

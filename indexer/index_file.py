@@ -228,12 +228,17 @@ def publish(index_dir: Path, generation: str) -> None:
     metadata.json disagree is never left behind; the interrupt is raised right after.
     """
     folder = Path(index_dir) / generation
-    for path in sorted(folder.rglob("*"), reverse=True):  # files before the folders that hold them
-        _fsync(path)
-    _fsync(folder)
+    flush(folder)
     with _signals_deferred():
         _replace(Path(index_dir) / CURRENT_FILE, f"{generation}\n".encode())
         _replace(Path(index_dir) / METADATA_FILE, (folder / METADATA_FILE).read_bytes())
+
+
+def flush(folder: Path) -> None:
+    """Write every file under ``folder`` (and the folders themselves) through to the disk."""
+    for path in sorted(folder.rglob("*"), reverse=True):  # files before the folders that hold them
+        _fsync(path)
+    _fsync(folder)
 
 
 def prune(index_dir: Path, keep: set[str]) -> None:

@@ -367,9 +367,9 @@ def _hit(record: PageRecord, score: float, needles: Needles, lexical_rank: int |
 def _file_best(scores: np.ndarray, ids: np.ndarray, arrays: ServingArrays) -> np.ndarray:
     """Per candidate, the best candidate score in its file (candidates' scores are > 0)."""
     files = arrays.file_codes[ids]
-    best = np.zeros(len(arrays.file_starts), dtype=np.float64)  # as the sum it joins
-    np.maximum.at(best, files, scores.astype(np.float64, copy=False))
-    return best[files]
+    best = np.zeros(len(arrays.file_starts), dtype=scores.dtype)  # the max of the values is exact in their own type
+    np.maximum.at(best, files, scores)
+    return best.astype(np.float64, copy=False)[files]  # as the sum it joins
 
 
 def _unit(value: float) -> float:

@@ -27,13 +27,22 @@ def convex(lexical: Signal, vector: Signal, ids: np.ndarray, *, alpha: float = 0
     best_lexical = lexical.best()
     if best_lexical is None:
         best_lexical = 1.0
-    lexical_part = np.where(lexical.present[ids], lexical.scores[ids] / max(best_lexical, 1e-9), 0.0)
-    vector_part = np.zeros(len(ids))
+    # In place on the gathered copies: a query with a common word at a million chunks has ~300k candidates,
+    # and every temporary of that size costs ~0.1 ms (the values are those of the plain expression).
+    fused = lexical.scores[ids]
+    fused /= max(best_lexical, 1e-9)
+    fused *= lexical.present[ids]
+    fused *= alpha
     best_vector = vector.best()
-    if best_vector is not None:
-        span = max(best_vector - floor, 1e-6)
-        vector_part = np.clip((vector.scores[ids] - floor) / span, 0.0, 1.0)
-    return alpha * lexical_part + (1.0 - alpha) * vector_part
+    if best_vector is None:
+        return fused + np.zeros(len(ids))  # float64, as when the vector part is there
+    vector_part = vector.scores[ids]
+    vector_part -= floor
+    vector_part /= max(best_vector - floor, 1e-6)
+    np.clip(vector_part, 0.0, 1.0, out=vector_part)
+    vector_part *= 1.0 - alpha
+    fused += vector_part
+    return fused
 
 
 FUSIONS: dict[str, Callable[..., np.ndarray]] = {"convex": convex, "rrf": rrf}

@@ -110,3 +110,27 @@ def test_synthetic_queries_point_at_their_own_chunk_and_topics_only(tmp_path):
     for text in (f"query {i}" for i in range(40)):
         nearest = np.argsort(-(vectors @ queries.embed_query(text)))[:10]
         assert (folders[nearest] == folders[nearest[0]]).all()
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="names a descriptor's file through /proc")
+def test_the_vector_fill_flushes_what_it_writes_as_a_build_does(tmp_path, monkeypatch):
+    """Unflushed, the fill's vectors (3 GB at 1M) were written back while the next bench step timed its searches."""
+    import os
+
+    from docs_mcp.eval.synthetic import fill_random_vectors
+    from docs_mcp.indexer import build_index
+    from docs_mcp.indexer.index_file import current_generation
+
+    generate_corpus(tmp_path / "docs", 60, seed=0)
+    build_index(tmp_path / "docs", tmp_path / "index", embeddings="none")
+    flushed: list[str] = []
+    real_fsync = os.fsync
+
+    def recording_fsync(descriptor: int) -> None:
+        flushed.append(os.readlink(f"/proc/self/fd/{descriptor}"))
+        real_fsync(descriptor)
+
+    monkeypatch.setattr(os, "fsync", recording_fsync)
+    assert fill_random_vectors(tmp_path / "index") == 60
+    serving = tmp_path / "index" / current_generation(tmp_path / "index") / "serving"
+    assert {str(serving / name) for name in ("vectors.npy", "vector_starts.npy", "vector_chunks.npy", "manifest.json")} <= set(flushed)
