@@ -35,7 +35,7 @@ def convex(lexical: Signal, vector: Signal, ids: np.ndarray, *, alpha: float = 0
     fused *= alpha
     best_vector = vector.best()
     if best_vector is None:
-        return fused + np.zeros(len(ids))  # float64, as when the vector part is there
+        return fused.astype(np.float64)  # as the sum with a zero float64 vector part was
     vector_part = vector.scores[ids]
     vector_part -= floor
     vector_part /= max(best_vector - floor, 1e-6)
