@@ -31,7 +31,7 @@ from docs_mcp.server.libraries.arguments import (
 )
 from docs_mcp.server.libraries.catalog import REMOTE, Library, LibraryCatalog
 from docs_mcp.server.libraries.pages import line_fields, locate, read_lines
-from docs_mcp.server.libraries.remote import Sources, refuse_remote
+from docs_mcp.server.libraries.remote import Prepared, Sources, refuse_remote
 from docs_mcp.server.libraries.schemas import GET_CONTEXT7_DOCS, GET_DOCS, MAX_INFO_CHARS
 from docs_mcp.server.contract.reload import ServedIndex
 
@@ -90,7 +90,8 @@ def get_library_info(index: ServedIndex, arguments: Mapping[str, Any] | None, so
     args = parse_info_args(arguments)
     library = catalog_of(index.engine, sources.registered()).get(args.library_id)
     refuse_remote(library)
-    index = sources.prepare(index, [library]).index
+    prepared = sources.prepare(index, [library])
+    index = prepared.index
     catalog = catalog_of(index.engine, sources.registered())
     library = catalog.get(library.library_id)
     entries, chosen, unknown = _filter_sections(library, args.sections)
@@ -104,6 +105,7 @@ def get_library_info(index: ServedIndex, arguments: Mapping[str, Any] | None, so
         "chunks": library.chunks,
         "available_sections": library.sections,
         "next": _next_calls(library, catalog),
+        **_freshness(prepared),
     }
     if chosen is not None:
         result["filtered_by_sections"] = chosen
@@ -195,10 +197,14 @@ def get_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: str,
             ],
             "related_pages": related_pages(candidates, packed, catalog),
             "hint": None if top >= LOW_CONFIDENCE else "Low confidence: read related_pages with read_page, or browse get_library_info.",
-            "stale": prepared.stale,
-            **({"warnings": list(prepared.warnings)} if prepared.warnings else {}),
+            **_freshness(prepared),
         }
     )
+
+
+def _freshness(prepared: Prepared) -> dict[str, Any]:
+    """``stale`` (an llms.txt library's copy is past its TTL, being refreshed), and ``warnings`` when a fetch failed."""
+    return {"stale": prepared.stale, **({"warnings": list(prepared.warnings)} if prepared.warnings else {})}
 
 
 def _tagged_language(engine: Engine, language: str) -> str:

@@ -61,3 +61,25 @@ def test_a_cached_page_during_an_outage_is_served_stale_with_a_warning(site, sou
         "warning": f"The source could not be reached at the last refresh ({url} could not be fetched after 3 attempts: HTTP 503.); "
         "this copy may be outdated.",
     }
+
+
+def info(sources: Sources) -> dict:
+    return json.loads(tools.get_library_info(sources.live.current(), {"library_id": SKYHOOK}, sources))
+
+
+def test_get_library_info_says_when_the_library_is_stale_and_why_its_refresh_failed(site, sources):
+    url = site.url("/docs/reference/client.md")
+    read(sources, url)
+    sources.service.wait_idle(60)
+    assert (info(sources)["stale"], "warnings" in info(sources)) == (False, False)
+    site.routes["/docs/reference/client.md"].failures = 99
+    sources.service.cache.clock = lambda: 4_000_000_000.0  # long past the 1 h TTL
+    assert (info(sources)["stale"], "warnings" in info(sources)) == (True, False)  # due, not yet tried
+    read(sources, url)
+    sources.service.wait_idle(60)  # the background revalidation fails (3 attempts)
+    described = info(sources)
+    assert described["stale"] is True and described["toc"]
+    assert described["warnings"] == [
+        f"The source of '{SKYHOOK}' could not be reached at the last refresh ({url} could not be fetched after 3 attempts: HTTP 503.); "
+        "some of its pages may be outdated."
+    ]
