@@ -61,6 +61,7 @@ from docs_mcp.indexer.schema import (
 from docs_mcp.indexer.search_text import search_fields
 from docs_mcp.indexer.serving_arrays import write_serving_arrays
 from docs_mcp.indexer.staging import load_rows
+from docs_mcp.indexer.stopwords import stopwords_for
 from docs_mcp.indexer.taxonomy import build_metadata
 from docs_mcp.indexer.vectors import SESSION_THREADS, VectorPlan, VectorStats, plan_vectors, write_vectors
 
@@ -205,7 +206,8 @@ def _write_first(
             conn.execute(statement)
         load_rows(conn, CHUNKS_TABLE, folder, (_chunk_row(i, chunk) for i, chunk in enumerate(build.chunks)))
         fault_point("fts")
-        conn.execute(fts_sql())
+        with stopwords_for(conn, (value for key in build.scan.taxonomy for value in key.values)) as stopwords:
+            conn.execute(fts_sql(stopwords))
         # The model has been loading meanwhile; planning needs its checksum (the windows' keys).
         embedder = model.result() if model else None
         plan = plan_vectors(conn, folder, build.chunks, embedder.identity.checksum, sources) if embedder else None
@@ -317,12 +319,15 @@ def _connection(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
         conn.close()
 
 
-def fts_sql() -> str:
-    """The PRAGMA that builds the BM25 index over the three search fields (tables in schema FTS_SCHEMA)."""
+def fts_sql(stopwords: str = FTS_STOPWORDS) -> str:
+    """The PRAGMA that builds the BM25 index over the three search fields (tables in schema FTS_SCHEMA).
+
+    ``stopwords``: 'english', or the table stopwords.stopwords_for made.
+    """
     fields = ", ".join(f"'{name}'" for name in FTS_FIELDS)
     return (
         f"PRAGMA create_fts_index('{CHUNKS_TABLE}', 'id', {fields}, stemmer='{FTS_STEMMER}', "
-        f"stopwords='{FTS_STOPWORDS}', ignore='{FTS_IGNORE}', strip_accents=1, lower=1, overwrite=1)"
+        f"stopwords='{stopwords}', ignore='{FTS_IGNORE}', strip_accents=1, lower=1, overwrite=1)"
     )
 
 

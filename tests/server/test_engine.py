@@ -87,6 +87,12 @@ def test_exact_identifiers_rank_first(engine, query, expected):
     assert ids(engine.search(query, {}, limit=3))[0] == expected
 
 
+def test_a_language_named_go_is_a_search_word_though_english_drops_it(text_only_engine):
+    named = text_only_engine.search("retries in Go", {}, mode="bm25", limit=1).hits[0]
+    unnamed = text_only_engine.search("retries", {}, mode="bm25", limit=1).hits[0]
+    assert named.filepath == "sdk/go/retries.md" and named.score > unnamed.score  # "go" counted: it is a language here
+
+
 def test_the_index_records_the_learned_ranking_and_hybrid_scores_are_probabilities(engine):
     assert engine.ranker is not None and engine.metadata["ranker"]["features"]
     learned = engine.search("retry with backoff", {}, limit=5).hits
