@@ -92,7 +92,9 @@ def validate(
     errors = sum(problem.severity == "error" for problem in scan.problems)
     warnings = len(scan.problems) - errors
     keys = ", ".join(key.name for key in scan.taxonomy) or "none"
-    typer.echo(f"{len(scan.files)} files, {len(scan.chunks)} chunks, taxonomy keys: {keys}; {errors} error(s), {warnings} warning(s)")
+    stubs = front_matter_only(scan.skipped, scan.problems)
+    skipped = f"; {stubs} page(s) with front matter only skipped" if stubs else ""
+    typer.echo(f"{len(scan.files)} files, {len(scan.chunks)} chunks, taxonomy keys: {keys}; {errors} error(s), {warnings} warning(s){skipped}")
     if errors:
         raise typer.Exit(1)
 
@@ -117,9 +119,18 @@ def summary(report: IndexReport, embeddings: str) -> str:
         lines.append(f"  model:        {report.model.name} ({report.model.dimensions} dimensions, weights sha256 {report.model.checksum[:12]}{origin})")
         lines.append(f"                every file's digest: docs-mcp info --index {report.index_dir}")
         lines.append(f"  ranking:      {describe_ranking(report.ranker, has_vectors=True)}")
+    stubs = front_matter_only(report.skipped, report.problems)
+    if stubs:
+        lines.append(f"  skipped:      {stubs} page(s) with front matter only (redirects, section stubs)")
     if report.problems:
         lines.append(f"  problems:     {len(report.problems)} (listed above)")
     return "\n".join(lines)
+
+
+def front_matter_only(skipped: tuple[str, ...], problems: tuple[Problem, ...]) -> int:
+    """How many skipped pages were skipped for having no text past their front matter (the others have a problem)."""
+    explained = {problem.path for problem in problems}
+    return sum(path not in explained for path in skipped)
 
 
 def _embedding_choice(embeddings: str, model: str | None) -> str:

@@ -76,10 +76,9 @@ def _scan_page(rel: str, path: Path, manifest: Manifest | None, problems: list[P
         strategy = replace(strategy, chunk_by=front.chunk_by_hint)
     strategy = front.strategy or strategy
     metadata.update(front.metadata)
-    chunks = chunk_page(Page(rel, strategy, metadata, front.title), front.body)
-    if not chunks:
-        problems.append(Problem(rel, "file has front matter but no content; skipped it.", "warning"))
-    return chunks
+    # No chunk from a page with front matter only (a site generator's redirect or section stub): it is
+    # skipped without a problem, so --strict accepts such sites, and the build summary counts it.
+    return chunk_page(Page(rel, strategy, metadata, front.title), front.body)
 
 
 def _read_text(rel: str, path: Path, problems: list[Problem]) -> str | None:

@@ -88,6 +88,16 @@ def test_strict_fails_and_writes_nothing(cli, make_corpus, tmp_path: Path) -> No
     assert not (tmp_path / "ix").exists()
 
 
+def test_a_redirect_stub_passes_strict_and_the_summary_counts_it(cli, make_corpus, tmp_path: Path) -> None:
+    docs = make_corpus({**GOOD, "api.md": "---\ntitle: API reference\nredirect: https://pkg.go.dev/example\n---\n"})
+    code, out, err = cli("index", str(docs), "--out", str(tmp_path / "ix"), "--strict", "--embeddings", "none")
+    assert code == 0 and "warning" not in err
+    assert "\n  skipped:      1 page(s) with front matter only (redirects, section stubs)" in out and "problems:" not in out
+    assert cli("validate", str(docs)) == (
+        0, "2 files, 2 chunks, taxonomy keys: language; 0 error(s), 0 warning(s); 1 page(s) with front matter only skipped\n", ""
+    )  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("args", "code", "first_line"),
     [
