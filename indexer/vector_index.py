@@ -34,6 +34,8 @@ import numpy as np
 
 from docs_mcp.errors import UsageError
 
+# The similarity of a chunk no probed list holds (and of a chunk without vectors): no cosine is below it.
+UNSCORED = -1.0
 ANN_MIN_WINDOWS = 50_000
 # Benchmarks set this to build the approximate index below ANN_MIN_WINDOWS (0: always), to measure
 # its effect on a corpus with relevance judgements (corpus/guide/benchmarks.md).
@@ -119,7 +121,7 @@ def ann_similarities(index: VectorIndex, query: np.ndarray, num_chunks: int) -> 
         # np.dot, not @: matmul keeps the GIL on a product this small (one list), so concurrent searches
         # queued behind each other; each list's rows are contiguous, so nothing is gathered.
         np.dot(index.vectors[lo:hi], query, out=similarity[start : start + hi - lo])
-    dense = np.full(num_chunks, -1.0, dtype=np.float32)
+    dense = np.full(num_chunks, UNSCORED, dtype=np.float32)
     np.maximum.at(dense, np.concatenate([index.chunks[lo:hi] for lo, hi in zip(lows.tolist(), highs.tolist())]), similarity)
     return dense
 

@@ -34,7 +34,7 @@ from docs_mcp.server.search.fusion import select_fusion
 from docs_mcp.server.search.lexical import DEFAULT_FIELD_WEIGHTS, HEADING_FIELD, LexicalScorer, QueryTerms, tokenize
 from docs_mcp.server.search.records import Hit, SearchPage
 from docs_mcp.server.search.rerank import RERANK_DEPTH, RankerModel, by_probability
-from docs_mcp.server.search.semantic import similarities
+from docs_mcp.server.search.semantic import chunk_similarities, similarities
 from docs_mcp.server.search.query_model import query_model
 from docs_mcp.server.search.signals import Signal
 from docs_mcp.server.search.snippets import Needles, make_snippet
@@ -42,6 +42,8 @@ from docs_mcp.server.search.topk import top_k
 
 # hybrid: the learned ranking when the index records one (else the fusion); fusion: BM25 + vectors fused, unlearned.
 MODES = ("hybrid", "fusion", "bm25", "vector")
+# Under an approximate vector index, this many of the best BM25 candidates get their exact cosine.
+EXACT_COSINES = RERANK_DEPTH
 
 
 class QueryEmbedder(Protocol):
@@ -221,7 +223,7 @@ class Engine:
         allowed = filter_mask(self.taxonomy, filters, self.size, self.filter_rules)
         terms = self._lexical.query_terms(query) if mode != "vector" and self.size else QueryTerms(())
         lexical = self._lexical_signal(terms, mode, allowed)
-        vector = self._vector_signal(query, words, mode, allowed)
+        vector = self._vector_signal(query, words, mode, allowed, lexical)
         candidates = lexical.present | (vector.present & (vector.scores >= self.settings.similarity_floor))
         ids = np.flatnonzero(candidates)
         if mode == "bm25":
@@ -240,10 +242,17 @@ class Engine:
         scores = self._lexical.score(terms)
         return Signal(scores, _allowed(scores > 0, allowed))
 
-    def _vector_signal(self, query: str, words: Sequence[str], mode: str, allowed: np.ndarray | None) -> Signal:
+    def _vector_signal(self, query: str, words: Sequence[str], mode: str, allowed: np.ndarray | None, lexical: Signal) -> Signal:
         if mode == "bm25" or self._vectors is None or not self.size or not words:
             return Signal.absent(self.size, -1.0)
-        scores = similarities(self._vectors, self._query_vector(query), self.size, self.arrays.vector_index)
+        query_vector = self._query_vector(query)
+        scores = similarities(self._vectors, query_vector, self.size, self.arrays.vector_index)
+        if self.arrays.vector_index is not None and lexical.any():
+            # The approximate index scores only the windows in the lists nearest the query (a chunk it left
+            # out has UNSCORED, one with a window left out a lower cosine): the best BM25 candidates get their
+            # exact cosine, so the fusion and the ranking see both signals for them.
+            best = top_k(lexical.rows, lexical.present_scores, EXACT_COSINES)
+            scores[best] = chunk_similarities(self._vectors, query_vector, best)
         return Signal(scores, _allowed(scores >= self.settings.vector_base, allowed))
 
     def _learned(self, query: str, fusion: _Fusion, ranker: RankerModel, abstain: bool) -> tuple[Callable[[int], np.ndarray], np.ndarray]:

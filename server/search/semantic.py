@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from docs_mcp.indexer.serving_arrays import Vectors
-from docs_mcp.indexer.vector_index import VectorIndex, ann_similarities
+from docs_mcp.indexer.vector_index import UNSCORED, VectorIndex, ann_similarities
 
 
 def similarities(vectors: Vectors, query_vector: np.ndarray, num_chunks: int, index: VectorIndex | None = None) -> np.ndarray:
@@ -22,9 +22,29 @@ def similarities(vectors: Vectors, query_vector: np.ndarray, num_chunks: int, in
         return ann_similarities(index, np.asarray(query_vector, dtype=np.float32), num_chunks)
     per_window = np.dot(vectors.vectors, np.asarray(query_vector, dtype=np.float32))  # releases the GIL (vector_index.py)
     best = np.maximum.reduceat(per_window, vectors.starts)
-    dense = np.full(num_chunks, -1.0, dtype=np.float32)
+    dense = np.full(num_chunks, UNSCORED, dtype=np.float32)
     dense[vectors.chunks] = best
     return dense
+
+
+def chunk_similarities(vectors: Vectors, query_vector: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The exact best-window cosine of each chunk of ``rows`` (-1 for a chunk without vectors): for a few chunks."""
+    result = np.full(len(rows), UNSCORED, dtype=np.float32)
+    groups = len(vectors.chunks)
+    positions = np.minimum(np.searchsorted(vectors.chunks, rows), max(groups - 1, 0))
+    have = np.flatnonzero(vectors.chunks[positions] == rows) if groups else positions[:0]
+    if not len(have):
+        return result
+    positions = positions[have]
+    lows = vectors.starts[positions]
+    following = np.minimum(positions + 1, groups - 1)
+    highs = np.where(positions + 1 < groups, vectors.starts[following], len(vectors.vectors))
+    counts = highs - lows
+    firsts = np.cumsum(counts) - counts  # where each chunk's windows begin among the gathered ones
+    windows = np.repeat(lows - firsts, counts) + np.arange(int(counts.sum()))
+    per_window = np.dot(vectors.vectors[windows], np.asarray(query_vector, dtype=np.float32))
+    result[have] = np.maximum.reduceat(per_window, firsts)
+    return result
 
 
 def first_window(vectors: Vectors, chunk: int) -> np.ndarray | None:
