@@ -350,13 +350,18 @@ def _ann(vectors: Vectors | None) -> VectorIndex | None:
 def _ann_manifest(ann: VectorIndex | None) -> dict[str, Any] | None:
     if ann is None:
         return None
-    return {"lists": len(ann.centroids), "probes": ann.probes, "margin": ann.margin, "recall_at_50": ann.recall, "build_seconds": round(ann.build_seconds, 2)}
+    return {
+        "lists": len(ann.centroids), "probes": ann.probes, "margin": ann.margin, "recall_at_50": ann.recall,
+        "build_seconds": round(ann.build_seconds, 2), "window_rows": ann.window_rows is not None,
+    }  # fmt: skip
 
 
 def _vector_files(vectors: Vectors, ann: VectorIndex | None) -> dict[str, np.ndarray]:
     files = {"vectors": vectors.vectors, "vector_starts": vectors.starts, "vector_chunks": vectors.chunks}
     if ann is not None:
         files.update(ivf_centroids=ann.centroids, ivf_starts=ann.starts, ivf_vectors=ann.vectors, ivf_chunks=ann.chunks)
+        if ann.window_rows is not None:
+            files.update(ivf_window_rows=ann.window_rows)
     return files
 
 
@@ -422,7 +427,8 @@ def _load(source: Path, manifest: Mapping[str, Any]) -> ServingArrays:
     ivf = None
     if ann:
         ivf = VectorIndex(mapped("ivf_centroids"), mapped("ivf_starts"), mapped("ivf_vectors"), mapped("ivf_chunks"),
-                          int(ann["probes"]), float(ann["recall_at_50"]), float(ann["build_seconds"]), float(ann.get("margin", 2.0)))
+                          int(ann["probes"]), float(ann["recall_at_50"]), float(ann["build_seconds"]), float(ann.get("margin", 2.0)),
+                          mapped("ivf_window_rows") if ann.get("window_rows") else None)
     taxonomy = manifest["taxonomy"]
     return ServingArrays(
         num_chunks=int(manifest["chunks"]),

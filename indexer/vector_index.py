@@ -81,6 +81,9 @@ class VectorIndex:
     recall: float  # recall@RECALL_AT against exact search, on the calibration queries (a lower bound)
     build_seconds: float
     margin: float = 2.0  # ... those within this cosine of its nearest list (2: all of them; indexes written before margins)
+    # The row of ``vectors`` holding each window (windows in chunk order, as in serving_arrays.Vectors), so the
+    # exact cosine of a few chunks reads the lists' copy, which probing keeps in memory anyway (None: older index).
+    window_rows: np.ndarray | None = None  # (W,) int32
 
 
 def build_vector_index(vectors: np.ndarray, starts: np.ndarray, chunks: np.ndarray, seed: int = 0) -> VectorIndex:
@@ -94,9 +97,12 @@ def build_vector_index(vectors: np.ndarray, starts: np.ndarray, chunks: np.ndarr
     order = np.argsort(assignment, kind="stable")
     list_starts = np.searchsorted(assignment[order], np.arange(lists + 1)).astype(np.int64)
     probes, margin, recall = _calibrate(centroids, assignment, vectors, starts, rng)
+    window_rows = np.empty(len(order), dtype=np.int32)
+    window_rows[order] = np.arange(len(order), dtype=np.int32)
     return VectorIndex(
-        centroids, list_starts, np.ascontiguousarray(vectors[order]), window_chunks[order].astype(np.int64), probes, recall, time.perf_counter() - started, margin
-    )
+        centroids, list_starts, np.ascontiguousarray(vectors[order]), window_chunks[order].astype(np.int64), probes, recall,
+        time.perf_counter() - started, margin, window_rows,
+    )  # fmt: skip
 
 
 def probed_lists(index: VectorIndex, query: np.ndarray) -> np.ndarray:

@@ -252,7 +252,7 @@ class Engine:
             # out has UNSCORED, one with a window left out a lower cosine): the best BM25 candidates get their
             # exact cosine, so the fusion and the ranking see both signals for them.
             best = top_k(lexical.rows, lexical.present_scores, EXACT_COSINES)
-            scores[best] = chunk_similarities(self._vectors, query_vector, best)
+            scores[best] = chunk_similarities(self._vectors, query_vector, best, self.arrays.vector_index)
         return Signal(scores, _allowed(scores >= self.settings.vector_base, allowed))
 
     def _learned(self, query: str, fusion: _Fusion, ranker: RankerModel, abstain: bool) -> tuple[Callable[[int], np.ndarray], np.ndarray]:

@@ -27,8 +27,11 @@ def similarities(vectors: Vectors, query_vector: np.ndarray, num_chunks: int, in
     return dense
 
 
-def chunk_similarities(vectors: Vectors, query_vector: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """The exact best-window cosine of each chunk of ``rows`` (-1 for a chunk without vectors): for a few chunks."""
+def chunk_similarities(vectors: Vectors, query_vector: np.ndarray, rows: np.ndarray, index: VectorIndex | None = None) -> np.ndarray:
+    """The exact best-window cosine of each chunk of ``rows`` (-1 for a chunk without vectors): for a few chunks.
+
+    With an approximate ``index`` that maps windows to its rows, the vectors are read from its copy.
+    """
     result = np.full(len(rows), UNSCORED, dtype=np.float32)
     groups = len(vectors.chunks)
     positions = np.minimum(np.searchsorted(vectors.chunks, rows), max(groups - 1, 0))
@@ -42,7 +45,8 @@ def chunk_similarities(vectors: Vectors, query_vector: np.ndarray, rows: np.ndar
     counts = highs - lows
     firsts = np.cumsum(counts) - counts  # where each chunk's windows begin among the gathered ones
     windows = np.repeat(lows - firsts, counts) + np.arange(int(counts.sum()))
-    per_window = np.dot(vectors.vectors[windows], np.asarray(query_vector, dtype=np.float32))
+    stored = vectors.vectors[windows] if index is None or index.window_rows is None else index.vectors[index.window_rows[windows]]
+    per_window = np.dot(stored, np.asarray(query_vector, dtype=np.float32))
     result[have] = np.maximum.reduceat(per_window, firsts)
     return result
 

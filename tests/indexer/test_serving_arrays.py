@@ -126,6 +126,7 @@ def test_the_approximate_index_can_be_forced_below_its_size_for_measurements(ind
     build_index(tmp_path / "docs", tmp_path / "index")
     forced = open_serving_arrays(tmp_path / "index" / current_generation(tmp_path / "index"))
     assert forced.vector_index is not None and len(forced.vector_index.vectors) == len(forced.vectors.vectors)
+    assert np.array_equal(forced.vector_index.vectors[forced.vector_index.window_rows], forced.vectors.vectors)  # each window's row
     monkeypatch.setenv(ANN_MIN_WINDOWS_VARIABLE, "few")
     with pytest.raises(UsageError, match="not a number of windows"):
         build_index(tmp_path / "docs", tmp_path / "index")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -36,12 +37,15 @@ def engines(corpus_index: Path, tmp_path_factory: pytest.TempPathFactory):
 
 
 def test_chunk_similarities_are_the_exact_best_window_cosines(engines):
-    exact, _ = engines
+    exact, approximate = engines
     query = exact._query_vector("how do I retry a throttled request")
     dense = similarities(exact._vectors, query, exact.size)
     rows = np.array([0, 5, exact.size - 1, 17, 5])
     assert np.allclose(chunk_similarities(exact._vectors, query, rows), dense[rows])
     assert chunk_similarities(exact._vectors, query, rows[:0]).shape == (0,)
+    index = approximate.arrays.vector_index
+    for lists in (index, replace(index, window_rows=None)):  # from the lists' copy; an older index reads the vectors
+        assert np.allclose(chunk_similarities(approximate._vectors, query, rows, lists), dense[rows], atol=1e-5)
 
 
 def test_the_best_bm25_candidates_get_their_exact_cosine(engines):
