@@ -1,8 +1,8 @@
 """The development and report sets of eval/devsets/ fit the shared corpora they were written for.
 
-Every relevant entry must resolve to a chunk of a full-text index of its corpus (a renamed heading or a
-typo would otherwise score as a miss, silently), and every facet must name a value the index holds.
-Needs ../shared (skipped without it); builds full-text-only indexes, so no model runs.
+Every relevant entry must resolve to a chunk of its corpus as the indexer splits it (a renamed heading or
+a typo would otherwise score as a miss, silently), and every facet must name a value the corpus holds.
+Needs ../shared (skipped without it); scans the corpora only, so nothing is written and no model runs.
 """
 
 from __future__ import annotations
@@ -12,10 +12,8 @@ from pathlib import Path
 import pytest
 
 from docs_mcp.eval.golden import load_golden
-from docs_mcp.eval.judgments import resolve_judgments
-from docs_mcp.eval.runner import read_index_chunks
-from docs_mcp.indexer import build_index
-from docs_mcp.indexer.index_file import open_index
+from docs_mcp.eval.judgments import IndexedChunk, resolve_judgments
+from docs_mcp.indexer import CorpusScan, scan_corpus
 
 DEVSETS = Path(__file__).parents[2] / "eval" / "devsets"
 CORPUS_OF = {  # set file stem -> corpus folder under ../shared/corpora
@@ -33,32 +31,29 @@ def test_every_set_in_the_folder_names_its_corpus():
 
 
 @pytest.fixture(scope="module")
-def text_indexes(shared_dir, tmp_path_factory) -> dict[str, Path]:
-    """One full-text index per corpus, built on first use."""
-    built: dict[str, Path] = {}
+def scans(shared_dir):
+    """One scan per corpus, made on first use."""
+    made: dict[str, CorpusScan] = {}
 
-    def index_of(corpus: str) -> Path:
-        if corpus not in built:
-            out = tmp_path_factory.mktemp(corpus.replace("/", "-")) / "index"
-            build_index(shared_dir / "corpora" / corpus, out, embeddings="none")
-            built[corpus] = out
-        return built[corpus]
+    def scan_of(corpus: str) -> CorpusScan:
+        if corpus not in made:
+            made[corpus] = scan_corpus(shared_dir / "corpora" / corpus)
+        return made[corpus]
 
-    return index_of  # type: ignore[return-value]
+    return scan_of
 
 
 @pytest.mark.parametrize("name", sorted(CORPUS_OF))
-def test_every_relevant_entry_and_facet_fits_the_corpus(name, text_indexes):
-    index = text_indexes(CORPUS_OF[name])
+def test_every_relevant_entry_and_facet_fits_the_corpus(name, scans):
+    scan = scans(CORPUS_OF[name])
     queries = load_golden(DEVSETS / f"{name}.jsonl")
-    chunks, _, _ = read_index_chunks(index)
+    chunks = [IndexedChunk(c.chunk_id, c.filepath, tuple(c.heading_path), tuple(c.headings)) for c in scan.chunks]
     judgments = resolve_judgments(queries, chunks)  # raises, listing every entry that matches nothing
     assert all(judged for query, judged in zip(queries, judgments) if not query.off_topic)
-    with open_index(index) as reader:
-        taxonomy = reader.metadata.get("taxonomy") or {}
+    values = {key.name: key.values for key in scan.taxonomy}
     for query in queries:
         for key, value in query.filters.items():
-            assert value in (taxonomy.get(key) or {}).get("values", ()), f"{query.qid}: no chunk has {key}={value}"
+            assert value in values.get(key, ()), f"{query.qid}: no chunk has {key}={value}"
 
 
 @pytest.mark.parametrize("name", ["dub-report", "opentelemetry-report"])
