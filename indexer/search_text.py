@@ -12,8 +12,10 @@ overlapping windows; each starts with the chunk's title and heading path for con
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from docs_mcp.indexer.records import Chunk
+from docs_mcp.indexer.schema import FTS_IGNORE
 
 # Windows are counted in "pieces" (a run of word characters, or one punctuation mark),
 # which is ~1.2-1.3 model word pieces on our corpora (p90 ~1.45): 180 pieces stay under
@@ -29,6 +31,14 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _HUMP = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+")
 _PATH_SEPARATORS = re.compile(r"[/_.\-]+")
 _MARKDOWN_SUFFIX = re.compile(r"\.(md|mdx|markdown)$", re.IGNORECASE)
+_FTS_SEPARATORS = re.compile(FTS_IGNORE)
+
+
+def tokenize(text: str) -> list[str]:
+    """Split text into words the way DuckDB's fts ``tokenize`` does (lower-case, accents stripped)."""
+    folded = unicodedata.normalize("NFKD", text.lower())
+    folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
+    return [word for word in _FTS_SEPARATORS.sub(" ", folded).split() if word]
 
 
 def search_fields(chunk: Chunk) -> tuple[str, str, str]:

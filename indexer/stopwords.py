@@ -8,7 +8,6 @@ path words, `sdk/go/...`, are in the title field). Every other corpus keeps the 
 
 from __future__ import annotations
 
-import re
 from contextlib import contextmanager
 from functools import lru_cache
 from typing import Iterable, Iterator
@@ -16,7 +15,8 @@ from typing import Iterable, Iterator
 import duckdb
 
 from docs_mcp.indexer.extensions import OFFLINE_CONFIG, load_extensions
-from docs_mcp.indexer.schema import FTS_IGNORE, FTS_STOPWORDS
+from docs_mcp.indexer.schema import FTS_STOPWORDS
+from docs_mcp.indexer.search_text import tokenize
 
 # A table of the index file while the full-text index is built from it.
 STOPWORDS_TABLE = "stopwords_kept_out"
@@ -37,7 +37,7 @@ def english_stopwords() -> frozenset[str]:
 
 def value_words(values: Iterable[str]) -> frozenset[str]:
     """The words of taxonomy values as the full-text index splits them (lower case; `sdk-specific`: sdk, specific)."""
-    return frozenset(word for value in values for word in re.sub(FTS_IGNORE, " ", value.lower()).split())
+    return frozenset(word for value in values for word in tokenize(value))
 
 
 @contextmanager

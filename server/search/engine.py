@@ -23,6 +23,7 @@ from docs_mcp.indexer import open_generation, open_index
 from docs_mcp.indexer.page_records import PageRecord
 from docs_mcp.indexer.schema import CHUNKS_TABLE
 from docs_mcp.indexer.serving_arrays import ServingArrays, open_serving_arrays
+from docs_mcp.indexer.vector_index import UNSCORED
 from docs_mcp.server.search import cache
 from docs_mcp.server.search.cache import LruCache
 from docs_mcp.server.search.collapse import Collapser
@@ -244,7 +245,7 @@ class Engine:
 
     def _vector_signal(self, query: str, words: Sequence[str], mode: str, allowed: np.ndarray | None, lexical: Signal) -> Signal:
         if mode == "bm25" or self._vectors is None or not self.size or not words:
-            return Signal.absent(self.size, -1.0)
+            return Signal.absent(self.size, UNSCORED)
         query_vector = self._query_vector(query)
         scores = similarities(self._vectors, query_vector, self.size, self.arrays.vector_index)
         if self.arrays.vector_index is not None and lexical.any():

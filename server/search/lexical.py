@@ -11,14 +11,13 @@ same), which a test checks.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
 
-from docs_mcp.indexer.schema import FTS_FIELDS, FTS_IGNORE
-from docs_mcp.indexer.search_text import identifier_splits
+from docs_mcp.indexer.schema import FTS_FIELDS
+from docs_mcp.indexer.search_text import identifier_splits, tokenize
 from docs_mcp.indexer.serving_arrays import DEFAULT_FIELD_WEIGHTS, Postings, bm25f_weights
 from docs_mcp.server.search import cache
 from docs_mcp.server.search.cache import LruCache
@@ -26,18 +25,10 @@ from docs_mcp.server.search.cache import LruCache
 __all__ = ["DEFAULT_FIELD_WEIGHTS", "HEADING_FIELD", "LexicalScorer", "QueryTerms", "identifier_forms", "tokenize"]
 
 HEADING_FIELD = FTS_FIELDS.index("fts_heading")
-_SEPARATORS = re.compile(FTS_IGNORE)
 # Weight of a term that is only another spelling of a query identifier (`nextcursor` for `next_cursor`).
 SPELLING_WEIGHT = 0.5
 # `next_cursor`, `next-cursor`: identifiers whose parts are joined by snake or kebab separators.
 _JOINED = re.compile(r"[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)+")
-
-
-def tokenize(text: str) -> list[str]:
-    """Split text into words the way DuckDB's fts ``tokenize`` does (lower-case, accents stripped)."""
-    folded = unicodedata.normalize("NFKD", text.lower())
-    folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
-    return [word for word in _SEPARATORS.sub(" ", folded).split() if word]
 
 
 def identifier_forms(query: str) -> list[str]:

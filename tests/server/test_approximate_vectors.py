@@ -1,7 +1,7 @@
-"""Under the approximate vector index, the ranking sees the same candidates and features as exact search.
+"""Under the approximate vector index, the best BM25 candidates get the cosine exact search gives them.
 
-The index scores only the chunks of the lists nearest the query; the best BM25 candidates it leaves out
-get their exact cosine (engine.EXACT_COSINES), so a BM25 match in an unprobed list is not ranked as if
+The index scores only the windows in the lists nearest the query; the best BM25 candidates
+(engine.EXACT_COSINES) get their exact cosine, so a BM25 match in an unprobed list is not ranked as if
 it had no vector at all.
 """
 
