@@ -227,17 +227,22 @@ class SyntheticQueries:
     """
 
     def __init__(self, serving: Path, seed: int = 0) -> None:
-        """``serving``: the generation's serving-array folder (vectors.npy, vector_starts.npy)."""
-        mapped = np.load(serving / "vectors.npy", mmap_mode="r")
-        self._file, self._offset, self._dimensions = serving / "vectors.npy", mapped.offset, mapped.shape[1]
+        """``serving``: the generation's serving-array folder (vector_starts.npy, and vectors.npy or, past
+        ANN_MIN_WINDOWS, the approximate index's ivf_vectors.npy with each window's row in it)."""
+        chunk_ordered = (serving / "vectors.npy").exists()
+        self._file = serving / ("vectors.npy" if chunk_ordered else "ivf_vectors.npy")
+        mapped = np.load(self._file, mmap_mode="r")
+        self._offset, self._dimensions = mapped.offset, mapped.shape[1]
         del mapped
         self._starts = np.load(serving / "vector_starts.npy")
+        self._rows = None if chunk_ordered else np.load(serving / "ivf_window_rows.npy")
         self._noise = _unit(np.random.default_rng([seed, _QUERY_STREAM]).standard_normal((_NOISE_BANK, self._dimensions), dtype=np.float32))
 
     def embed_query(self, text: str) -> np.ndarray:
         digest = zlib.crc32(text.encode())
         window = int(self._starts[digest % len(self._starts)])
-        vector = np.fromfile(self._file, dtype=np.float32, count=self._dimensions, offset=self._offset + 4 * self._dimensions * window)
+        row = window if self._rows is None else int(self._rows[window])
+        vector = np.fromfile(self._file, dtype=np.float32, count=self._dimensions, offset=self._offset + 4 * self._dimensions * row)
         return _unit(vector + self._noise[digest // len(self._starts) % _NOISE_BANK])[0]
 
 

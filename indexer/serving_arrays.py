@@ -24,7 +24,8 @@ Files (N chunks, T terms, P postings, F full-text fields, W vector windows of D 
     heading_codes.npy      (N,) int32: the chunk's case-folded heading, as a code
     roles.npy              (N, R) float32: what each chunk is, one column per manifest role (chunk_roles.py)
     taxonomy_codes.npy     (K, N) int32: per metadata key (sorted), each chunk's value code; -1 unset
-    vectors.npy            (W, D) float32, L2-normalised, ordered by chunk then window
+    vectors.npy            (W, D) float32, L2-normalised, ordered by chunk then window; not written with an
+                           approximate index, whose ivf_vectors.npy holds the same rows in list order
     vector_starts.npy      (G,) int64: first window row of each chunk that has vectors
     vector_chunks.npy      (G,) int64: the chunk row of each such group
     ivf_*.npy              from ANN_MIN_WINDOWS windows on (vector_index.py): the approximate vector index
@@ -47,10 +48,12 @@ from docs_mcp.indexer import vector_index
 from docs_mcp.indexer.page_records import PageRecords, open_page_records, write_page_records
 from docs_mcp.indexer.chunk_roles import ROLES, read_roles
 from docs_mcp.indexer.schema import CHUNKS_TABLE, FTS_FIELDS, FTS_SCHEMA, VECTORS_TABLE
-from docs_mcp.indexer.vector_index import VectorIndex
+from docs_mcp.indexer.vector_index import VectorIndex, WindowRows
 
 SERVING_DIR = "serving"
-SERVING_VERSION = "3"  # 2: page records; 3: chunk roles and stopwords
+SERVING_VERSION = "4"  # 2: page records; 3: chunk roles and stopwords; 4: no vectors.npy beside an approximate index
+# Version 3 differs only in keeping vectors.npy beside an approximate index, which this version still reads.
+READABLE_VERSIONS = ("3", SERVING_VERSION)
 MANIFEST_FILE = "manifest.json"
 UNSET = -1
 K1 = 1.2
@@ -104,7 +107,7 @@ class Postings:
 class Vectors:
     """Window vectors ordered by chunk; ``starts`` marks each chunk's first window."""
 
-    vectors: np.ndarray  # (W, D) float32, L2-normalised
+    vectors: np.ndarray | WindowRows  # (W, D) float32, L2-normalised
     starts: np.ndarray  # (G,) int64
     chunks: np.ndarray  # (G,) int64
 
@@ -295,9 +298,12 @@ def write_vector_arrays(folder: Path, vectors: Vectors) -> None:
     out = Path(folder) / SERVING_DIR
     manifest = json.loads((out / MANIFEST_FILE).read_text(encoding="utf-8"))
     ann = _ann(vectors)
-    for name, array in _vector_files(vectors, ann).items():
+    files = _vector_files(vectors, ann)
+    for name, array in files.items():
         np.save(out / f"{name}.npy", array)
-    manifest.update(windows=len(vectors.vectors), dimensions=int(vectors.vectors.shape[1]), ann=_ann_manifest(ann))
+    if "vectors" not in files:
+        (out / "vectors.npy").unlink(missing_ok=True)  # an earlier fill's chunk-ordered copy
+    manifest.update(_vector_manifest(vectors, ann))
     (out / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2), encoding="utf-8")
 
 
@@ -312,8 +318,8 @@ def open_serving_arrays(folder: Path) -> ServingArrays:
         manifest = json.loads((source / MANIFEST_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
         raise _format_error(folder, "has no serving arrays (it was written by an older docs-mcp)") from error
-    if manifest.get("version") != SERVING_VERSION:
-        raise _format_error(folder, f"has serving arrays version {manifest.get('version')!r}; this docs-mcp reads {SERVING_VERSION!r}")
+    if manifest.get("version") not in READABLE_VERSIONS:
+        raise _format_error(folder, f"has serving arrays version {manifest.get('version')!r}; this docs-mcp reads {' and '.join(READABLE_VERSIONS)}")
     try:
         return _load(source, manifest)
     except (OSError, ValueError, KeyError) as error:
@@ -357,12 +363,22 @@ def _ann_manifest(ann: VectorIndex | None) -> dict[str, Any] | None:
 
 
 def _vector_files(vectors: Vectors, ann: VectorIndex | None) -> dict[str, np.ndarray]:
-    files = {"vectors": vectors.vectors, "vector_starts": vectors.starts, "vector_chunks": vectors.chunks}
-    if ann is not None:
-        files.update(ivf_centroids=ann.centroids, ivf_starts=ann.starts, ivf_vectors=ann.vectors, ivf_chunks=ann.chunks)
-        if ann.window_rows is not None:
-            files.update(ivf_window_rows=ann.window_rows)
-    return files
+    """The files of the vectors: with an approximate index, its list-ordered copy is the only one (WindowRows)."""
+    files = {"vector_starts": vectors.starts, "vector_chunks": vectors.chunks}
+    if ann is None:
+        return {"vectors": vectors.vectors, **files}
+    return {**files, "ivf_centroids": ann.centroids, "ivf_starts": ann.starts, "ivf_vectors": ann.vectors, "ivf_chunks": ann.chunks,
+            "ivf_window_rows": ann.window_rows}  # fmt: skip
+
+
+def _vector_manifest(vectors: Vectors | None, ann: VectorIndex | None) -> dict[str, Any]:
+    return {
+        "windows": len(vectors.vectors) if vectors else 0,
+        "dimensions": int(vectors.vectors.shape[1]) if vectors else None,
+        "ann": _ann_manifest(ann),
+        # Where the chunk-ordered windows are read from: vectors.npy, or the approximate index's copy.
+        "window_vectors": "ivf" if ann is not None else "vectors",
+    }
 
 
 def _save(arrays: ServingArrays, out: Path) -> None:
@@ -396,9 +412,7 @@ def _save(arrays: ServingArrays, out: Path) -> None:
         "stopwords": sorted(p.stopwords),
         "roles": list(arrays.role_names),
         "taxonomy": {key: list(arrays.taxonomy_values[key]) for key in arrays.taxonomy_keys},
-        "windows": len(arrays.vectors.vectors) if arrays.vectors else 0,
-        "dimensions": int(arrays.vectors.vectors.shape[1]) if arrays.vectors else None,
-        "ann": _ann_manifest(arrays.vector_index),
+        **_vector_manifest(arrays.vectors, arrays.vector_index),
         "record_bytes": int(arrays.records.offsets[-1]),
     }
     # Written last: a folder without a manifest has no serving arrays.
@@ -422,13 +436,17 @@ def _load(source: Path, manifest: Mapping[str, Any]) -> ServingArrays:
         field_weights=tuple(manifest["field_weights"]),
         stopwords=frozenset(manifest["stopwords"]),
     )
-    vectors = Vectors(mapped("vectors"), mapped("vector_starts"), mapped("vector_chunks")) if manifest["windows"] else None
     ann = manifest.get("ann")
     ivf = None
     if ann:
         ivf = VectorIndex(mapped("ivf_centroids"), mapped("ivf_starts"), mapped("ivf_vectors"), mapped("ivf_chunks"),
                           int(ann["probes"]), float(ann["recall_at_50"]), float(ann["build_seconds"]), float(ann.get("margin", 2.0)),
                           mapped("ivf_window_rows") if ann.get("window_rows") else None)
+    vectors = None
+    if manifest["windows"]:
+        # Generations written before "window_vectors" have vectors.npy beside their approximate index.
+        stored = WindowRows(ivf) if ivf is not None and manifest.get("window_vectors") == "ivf" else mapped("vectors")
+        vectors = Vectors(stored, mapped("vector_starts"), mapped("vector_chunks"))
     taxonomy = manifest["taxonomy"]
     return ServingArrays(
         num_chunks=int(manifest["chunks"]),

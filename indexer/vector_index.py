@@ -86,6 +86,27 @@ class VectorIndex:
     window_rows: np.ndarray | None = None  # (W,) int32
 
 
+class WindowRows:
+    """The window vectors in chunk order, read through an index's list-ordered copy.
+
+    A generation with an approximate index stores its vectors once, in list order (ivf_vectors.npy);
+    the exact cosines of a few chunks and the collapse read single windows through ``window_rows``.
+    Indexing with an int, a slice or an array of window numbers gives what the chunk-ordered array would.
+    """
+
+    def __init__(self, index: VectorIndex) -> None:
+        if index.window_rows is None:
+            raise ValueError("the approximate index records no window rows")
+        self._vectors, self._rows = index.vectors, index.window_rows
+        self.shape = (len(self._rows), index.vectors.shape[1])
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, windows) -> np.ndarray:
+        return self._vectors[self._rows[windows]]
+
+
 def build_vector_index(vectors: np.ndarray, starts: np.ndarray, chunks: np.ndarray, seed: int = 0) -> VectorIndex:
     """Cluster ``vectors`` (unit rows grouped by chunk: group g starts at ``starts[g]``, is chunk ``chunks[g]``)."""
     started = time.perf_counter()

@@ -134,3 +134,28 @@ def test_the_vector_fill_flushes_what_it_writes_as_a_build_does(tmp_path, monkey
     assert fill_random_vectors(tmp_path / "index") == 60
     serving = tmp_path / "index" / current_generation(tmp_path / "index") / "serving"
     assert {str(serving / name) for name in ("vectors.npy", "vector_starts.npy", "vector_chunks.npy", "manifest.json")} <= set(flushed)
+
+
+def test_with_an_approximate_index_the_fill_stores_the_vectors_once_and_queries_read_them_there(tmp_path, monkeypatch):
+    """Past ANN_MIN_WINDOWS the fill writes no vectors.npy; a query is the same vector as from a chunk-ordered copy."""
+    import numpy as np
+
+    from docs_mcp.eval.synthetic import SyntheticQueries, fill_random_vectors
+    from docs_mcp.indexer import build_index
+    from docs_mcp.indexer.index_file import current_generation
+    from docs_mcp.indexer.serving_arrays import open_serving_arrays
+    from docs_mcp.indexer.vector_index import ANN_MIN_WINDOWS_VARIABLE
+
+    generate_corpus(tmp_path / "docs", 60, seed=0)
+    build_index(tmp_path / "docs", tmp_path / "index", embeddings="none")
+    monkeypatch.setenv(ANN_MIN_WINDOWS_VARIABLE, "0")
+    assert fill_random_vectors(tmp_path / "index") == 60
+    generation = tmp_path / "index" / current_generation(tmp_path / "index")
+    assert not (generation / "serving" / "vectors.npy").exists()
+    vectors = open_serving_arrays(generation).vectors
+    (tmp_path / "chunk-ordered").mkdir()
+    np.save(tmp_path / "chunk-ordered" / "vectors.npy", vectors.vectors[:])
+    np.save(tmp_path / "chunk-ordered" / "vector_starts.npy", vectors.starts)
+    through_lists, chunk_ordered = SyntheticQueries(generation / "serving"), SyntheticQueries(tmp_path / "chunk-ordered")
+    for text in (f"query {i}" for i in range(20)):
+        assert np.array_equal(through_lists.embed_query(text), chunk_ordered.embed_query(text))

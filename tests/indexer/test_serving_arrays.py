@@ -28,13 +28,18 @@ DOCS = {
 }
 
 
-@pytest.fixture(scope="module")
-def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("serving")
+def written_docs(root: Path) -> Path:
+    """DOCS written under ``root``/docs."""
     for rel, text in DOCS.items():
         (root / "docs" / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / "docs" / rel).write_text(text, encoding="utf-8")
-    build_index(root / "docs", root / "index")
+    return root / "docs"
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("serving")
+    build_index(written_docs(root), root / "index")
     return root / "index"
 
 
@@ -119,14 +124,41 @@ def test_damaged_page_records_are_refused_with_the_rebuild_command(index: Path, 
 
 def test_the_approximate_index_can_be_forced_below_its_size_for_measurements(index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert open_serving_arrays(index / current_generation(index)).vector_index is None  # a few windows: brute force
-    for rel, text in DOCS.items():
-        (tmp_path / "docs" / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / "docs" / rel).write_text(text, encoding="utf-8")
     monkeypatch.setenv(ANN_MIN_WINDOWS_VARIABLE, "0")
-    build_index(tmp_path / "docs", tmp_path / "index")
+    build_index(written_docs(tmp_path), tmp_path / "index")
     forced = open_serving_arrays(tmp_path / "index" / current_generation(tmp_path / "index"))
     assert forced.vector_index is not None and len(forced.vector_index.vectors) == len(forced.vectors.vectors)
-    assert np.array_equal(forced.vector_index.vectors[forced.vector_index.window_rows], forced.vectors.vectors)  # each window's row
+    assert np.array_equal(forced.vector_index.vectors[forced.vector_index.window_rows], forced.vectors.vectors[:])  # each window's row
     monkeypatch.setenv(ANN_MIN_WINDOWS_VARIABLE, "few")
     with pytest.raises(UsageError, match="not a number of windows"):
         build_index(tmp_path / "docs", tmp_path / "index")
+
+
+def test_with_an_approximate_index_the_vectors_are_stored_once_and_read_in_chunk_order(index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    exact = open_serving_arrays(index / current_generation(index)).vectors
+    monkeypatch.setenv(ANN_MIN_WINDOWS_VARIABLE, "0")
+    build_index(written_docs(tmp_path), tmp_path / "index")
+    generation = tmp_path / "index" / current_generation(tmp_path / "index")
+    serving = generation / SERVING_DIR
+    assert not (serving / "vectors.npy").exists() and (serving / "ivf_vectors.npy").exists()
+    forced = open_serving_arrays(generation).vectors
+    assert np.array_equal(forced.starts, exact.starts) and len(forced.vectors) == len(exact.vectors)
+    assert np.allclose(forced.vectors[:], exact.vectors, atol=1e-6)  # a slice, as the whole array
+    second = int(exact.starts[1])
+    assert np.allclose(forced.vectors[second], exact.vectors[second], atol=1e-6)  # one window (the collapse)
+    assert np.allclose(forced.vectors[np.array([second, 0])], exact.vectors[[second, 0]], atol=1e-6)  # some (exact cosines)
+
+
+def test_a_version_3_generation_with_vectors_beside_its_approximate_index_still_opens(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ANN_MIN_WINDOWS_VARIABLE, "0")
+    build_index(written_docs(tmp_path), tmp_path / "index")
+    generation = tmp_path / "index" / current_generation(tmp_path / "index")
+    serving = generation / SERVING_DIR
+    windows = open_serving_arrays(generation).vectors.vectors[:]
+    np.save(serving / "vectors.npy", windows)  # as version 3 wrote it
+    manifest = json.loads((serving / MANIFEST_FILE).read_text(encoding="utf-8"))
+    del manifest["window_vectors"]
+    (serving / MANIFEST_FILE).write_text(json.dumps({**manifest, "version": "3"}), encoding="utf-8")
+    opened = open_serving_arrays(generation)
+    assert isinstance(opened.vectors.vectors, np.ndarray) and np.array_equal(opened.vectors.vectors, windows)
+    assert opened.vector_index is not None
