@@ -30,11 +30,13 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from docs_mcp.eval.bench_pool import CLIENTS, measure_pool, throughput
-from docs_mcp.eval.harness import run_child
+from docs_mcp.eval.harness import answer_or_error, run_child
 from docs_mcp.eval.metrics import percentile
 from docs_mcp.server.search.blas import use_one_blas_thread, usable_cores
 
 SEARCH_MODES = ("hybrid", "bm25")
+# The largest synthetic corpus `--sizes` may ask for: ten times the largest published figure (1,000,000 chunks).
+MAX_SYNTHETIC_CHUNKS = 10_000_000
 WARMUP_QUERIES = 5
 Progress = Callable[[int, int], None]
 
@@ -104,8 +106,8 @@ def run_bench(plan: BenchPlan, work_dir: Path | None = None, progress: Progress 
     """Build and measure every corpus of ``plan``; corpora and indexes go under ``work_dir`` (or a temp dir).
 
     Raises:
-        EvalRunError: a child process failed (its stderr tail is in the message).
-        CorpusNotFoundError: ``plan.corpus`` is not a docs folder.
+        EvalRunError: a child process failed: the error it raised (``plan.corpus`` missing, not a folder, without
+            markdown: the message ``docs-mcp index`` gives), else the tail of its stderr.
     """
     targets = [("corpus", 0)] if plan.corpus else [("synthetic", size) for size in plan.sizes]
     with tempfile.TemporaryDirectory(prefix="docs-mcp-bench-") as scratch:
@@ -265,11 +267,10 @@ def _time(engine: Any, query: str, mode: str, filtered: bool = False) -> float:
 _STEPS = {"prepare": _step_prepare, "build": _step_build, "fill": _step_fill, "search": _step_search, "pool": _step_pool}
 
 
-def _main(argv: Sequence[str]) -> None:
+def _main(argv: Sequence[str]) -> int:
     step, job = argv[0], json.loads(argv[1])
-    answer = _STEPS[step](job)
     name = f"{step}-{job['mode']}" if "mode" in job else step
-    (Path(job["folder"]) / f"{name}.json").write_text(json.dumps(answer))
+    return answer_or_error(Path(job["folder"]) / f"{name}.json", lambda: _STEPS[step](job))
 
 
 # -- rendering -------------------------------------------------------------------------------------
@@ -349,4 +350,4 @@ def write_bench_json(plan: BenchPlan, results: Sequence[BenchResult], path: Path
 
 
 if __name__ == "__main__":
-    _main(sys.argv[1:])
+    sys.exit(_main(sys.argv[1:]))

@@ -116,11 +116,8 @@ def load_bench_config(path: Path) -> GatewayConfig:
     """The gateway config at ``path``.
 
     Raises:
-        EvalRunError: it has no enabled upstream.
+        EvalRunError: it does not exist, or has no enabled upstream.
     """
-    from docs_mcp.server.gateway import load_gateway_config
+    from docs_mcp.eval.gateway_eval import upstreams_config
 
-    config = load_gateway_config(path)
-    if not config.enabled:
-        raise EvalRunError(f"{path} configures no enabled upstream server.", "Pass a config file with [[upstream]] entries.")
-    return config
+    return upstreams_config(path, "CONFIG")

@@ -15,10 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
-import orjson
-
-from docs_mcp.errors import DocsMcpError
-from docs_mcp.eval.harness import run_child
+from docs_mcp.eval.harness import answer_or_error, run_child
 
 if TYPE_CHECKING:  # the build (duckdb, the model) is imported only in the child process
     from docs_mcp.indexer.generation import Progress
@@ -120,25 +117,19 @@ class _StageClock:
         self._since = now
 
 
-def _child(docs_dir: str, out: str, embeddings: str, result: str) -> int:
+def _child(docs_dir: str, out: str, embeddings: str) -> dict[str, object]:
     from docs_mcp.indexer.build import build_index
 
     clock = _StageClock()
-    try:
-        report = build_index(Path(docs_dir), Path(out), embeddings=embeddings, progress=clock)
-    except DocsMcpError as error:
-        print(error, file=sys.stderr)
-        return 1
+    report = build_index(Path(docs_dir), Path(out), embeddings=embeddings, progress=clock)
     clock.stop()
-    summary = {
+    return {
         **asdict(report),
         "problems": len(report.problems),
         "stage_seconds": clock.seconds,
         "windows_per_second": report.windows_per_second,
     }
-    Path(result).write_bytes(orjson.dumps(summary))
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(_child(*sys.argv[1:5]))
+    sys.exit(answer_or_error(Path(sys.argv[4]), lambda: _child(*sys.argv[1:4])))

@@ -66,11 +66,14 @@ def eval_command(
     gateway: Path | None = typer.Option(None, "--gateway", help="Evaluate tool_discovery instead: rank the tools of this config file's [[upstream]] servers."),
 ) -> None:
     """Measure search quality on golden queries: NDCG@k, MRR@k, hit@k, recall@k and latency, per category."""
-    from docs_mcp.eval.errors import EvalRunError, QualityGateError
+    from docs_mcp.eval.errors import EvalRunError
     from docs_mcp.eval.golden import load_golden
+    from docs_mcp.eval.paths import check_output_file
     from docs_mcp.eval.report import baseline_run, load_baseline, render_compare, render_run, report_dict, write_json
-    from docs_mcp.eval.runner import MODES, evaluate
+    from docs_mcp.eval.runner import MODES
 
+    check_output_file(json_file, "--json")
+    check_output_file(report, "--report")
     old = load_baseline(baseline) if baseline else None
     queries = load_golden(golden)
     modes = [mode.value, *(m for m in MODES if m != mode.value)] if compare else [mode.value]
@@ -98,10 +101,20 @@ def eval_command(
         report.write_text(render_html(results, str(golden)), encoding="utf-8")
         typer.echo(f"wrote {report}", err=True)
     if min_ndcg is not None:
-        ndcg = primary.overall().ndcg
-        if ndcg < min_ndcg:
-            raise QualityGateError(ndcg, min_ndcg, k)
-        typer.echo(f"NDCG@{k} {ndcg:.4f} >= --min-ndcg {min_ndcg:.4f}: gate passed", err=True)
+        _quality_gate(primary.overall().ndcg, min_ndcg, k)
+
+
+def _quality_gate(ndcg: float, minimum: float, k: int) -> None:
+    """Pass when ``ndcg`` reaches ``minimum`` (a NaN never does).
+
+    Raises:
+        QualityGateError: it does not.
+    """
+    from docs_mcp.eval.errors import QualityGateError
+
+    if not ndcg >= minimum:
+        raise QualityGateError(ndcg, minimum, k)
+    typer.echo(f"NDCG@{k} {ndcg:.4f} >= --min-ndcg {minimum:.4f}: gate passed", err=True)
 
 
 @contextmanager
@@ -140,15 +153,12 @@ def bench_command(
     json_file: Path | None = typer.Option(None, "--json", help="Write the figures to this file."),
 ) -> None:
     """Benchmark indexing and search: time, index size, peak memory, latency p50/p95/p99 warm and cold."""
-    from docs_mcp.errors import UsageError
     from docs_mcp.eval.bench import BenchPlan, render_bench, run_bench, write_bench_json
+    from docs_mcp.eval.paths import check_output_file, check_output_folder
 
-    try:
-        size_list = tuple(int(s) for s in sizes.split(",") if s.strip())
-    except ValueError:
-        size_list = ()
-    if not size_list or min(size_list) < 1:
-        raise UsageError(f"--sizes {sizes!r} is not a comma-separated list of positive integers.", "Example: --sizes 1000,10000")
+    size_list = _parse_sizes(sizes)
+    check_output_file(json_file, "--json")
+    check_output_folder(work_dir, "--work-dir")
     plan = BenchPlan(sizes=size_list, seed=seed, corpus=corpus, embeddings=embeddings.value, max_embed=max_embed, queries=queries,
                      **({"workers": search_workers} if search_workers else {}))
     with progress_bar("bench") as advance:
@@ -159,6 +169,29 @@ def bench_command(
         typer.echo(f"wrote {json_file}", err=True)
 
 
+def _parse_sizes(sizes: str) -> tuple[int, ...]:
+    """The chunk counts of ``--sizes``.
+
+    Raises:
+        UsageError: not a list of positive integers, or a size above MAX_SYNTHETIC_CHUNKS.
+    """
+    from docs_mcp.errors import UsageError
+    from docs_mcp.eval.bench import MAX_SYNTHETIC_CHUNKS
+
+    try:
+        size_list = tuple(int(s) for s in sizes.split(",") if s.strip())
+    except ValueError:
+        size_list = ()
+    if not size_list or min(size_list) < 1:
+        raise UsageError(f"--sizes {sizes!r} is not a comma-separated list of positive integers.", "Example: --sizes 1000,10000")
+    if max(size_list) > MAX_SYNTHETIC_CHUNKS:
+        raise UsageError(
+            f"--sizes {max(size_list):,} chunks is above the largest synthetic corpus, {MAX_SYNTHETIC_CHUNKS:,} chunks.",
+            "The published benchmarks go up to 1,000,000 chunks; pass sizes within the limit, e.g. --sizes 100000,1000000.",
+        )
+    return size_list
+
+
 def bench_index_command(
     docs_dir: Path = typer.Argument(..., help="Folder of markdown documentation to benchmark."),
     json_file: Optional[Path] = typer.Option(None, "--json", help="Also write the figures to this JSON file."),
@@ -167,7 +200,9 @@ def bench_index_command(
     import orjson
 
     from docs_mcp.eval.bench_index import bench_index as run_bench
+    from docs_mcp.eval.paths import check_output_file
 
+    check_output_file(json_file, "--json")
     typer.echo(f"benchmarking {docs_dir} (three builds in child processes)...", err=True)
     result = run_bench(docs_dir)
     typer.echo(
@@ -202,7 +237,9 @@ def bench_gateway_command(
     from docs_mcp.errors import UsageError
     from docs_mcp.eval.bench_gateway import bench_gateway, load_bench_config, render_gateway_bench
     from docs_mcp.eval.golden import load_golden
+    from docs_mcp.eval.paths import check_output_file
 
+    check_output_file(json_file, "--json")
     try:
         parsed = orjson.loads(arguments)
     except orjson.JSONDecodeError:
@@ -224,8 +261,10 @@ def train_ranking_command(
     import orjson
 
     from docs_mcp.errors import UsageError
+    from docs_mcp.eval.paths import check_output_file
     from docs_mcp.eval.training import train_file
 
+    check_output_file(out, "--out")
     pairs = []
     for item in sets:
         golden, sep, index = item.partition("=")

@@ -15,8 +15,9 @@ from typing import Callable, Sequence
 from docs_mcp.eval.errors import EvalRunError, GoldenResolveError
 from docs_mcp.eval.golden import GoldenQuery
 from docs_mcp.eval.metrics import Judgment, score_query
+from docs_mcp.eval.paths import input_file_problem
 from docs_mcp.eval.runner import EvalResult, QueryResult
-from docs_mcp.server.gateway import Gateway
+from docs_mcp.server.gateway import Gateway, GatewayConfig
 from docs_mcp.server.gateway.discovery import SearchRequest, tool_keys
 from docs_mcp.server.gateway.records import LOCAL_CALLER
 from docs_mcp.server.gateway.schemas import MAX_RESULTS
@@ -84,12 +85,26 @@ def gateway_for_eval(config_file: Path) -> Gateway:
 
     Raises:
         GatewayConfigError: the file's gateway sections are invalid.
-        EvalRunError: the file configures no enabled upstream.
+        EvalRunError: the file does not exist, or configures no enabled upstream.
+    """
+    return Gateway(upstreams_config(config_file, "--gateway"))
+
+
+def upstreams_config(config_file: Path, option: str) -> GatewayConfig:
+    """The gateway configuration of ``config_file`` (given as ``option``), which must exist and enable an upstream.
+
+    Raises:
+        GatewayConfigError: the file's gateway sections are invalid.
+        EvalRunError: the file does not exist, is a folder, or configures no enabled upstream.
     """
     from docs_mcp.server.gateway import load_gateway_config
 
+    problem = input_file_problem(config_file, "config file")
+    if problem:
+        raise EvalRunError(f"{option} {config_file}: {problem}.",
+                           "Pass the config file (TOML, e.g. docs-mcp.toml) that lists the [[upstream]] servers.")
     config = load_gateway_config(config_file)
     if not config.enabled:
         raise EvalRunError(f"{config_file} configures no enabled upstream server.",
-                           "Add one with `docs-mcp upstream add NAME -- COMMAND` or pass another --gateway file.")
-    return Gateway(config)
+                           f"Add one with `docs-mcp upstream add NAME -- COMMAND` or pass another {option} file.")
+    return config

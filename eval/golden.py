@@ -19,11 +19,13 @@ A JSON file may hold one query, a list of them, or an object with a ``cases`` li
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
 from docs_mcp.eval.errors import GoldenFileError
+from docs_mcp.eval.paths import input_file_problem
 
 PREAMBLE = "_preamble"
 DEFAULT_CATEGORY = "uncategorized"
@@ -37,6 +39,8 @@ _QUERY_KEYS = {
 }  # fmt: skip
 _ENTRY_KEYS = {"chunk_id", "filepath", "heading", "heading_path", "grade", "note", "notes", "comment"}
 _LIST_KEYS = ("cases", "queries", "test_cases")
+_PATH_HINT = "Pass a golden query file: JSON lines (.jsonl, one query object per line) or a .json list of queries."
+_ENCODING_HINT = "Save the golden file as UTF-8 JSON or JSON lines."
 
 
 class _MalformedError(Exception):
@@ -89,15 +93,25 @@ def load_golden(path: Path | str) -> tuple[GoldenQuery, ...]:
             malformed (the message names its line), or two queries share an id.
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise GoldenFileError(str(path), f"cannot read the golden file ({error.__class__.__name__}: {error})") from None
+    text = _read_golden_text(path)
     queries = tuple(_parse_item(str(path), item, where, n) for n, (where, item) in enumerate(_items(str(path), text), 1))
     if not queries:
         raise GoldenFileError(str(path), "holds no golden query")
     _check_unique_ids(str(path), queries)
     return queries
+
+
+def _read_golden_text(path: Path) -> str:
+    """The file's text; a UTF-8 byte order mark is dropped (editors on Windows write one)."""
+    problem = input_file_problem(path, "golden JSONL file")
+    if problem:
+        raise GoldenFileError(str(path), problem, hint=_PATH_HINT)
+    try:
+        return path.read_bytes().decode("utf-8-sig")
+    except OSError as error:
+        raise GoldenFileError(str(path), f"cannot be read ({error.strerror or error})", hint=_PATH_HINT) from None
+    except UnicodeDecodeError as error:
+        raise GoldenFileError(str(path), f"is not UTF-8 text (byte {error.start} cannot be decoded)", hint=_ENCODING_HINT) from None
 
 
 def _items(path: str, text: str) -> list[tuple[str, Any]]:
@@ -236,13 +250,10 @@ def _entry(raw: Any, number: int) -> RelevantEntry:
     unknown = sorted(set(raw) - _ENTRY_KEYS)
     if unknown:
         raise _MalformedError(f"{label}: unknown key(s) {', '.join(unknown)}; accepted: {', '.join(sorted(_ENTRY_KEYS))}")
-    grade = raw.get("grade", 1)
-    if isinstance(grade, bool) or not isinstance(grade, (int, float)) or not grade > 0:
-        raise _MalformedError(f"{label}: `grade` must be a number above 0, got {grade!r}")
     if ("chunk_id" in raw) == ("filepath" in raw):
         raise _MalformedError(f"{label}: give either `chunk_id` or `filepath` (+ `heading`)")
     if "chunk_id" in raw:
-        return RelevantEntry(grade=float(grade), chunk_id=_nonblank(raw["chunk_id"], f"{label} chunk_id"))
+        return RelevantEntry(grade=_grade(raw, label), chunk_id=_nonblank(raw["chunk_id"], f"{label} chunk_id"))
     heading = raw.get("heading")
     if heading is not None and not isinstance(heading, str):
         raise _MalformedError(f"{label}: `heading` must be a string or null")
@@ -250,8 +261,28 @@ def _entry(raw: Any, number: int) -> RelevantEntry:
     if not isinstance(path, list) or not all(isinstance(h, str) for h in path):
         raise _MalformedError(f"{label}: `heading_path` must be a list of strings")
     return RelevantEntry(
-        grade=float(grade), filepath=_nonblank(raw["filepath"], f"{label} filepath"), heading=heading, heading_path=tuple(path)
+        grade=_grade(raw, label), filepath=_nonblank(raw["filepath"], f"{label} filepath"), heading=heading, heading_path=tuple(path)
     )
+
+
+def _grade(raw: dict, label: str) -> float:
+    """The entry's `grade`: required (the golden file format has no default), a finite number above 0."""
+    if "grade" not in raw:
+        raise _MalformedError(f"{label}: no `grade`; give 2 for the best answer, 1 for a partly relevant one")
+    grade = _number(raw["grade"])
+    if grade is None or not math.isfinite(grade) or not grade > 0:
+        raise _MalformedError(f"{label}: `grade` must be a finite number above 0 (2 best, 1 partly relevant), got {raw['grade']!r:.40}")
+    return grade
+
+
+def _number(value: Any) -> float | None:
+    """``value`` as a float (an integer too large for one is infinite); None if it is not a JSON number."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
 
 
 def _nonblank(value: Any, label: str) -> str:

@@ -105,7 +105,33 @@ def load_baseline(path: Path) -> dict[str, Any]:
         raise BaselineError(str(path), f"is not JSON ({error})") from None
     if not isinstance(data, dict) or data.get("version") != REPORT_VERSION or not isinstance(data.get("runs"), dict) or not data["runs"]:
         raise BaselineError(str(path), f"is not a version-{REPORT_VERSION} eval report (no `runs`)")
+    for mode, run in data["runs"].items():
+        problem = _run_problem(run)
+        if problem:
+            raise BaselineError(str(path), f"run {mode!r}: {problem}")
     return data
+
+
+def _run_problem(run: Any) -> str | None:
+    """What in a baseline run does not have the shape run_dict writes (None: it is fine to compare against)."""
+    if not isinstance(run, dict):
+        return "not a JSON object"
+    for key, kind, name in ((OVERALL, dict, "an object"), ("categories", dict, "an object"), ("latency_ms", dict, "an object"), ("queries", list, "a list")):
+        if key in run and not isinstance(run[key], kind):
+            return f"`{key}` is not {name}"
+    scores = [run.get(OVERALL, {}), *run.get("categories", {}).values()]
+    if not all(isinstance(s, dict) for s in scores):
+        return "a category is not an object"
+    figures = [s[m] for s in scores for m in METRICS if m in s] + list(run.get("latency_ms", {}).values())
+    if not all(_is_number(value) for value in figures):
+        return "a metric or latency is not a number"
+    if not all(isinstance(q, dict) and isinstance(q.get("id"), str) for q in run.get("queries", [])):
+        return "a query is not an object with a string `id`"
+    return None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def baseline_run(baseline: Mapping[str, Any], mode: str) -> Mapping[str, Any]:

@@ -22,8 +22,8 @@ from typing import Sequence
 
 import numpy as np
 
-from docs_mcp.eval.errors import EvalRunError
-from docs_mcp.eval.golden import GoldenQuery, load_golden
+from docs_mcp.eval.errors import EvalRunError, TrainingSetError
+from docs_mcp.eval.golden import OFF_TOPIC, GoldenQuery, load_golden
 from docs_mcp.eval.judgments import resolve_judgments
 from docs_mcp.eval.metrics import Judgment, ndcg_at_k, recall_at_k
 from docs_mcp.eval.runner import read_index_chunks
@@ -40,6 +40,8 @@ FLOOR_RECALL_LOSS = 0.01
 ABSTENTION_TARGET = 0.9
 NEWTON_STEPS = 50
 NO_GATE = Gate((0.0,) * len(GATE_FEATURES), 0.0, 0.0)
+MIN_ON_TOPIC = FOLDS  # every cross-validation fold holds one out and trains on the others
+MIN_OFF_TOPIC = 1  # the gate's negatives: without one it learns that every query is answered
 
 
 @dataclass(frozen=True)
@@ -57,9 +59,8 @@ class Pool:
     source: str = ""  # the golden file it came from
 
 
-def collect(golden: Path | str, index_dir: Path | str) -> list[Pool]:
-    """The pools of every query of ``golden`` against the index at ``index_dir``."""
-    queries = load_golden(golden)
+def collect(queries: Sequence[GoldenQuery], index_dir: Path | str, source: str = "") -> list[Pool]:
+    """The pools of every golden query against the index at ``index_dir`` (``source``: the golden file's name)."""
     chunks, _, _ = read_index_chunks(Path(index_dir))
     judgments = resolve_judgments(queries, chunks)
     engine = open_engine(index_dir)
@@ -71,7 +72,7 @@ def collect(golden: Path | str, index_dir: Path | str) -> list[Pool]:
             grades = np.array([max((j.grade for j in judged if name in j.ids), default=0.0) for name in names])
             family, twins = _pairs(engine, head, [k for k in engine.collapse_keys if k not in query.filters])
             own = signals.gate_inputs(0.0)[:-1]
-            pools.append(Pool(query, names, features, grades, judged, family, twins, own, Path(golden).name))
+            pools.append(Pool(query, names, features, grades, judged, family, twins, own, source))
         return pools
     finally:
         engine.close()
@@ -242,22 +243,43 @@ def train_file(sets: Sequence[tuple[Path, Path]]) -> dict:
     """The rankers file (``indexer/rankers.json``) of a model trained on every (golden, index) pair of ``sets``.
 
     Raises:
+        GoldenFileError: a golden file is missing or malformed.
+        TrainingSetError: the golden files hold fewer than ``MIN_ON_TOPIC`` on-topic or ``MIN_OFF_TOPIC`` off-topic queries.
         EvalRunError: no set, or indexes without vectors or embedded by different models.
     """
+    goldens = [load_golden(golden) for golden, _ in sets]
+    on_topic, off_topic = check_enough_queries([q for queries in goldens for q in queries])
     identities = {_identity(index) for _, index in sets}
     if len(identities) != 1 or None in identities:
         raise EvalRunError(
             "The training indexes must all have vectors from one embedding model.",
             "Build every --set index with the same --model (or the packaged one).",
         )
-    pools = [collect(golden, index) for golden, index in sets]
+    pools = [collect(queries, index, Path(golden).name) for queries, (golden, index) in zip(goldens, sets)]
     model, notes = train(pools)
-    on_topic = sum(1 for ps in pools for p in ps if not p.query.off_topic)
-    off_topic = sum(len(ps) for ps in pools) - on_topic
     notes = {**notes, "sets": [Path(golden).name for golden, _ in sets], "queries": on_topic, "off_topic": off_topic}
     (provider, name, checksum) = identities.pop()
     record = {"embedding": {"provider": provider, "model": name, "checksum": checksum}, **model_record(model, notes)}
     return {"version": 2, "rankers": [record]}
+
+
+def check_enough_queries(queries: Sequence[GoldenQuery]) -> tuple[int, int]:
+    """(on-topic, off-topic) counts of ``queries``, when they are enough to train on.
+
+    Raises:
+        TrainingSetError: fewer than ``MIN_ON_TOPIC`` on-topic queries (one per cross-validation fold) or
+            ``MIN_OFF_TOPIC`` off-topic ones (the gate's only negatives).
+    """
+    on_topic = sum(1 for query in queries if not query.off_topic)
+    off_topic = len(queries) - on_topic
+    if on_topic < MIN_ON_TOPIC or off_topic < MIN_OFF_TOPIC:
+        raise TrainingSetError(
+            f"Training needs at least {MIN_ON_TOPIC} on-topic queries (one per cross-validation fold) and "
+            f"{MIN_OFF_TOPIC} off-topic query (\"style\": \"{OFF_TOPIC}\", for the gate); the --set golden files hold "
+            f"{on_topic} on-topic and {off_topic} off-topic.",
+            "Add graded queries, and questions the docs do not answer with style off-topic, to the golden files.",
+        )
+    return on_topic, off_topic
 
 
 def _identity(index: Path) -> tuple[str, str, str] | None:

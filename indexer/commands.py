@@ -8,7 +8,7 @@ root CLI to print.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, NoReturn, Optional
 
 import typer
 
@@ -61,14 +61,24 @@ def index(
         with display:
             report = build_index(docs_dir, out, embeddings=choice, strict=strict, metadata_file=metadata, progress=display.show, library=spec)
     except KeyboardInterrupt:
-        typer.echo(f"interrupted: {_left_live(display, out, choice)}", err=True)
-        raise typer.Exit(130) from None
+        _exit_interrupted(display, out, choice)
     except DocsMcpError:
         if display.live:
             typer.echo(f"note: {_left_live(display, out, choice)}", err=True)
         raise
+    except Exception as error:  # Ctrl-C inside a DuckDB call (loading an extension) surfaces as its own error
+        from docs_mcp.indexer.index_file import interrupted
+
+        if not interrupted(error):
+            raise
+        _exit_interrupted(display, out, choice)
     _print_problems(report.problems)
     typer.echo(summary(report, choice))
+
+
+def _exit_interrupted(display: BuildDisplay, out: Path, embeddings: str) -> NoReturn:
+    typer.echo(f"interrupted: {_left_live(display, out, embeddings)}", err=True)
+    raise typer.Exit(130) from None
 
 
 def _left_live(display: BuildDisplay, out: Path, embeddings: str) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import duckdb
 
+from docs_mcp.indexer.faults import fault_point
 from docs_mcp.indexer.errors import ExtensionLoadError
 
 EXTENSIONS = ("fts",)
@@ -50,6 +51,7 @@ def load_extensions(conn: duckdb.DuckDBPyConnection, names: tuple[str, ...] = EX
     for name in names:
         path = extension_path(name)
         try:
+            fault_point("load")
             conn.execute(f"LOAD '{_sql_text(str(path))}'")
         except duckdb.Error as error:
             raise ExtensionLoadError(

@@ -6,8 +6,9 @@ one), ``sigkill`` (the process dies on the spot), or ``query-interrupted`` (what
 DuckDB raises when Ctrl-C lands inside a query: ``RuntimeError('Query
 interrupted')``).  Unset, as outside tests, a fault point does nothing.
 
-Points: ``fts`` (before the full-text index is built) and ``replace`` (a
-temporary file of the swap is written, not yet renamed over its target).
+Points: ``load`` (a DuckDB extension is about to be loaded into a connection),
+``fts`` (before the full-text index is built) and ``replace`` (a temporary file
+of the swap is written, not yet renamed over its target).
 """
 
 from __future__ import annotations

@@ -134,7 +134,8 @@ def strategy_from(raw: Mapping[str, Any], where: str, warnings: list[str]) -> St
     """A :class:`Strategy` from ``{"chunk_by", "max_chunk_size"}``, or None with a warning naming ``where``."""
     chunk_by = raw.get("chunk_by")
     if chunk_by not in CHUNK_STRATEGIES:
-        warnings.append(f"{where}: chunk_by must be one of {', '.join(CHUNK_STRATEGIES)}, not {chunk_by!r}; ignored it.")
+        given = "it is missing" if chunk_by is None else f"not {chunk_by!r}"
+        warnings.append(f"{where}: chunk_by must be one of {', '.join(CHUNK_STRATEGIES)} ({given}); ignored it.")
         return None
     size = raw.get("max_chunk_size")
     if size is None:

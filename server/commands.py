@@ -10,13 +10,16 @@ import logging
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Mapping, Optional
+from typing import TYPE_CHECKING, Mapping, Optional
 
 import typer
 
 from docs_mcp.errors import UsageError
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
 from docs_mcp.server.search.blas import use_one_blas_thread
+
+if TYPE_CHECKING:
+    from docs_mcp.server.team.config import TeamSettings
 
 MAX_SEARCH_WORKERS = 64
 
@@ -67,25 +70,27 @@ def serve(
 ) -> None:
     """Serve the index to MCP clients (stdout carries only the protocol; logs go to stderr).
 
-    For http, flags left out fall back to DOCS_MCP_* variables, then the config file. With
-    [[upstream]] servers in the config file, the gateway's meta-tools are served too.
+    Flags left out fall back to DOCS_MCP_* variables, then the config file (over stdio: the index
+    and search workers). With [[upstream]] servers in the config file, the gateway's meta-tools
+    are served too.
     """
     import os
 
+    from docs_mcp.server.team.config import config_path, load_settings
+
     use_one_blas_thread()
+    team = load_settings({"server.transport": transport.value if transport else None}, config_file=config)
+    transport = Transport(team["server.transport"])
+    if transport is Transport.stdio:
+        index, search_workers = _stdio_index_and_workers(team, index, search_workers)
     if _searches_in_process(mode, transport, search_workers) and (index is not None or transport is not Transport.http):
         from docs_mcp.server.search.query_model import prefetch_query_model
 
         prefetch_query_model(index or Path(DEFAULT_INDEX_DIR))  # overlaps the MCP SDK's imports below
     from docs_mcp.server.app import ServerSettings, run_stdio
     from docs_mcp.server.gateway import load_gateway_config, open_gateway
-    from docs_mcp.server.team.config import config_path
 
     settings = ServerSettings(mode=mode.value, search_workers=search_workers or 0)
-    if transport is None:  # the team config may say http (server.transport, DOCS_MCP_TRANSPORT)
-        from docs_mcp.server.team.config import load_settings
-
-        transport = Transport(load_settings(config_file=config)["server.transport"])
     gateway_config = load_gateway_config(config_path(config, os.environ))
     http_only = {"--host": host, "--port": port, "--redis-url": redis_url, "--log-format": log_format,
                  "--allow-any-host": allow_any_host or None}
@@ -107,6 +112,18 @@ def serve(
                  allow_any_host=allow_any_host or None, search_workers=search_workers)
 
 
+def _stdio_index_and_workers(team: TeamSettings, index: Optional[Path], search_workers: Optional[int]) -> tuple[Path, int]:
+    """Flags first, then server.index / server.search_workers from DOCS_MCP_* or the config file.
+
+    Search workers stay 0 over stdio unless asked for: one client sends one request at a time.
+    """
+    if index is None:
+        index = team.index
+    if search_workers is None:
+        search_workers = 0 if team.sources["server.search_workers"] == "default" else team.search_workers
+    return index, search_workers
+
+
 def _searches_in_process(mode: Mode, transport: Optional[Transport], search_workers: Optional[int]) -> bool:
     """Whether this process will load the query model: not for bm25, nor when search workers do (http's default)."""
     if mode is Mode.bm25:
@@ -118,7 +135,7 @@ def _refuse_http_flags(given: list[str]) -> None:
     """A flag that only the http transport reads must not be silently ignored under stdio."""
     if given:
         raise UsageError(
-            f"{', '.join(given)} only apply to the http transport, and this server runs over stdio.",
+            f"{', '.join(given)} only appl{'y' if len(given) > 1 else 'ies'} to the http transport, and this server runs over stdio.",
             "Add --transport http to serve a team over HTTP, or drop " + ("them." if len(given) > 1 else "it."),
         )
 

@@ -15,17 +15,28 @@ the message names the cause, the hint says what to do next.
 
 from __future__ import annotations
 
+import re
+
 from docs_mcp.errors import CodedError, DocsMcpError
 
 _SEARCH_AGAIN = "Run search_docs again without a cursor to start over."
+_CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f]")
 MAX_QUOTED_CHARS = 80  # an error shows this much of a bad value: enough to recognise it, never megabytes
 
 
 def quoted(value: str) -> str:
-    """``value`` in quotes as an error message shows it: whole when short, else its start and its length."""
+    """``value`` in quotes as an error message shows it: whole when short, else its start and its length.
+
+    Control characters show as ``\\uXXXX`` escapes: a newline in an argument must not start a line
+    of the message (one that could read as a get_doc delimiter).
+    """
     if len(value) <= MAX_QUOTED_CHARS:
-        return f"'{value}'"
-    return f"'{value[:MAX_QUOTED_CHARS]}…' ({len(value)} characters)"
+        return f"'{_visible(value)}'"
+    return f"'{_visible(value[:MAX_QUOTED_CHARS])}…' ({len(value)} characters)"
+
+
+def _visible(text: str) -> str:
+    return _CONTROL_CHARS.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def quoted_list(values: list[str], most: int = 5) -> str:
@@ -63,8 +74,16 @@ class InvalidChunkIdError(ServerError):
 class ChunkNotFoundError(ServerError):
     """A well-formed chunk ID that names no chunk of the served index."""
 
-    def __init__(self, chunk_id: str) -> None:
-        super().__init__(f"Chunk ID {quoted(chunk_id)} not found.", _DISCOVER_IDS)
+    def __init__(self, chunk_id: str, page: tuple[str, int] | None = None) -> None:
+        """``page``: when ``chunk_id`` is the path of a page of several chunks, its first chunk's ID and its count."""
+        if page is None:
+            hint = _DISCOVER_IDS
+        elif page[1] == 1:
+            hint = f"That page is one chunk, with the ID {quoted(page[0])}."
+        else:
+            hint = (f"That page has {page[1]} chunks, each with its own ID: start with {quoted(page[0])} "
+                    "and raise context to read its neighbours.")
+        super().__init__(f"Chunk ID {quoted(chunk_id)} not found.", hint)
 
 
 class NoVectorsError(ServerError):
@@ -72,8 +91,9 @@ class NoVectorsError(ServerError):
 
     def __init__(self) -> None:
         super().__init__(
-            "This index has no vectors (it was built with --embeddings none), so vector ranking finds nothing.",
-            "Rebuild it with vectors (`docs-mcp index DOCS_DIR --out INDEX`, default embeddings), "
+            "This index has no vectors (built with --embeddings none, or its build stopped before the vectors "
+            "were written), so vector ranking finds nothing.",
+            "Build it with vectors (`docs-mcp index DOCS_DIR --out INDEX`, default embeddings), "
             "or serve it with --mode bm25 or --mode hybrid.",
         )
 

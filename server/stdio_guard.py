@@ -28,7 +28,7 @@ from pydantic import ValidationError
 
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024  # a tool call is a few KB; 4 MiB leaves room for any real message
 MAX_DEPTH = 64  # a tool call nests about 6 levels
-MAX_INTEGER_DIGITS = 20  # every 64-bit integer fits
+MAX_INTEGER_DIGITS = 1_000  # int() is still quick; the tools answer an out-of-range value with isError
 _CHUNK_BYTES = 64 * 1024
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _ONE_PER_LINE = "Send one JSON-RPC 2.0 message (an object) per line."

@@ -74,15 +74,17 @@ class McpSession:
 
 
 @contextmanager
-def serve_over_stdio(index_dir: Path, errlog_path: Path, *extra: str, env: dict[str, str] | None = None) -> Iterator[McpSession]:
+def serve_over_stdio(index_dir: Path | None, errlog_path: Path, *extra: str, env: dict[str, str] | None = None) -> Iterator[McpSession]:
     """Run `docs-mcp serve --index index_dir` as a subprocess; its stderr goes to ``errlog_path``.
+
+    With ``index_dir`` None the server is given no --index (it reads DOCS_MCP_INDEX or the config file).
 
     ``env`` adds variables to the SDK's default (safe, minimal) environment of the subprocess. The
     curated library list is left out unless ``env`` asks for it: its libraries live on the internet.
     """
     env = {"DOCS_MCP_CURATED_LIBRARIES": "0", **(env or {})}
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "docs_mcp", "serve", "--index", str(index_dir), *extra], env=env
+        command=sys.executable, args=["-m", "docs_mcp", "serve", *(["--index", str(index_dir)] if index_dir else []), *extra], env=env
     )
     notifications: list[Any] = []
 

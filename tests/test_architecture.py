@@ -31,7 +31,7 @@ ROOT = "docs_mcp"
 LAYERS = {"docs_mcp": 0, "docs_mcp.indexer": 1, "docs_mcp.server": 2, "docs_mcp.eval": 3}
 # What the areas may use of the root package: the version, the error tree, the lazy-export helper and the
 # listing tables their commands print, never the CLI.
-ROOT_MODULES_FOR_AREAS = {"docs_mcp", "docs_mcp.errors", "docs_mcp.lazy", "docs_mcp.tables"}
+ROOT_MODULES_FOR_AREAS = {"docs_mcp", "docs_mcp.errors", "docs_mcp.lazy", "docs_mcp.redact", "docs_mcp.tables"}
 MOUNT = ("cli.py", "_mount")
 FOLDER_NAMES = {"server", "indexer", "eval"}
 # Inside an area: importer (the longest matching prefix) -> what it must not import. Every

@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from mcp_session import serve_over_stdio
 
 DOCS_MCP = [sys.executable, "-m", "docs_mcp"]
 TIMEOUT = 120  # seconds; a bound against hangs, never waited on when things work
@@ -113,5 +114,20 @@ def test_http_only_flags_with_stdio_are_refused(corpus_index: Path, flags: tuple
     done = _run("serve", "--index", str(corpus_index), *flags)
     assert done.returncode == 2 and done.stdout == ""
     named = [flag for flag in flags if flag.startswith("--")]
-    assert f"error: {', '.join(named)} only apply to the http transport" in done.stderr
+    verb = "apply" if len(named) > 1 else "applies"
+    assert f"error: {', '.join(named)} only {verb} to the http transport" in done.stderr
     assert "hint: Add --transport http" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("where", ["environment", "config file"])
+def test_stdio_serve_finds_its_index_in_the_team_settings(corpus_index: Path, tmp_path: Path, where: str) -> None:
+    """Without --index, stdio reads server.index as http does (DOCS_MCP_INDEX, then the config file)."""
+    if where == "environment":
+        extra, env = (), {"DOCS_MCP_INDEX": str(corpus_index)}
+    else:
+        config = tmp_path / "docs-mcp.toml"
+        config.write_text(f"[server]\nindex = {json.dumps(str(corpus_index))}\n", encoding="utf-8")
+        extra, env = ("--config", str(config)), {}
+    with serve_over_stdio(None, tmp_path / "serve.log", *extra, env=env) as session:
+        hits = session.search(query="chunk ids")["hits"]
+    assert hits and all(hit["chunk_id"].startswith(("guide/", "sdk/")) for hit in hits)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from docs_mcp.redact import redact
 from docs_mcp.indexer.generation import ProgressFn, write_index
 from docs_mcp.indexer.index_file import open_index
 from docs_mcp.indexer.libraries.merge import plan_removal
@@ -71,6 +72,6 @@ def _listing(library_id: str, entry: Mapping[str, Any]) -> LibraryListing:
         documents=int(stats.get("files", 0)),
         chunks=int(stats.get("chunks", 0)),
         indexed_at=entry.get("indexed_at", ""),
-        source=entry.get("source", ""),
+        source=redact(entry.get("source", "")),  # an llms.txt URL may carry a key
         implicit=bool(entry.get("implicit")),
     )

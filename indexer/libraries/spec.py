@@ -82,6 +82,8 @@ def requested_spec(
     Raises:
         LibraryError: a library flag was given without an ID, an ID is malformed, or the manifest block is invalid.
     """
+    if library_id is not None and not library_id.strip():  # `--library "$UNSET"` must not rebuild the whole index
+        check_library_id(library_id)
     languages = tuple(lang.strip() for lang in languages if lang.strip())
     block = _manifest_block(Path(docs_root))
     chosen = library_id or block.get("id")

@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
+from docs_mcp.redact import redact
 
 INDEX_HELP = "Index folder to add the library to (created if needed)."
 
@@ -49,7 +50,7 @@ def add_llms_txt(
         llms = service.add(registered)
     finally:
         service.close()
-    typer.echo(f"added {library} ({llms.title}): {len(llms.entries)} pages in {len(llms.sections)} sections, from {url}")
+    typer.echo(f"added {library} ({llms.title}): {len(llms.entries)} pages in {len(llms.sections)} sections, from {redact(url)}")
     typer.echo(f"  index: {index}; pages are fetched and indexed when first read (read_page, get_docs)")
 
 
@@ -59,9 +60,11 @@ def refresh(
 ) -> None:
     """Revalidate llms.txt libraries now (conditional GETs), re-indexing what changed; failed sources keep their cached copy."""
     from docs_mcp.errors import UsageError
+    from docs_mcp.indexer.index_file import current_generation
     from docs_mcp.indexer.sources.config import source_settings
     from docs_mcp.indexer.sources.service import SourceService
 
+    current_generation(index)  # a mistyped --index is an error, not "0 URLs"
     service = SourceService(source_settings(index))
     try:
         known = sorted(service.llms_libraries())
@@ -72,7 +75,7 @@ def refresh(
         service.close()
     for outcome in outcomes:
         detail = f": {outcome.detail}" if outcome.detail else ""
-        typer.echo(f"{outcome.status:<10}{outcome.library_id}  {outcome.url}{detail}")
+        typer.echo(f"{outcome.status:<10}{outcome.library_id}  {redact(outcome.url)}{detail}")
     counts = {status: sum(o.status == status for o in outcomes) for status in ("updated", "unchanged", "failed")}
     typer.echo(f"{len(outcomes)} URLs: {counts['updated']} updated, {counts['unchanged']} unchanged, {counts['failed']} failed")
     if counts["failed"]:

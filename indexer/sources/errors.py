@@ -14,13 +14,20 @@
 from __future__ import annotations
 
 from docs_mcp.errors import CodedError
+from docs_mcp.redact import redact
 from docs_mcp.indexer.errors import IndexerError
 
 
 class SourceError(IndexerError, CodedError):
-    """Base of the remote-source errors; ``code`` is what a tool's error shape says."""
+    """Base of the remote-source errors; ``code`` is what a tool's error shape says.
+
+    Messages name URLs: a password or key in one is masked here, before any tool, log or CLI shows it.
+    """
 
     code = "SOURCE_ERROR"
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(redact(message), redact(hint))
 
 
 class UrlNotAllowedError(SourceError):

@@ -16,6 +16,7 @@ from urllib.parse import urljoin
 
 import httpx
 
+from docs_mcp.redact import redact
 from docs_mcp import __version__
 from docs_mcp.indexer.sources.errors import (
     InvalidContentError,
@@ -100,7 +101,7 @@ class Fetcher:
                 return self._follow(url, sent, policy or self.policy)
             except _Transient as failure:
                 last = str(failure)
-                logger.info("fetch %s failed (attempt %d): %s", url, attempt + 1, last)
+                logger.info("fetch %s failed (attempt %d): %s", redact(url), attempt + 1, redact(str(last)))
         raise SourceUnavailableError(
             f"{url} could not be fetched after {len(self._delays) + 1} attempts: {last}.",
             "The source seems down; try again later (cached pages are still served).",

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Mapping
 
+from docs_mcp.redact import redact
 from docs_mcp.indexer.libraries.store import catalog_entries
 from docs_mcp.indexer.schema import METADATA_FILE
 from docs_mcp.indexer.sources.cache import CachedPage, PageCache
@@ -193,10 +194,10 @@ class SourceService:
             try:
                 self._get(url, library_id, library.ttl_hours)
             except SourceUnavailableError as error:
-                failures.append(f"{url}: {error.message}")
+                failures.append(f"{redact(url)}: {error.message}")
                 break  # the source is down: the other pages would only add their retries to the wait
             except SourceError as error:
-                failures.append(f"{url}: {error.message}")
+                failures.append(f"{redact(url)}: {error.message}")
         self.index_library(library_id)
         return failures
 
@@ -305,7 +306,7 @@ class SourceService:
         try:
             fresh = self._fetch(page.url, page.library_id, page, llms=llms)
         except SourceError as error:
-            logger.warning("refreshing %s failed, serving the cached copy: %s", page.url, error.message)
+            logger.warning("refreshing %s failed, serving the cached copy: %s", redact(page.url), error.message)
             self.cache.failed(page, error.message)
             return
         if fresh.digest != page.digest and page.library_id in self._entries():

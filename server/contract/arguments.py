@@ -28,7 +28,7 @@ MAX_SHOWN_DIGITS = 20
 # {filepath} or {filepath}#{heading-path}: one '#' at most, no whitespace around the ID
 # or inside the fragment, no control characters. File names may hold inner spaces; the
 # indexer skips files whose path has '#' or a control character, so every ID it makes fits.
-_CHUNK_ID = re.compile(r"(?=\S)[^#\x00-\x1f\x7f]*[^#\s](?:#[^#\s]+)?")
+_CHUNK_ID = re.compile(r"(?=\S)[^#\x00-\x1f\x7f]*[^#\s\x00-\x1f\x7f](?:#[^#\s\x00-\x1f\x7f]+)?")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 _JSON_TYPES = {str: "string", bool: "boolean", int: "integer", float: "number", list: "array", dict: "object"}
 

@@ -46,3 +46,15 @@ def _stored_chunk(row: Sequence[Any]) -> StoredChunk:
     values = dict(zip(_COLUMNS, row))
     values["metadata"] = orjson.loads(values["metadata"]) if values["metadata"] else {}
     return StoredChunk(**values)
+
+
+FIRST_OF_PAGE_SQL = f"""
+SELECT chunk_id, file_chunk_count FROM {CHUNKS_TABLE}
+WHERE filepath = $filepath ORDER BY library, chunk_index LIMIT 1
+"""
+
+
+def first_chunk_of_page(conn: duckdb.DuckDBPyConnection, filepath: str) -> tuple[str, int] | None:
+    """The ID of the first chunk of the page ``filepath`` and its number of chunks, or None for no such page."""
+    rows = fetch_all(conn, FIRST_OF_PAGE_SQL, {"filepath": filepath})
+    return (rows[0][0], int(rows[0][1])) if rows else None

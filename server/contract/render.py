@@ -5,12 +5,15 @@ get_doc::
     --- Chunk: {chunk_id} (Chunk {i} of {n}) (Target|Context: {+N|-N}) ---
     {raw markdown}
 
-blocks joined by one blank line.  search_docs: the contract's ``SearchResult``
+blocks joined by one blank line.  A content line that would read as a delimiter (a page that
+quotes the grammar) gets a backslash before it, the markdown escape, so every response keeps
+exactly one ``(Target)`` delimiter.  search_docs: the contract's ``SearchResult``
 as two-space indented JSON with the keys in contract order.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Sequence
 
 import orjson
@@ -19,6 +22,8 @@ from docs_mcp.server.search.hints import Hint
 from docs_mcp.server.search.records import Hit, StoredChunk
 
 SCORE_DECIMALS = 6
+DELIMITER_START = "--- Chunk: "
+_DELIMITER_LINE = re.compile("^(?=" + re.escape(DELIMITER_START) + ")", re.MULTILINE)
 
 
 def render_chunk_window(window: Sequence[StoredChunk], target_id: str) -> str:
@@ -36,7 +41,12 @@ def render_chunk_window(window: Sequence[StoredChunk], target_id: str) -> str:
 def _block(chunk: StoredChunk, offset: int) -> str:
     role = "Target" if offset == 0 else f"Context: {offset:+d}"
     position = f"Chunk {chunk.chunk_index + 1} of {chunk.file_chunk_count}"
-    return f"--- Chunk: {chunk.chunk_id} ({position}) ({role}) ---\n{chunk.content}"
+    return f"{DELIMITER_START}{chunk.chunk_id} ({position}) ({role}) ---\n{escape_delimiter_lines(chunk.content)}"
+
+
+def escape_delimiter_lines(content: str) -> str:
+    """``content`` with a backslash before every line that starts like a delimiter."""
+    return _DELIMITER_LINE.sub("\\\\", content)
 
 
 def render_search_result(hits: Sequence[Hit], next_cursor: str | None, hint: Hint | None) -> str:

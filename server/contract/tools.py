@@ -12,7 +12,7 @@ from typing import Any, Mapping
 
 from docs_mcp.server.contract.arguments import parse_get_doc_args, parse_search_args
 from docs_mcp.server.contract.cursor import SearchBinding
-from docs_mcp.server.contract.documents import chunk_window
+from docs_mcp.server.contract.documents import chunk_window, first_chunk_of_page
 from docs_mcp.server.errors import ChunkNotFoundError, NoVectorsError
 from docs_mcp.server.search.hints import build_hint
 from docs_mcp.server.contract.reload import ServedIndex
@@ -63,7 +63,9 @@ def get_doc(index: ServedIndex, arguments: Mapping[str, Any] | None) -> str:
         ChunkNotFoundError: no chunk has that ID.
     """
     args = parse_get_doc_args(arguments)
-    window = chunk_window(index.engine.db.cursor(), args.chunk_id, args.context)
-    if not window:
-        raise ChunkNotFoundError(args.chunk_id)
+    conn = index.engine.db.cursor()
+    window = chunk_window(conn, args.chunk_id, args.context)
+    if not window:  # a page's path names a chunk only when the page is one chunk: point at its first
+        page = None if "#" in args.chunk_id else first_chunk_of_page(conn, args.chunk_id)
+        raise ChunkNotFoundError(args.chunk_id, page)
     return render_chunk_window(window, args.chunk_id)

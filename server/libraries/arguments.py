@@ -93,7 +93,8 @@ def parse_info_args(arguments: Mapping[str, Any] | None) -> InfoArgs:
         InvalidArgumentError: an argument is missing, unknown, empty, too long or of the wrong type.
     """
     given = _given(GET_LIBRARY_INFO, arguments)
-    sections = _strings(given, "sections", MAX_SECTIONS) if "sections" in given else None
+    # No section named (an empty list, or only blank names) reads the whole table of contents.
+    sections = (_strings(given, "sections", MAX_SECTIONS) or None) if "sections" in given else None
     offset = integer(given, "offset", 0, 0, MAX_OFFSET)
     return InfoArgs(_text(given, "library_id", "a library ID from resolve_library", MAX_ID_CHARS), sections, offset)
 

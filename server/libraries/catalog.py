@@ -147,7 +147,7 @@ def _relevance(query: str, library: Library) -> float:
     names = library.names()
     score = max(best_score(query, names), best_score(query, [library.library_id.split("/")[0]]) * ORG_FACTOR)
     languages = {compact(lang) for lang in library.languages}
-    query_words = [w for w in words(query) if w not in languages]
+    query_words = [w for w in words(_name_part(query)) if w not in languages]
     if len(query_words) > 1 or len(words(query)) > 1:
         score = max(score, max((best_score(w, names) for w in query_words), default=0.0) * TOKEN_FACTOR)
     known = set(words(f"{library.name} {library.description} {' '.join(library.aliases)}"))
@@ -155,6 +155,16 @@ def _relevance(query: str, library: Library) -> float:
     if meaningful:
         score = max(score, DESCRIPTION_FACTOR * sum(w in known for w in meaningful) / len(meaningful))
     return score
+
+
+def _name_part(query: str) -> str:
+    """The part of ``query`` whose words may each name a library: after the '/' of an ID-shaped query.
+
+    In "docs-mcp/skd" the org is a namespace, not a topic: its word "docs" must not make every
+    library named "docs" a better match than "docs-mcp/sdk", one typo away.
+    """
+    org, slash, name = query.strip().partition("/")
+    return name if slash and org and name and not any(c.isspace() for c in query.strip()) else query
 
 
 def _library(library_id: str, entry: Mapping[str, Any]) -> Library:

@@ -21,6 +21,7 @@ from docs_mcp.indexer.libraries.spec import LIBRARY_KEY
 from docs_mcp.indexer.schema import CHUNKS_TABLE
 from docs_mcp.server.libraries.confidence import confidence, term_coverage
 from docs_mcp.server.contract.reload import ServedIndex
+from docs_mcp.server.contract.render import DELIMITER_START, escape_delimiter_lines
 from docs_mcp.server.libraries.catalog import Library, LibraryCatalog
 from docs_mcp.server.search.records import Hit
 from docs_mcp.server.libraries.error_shape import TopicNotFoundError
@@ -144,7 +145,7 @@ def related_pages(candidates: Sequence[Candidate], packed: Sequence[Packed], cat
 
 
 def _block(candidate: Candidate, content: str) -> str:
-    return f"--- Chunk: {candidate.hit.chunk_id} (Library: {candidate.library_id}) ---\n{content.strip()}"
+    return f"{DELIMITER_START}{candidate.hit.chunk_id} (Library: {candidate.library_id}) ---\n{escape_delimiter_lines(content.strip())}"
 
 
 def _truncated(candidate: Candidate, max_tokens: int) -> Packed:

@@ -8,7 +8,8 @@ from typing import Optional
 import orjson
 import typer
 
-from docs_mcp.server.team.config import TeamSettings, example_toml, load_settings
+from docs_mcp.indexer.schema import CURRENT_FILE
+from docs_mcp.server.team.config import MAX_RATE, TeamSettings, example_toml, load_settings
 from docs_mcp.server.team.keys import ApiKey, KeyStore
 from docs_mcp.tables import table_lines
 
@@ -28,7 +29,12 @@ def register_team(app: typer.Typer) -> None:
 
 def _store(index: Optional[Path], store: Optional[Path], config: Optional[Path]) -> KeyStore:
     flags = {"server.index": _text(index), "keys.store": _text(store)}
-    return KeyStore(load_settings(flags, config_file=config).key_store)
+    settings = load_settings(flags, config_file=config)
+    if not settings["keys.store"] and not (settings.index / CURRENT_FILE).is_file():
+        # Keys may come before the first build, but a mistyped --index must not go unnoticed.
+        typer.echo(f"note: {settings.index} holds no index yet; `docs-mcp serve --index {settings.index}` finds these keys "
+                   f"once `docs-mcp index DOCS_DIR --out {settings.index}` has built one there.", err=True)
+    return KeyStore(settings.key_store)
 
 
 def _text(path: Optional[Path]) -> Optional[str]:
@@ -38,8 +44,8 @@ def _text(path: Optional[Path]) -> Optional[str]:
 @keys_app.command("create")
 def create(
     name: str = typer.Argument(..., help="Who the key is for, e.g. alice or ci-bot (shown in logs)."),
-    rate: Optional[int] = typer.Option(None, "--rate", min=1, help="Requests per minute (default: rate_limit.requests_per_minute)."),
-    burst: Optional[int] = typer.Option(None, "--burst", min=1, help="Requests at once (default: rate_limit.burst)."),
+    rate: Optional[int] = typer.Option(None, "--rate", min=1, max=MAX_RATE, help="Requests per minute (default: rate_limit.requests_per_minute)."),
+    burst: Optional[int] = typer.Option(None, "--burst", min=1, max=MAX_RATE, help="Requests at once (default: rate_limit.burst)."),
     project: Optional[str] = typer.Option(None, "--project", help="Project whose [tool_permissions.PROJECT] rules apply to gateway tools."),
     index: Optional[Path] = _INDEX,
     store: Optional[Path] = _STORE,
@@ -91,7 +97,7 @@ def revoke(
 
 @config_app.command("example")
 def example() -> None:
-    """Print a docs-mcp.toml documenting every key with its default and environment variable."""
+    """Print a docs-mcp.toml documenting every team-mode key with its default and environment variable (gateway keys: see the gateway guide)."""
     typer.echo(example_toml(), nl=False)
 
 

@@ -18,7 +18,7 @@ from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
 from docs_mcp.server.gateway.config import GATEWAY_SECTIONS
 from docs_mcp.server.search.blas import usable_cores
 from docs_mcp.server.team.errors import ConfigError
-from docs_mcp.server.team.redact import MASK, redact
+from docs_mcp.redact import MASK, redact
 
 CONFIG_FILE = "docs-mcp.toml"
 CONFIG_ENV = "DOCS_MCP_CONFIG"
@@ -81,7 +81,16 @@ def _parse_workers(raw: Any) -> str | int:
     return _integer(0, 64).parse(raw)
 
 
+def _parse_redis_url(raw: Any) -> str:
+    url = _parse_text(raw)
+    if url and not url.startswith(REDIS_SCHEMES):
+        raise ValueError("not a Redis URL")
+    return url
+
+
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 _TEXT = Kind("a string", _parse_text)
+_REDIS_URL = Kind("empty, or a URL that starts with " + ", ".join(REDIS_SCHEMES), _parse_redis_url)
 _WORKERS = Kind("auto or an integer from 0 to 64", _parse_workers)
 _BOOL = Kind("true or false", _parse_bool)
 _TEXT_LIST = Kind("a list of strings (comma-separated in an environment variable)", _parse_text_list)
@@ -99,11 +108,16 @@ class Option:
     secret: bool = False  # never shown: `config show` prints *** (set) or (not set)
 
     def shown(self, value: Any) -> str:
-        """``value`` as `config show` prints it: secrets masked, URL credentials redacted."""
-        if self.secret:
+        """``value`` as `config show` prints it: secrets masked, URL credentials redacted.
+
+        A URL option whose value is no URL (a password pasted in its place) is masked whole.
+        """
+        if self.secret or (self.kind is _REDIS_URL and value and not str(value).strip().startswith(REDIS_SCHEMES)):
             return f"{MASK} (set)" if value else "(not set)"
         return redact(repr(value))
 
+
+MAX_RATE = 1_000_000  # requests per minute or at once: far above any team's need, and fits the key store
 
 OPTIONS: tuple[Option, ...] = (
     Option("server.index", _TEXT, DEFAULT_INDEX_DIR, "DOCS_MCP_INDEX",
@@ -134,11 +148,11 @@ OPTIONS: tuple[Option, ...] = (
            "Origins allowed to call /mcp from a browser (CORS). Empty: no CORS headers; '*': any origin."),
     Option("keys.store", _TEXT, "", "DOCS_MCP_KEY_STORE",
            f"API key store (SQLite). Empty: {KEY_STORE_FILE} in the index directory."),
-    Option("rate_limit.requests_per_minute", _integer(1, 1_000_000), 60, "DOCS_MCP_RATE_LIMIT",
+    Option("rate_limit.requests_per_minute", _integer(1, MAX_RATE), 60, "DOCS_MCP_RATE_LIMIT",
            "Sustained requests per minute per key, unless the key has its own (--rate)."),
-    Option("rate_limit.burst", _integer(1, 1_000_000), 10, "DOCS_MCP_RATE_BURST",
+    Option("rate_limit.burst", _integer(1, MAX_RATE), 10, "DOCS_MCP_RATE_BURST",
            "Requests a key may make at once before the per-minute rate applies (--burst)."),
-    Option("rate_limit.redis_url", _TEXT, "", "DOCS_MCP_REDIS_URL",
+    Option("rate_limit.redis_url", _REDIS_URL, "", "DOCS_MCP_REDIS_URL",
            "redis://host:port/db to share buckets between replicas. Empty: in-process buckets."),
     Option("rate_limit.redis_prefix", _TEXT, "docs-mcp", "DOCS_MCP_REDIS_PREFIX",
            "Prefix of the Redis keys, so several deployments can share one Redis."),

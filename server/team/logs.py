@@ -22,7 +22,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from docs_mcp.server.gateway import REQUEST_ID_SCOPE
 from docs_mcp.server.team.auth import API_KEY_SCOPE
-from docs_mcp.server.team.redact import redact
+from docs_mcp.redact import redact
 
 REQUEST_ID_HEADER = "x-request-id"
 _REQUEST_ID_RE = re.compile(r"[A-Za-z0-9._:-]{1,128}")  # a caller's ID is echoed only if it is this tame

@@ -19,7 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from docs_mcp.server.team.auth import API_KEY_SCOPE
 from docs_mcp.server.team.errors import HttpProblem, RateLimiterUnavailableError
-from docs_mcp.server.team.redact import redact
+from docs_mcp.redact import redact
 
 logger = logging.getLogger(__name__)
 # What a caller is told during an outage: where Redis runs is the operator's business (it is in the log).

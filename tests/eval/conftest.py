@@ -1,11 +1,14 @@
-"""Eval test fixtures: real indexes (DuckDB file, default embedding model) of the skyline fixture corpus."""
+"""Eval test fixtures: real indexes (DuckDB file, default embedding model) of the skyline fixture corpus, and the CLI."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
+from docs_mcp import cli
 from docs_mcp.indexer import build_index
 
 SKYLINE = Path(__file__).parent / "fixtures" / "skyline"
@@ -25,3 +28,18 @@ def skyline_text_index(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("skyline-text") / "index"
     build_index(SKYLINE / "docs", out, embeddings="none")
     return out
+
+
+@pytest.fixture
+def run_cli(monkeypatch, capsys) -> Callable[..., tuple[int, str, str]]:
+    """``run_cli(*ARGS)`` runs `docs-mcp ARGS` in process: (exit code, stdout, stderr)."""
+
+    def run(*args: str) -> tuple[int, str, str]:
+        monkeypatch.setattr(sys, "argv", ["docs-mcp", *args])
+        with pytest.raises(SystemExit) as exited:
+            cli.main()
+        out, err = capsys.readouterr()
+        code = exited.value.code
+        return (code if isinstance(code, int) else 0 if code is None else 1), out, err
+
+    return run

@@ -6,6 +6,9 @@ No timing is asserted: the figures only have to exist and be consistent with eac
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -88,6 +91,26 @@ def test_bench_a_corpus_folder_with_the_model_and_write_json(tmp_path):
     assert data["plan"]["corpus"] == str(SKYLINE_DOCS)
     assert data["results"][0]["latency"]["hybrid"]["p50"] == result.latency["hybrid"].p50
     assert data["results"][0]["latency"]["hybrid"]["pool_qps_4"] == result.latency["hybrid"].pool_qps_4 > 0
+
+
+def test_an_interrupted_bench_stops_its_step_and_removes_the_temporary_folder(tmp_path, monkeypatch):
+    steps: list[subprocess.Popen] = []
+    start = subprocess.Popen
+
+    def recorded(*args, **kwargs) -> subprocess.Popen:
+        steps.append(start(*args, **kwargs))
+        return steps[-1]
+
+    def interrupted(pid: int, options: int):
+        raise KeyboardInterrupt  # Ctrl-C while the parent waits for the step
+
+    monkeypatch.setattr(subprocess, "Popen", recorded)
+    monkeypatch.setattr(os, "wait4", interrupted)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with pytest.raises(KeyboardInterrupt):
+        run_bench(BenchPlan(sizes=(60,), embeddings="none", queries=10, workers=1))
+    assert len(steps) == 1 and steps[0].returncode is not None  # killed and reaped: not left writing the corpus
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize(("embeddings", "chunks", "expected"), [("auto", 10_000, "model"), ("auto", 10_001, "synthetic"), ("none", 5, "none"), ("default", 10**6, "model")])

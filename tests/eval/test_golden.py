@@ -82,7 +82,13 @@ def test_a_json_object_with_a_cases_list(tmp_path):
         (jsonl({"query": "", "relevant": ["x.md"]}), "line 1", "`query` must be a non-empty string"),
         (jsonl({"query": "a"}), "line 1", "no relevant entry"),
         (jsonl({"query": "a", "relevent": ["x.md"]}), "line 1", "unknown key(s) relevent"),
-        (jsonl({"query": "a", "relevant": [{"chunk_id": "x.md", "grade": 0}]}), "line 1", "`grade` must be a number above 0"),
+        (jsonl({"query": "a", "relevant": [{"chunk_id": "x.md", "grade": 0}]}), "line 1", "`grade` must be a finite number above 0"),
+        ('{"query": "a", "relevant": [{"chunk_id": "x.md", "grade": Infinity}]}\n', "line 1", "`grade` must be a finite number above 0 (2 best, 1 partly relevant), got inf"),
+        ('{"query": "a", "relevant": [{"chunk_id": "x.md", "grade": 1e400}]}\n', "line 1", "`grade` must be a finite number above 0"),
+        ('{"query": "a", "relevant": [{"chunk_id": "x.md", "grade": NaN}]}\n', "line 1", "got nan"),
+        ('{"query": "a", "relevant": [{"chunk_id": "x.md", "grade": 1' + "0" * 400 + '}]}\n', "line 1", "`grade` must be a finite number above 0"),
+        (jsonl({"query": "a", "relevant": ["x.md"]}, {"query": "b", "relevant": [{"filepath": "x.md", "heading": None}]}), "line 2",
+         "relevant entry 1: no `grade`; give 2 for the best answer, 1 for a partly relevant one"),
         (jsonl({"query": "a", "relevant": [{"chunk_id": "x.md", "filepath": "x.md"}]}), "line 1", "either `chunk_id` or `filepath`"),
         (jsonl({"query": "a", "relevant": [{"filepath": "x.md", "heading": 3}]}), "line 1", "`heading` must be a string or null"),
         (jsonl({"query": "a", "relevant": ["x.md"], "filters": {"language": 1}}), "line 1", "taxonomy key -> string value"),
@@ -120,9 +126,32 @@ def test_files_without_queries(tmp_path, name, text, fragment):
         load_golden(write(tmp_path, name, text))
 
 
-def test_a_missing_file(tmp_path):
-    with pytest.raises(GoldenFileError, match="cannot read the golden file"):
-        load_golden(tmp_path / "absent.jsonl")
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("absent.jsonl", None, "absent.jsonl: does not exist"),
+        ("folder.jsonl", "folder", "folder.jsonl: is a folder, not a golden JSONL file"),
+        ("binary.jsonl", b"\x7fELF\x02\x01\x01\x00\xff\xfe", "binary.jsonl: is not UTF-8 text (byte 8 cannot be decoded)"),
+    ],
+)
+def test_a_path_that_is_not_a_golden_file_says_so_without_the_query_format_hint(tmp_path, name, content, message):
+    path = tmp_path / name
+    if content == "folder":
+        path.mkdir()
+    elif content is not None:
+        path.write_bytes(content)
+    with pytest.raises(GoldenFileError) as caught:
+        load_golden(path)
+    assert caught.value.message == f"{tmp_path}/{message}"
+    assert "`query`" not in caught.value.hint and "golden" in caught.value.hint
+    assert "Error" not in caught.value.message  # no Python exception name
+
+
+@pytest.mark.parametrize("name", ["bom.jsonl", "bom.json"])
+def test_a_byte_order_mark_is_accepted(tmp_path, name):
+    path = tmp_path / name
+    path.write_bytes("\ufeff".encode() + jsonl({"query": "a", "relevant": [{"chunk_id": "x.md", "grade": 2}]}).encode())
+    assert [q.query for q in load_golden(path)] == ["a"]
 
 
 def test_the_shared_fastapi_golden_file_loads():

@@ -64,7 +64,18 @@ def test_baseline_deltas_and_changed_queries(tmp_path, snapshot):
 
 @pytest.mark.parametrize(
     ("content", "reason"),
-    [(b"{not json", "is not JSON"), (b'{"version": 1, "runs": {}}', "is not a version-1 eval report"), (b"[]", "is not a version-1 eval report")],
+    [
+        (b"{not json", "is not JSON"),
+        (b'{"version": 1, "runs": {}}', "is not a version-1 eval report"),
+        (b"[]", "is not a version-1 eval report"),
+        (b'{"version": 1, "runs": {"hybrid": {"overall": "x"}}}', "run 'hybrid': `overall` is not an object"),
+        (b'{"version": 1, "runs": {"hybrid": 3}}', "run 'hybrid': not a JSON object"),
+        (b'{"version": 1, "runs": {"bm25": {"categories": {"natural": []}}}}', "run 'bm25': a category is not an object"),
+        (b'{"version": 1, "runs": {"bm25": {"overall": {"ndcg": "0.5"}}}}', "run 'bm25': a metric or latency is not a number"),
+        (b'{"version": 1, "runs": {"bm25": {"latency_ms": {"search_p50": null}}}}', "run 'bm25': a metric or latency is not a number"),
+        (b'{"version": 1, "runs": {"bm25": {"queries": {}}}}', "run 'bm25': `queries` is not a list"),
+        (b'{"version": 1, "runs": {"bm25": {"queries": [{"ndcg": 1}]}}}', "run 'bm25': a query is not an object with a string `id`"),
+    ],
 )
 def test_a_bad_baseline_says_what_to_pass(tmp_path, content, reason):
     path = tmp_path / "b.json"

@@ -363,7 +363,7 @@ def test_killed_builds_leave_the_old_index_live_and_the_next_build_cleans_up_fir
     assert generations(index) == [old] and leftovers(index) == []
 
 
-@pytest.mark.parametrize("fault", ["fts:sigint", "fts:query-interrupted"])
+@pytest.mark.parametrize("fault", ["fts:sigint", "fts:query-interrupted", "load:query-interrupted"])
 def test_ctrl_c_before_the_swap_is_one_line_and_exit_130(text_live_and_changed, fault: str) -> None:
     docs, index, old = text_live_and_changed
     result = _faulty_build(docs, index, fault)  # query-interrupted: what DuckDB raises when Ctrl-C lands in a query

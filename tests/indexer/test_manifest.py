@@ -93,7 +93,8 @@ def test_invalid_json_names_the_line(tmp_path: Path) -> None:
     [
         ([], "must be a JSON object"),
         ({"version": "2"}, "unsupported manifest version '2'"),
-        ({"strategy": {"chunk_by": "h4"}}, "chunk_by must be one of h1, h2, h3, file, not 'h4'"),
+        ({"strategy": {"chunk_by": "h4"}}, "chunk_by must be one of h1, h2, h3, file (not 'h4')"),
+        ({"strategy": {"max_chunk_size": 0}}, "chunk_by must be one of h1, h2, h3, file (it is missing)"),
         ({"strategy": {"chunk_by": "h2", "max_chunk_size": 0}}, "max_chunk_size must be a positive whole number"),
         ({"strategy": "h2"}, "`strategy` must be an object"),
         ({"metadata": {"language": 3}}, "`metadata.language` must be a non-empty string"),

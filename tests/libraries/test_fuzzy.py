@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from docs_mcp.server.libraries.catalog import Library, LibraryCatalog
 from docs_mcp.server.libraries.fuzzy import MAX_EDITS, best_score, compact, levenshtein, name_score
 
 
@@ -51,3 +52,14 @@ def test_scores_stay_within_zero_and_one() -> None:
 def test_best_score_takes_the_best_name() -> None:
     assert best_score("pydantic", ["acme", "pydantic"]) == 1.0
     assert best_score("anything", []) == 0.0
+
+
+def _library(library_id: str, name: str, aliases: tuple[str, ...] = ()) -> Library:
+    return Library(library_id, name, "", (), "", aliases, "", (), 0, "")
+
+
+def test_an_id_with_a_typo_beats_a_library_named_like_a_word_of_its_org() -> None:
+    libraries = (_library("docs-mcp/sdk", "SDK"), _library("modelcontextprotocol/docs", "Model Context Protocol", ("mcp",)))
+    catalog = LibraryCatalog({library.library_id: library for library in libraries})
+    assert catalog.resolve("docs-mcp/skd")[0].library.library_id == "docs-mcp/sdk"
+    assert catalog.resolve("mcp docs")[0].library.library_id == "modelcontextprotocol/docs"  # words still name libraries

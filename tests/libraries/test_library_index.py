@@ -119,6 +119,8 @@ def test_library_flags_need_an_id(docs) -> None:
         requested_spec(docs[ACME], None, name="Acme")
     assert requested_spec(docs[ACME], None) is None
     assert requested_spec(docs[QUICKWEB], None).library_id == QUICKWEB  # declared in its manifest
+    with pytest.raises(LibraryError, match="is not a library ID"):  # `--library "$UNSET"`: not a whole-index build
+        requested_spec(docs[ACME], " ")
 
 
 def test_the_cli_indexes_lists_and_removes_libraries(docs, tmp_path: Path) -> None:

@@ -99,6 +99,12 @@ def test_info_filters_by_section_and_keeps_available_sections(libraries_server) 
     assert info["available_sections"] == ["Overview", "API Reference", "Tutorial"]
 
 
+@pytest.mark.parametrize("sections", [[], ["", "  "]])
+def test_info_with_no_section_named_is_the_whole_table_of_contents(libraries_server, sections) -> None:
+    info = libraries_server.json("get_library_info", {"library_id": QUICKWEB, "sections": sections})
+    assert len(info["toc"]) == 5 and "filtered_by_sections" not in info
+
+
 def test_info_for_a_section_that_does_not_exist_lists_the_real_ones(libraries_server) -> None:
     shape = libraries_server.error_shape("get_library_info", {"library_id": QUICKWEB, "sections": ["Cookbook"]})
     assert shape["code"] == "INVALID_INPUT"

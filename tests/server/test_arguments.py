@@ -61,8 +61,9 @@ def test_bad_get_doc_arguments_are_refused(arguments):
 def test_ids_outside_the_grammar_have_invalid_format(chunk_id):
     with pytest.raises(InvalidChunkIdError) as caught:
         parse_get_doc_args({"chunk_id": chunk_id})
+    shown = chunk_id.replace("\t", "\\u0009").replace("\n", "\\u000a")  # control characters are shown escaped
     assert str(caught.value) == (
-        f"Chunk ID '{chunk_id}' has invalid format. Expected {{filepath}} or {{filepath}}#{{heading-path}}. "
+        f"Chunk ID '{shown}' has invalid format. Expected {{filepath}} or {{filepath}}#{{heading-path}}. "
         "Use search_docs to discover valid chunk IDs."
     )
 

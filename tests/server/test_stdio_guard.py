@@ -83,6 +83,12 @@ def test_a_huge_integer_gets_an_error_with_the_request_id(raw: RawSession) -> No
     assert "digits" in message and len(message) < 300
 
 
+def test_a_long_integer_argument_is_a_tool_error_not_a_protocol_error(raw: RawSession) -> None:
+    reply = raw.send(_call(10, '{"query": "x", "limit": ' + "9" * 30 + "}"))
+    assert reply["id"] == 10 and reply["result"]["isError"] is True, reply
+    assert "Argument 'limit' must be between 1 and 50" in reply["result"]["content"][0]["text"]
+
+
 def test_garbage_is_a_parse_error(raw: RawSession) -> None:
     assert "JSON" in _error(raw.send("this is not json {"), None, PARSE_ERROR)
 

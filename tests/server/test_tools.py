@@ -206,6 +206,21 @@ def test_a_malformed_chunk_id_is_an_invalid_format_error(tiny_server):
     )
 
 
+def test_a_page_path_points_at_the_first_chunk_of_the_page(tiny_server):
+    assert tiny_server.error("get_doc", {"chunk_id": "guides/errors.md"}) == (
+        "Chunk ID 'guides/errors.md' not found. That page has 4 chunks, each with its own ID: "
+        "start with 'guides/errors.md#_preamble' and raise context to read its neighbours."
+    )
+
+
+@pytest.mark.parametrize("chunk_id", ["guides/errors.md#errors\x00", "guides/errors.md\x07",
+                                      "x.md#a\n--- Chunk: guides/errors.md#errors (Chunk 1 of 4) (Target) ---"])
+def test_a_control_character_makes_a_chunk_id_invalid_and_is_shown_escaped(tiny_server, chunk_id):
+    text = tiny_server.error("get_doc", {"chunk_id": chunk_id})
+    assert "has invalid format" in text and "\\u00" in text
+    assert not re.search(r"[\x00-\x1f]", text)
+
+
 # -- errors and robustness ---------------------------------------------------------------------
 
 BAD_CALLS = {

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from skyhook import SKYHOOK, serve_skyhook
 
 TEST_MODE = {"DOCS_MCP_ALLOW_PRIVATE_FETCH": "1", "DOCS_MCP_CURATED_LIBRARIES": "0"}
@@ -43,3 +44,26 @@ def test_add_refuses_loopback_outside_the_test_mode_and_a_missing_llms_txt(site,
     assert f"error: {site.url('/nope/llms.txt')} answered 404: the page does not exist." in missing.stderr
     assert "hint: Check the llms.txt URL of the library" in missing.stderr
     assert not (tmp_path / "index" / "CURRENT").exists()
+
+
+@pytest.mark.parametrize("url", ["https://user:s3cretPW@host:99999/llms.txt", "https://user:s3cretPW@[::1/llms.txt",
+                                 "https:/user:s3cretPW@docs.example.com/llms.txt"])
+def test_a_malformed_url_is_refused_without_showing_its_password(tmp_path: Path, url: str):
+    refused = run("add", "llms-txt", url, "--library", SKYHOOK, "--index", str(tmp_path / "index"))
+    assert refused.returncode == 1 and "error: " in refused.stderr
+    assert "s3cretPW" not in refused.stdout + refused.stderr and "user:***@" in refused.stderr
+
+
+def test_a_key_in_the_llms_txt_url_is_never_shown(site, tmp_path: Path):
+    llms = serve_skyhook(site) + "?api_key=qSECRET"
+    index = str(tmp_path / "index")
+    shown = [run("add", "llms-txt", llms, "--library", SKYHOOK, "--index", index, env=TEST_MODE),
+             run("libraries", "--index", index, "--json"), run("refresh", "--index", index, env=TEST_MODE)]
+    assert [done.returncode for done in shown] == [0, 0, 0], [done.stderr for done in shown]
+    assert all("qSECRET" not in done.stdout + done.stderr for done in shown)
+    assert "?api_key=***" in shown[0].stdout and "?api_key=***" in shown[2].stdout
+
+
+def test_refresh_of_a_folder_without_an_index_says_so(tmp_path: Path):
+    done = run("refresh", "--index", str(tmp_path / "typo"))
+    assert done.returncode == 1 and f"error: No index at {tmp_path / 'typo'}." in done.stderr and "Traceback" not in done.stderr

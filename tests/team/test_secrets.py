@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from docs_mcp.server.team.redact import MASK, redact
+from docs_mcp.redact import MASK, redact
 
 CURSOR_SECRET = "cursor-secret-9b2e44"
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
@@ -26,6 +26,10 @@ MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": 
         ("Redis at redis://u:p@h:1/0 does not answer", "Redis at redis://u:***@h:1/0 does not answer"),
         ("redis://cache:6379/0", "redis://cache:6379/0"),
         ("/srv/docs-mcp/index", "/srv/docs-mcp/index"),
+        ("redis://user:rPASS@WORD@localhost:6379/0", "redis://user:***@localhost:6379/0"),  # an unencoded '@'
+        ("https:/user:pw@docs.example.com/llms.txt", "https:/user:***@docs.example.com/llms.txt"),  # one slash
+        ("https://docs.example.com/llms.txt?api_key=k1&page=2", "https://docs.example.com/llms.txt?api_key=***&page=2"),
+        ("https://x.example/a?X-Amz-Signature=abc#top", "https://x.example/a?X-Amz-Signature=***#top"),
     ],
 )
 def test_urls_lose_their_credentials_and_keep_the_rest(text: str, expected: str) -> None:
@@ -45,6 +49,12 @@ def test_config_show_masks_secrets_and_says_whether_they_are_set(cli, clean_env)
     assert "rate_limit.redis_url = 'redis://:***@127.0.0.1:6380/0'  # env" in shown.stdout
     unset = cli("config", "show", env=clean_env()).stdout
     assert "server.cursor_secret = (not set)  # default" in unset
+
+
+def test_a_password_pasted_as_the_redis_url_is_refused_without_being_shown(cli, clean_env) -> None:
+    shown = cli("config", "show", env=clean_env(DOCS_MCP_REDIS_URL="hunter2pw"))
+    assert shown.returncode != 0 and "hunter2pw" not in shown.stdout + shown.stderr
+    assert "$DOCS_MCP_REDIS_URL = *** (set) (env): expected empty, or a URL that starts with redis://" in shown.stderr
 
 
 def test_a_team_session_never_shows_its_secrets(index_dir: Path, servers, password_redis, new_key, clean_env) -> None:

@@ -9,13 +9,13 @@ from pathlib import Path
 KEY_FORMAT = re.compile(r"dm_[A-Za-z0-9_-]{40}")
 
 
-def test_create_prints_only_the_key_on_stdout_and_the_rest_on_stderr(tmp_path: Path, cli) -> None:
-    done = cli("keys", "create", "alice", "--rate", "30", "--index", str(tmp_path / "idx"))
+def test_create_prints_only_the_key_on_stdout_and_the_rest_on_stderr(index_dir: Path, cli) -> None:
+    done = cli("keys", "create", "alice", "--rate", "30", "--index", str(index_dir))
     assert done.returncode == 0, done.stderr
     assert KEY_FORMAT.fullmatch(done.stdout.strip())
     assert "Created key 'alice' (rate 30/min, burst server default)" in done.stderr
     assert "only time the key is shown" in done.stderr
-    assert (tmp_path / "idx" / "keys.sqlite").is_file()
+    assert (index_dir / "keys.sqlite").is_file()
 
 
 def test_list_shows_names_prefixes_limits_and_status_never_keys(tmp_path: Path, cli) -> None:
@@ -39,12 +39,13 @@ def test_the_store_can_come_from_the_environment(tmp_path: Path, cli, clean_env)
         assert conn.execute("SELECT name FROM keys").fetchall() == [("alice",)]
 
 
-def test_mistakes_are_one_line_with_a_hint_and_no_traceback(tmp_path: Path, cli) -> None:
-    index = str(tmp_path / "idx")
+def test_mistakes_are_one_line_with_a_hint_and_no_traceback(index_dir: Path, tmp_path: Path, cli) -> None:
+    index = str(index_dir)
     for args, expected in [
         (("keys", "create", "bad name", "--index", index), "Key name 'bad name' is invalid."),
         (("keys", "revoke", "nobody", "--index", index), "No active key named 'nobody'."),
         (("keys", "create", "alice", "--rate", "0", "--index", index), "'--rate'"),  # typer's own message: only the option is checked
+        (("keys", "create", "alice", "--rate", "9" * 23, "--index", index), "'--rate'"),
     ]:
         done = cli(*args)
         assert done.returncode != 0 and expected in done.stderr and "Traceback" not in done.stderr, done.stderr
@@ -78,3 +79,10 @@ def test_a_public_address_without_allowed_hosts_needs_allow_any_host(index_dir: 
     assert "--allow-any-host" in refused.stderr and "http.allowed_hosts" in refused.stderr
     server = servers.start(index_dir, "--host", "0.0.0.0", "--allow-any-host")
     assert server.wait_for(lambda r: "Host header not checked" in r.get("msg", ""))["level"] == "warning"
+
+
+def test_keys_for_a_folder_without_an_index_yet_come_with_a_note(tmp_path: Path, cli) -> None:
+    folder = tmp_path / "typo"  # keys may come before the first build, so a typo is only noticed if we say so
+    done = cli("keys", "create", "alice", "--index", str(folder))
+    assert done.returncode == 0 and (folder / "keys.sqlite").is_file()
+    assert f"note: {folder} holds no index yet; `docs-mcp serve --index {folder}` finds these keys" in done.stderr

@@ -11,9 +11,11 @@ import re
 
 MASK = "***"
 # scheme://user:password@ (or scheme://password@ with an empty user) anywhere in a text.
-_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<user>[^/@:\s]*)(?P<password>:[^/@\s]*)?@")
-# Query parameters that carry credentials in Redis (and most other) URLs.
-_SECRET_PARAM = re.compile(r"(?P<name>[?&;](?:password|pass|pwd|token|secret|auth)=)[^&;#\s]*", re.IGNORECASE)
+# Greedy up to the authority's last '@': a password may hold an unencoded '@'.
+# One slash is enough: "https:/user:pw@host" is a typo that must not show the password either.
+_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*:/{1,2})(?P<userinfo>[^/?#\s]*)@")
+# Query parameters that carry credentials (password=, api_key=, access_token=, X-Amz-Signature=...).
+_SECRET_PARAM = re.compile(r"(?P<name>[?&;][\w.-]*(?:pass|pwd|token|secret|auth|key|sig)[\w.-]*=)[^&;#\s]*", re.IGNORECASE)
 
 
 def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
@@ -35,6 +37,6 @@ def shown_secret(value: str) -> str:
 
 
 def _mask_userinfo(match: re.Match[str]) -> str:
-    user = match["user"]
-    kept = f"{user}:{MASK}" if match["password"] is not None else MASK
+    user, colon, _password = match["userinfo"].partition(":")
+    kept = f"{user}:{MASK}" if colon else MASK
     return f"{match['scheme']}{kept}@"
