@@ -101,10 +101,14 @@ def present(tool: str, arguments: Mapping[str, Any] | None, allowed: tuple[str, 
     return {name: value for name, value in arguments.items() if value is not None}
 
 
+def visible_text(text: str) -> str:
+    """``text`` with control characters as spaces, stripped: they carry no meaning for search and trip up tokenizers."""
+    return _CONTROL.sub(" ", text).strip()
+
+
 def _query(given: Mapping[str, Any]) -> str:
     example = "the words to search for, e.g. 'how to paginate' or 'RateLimitError'"
-    # Control characters carry no meaning for search and trip up tokenizers.
-    query = _CONTROL.sub(" ", required_string(given, "query", example)).strip()
+    query = visible_text(required_string(given, "query", example))
     if not query:
         raise InvalidArgumentError("Argument 'query' is empty.", f"Pass {example}.")
     if len(query) > MAX_QUERY_CHARS:

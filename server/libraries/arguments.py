@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from docs_mcp.server.contract.arguments import integer, json_type, present, required_string, string
+from docs_mcp.server.contract.arguments import integer, json_type, present, required_string, string, visible_text
 from docs_mcp.server.errors import InvalidArgumentError, quoted_list
 from docs_mcp.server.libraries.schemas import (
     DEFAULT_MAX_LINES,
@@ -199,7 +199,7 @@ def _short_string(name: str, value: str, limit: int | None) -> None:
 
 
 def _text(given: Mapping[str, Any], name: str, example: str, limit: int) -> str:
-    value = required_string(given, name, example).strip()
+    value = visible_text(required_string(given, name, example))
     if not value:
         raise InvalidArgumentError(f"Argument '{name}' is empty.", f"Pass {example}.")
     if len(value) > limit:

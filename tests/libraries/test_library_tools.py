@@ -66,7 +66,7 @@ def test_resolve_with_no_match_returns_an_empty_list_and_a_hint(libraries_server
     assert QUICKWEB in answer["hint"]
 
 
-@pytest.mark.parametrize("arguments", [{}, {"query": ""}, {"query": 3}, {"query": "x", "limit": 2}, {"query": "x" * 501}])
+@pytest.mark.parametrize("arguments", [{}, {"query": ""}, {"query": "\x00\x01"}, {"query": 3}, {"query": "x", "limit": 2}, {"query": "x" * 501}])
 def test_resolve_refuses_bad_input(libraries_server, arguments) -> None:
     shape = libraries_server.error_shape("resolve_library", arguments)
     assert set(shape) == ERROR_KEYS
@@ -240,7 +240,8 @@ def test_get_docs_errors(libraries_server) -> None:
     assert f"'{PYDANTIX}'" in missing["suggestion"]
     nothing = libraries_server.error_shape("get_docs", {"libraries": [ACME], "topic": "zzqx flurbix"})
     assert nothing["code"] == "TOPIC_NOT_FOUND" and "get_library_info" in nothing["suggestion"]
-    for bad in ({"libraries": [], "topic": "x"}, {"libraries": "acme/cli", "topic": "x"}, {"libraries": [ACME]}, {"libraries": [ACME], "topic": "x", "max_tokens": 100}):
+    for bad in ({"libraries": [], "topic": "x"}, {"libraries": "acme/cli", "topic": "x"}, {"libraries": [ACME]}, {"libraries": [ACME], "topic": "\x00"},
+                {"libraries": [ACME], "topic": "x", "max_tokens": 100}):
         assert libraries_server.error_shape("get_docs", bad)["code"] == "INVALID_INPUT"
 
 
