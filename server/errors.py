@@ -20,7 +20,7 @@ import re
 from docs_mcp.errors import CodedError, DocsMcpError
 
 _SEARCH_AGAIN = "Run search_docs again without a cursor to start over."
-_CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f]")
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]+")  # meaningless in a query, misleading in a message
 MAX_QUOTED_CHARS = 80  # an error shows this much of a bad value: enough to recognise it, never megabytes
 
 
@@ -36,7 +36,7 @@ def quoted(value: str) -> str:
 
 
 def _visible(text: str) -> str:
-    return _CONTROL_CHARS.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+    return CONTROL_CHARACTERS.sub(lambda match: "".join(f"\\u{ord(c):04x}" for c in match.group()), text)
 
 
 def quoted_list(values: list[str], most: int = 5) -> str:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from docs_mcp.server.errors import InvalidArgumentError, InvalidChunkIdError, quoted, quoted_list
+from docs_mcp.server.errors import CONTROL_CHARACTERS, InvalidArgumentError, InvalidChunkIdError, quoted, quoted_list
 from docs_mcp.server.contract.schemas import (
     DEFAULT_CONTEXT,
     DEFAULT_LIMIT,
@@ -29,7 +29,6 @@ MAX_SHOWN_DIGITS = 20
 # or inside the fragment, no control characters. File names may hold inner spaces; the
 # indexer skips files whose path has '#' or a control character, so every ID it makes fits.
 _CHUNK_ID = re.compile(r"(?=\S)[^#\x00-\x1f\x7f]*[^#\s\x00-\x1f\x7f](?:#[^#\s\x00-\x1f\x7f]+)?")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 _JSON_TYPES = {str: "string", bool: "boolean", int: "integer", float: "number", list: "array", dict: "object"}
 
 
@@ -103,7 +102,7 @@ def present(tool: str, arguments: Mapping[str, Any] | None, allowed: tuple[str, 
 
 def visible_text(text: str) -> str:
     """``text`` with control characters as spaces, stripped: they carry no meaning for search and trip up tokenizers."""
-    return _CONTROL.sub(" ", text).strip()
+    return CONTROL_CHARACTERS.sub(" ", text).strip()
 
 
 def _query(given: Mapping[str, Any]) -> str:
