@@ -23,7 +23,7 @@ from pathlib import Path
 
 from docs_mcp.eval.synthetic import generate_corpus
 from docs_mcp.indexer import build_index
-from docs_mcp.server.contract.reload import LiveIndex
+from docs_mcp.server.core.live_index import LiveIndex
 
 
 def rss_mib() -> float:

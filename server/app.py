@@ -30,10 +30,10 @@ from docs_mcp.server.contract import tools
 from docs_mcp.server.errors import quoted
 from docs_mcp.server.libraries import prompts, resources
 from docs_mcp.server.libraries import tools as library_handlers
-from docs_mcp.server.contract.reload import LiveIndex, ServedIndex
+from docs_mcp.server.core.live_index import LiveIndex, ServedIndex
 from docs_mcp.server.contract.schemas import GET_DOC, SEARCH_DOCS, contract_tools
 from docs_mcp.server.gateway import GATEWAY_TOOLS, Gateway, call_gateway_tool, gateway_tools
-from docs_mcp.server.libraries.error_shape import error_shape, render_error
+from docs_mcp.server.core.tool_errors import error_shape, render_error
 from docs_mcp.server.stdio_guard import guarded_stdio
 from docs_mcp.server.sessions import SessionStore
 from docs_mcp.server.libraries.remote import Sources

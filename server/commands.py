@@ -150,7 +150,7 @@ def search(
 ) -> None:
     """Search the index from the command line, the way the search_docs tool does."""
     use_one_blas_thread()
-    from docs_mcp.server.contract.reload import LiveIndex
+    from docs_mcp.server.core.live_index import LiveIndex
     from docs_mcp.server.contract.render import render_search_text
     from docs_mcp.server.contract.tools import search_docs
 

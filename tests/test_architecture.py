@@ -44,7 +44,7 @@ _SOURCES = "docs_mcp.indexer.sources"
 # every other part of the contract and the libraries is theirs alone.
 _GATEWAY_MAY_NOT = (
     f"{_SERVER}.team", f"{_SERVER}.app",
-    *(f"{_SERVER}.contract.{m}" for m in ("cursor", "documents", "reload", "render", "schemas", "tools")),
+    *(f"{_SERVER}.contract.{m}" for m in ("cursor", "documents", "render", "schemas", "tools")),
     *(f"{_SERVER}.libraries.{m}" for m in ("arguments", "catalog", "confidence", "fastpath", "fuzzy", "pages", "prompts",
                                            "resources", "schemas", "tools")),
 )  # fmt: skip
@@ -54,6 +54,8 @@ PRODUCT_RULES: dict[str, tuple[str, ...]] = {
     f"{_SERVER}.contract": (f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, _SOURCES),
     f"{_SERVER}.libraries": (f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY),
     _GATEWAY: _GATEWAY_MAY_NOT,
+    # The kernel every product shares: it knows no product.
+    f"{_SERVER}.core": (f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, _SOURCES),
     f"{_SERVER}.team": (),
     f"{_SERVER}.app": (f"{_SERVER}.team",),
     # The stdio guard is transport only: JSON-RPC lines in, SDK messages out.
@@ -293,7 +295,7 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.gateway.discovery", "from docs_mcp.server.libraries.fastpath import answer\n", ["docs_mcp.server.libraries.fastpath"]),
         ("docs_mcp.server.search.engine", "from docs_mcp.server.gateway.records import ToolEntry\n", ["docs_mcp.server.gateway.records"]),
         ("docs_mcp.server.contract.tools", "def f():\n    from docs_mcp.server.gateway import Gateway\n", ["docs_mcp.server.gateway"]),
-        ("docs_mcp.server.libraries.error_shape", "from docs_mcp.server.gateway.errors import NoToolError\n", ["docs_mcp.server.gateway.errors"]),
+        ("docs_mcp.server.core.tool_errors", "from docs_mcp.server.gateway.errors import NoToolError\n", ["docs_mcp.server.gateway.errors"]),
         ("docs_mcp.indexer.generation", "from docs_mcp.indexer.sources.cache import PageCache\n", ["docs_mcp.indexer.sources.cache"]),
         ("docs_mcp.indexer.libraries.merge", "def f():\n    from docs_mcp.indexer.sources import ingest\n", ["docs_mcp.indexer.sources.ingest"]),
         ("docs_mcp.indexer.build", "from docs_mcp.indexer.sources.service import SourceService\n", ["docs_mcp.indexer.sources.service"]),
@@ -301,8 +303,8 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.indexer.sources.service", "from docs_mcp.indexer.commands import index\n", ["docs_mcp.indexer.commands"]),
         # allowed: the reverse directions, and the edges
         ("docs_mcp.server.team.http_transport", "from docs_mcp.server.app import build_server\n", []),
-        ("docs_mcp.server.libraries.tools", "from docs_mcp.server.contract.reload import ServedIndex\n", []),
-        ("docs_mcp.server.contract.reload", "from docs_mcp.server.search.engine import Engine\n", []),
+        ("docs_mcp.server.libraries.tools", "from docs_mcp.server.core.live_index import ServedIndex\n", []),
+        ("docs_mcp.server.core.live_index", "from docs_mcp.server.search.engine import Engine\n", []),
         ("docs_mcp.indexer.build", "from docs_mcp.indexer.libraries.merge import plan_build\n", []),
         ("docs_mcp.indexer.sources.ingest", "from docs_mcp.indexer.libraries.merge import plan_build\n", []),
         ("docs_mcp.indexer.sources.ingest", "from docs_mcp.indexer.generation import write_index\n", []),
@@ -311,7 +313,7 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.commands", "from docs_mcp.server.team.commands import register\n", []),
         ("docs_mcp.server.gateway.catalog_index", "from docs_mcp.server.search.engine import Engine\n", []),
         ("docs_mcp.server.gateway.arguments", "from docs_mcp.server.contract.arguments import integer\n", []),
-        ("docs_mcp.server.gateway.errors", "from docs_mcp.server.libraries.error_shape import ToolError\n", []),
+        ("docs_mcp.server.gateway.errors", "from docs_mcp.server.core.tool_errors import ToolError\n", []),
         ("docs_mcp.server.gateway.commands", "from docs_mcp.server.team.config import CONFIG_FILE\n", []),
         ("docs_mcp.server.team.auth", "from docs_mcp.server.gateway import Caller\n", []),
         ("docs_mcp.server.app", "from docs_mcp.server.gateway import Gateway\n", []),

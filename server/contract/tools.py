@@ -15,7 +15,7 @@ from docs_mcp.server.contract.cursor import SearchBinding
 from docs_mcp.server.contract.documents import chunk_window, first_chunk_of_page
 from docs_mcp.server.errors import ChunkNotFoundError, NoVectorsError
 from docs_mcp.server.search.hints import build_hint
-from docs_mcp.server.contract.reload import ServedIndex
+from docs_mcp.server.core.live_index import ServedIndex
 from docs_mcp.server.contract.render import render_chunk_window, render_search_result
 
 

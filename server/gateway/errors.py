@@ -19,7 +19,7 @@ argument of the wrong type or range is the contract's InvalidArgumentError (INVA
 from __future__ import annotations
 
 from docs_mcp.errors import DocsMcpError
-from docs_mcp.server.libraries.error_shape import ToolError
+from docs_mcp.server.core.tool_errors import ToolError
 
 _DISCOVER = "Call tool_discovery to find valid tool keys (server:tool)."
 

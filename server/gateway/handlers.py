@@ -14,7 +14,7 @@ from docs_mcp.errors import DocsMcpError
 from docs_mcp.server.gateway.records import CALLER_SCOPE, LOCAL_CALLER, REQUEST_ID_SCOPE, Caller
 from docs_mcp.server.gateway.schemas import DESCRIBE_TOOL, LIST_TOOL_EXAMPLES, TOOL_DISCOVERY, TOOL_EXECUTE, UPSTREAM_STATUS
 from docs_mcp.server.gateway.service import Gateway
-from docs_mcp.server.libraries.error_shape import error_shape, render_error
+from docs_mcp.server.core.tool_errors import error_shape, render_error
 
 logger = logging.getLogger(__name__)
 

@@ -32,7 +32,7 @@ from docs_mcp.server.gateway.permissions import Permissions
 from docs_mcp.server.gateway.records import Caller, ToolEntry, split_tool_key
 from docs_mcp.server.gateway.supervisor import Supervisor
 from docs_mcp.server.gateway.tooldocs import check_arguments, load_tool_docs
-from docs_mcp.server.libraries.error_shape import error_shape
+from docs_mcp.server.core.tool_errors import error_shape
 
 logger = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 from docs_mcp.indexer.sources.errors import WrongToolError
 from docs_mcp.indexer.sources.registry import CONTEXT7, LLMS_TXT, RegisteredLibrary
 from docs_mcp.indexer.sources.service import SourceService
-from docs_mcp.server.contract.reload import LiveIndex, ServedIndex
+from docs_mcp.server.core.live_index import LiveIndex, ServedIndex
 from docs_mcp.server.libraries.arguments import Context7Args, PageArgs
 from docs_mcp.server.libraries.catalog import LOCAL, REMOTE, Library, LibraryCatalog
 from docs_mcp.server.libraries.pages import line_fields, window

@@ -32,7 +32,7 @@ from docs_mcp.server.libraries.catalog import Library, LibraryCatalog
 from docs_mcp.server.libraries.schemas import GET_LIBRARY_INFO
 from docs_mcp.server.libraries.tools import catalog_of
 from docs_mcp.server.libraries.pages import read_lines
-from docs_mcp.server.contract.reload import ServedIndex
+from docs_mcp.server.core.live_index import ServedIndex
 from docs_mcp.server.sessions import SessionStore, request_session
 
 HEALTH_URI = "docs-mcp://health"

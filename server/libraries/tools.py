@@ -33,7 +33,7 @@ from docs_mcp.server.libraries.catalog import REMOTE, Library, LibraryCatalog
 from docs_mcp.server.libraries.pages import line_fields, locate, read_lines
 from docs_mcp.server.libraries.remote import Prepared, Sources, refuse_remote
 from docs_mcp.server.libraries.schemas import GET_CONTEXT7_DOCS, GET_DOCS, MAX_INFO_CHARS
-from docs_mcp.server.contract.reload import ServedIndex
+from docs_mcp.server.core.live_index import ServedIndex
 
 MAX_LISTED_SECTIONS = 20
 OUTLINE_MAX_DOCUMENTS = 100  # above this, TOC entries leave out their headings (filter by sections)

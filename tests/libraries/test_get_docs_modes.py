@@ -9,7 +9,7 @@ import pytest
 
 from docs_mcp.indexer.sources.config import source_settings
 from docs_mcp.indexer.sources.service import SourceService
-from docs_mcp.server.contract.reload import LiveIndex
+from docs_mcp.server.core.live_index import LiveIndex
 from docs_mcp.server.libraries import tools as library_handlers
 from docs_mcp.server.libraries.remote import Sources
 from library_corpora import ACME

@@ -12,7 +12,7 @@ import pytest
 from docs_mcp.indexer import build_index
 from docs_mcp.indexer.schema import FULL_TEXT, HYBRID
 from docs_mcp.server.search.engine import open_engine
-from docs_mcp.server.contract.reload import LiveIndex
+from docs_mcp.server.core.live_index import LiveIndex
 
 SWAP_MEMORY = Path(__file__).resolve().parents[2] / "scripts" / "swap_memory.py"
 

@@ -9,9 +9,9 @@ import pytest
 from skyhook import SKYHOOK, serve_skyhook, service, skyhook_library
 
 from docs_mcp.indexer.sources.errors import SourceError
-from docs_mcp.server.contract.reload import LiveIndex
+from docs_mcp.server.core.live_index import LiveIndex
 from docs_mcp.server.libraries import tools
-from docs_mcp.server.libraries.error_shape import error_shape
+from docs_mcp.server.core.tool_errors import error_shape
 from docs_mcp.server.libraries.remote import Sources
 
 
