@@ -11,41 +11,28 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Literal, Mapping
+from typing import Any, Literal, Mapping
 
 import anyio
-import orjson
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from docs_mcp import __version__
-from docs_mcp.errors import DocsMcpError
 from docs_mcp.indexer.sources.config import source_settings
 from docs_mcp.indexer.sources.service import SourceService
-from docs_mcp.server.contract import tools
+from docs_mcp.server.contract.tools import contract_specs
+from docs_mcp.server.core.live_index import LiveIndex
+from docs_mcp.server.core.registry import ToolCall, ToolRegistry
 from docs_mcp.server.errors import quoted
+from docs_mcp.server.gateway import Gateway, gateway_specs
 from docs_mcp.server.libraries import prompts, resources
-from docs_mcp.server.libraries import tools as library_handlers
-from docs_mcp.server.core.live_index import LiveIndex, ServedIndex
-from docs_mcp.server.contract.schemas import GET_DOC, SEARCH_DOCS, contract_tools
-from docs_mcp.server.gateway import GATEWAY_TOOLS, Gateway, call_gateway_tool, gateway_tools
-from docs_mcp.server.core.tool_errors import error_shape, render_error
-from docs_mcp.server.stdio_guard import guarded_stdio
-from docs_mcp.server.sessions import SessionStore
 from docs_mcp.server.libraries.remote import Sources
-from docs_mcp.server.libraries.schemas import (
-    GET_CONTEXT7_DOCS,
-    GET_DOCS,
-    GET_LIBRARY_INFO,
-    LIBRARY_TOOLS,
-    READ_PAGE,
-    RESOLVE_LIBRARY,
-    library_tools,
-)
+from docs_mcp.server.libraries.tools import library_specs, searched_libraries
+from docs_mcp.server.sessions import SessionStore
+from docs_mcp.server.stdio_guard import guarded_stdio
 
 logger = logging.getLogger(__name__)
 
@@ -92,31 +79,30 @@ class AnnouncedTools:
 
 @dataclass(frozen=True)
 class AppState:
-    """What every request handler needs: the live index, the remote sources and the settings."""
+    """What every request handler needs: the live index, the tools, the remote sources and the settings."""
 
     live: LiveIndex
     settings: ServerSettings
     sources: Sources
+    registry: ToolRegistry
     gateway: Gateway | None = None
     sessions: resources.LibrarySessions = field(default_factory=resources.LibrarySessions)
     announced: AnnouncedTools = field(default_factory=AnnouncedTools)
 
 
-ToolRunner = Callable[[ServedIndex, Mapping[str, Any] | None, AppState], str]
-_TOOLS: dict[str, ToolRunner] = {
-    SEARCH_DOCS: lambda index, arguments, state: tools.search_docs(index, arguments, state.settings.mode),
-    GET_DOC: lambda index, arguments, state: tools.get_doc(index, arguments),
-    RESOLVE_LIBRARY: lambda index, arguments, state: library_handlers.resolve_library(index, arguments, state.sources),
-    GET_LIBRARY_INFO: lambda index, arguments, state: library_handlers.get_library_info(index, arguments, state.sources),
-    READ_PAGE: lambda index, arguments, state: library_handlers.read_page(index, arguments, state.sources),
-    GET_DOCS: lambda index, arguments, state: library_handlers.get_docs(index, arguments, state.settings.mode, state.sources),
-    GET_CONTEXT7_DOCS: lambda index, arguments, state: library_handlers.get_context7_docs(index, arguments, state.sources),
-}
+def tool_registry(mode: str, sources: Sources | None, gateway: Gateway | None = None) -> ToolRegistry:
+    """Every tool this server offers, as peers: the contract's, the libraries', then the gateway's meta-tools.
+
+    ``sources`` is read by the library tools when they run; listing the tools needs none.
+    """
+    # A search reports the libraries it searched beside the contract's SearchResult (structured content only).
+    contract = contract_specs(mode, search_extras=searched_libraries)
+    return ToolRegistry([*contract, *library_specs(mode, sources), *(gateway_specs(gateway) if gateway else [])])
 
 
 def tool_list(metadata: Mapping[str, Any]) -> list[types.Tool]:
     """Every tool this server offers for an index described by ``metadata``: the contract's, then the libraries'."""
-    return [*contract_tools(metadata), *library_tools()]
+    return tool_registry("hybrid", None).tools(metadata)
 
 
 def build_server(index_dir: Path | str, settings: ServerSettings | None = None, gateway: Gateway | None = None) -> Server[AppState]:
@@ -143,13 +129,14 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None, 
             "re-index with the packaged model, or train a ranking for this one (docs-mcp train-ranking)"
         )
     sources = Sources(SourceService(source_settings(Path(index_dir))), live)
+    registry = tool_registry(settings.mode, sources, gateway)
 
     @asynccontextmanager
     async def lifespan(_: Server[AppState]) -> AsyncIterator[AppState]:
         if settings.warm:
             live.warm_in_background()  # the first tools/list must not wait for the model
         try:
-            yield AppState(live, settings, sources, gateway=gateway)
+            yield AppState(live, settings, sources, registry, gateway=gateway)
         finally:
             # Join the warm-up and close DuckDB before the interpreter shuts down (else: SIGABRT).
             await anyio.to_thread.run_sync(live.close)
@@ -172,54 +159,37 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None, 
 async def _list_tools(
     ctx: ServerRequestContext[AppState], params: types.PaginatedRequestParams | None
 ) -> types.ListToolsResult:
-    index = await anyio.to_thread.run_sync(ctx.lifespan_context.live.current)
-    ctx.lifespan_context.announced.record(resources.session_key(ctx), index.tools)
+    state = ctx.lifespan_context
+    index = await anyio.to_thread.run_sync(state.live.current)
+    state.announced.record(resources.session_key(ctx), index.tools)
     # In gateway mode the upstream tools stay behind the meta-tools, never in this list.
-    extra = gateway_tools() if ctx.lifespan_context.gateway else []
-    return types.ListToolsResult(tools=[*index.tools, *extra])
+    return types.ListToolsResult(tools=[*index.tools, *state.registry.fixed_tools()])
 
 
 async def _call_tool(ctx: ServerRequestContext[AppState], params: types.CallToolRequestParams) -> types.CallToolResult:
     state = ctx.lifespan_context
-    if state.gateway is not None and params.name in GATEWAY_TOOLS:
-        return await call_gateway_tool(state.gateway, params.name, params.arguments, ctx.request, ctx.request_id)
-    runner = _TOOLS.get(params.name)
-    if runner is None:
+    spec = state.registry.get(params.name)
+    if spec is None:
         # An unknown tool is protocol misuse (the client did not use tools/list), not a tool error.
-        available = [*_TOOLS, *(GATEWAY_TOOLS if state.gateway else ())]
+        available = state.registry.names
         raise MCPError(types.INVALID_PARAMS, f"Unknown tool {quoted(params.name)}. Call one of the available tools: {', '.join(available)}.")
+    if not spec.leases_index:
+        answer = await anyio.to_thread.run_sync(spec.answer, ToolCall(None, params.arguments, ctx.request, ctx.request_id))
+        return answer if isinstance(answer, types.CallToolResult) else answer.result()
     index = await anyio.to_thread.run_sync(state.live.acquire)
     try:
-        call = partial(_run_tool, runner, index, state, params.name, params.arguments)
-        text, error = await anyio.to_thread.run_sync(call)
+        answer = await anyio.to_thread.run_sync(spec.answer, ToolCall(index, params.arguments, ctx.request, ctx.request_id))
     finally:
         state.live.release(index)
-    if error is None:
+    if isinstance(answer, types.CallToolResult):
+        return answer
+    if not answer.is_error:
         await resources.after_tool(ctx, state.sessions, state.live, params.name, params.arguments)
     if state.announced.changed(resources.session_key(ctx), index.tools):
         await ctx.session.send_tool_list_changed()
     # Every tool's error also carries the one structured shape {code, message, recoverable, suggestion}; a search
     # carries its SearchResult plus the libraries it searched (the text stays exactly the contract's).
-    structured = error
-    if error is None and params.name == SEARCH_DOCS:
-        structured = {**orjson.loads(text), "searched_libraries": library_handlers.searched_libraries(index, params.arguments)}
-    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=structured, is_error=error is not None)
-
-
-def _run_tool(
-    runner: ToolRunner, index: ServedIndex, state: AppState, name: str, arguments: Mapping[str, Any] | None
-) -> tuple[str, dict[str, Any] | None]:
-    """The tool's text and, for an error, its shape; never raises for anything a caller sends."""
-    try:
-        return runner(index, arguments, state), None
-    except DocsMcpError as error:
-        # search_docs and get_doc keep the contract's plain-text messages; the library tools answer in JSON.
-        return (render_error(error) if name in LIBRARY_TOOLS else str(error)), error_shape(error)
-    except Exception as error:  # noqa: BLE001 - the one place where a bug becomes a message instead of a crash
-        logger.exception("%s failed", name)
-        if name in LIBRARY_TOOLS:
-            return render_error(error), error_shape(error)
-        return f"{name} failed with an internal error (details are in the server log). Try again; if it persists, report it.", error_shape(error)
+    return answer.result()
 
 
 async def serve_stdio(index_dir: Path | str, settings: ServerSettings | None = None, gateway: Gateway | None = None) -> None:

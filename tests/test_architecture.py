@@ -55,7 +55,7 @@ PRODUCT_RULES: dict[str, tuple[str, ...]] = {
     f"{_SERVER}.libraries": (f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY),
     _GATEWAY: _GATEWAY_MAY_NOT,
     # The kernel every product shares: it knows no product.
-    f"{_SERVER}.core": (f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, _SOURCES),
+    f"{_SERVER}.core": (f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, _SOURCES),
     f"{_SERVER}.team": (),
     f"{_SERVER}.app": (f"{_SERVER}.team",),
     # The stdio guard is transport only: JSON-RPC lines in, SDK messages out.
@@ -295,7 +295,6 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.gateway.discovery", "from docs_mcp.server.libraries.fastpath import answer\n", ["docs_mcp.server.libraries.fastpath"]),
         ("docs_mcp.server.search.engine", "from docs_mcp.server.gateway.records import ToolEntry\n", ["docs_mcp.server.gateway.records"]),
         ("docs_mcp.server.contract.tools", "def f():\n    from docs_mcp.server.gateway import Gateway\n", ["docs_mcp.server.gateway"]),
-        ("docs_mcp.server.core.tool_errors", "from docs_mcp.server.gateway.errors import NoToolError\n", ["docs_mcp.server.gateway.errors"]),
         ("docs_mcp.indexer.generation", "from docs_mcp.indexer.sources.cache import PageCache\n", ["docs_mcp.indexer.sources.cache"]),
         ("docs_mcp.indexer.libraries.merge", "def f():\n    from docs_mcp.indexer.sources import ingest\n", ["docs_mcp.indexer.sources.ingest"]),
         ("docs_mcp.indexer.build", "from docs_mcp.indexer.sources.service import SourceService\n", ["docs_mcp.indexer.sources.service"]),
@@ -305,6 +304,10 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.team.http_transport", "from docs_mcp.server.app import build_server\n", []),
         ("docs_mcp.server.libraries.tools", "from docs_mcp.server.core.live_index import ServedIndex\n", []),
         ("docs_mcp.server.core.live_index", "from docs_mcp.server.search.engine import Engine\n", []),
+        ("docs_mcp.server.core.live_index", "from docs_mcp.server.contract.cursor import CursorCodec\n", ["docs_mcp.server.contract.cursor"]),
+        ("docs_mcp.server.core.registry", "from docs_mcp.server.libraries.tools import catalog_of\n", ["docs_mcp.server.libraries.tools"]),
+        ("docs_mcp.server.core.tool_errors", "def f():\n    from docs_mcp.server.gateway.errors import NoToolError\n", ["docs_mcp.server.gateway.errors"]),
+        ("docs_mcp.server.gateway.handlers", "from docs_mcp.server.core.registry import ToolSpec\n", []),
         ("docs_mcp.indexer.build", "from docs_mcp.indexer.libraries.merge import plan_build\n", []),
         ("docs_mcp.indexer.sources.ingest", "from docs_mcp.indexer.libraries.merge import plan_build\n", []),
         ("docs_mcp.indexer.sources.ingest", "from docs_mcp.indexer.generation import write_index\n", []),

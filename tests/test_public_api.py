@@ -61,7 +61,7 @@ PUBLIC_API = {
         "gateway_tools",
         "Gateway",
         "open_gateway",
-        "call_gateway_tool",
+        "gateway_specs",
     ],
     "docs_mcp.eval": [
         "EvalResult",

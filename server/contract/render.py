@@ -49,14 +49,18 @@ def escape_delimiter_lines(content: str) -> str:
     return _DELIMITER_LINE.sub("\\\\", content)
 
 
-def render_search_result(hits: Sequence[Hit], next_cursor: str | None, hint: Hint | None) -> str:
-    """The search_docs text: the JSON ``SearchResult`` (``hits``, ``next_cursor``, ``hint``)."""
-    result = {
+def search_result(hits: Sequence[Hit], next_cursor: str | None, hint: Hint | None) -> dict[str, Any]:
+    """The contract's ``SearchResult`` (``hits``, ``next_cursor``, ``hint``), keys in contract order."""
+    return {
         "hits": [_hit(hit) for hit in hits],
         "next_cursor": next_cursor,
         "hint": None if hint is None else _hint(hint),
     }
-    return orjson.dumps(result, option=orjson.OPT_INDENT_2).decode()
+
+
+def render_search_result(hits: Sequence[Hit], next_cursor: str | None, hint: Hint | None) -> str:
+    """The search_docs text: the JSON ``SearchResult``, two-space indented."""
+    return orjson.dumps(search_result(hits, next_cursor, hint), option=orjson.OPT_INDENT_2).decode()
 
 
 def _hit(hit: Hit) -> dict[str, Any]:

@@ -6,13 +6,11 @@ metadata.json, whose ``enum`` is the exact values discovered while indexing.
 
 from __future__ import annotations
 
-import logging
 from typing import Any, Mapping
 
 from mcp_types import Tool
 
-
-logger = logging.getLogger(__name__)
+from docs_mcp.server.core.facets import SEARCH_ARGUMENTS, filter_values
 
 SEARCH_DOCS = "search_docs"
 GET_DOC = "get_doc"
@@ -21,7 +19,6 @@ DEFAULT_LIMIT = 10
 MAX_LIMIT = 50
 DEFAULT_CONTEXT = 0
 MAX_CONTEXT = 5
-SEARCH_ARGUMENTS = ("query", "limit", "cursor")
 DEFAULT_CORPUS_DESCRIPTION = "documentation"
 
 GET_DOC_DESCRIPTION = (
@@ -76,22 +73,6 @@ _GET_DOC_SCHEMA: dict[str, Any] = {
 }
 
 
-def filter_values(metadata: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
-    """Each filterable taxonomy key with its values, in metadata.json order.
-
-    Keys without values cannot be filtered on, and a key named like a search
-    argument would shadow it: both are left out (the latter with a warning).
-    """
-    filters: dict[str, tuple[str, ...]] = {}
-    for key, entry in (metadata.get("taxonomy") or {}).items():
-        values = tuple(str(value) for value in (entry or {}).get("values") or ())
-        if key in SEARCH_ARGUMENTS:
-            logger.warning("taxonomy key %r clashes with a search_docs argument and cannot be filtered on", key)
-        elif values:
-            filters[key] = values
-    return filters
-
-
 def search_docs_schema(metadata: Mapping[str, Any]) -> dict[str, Any]:
     """The search_docs input schema: the contract's properties plus one per taxonomy key."""
     taxonomy = metadata.get("taxonomy") or {}
@@ -109,13 +90,16 @@ def search_docs_description(metadata: Mapping[str, Any]) -> str:
     return f"Search the {corpus}. Use this to find relevant documentation, guides, or API references."
 
 
+def search_docs_tool(metadata: Mapping[str, Any]) -> Tool:
+    """search_docs as listed for an index described by ``metadata``."""
+    return Tool(name=SEARCH_DOCS, description=search_docs_description(metadata), input_schema=search_docs_schema(metadata))
+
+
+def get_doc_tool(metadata: Mapping[str, Any]) -> Tool:
+    """get_doc as listed (the same for every index)."""
+    return Tool(name=GET_DOC, description=GET_DOC_DESCRIPTION, input_schema=_GET_DOC_SCHEMA)
+
+
 def contract_tools(metadata: Mapping[str, Any]) -> list[Tool]:
     """The contract's two tools (search_docs, get_doc) for an index described by ``metadata``."""
-    return [
-        Tool(
-            name=SEARCH_DOCS,
-            description=search_docs_description(metadata),
-            input_schema=search_docs_schema(metadata),
-        ),
-        Tool(name=GET_DOC, description=GET_DOC_DESCRIPTION, input_schema=_GET_DOC_SCHEMA),
-    ]
+    return [search_docs_tool(metadata), get_doc_tool(metadata)]

@@ -1,36 +1,70 @@
-"""The two tools as plain functions: checked arguments in, the contract's text out.
+"""The contract's two tools as registry entries: checked arguments in, the contract's answer out.
 
 Each runs in a worker thread (the engine is safe to share between threads; searches may run
-in a search worker process, ``ServedIndex.search``) and raises a
-DocsMcpError for anything the caller can fix; app.py turns that into an
-``isError`` result.
+in a search worker process, ``ServedIndex.search``) and raises a DocsMcpError for anything
+the caller can fix; the registry (server.core.registry) turns that into an ``isError``
+result worded as the contract says: plain text, not the JSON error shape.
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
-from docs_mcp.server.contract.arguments import parse_get_doc_args, parse_search_args
-from docs_mcp.server.contract.cursor import SearchBinding
+from docs_mcp.server.contract.arguments import GetDocArgs, SearchArgs, parse_get_doc_args, parse_search_args
+from docs_mcp.server.contract.cursor import CursorCodec, SearchBinding
 from docs_mcp.server.contract.documents import chunk_window, first_chunk_of_page
+from docs_mcp.server.contract.render import render_chunk_window, search_result
+from docs_mcp.server.contract.schemas import GET_DOC, SEARCH_DOCS, get_doc_tool, search_docs_tool
+from docs_mcp.server.core.live_index import ServedIndex
+from docs_mcp.server.core.registry import ToolCall, ToolSpec, internal_error_text
 from docs_mcp.server.errors import ChunkNotFoundError, NoVectorsError
 from docs_mcp.server.search.hints import build_hint
-from docs_mcp.server.core.live_index import ServedIndex
-from docs_mcp.server.contract.render import render_chunk_window, render_search_result
+
+# What another product adds to a search's structured content (the libraries it searched).
+SearchExtras = Callable[[ServedIndex, Mapping[str, Any] | None], Mapping[str, Any]]
+
+
+def contract_specs(mode: str, search_extras: SearchExtras | None = None) -> list[ToolSpec[Any]]:
+    """search_docs and get_doc, ranking in ``mode``; ``search_extras`` joins a search's structured content."""
+
+    def structured(data: dict[str, Any], call: ToolCall) -> dict[str, Any]:
+        return {**data, **(search_extras(call.index, call.arguments) if search_extras else {})}
+
+    return [
+        ToolSpec(
+            SEARCH_DOCS,
+            describe=search_docs_tool,
+            parse=lambda arguments, index: parse_search_args(arguments, index.filters),
+            run=lambda args, call: run_search_docs(call.index, args, mode),
+            structured=structured,
+            error_text=internal_error_text,
+        ),
+        ToolSpec(
+            GET_DOC,
+            describe=get_doc_tool,
+            parse=lambda arguments, index: parse_get_doc_args(arguments),
+            run=lambda args, call: run_get_doc(call.index, args),
+            error_text=internal_error_text,
+        ),
+    ]
 
 
 def search_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: str) -> str:
+    """The search_docs text for ``arguments``, raising what the tool raises (``docs-mcp search``, tests)."""
+    return contract_specs(mode)[0].text(ToolCall(index, arguments))
+
+
+def run_search_docs(index: ServedIndex, args: SearchArgs, mode: str) -> dict[str, Any]:
     """Run search_docs: one page of hits, the next page's cursor and, for zero hits, the hint.
 
     Raises:
-        InvalidArgumentError: an argument does not fit the schema.
         InvalidCursorError: the cursor is malformed, tampered, foreign or stale.
         NoVectorsError: ``mode`` is vector and the index has no vectors.
     """
-    args = parse_search_args(arguments, index.filters)
     require_vectors_for(mode, index)
     binding = SearchBinding(args.query, args.filters, args.limit, mode)
-    offset = index.cursors.decode(args.cursor, binding) if args.cursor else 0
+    cursors = cursor_codec(index)
+    offset = cursors.decode(args.cursor, binding) if args.cursor else 0
     page = index.search(args.query, args.filters, mode=mode, limit=args.limit, offset=offset)
     hint = None
     if not page.hits:
@@ -40,8 +74,13 @@ def search_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: s
             index.filters,
             lambda filters: bool(index.search(args.query, filters, mode=mode, limit=1).hits),
         )
-    next_cursor = index.cursors.encode(binding, offset + len(page.hits)) if page.has_more else None
-    return render_search_result(page.hits, next_cursor, hint)
+    next_cursor = cursors.encode(binding, offset + len(page.hits)) if page.has_more else None
+    return search_result(page.hits, next_cursor, hint)
+
+
+def cursor_codec(index: ServedIndex) -> CursorCodec:
+    """The cursors of the generation ``index`` serves (their key derives from it), made once per generation."""
+    return index.derived(CursorCodec, lambda: CursorCodec(index.engine.generation, index.secret))
 
 
 def require_vectors_for(mode: str, index: ServedIndex) -> None:
@@ -54,15 +93,12 @@ def require_vectors_for(mode: str, index: ServedIndex) -> None:
         raise NoVectorsError()
 
 
-def get_doc(index: ServedIndex, arguments: Mapping[str, Any] | None) -> str:
+def run_get_doc(index: ServedIndex, args: GetDocArgs) -> str:
     """Run get_doc: the chunk and up to ``context`` neighbours each side, in the delimiter grammar.
 
     Raises:
-        InvalidArgumentError: an argument does not fit the schema.
-        InvalidChunkIdError: the chunk ID is not well-formed.
         ChunkNotFoundError: no chunk has that ID.
     """
-    args = parse_get_doc_args(arguments)
     conn = index.engine.db.cursor()
     window = chunk_window(conn, args.chunk_id, args.context)
     if not window:  # a page's path names a chunk only when the page is one chunk: point at its first

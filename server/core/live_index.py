@@ -27,37 +27,55 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping, TypeVar
 
 from mcp_types import Tool
 
 from docs_mcp.indexer.index_file import current_generation
 from docs_mcp.indexer.schema import CURRENT_FILE
-from docs_mcp.server.contract.cursor import CursorCodec
 from docs_mcp.server.search.engine import Engine, open_engine
 from docs_mcp.server.search.pool import SearchPool
 from docs_mcp.server.search.records import SearchPage
 from docs_mcp.server.search.worker import EmbedderFactory, WorkerSetup, similarities_at
-from docs_mcp.server.contract.schemas import contract_tools, filter_values
+from docs_mcp.server.core.facets import filter_values
 
 logger = logging.getLogger(__name__)
 
 ToolLister = Callable[[Mapping[str, Any]], list[Tool]]
 EngineOpener = Callable[[Path], Engine]
 _StatKey = tuple[int, int, int]
+T = TypeVar("T")
+
+
+def no_tools(metadata: Mapping[str, Any]) -> list[Tool]:
+    """The tool list of a live index that offers no tools (a one-shot reader, a test)."""
+    return []
 
 
 @dataclass(frozen=True)
 class ServedIndex:
-    """One open generation and what the tools derive from it; the engine is safe to share between threads."""
+    """One open generation and what the tools derive from it; the engine is safe to share between threads.
+
+    What a product computes from a generation (its cursor codec, its library catalog) is kept
+    with the generation (``derived``), so it goes when the generation is released.
+    """
 
     generation: str
     engine: Engine
     tools: list[Tool]
     filters: Mapping[str, tuple[str, ...]]
-    cursors: CursorCodec
+    secret: bytes = b""  # the deployment's shared secret, for what a product signs per generation (cursors)
     pool: SearchPool | None = None  # where searches run; None: in this process
     _warming: threading.Event = field(default_factory=threading.Event, compare=False)
+    _derived: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+    _derived_lock: threading.RLock = field(default_factory=threading.RLock, compare=False, repr=False)
+
+    def derived(self, key: Any, make: Callable[[], T]) -> T:
+        """The value ``make`` computes from this generation, computed once per generation and ``key``."""
+        with self._derived_lock:
+            if key not in self._derived:
+                self._derived[key] = make()
+            return self._derived[key]
 
     def search(self, query: str, filters: Mapping[str, str] | None = None, **options: Any) -> SearchPage:
         """``Engine.search`` of this generation, in a search worker when there is a pool (same pages, same scores)."""
@@ -103,7 +121,7 @@ class LiveIndex:
         *,
         secret: bytes = b"",
         opener: EngineOpener = open_engine,
-        tool_list: ToolLister = contract_tools,
+        tool_list: ToolLister = no_tools,
         warm: str | None = "hybrid",
         workers: int = 0,
         worker_embedder: EmbedderFactory | None = None,
@@ -244,7 +262,7 @@ class LiveIndex:
             engine=engine,
             tools=self._tool_list(engine.metadata),
             filters=filter_values(engine.metadata),
-            cursors=CursorCodec(engine.generation, self._secret),
+            secret=self._secret,
             pool=self._pool,
         )
 

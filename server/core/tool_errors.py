@@ -1,4 +1,4 @@
-"""One error shape for the library tools: ``{code, message, recoverable, suggestion}`` in an isError result.
+"""One error shape for every tool: ``{code, message, recoverable, suggestion}`` in an isError result.
 
 Codes come from the catalog of seed 001 where one applies (LIBRARY_NOT_FOUND,
 TOPIC_NOT_FOUND, PAGE_NOT_FOUND, INVALID_INPUT, INTERNAL_ERROR); PATH_NOT_ALLOWED is our
@@ -10,10 +10,8 @@ client sees the same shape whatever failed.
 
     ServerError, CodedError
     └── ToolError                  code + recoverable; message and hint become message and suggestion
-        ├── LibraryNotFoundError   LIBRARY_NOT_FOUND, with did-you-mean suggestions
-        ├── TopicNotFoundError     TOPIC_NOT_FOUND
-        ├── PageNotFoundError      PAGE_NOT_FOUND
-        └── PathNotAllowedError    PATH_NOT_ALLOWED
+        ├── the library tools' errors (server.libraries.errors): LIBRARY_NOT_FOUND, TOPIC_NOT_FOUND, ...
+        └── the gateway's errors (server.gateway.errors): NOT_FOUND, PERMISSION_DENIED, UPSTREAM_*, ...
 """
 
 from __future__ import annotations
@@ -34,31 +32,7 @@ INTERNAL_SUGGESTION = "Try again; if it persists, report it."
 
 
 class ToolError(ServerError, CodedError):
-    """A library tool failure the agent can act on; subclasses fix the code."""
-
-
-class LibraryNotFoundError(ToolError):
-    """No library has the given ID."""
-
-    code = "LIBRARY_NOT_FOUND"
-
-
-class TopicNotFoundError(ToolError):
-    """Nothing in the given libraries matches the topic."""
-
-    code = "TOPIC_NOT_FOUND"
-
-
-class PageNotFoundError(ToolError):
-    """A well-formed path that names no indexed document."""
-
-    code = "PAGE_NOT_FOUND"
-
-
-class PathNotAllowedError(ToolError):
-    """A path that tries to leave the indexed documents (``..``, absolute, a URL, a backslash)."""
-
-    code = "PATH_NOT_ALLOWED"
+    """A tool failure the agent can act on; subclasses fix the code."""
 
 
 def error_shape(error: BaseException) -> dict[str, Any]:

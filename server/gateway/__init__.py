@@ -26,7 +26,7 @@ _EXPORTS = {
     "errors": ("GatewayConfigError",),
     "schemas": ("GATEWAY_TOOLS", "gateway_tools"),
     "service": ("Gateway", "open_gateway"),
-    "handlers": ("call_gateway_tool",),
+    "handlers": ("gateway_specs",),
 }
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
@@ -37,4 +37,4 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/test_public_api.py 
     from docs_mcp.server.gateway.errors import GatewayConfigError
     from docs_mcp.server.gateway.schemas import GATEWAY_TOOLS, gateway_tools
     from docs_mcp.server.gateway.service import Gateway, open_gateway
-    from docs_mcp.server.gateway.handlers import call_gateway_tool
+    from docs_mcp.server.gateway.handlers import gateway_specs

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from docs_mcp.server.contract.arguments import integer, json_type, present, required_string, string
+from docs_mcp.server.core.arguments import integer, json_type, present, required_string, string
 from docs_mcp.server.errors import InvalidArgumentError
 from docs_mcp.server.gateway.errors import InvalidDetailError
 from docs_mcp.server.gateway.schemas import (

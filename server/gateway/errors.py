@@ -1,6 +1,6 @@
-"""What the gateway reports, in the libraries' error shape ``{code, message, recoverable, suggestion}``.
+"""What the gateway reports, in the one tool error shape ``{code, message, recoverable, suggestion}``.
 
-    ToolError (server.libraries.error_shape)
+    ToolError (server.core.tool_errors)
     ├── ToolNotFoundError        NOT_FOUND        no docs and no live tool for the key
     ├── InvalidDetailError       INVALID_DETAIL   describe_tool detail is not summary/schema/full
     ├── NoToolError              NO_TOOL          schema/full asked, but the tool is not live

@@ -1,7 +1,7 @@
-"""Arguments of the library tools checked against their schemas, with messages an agent can act on.
+"""Arguments of the library tools, checked against their schemas with the one validator (server.core.arguments).
 
-The generic checks (unknown names, nulls, integers and ranges, strings) are those of
-search_docs and get_doc, so every tool words the same mistake the same way.
+Every given value is first held to the limits its published schema states; what is left here
+is what only these tools know (library references, exactly one of path and url, blank names).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from docs_mcp.server.contract.arguments import integer, json_type, present, required_string, string, visible_text
+from docs_mcp.server.core.arguments import integer, json_type, required_string, schema_arguments, short_string, string, visible_text
 from docs_mcp.server.errors import InvalidArgumentError, quoted_list
 from docs_mcp.server.libraries.schemas import (
     DEFAULT_MAX_LINES,
@@ -149,7 +149,7 @@ def _library_id(item: Any) -> str:
     if not isinstance(item, str):
         shown = json_type(item) if not isinstance(item, Mapping) else f"an object with keys {quoted_list(sorted(map(str, item)))}" if item else "an empty object"
         raise InvalidArgumentError(f"An item of 'libraries' is {shown}, not a library ID.", _LIBRARY_FORMS)
-    _short_string("libraries[]", item, MAX_ID_CHARS)
+    short_string("libraries[]", item, MAX_ID_CHARS)
     return item.strip()
 
 
@@ -172,30 +172,7 @@ def parse_context7_args(arguments: Mapping[str, Any] | None) -> Context7Args:
 
 def _given(tool: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
     """The given arguments, each within the limits its published schema states (before any work)."""
-    properties = library_schema(tool)["properties"]
-    given = present(tool, arguments, tuple(properties))
-    for name, value in given.items():
-        _within_schema(name, value, properties[name])
-    return given
-
-
-def _within_schema(name: str, value: Any, schema: Mapping[str, Any]) -> None:
-    """Raise when ``value`` breaks the type, maxLength or maxItems ``schema`` states (ranges: see integer())."""
-    if schema["type"] == "string":
-        _short_string(name, string({name: value}, name) or "", schema.get("maxLength"))
-    elif schema["type"] == "array":
-        if not isinstance(value, list):
-            raise InvalidArgumentError(f"Argument '{name}' must be a list, not {json_type(value)}.", f"Pass e.g. {name}=['...'].")
-        if len(value) > schema["maxItems"]:
-            raise InvalidArgumentError(f"Argument '{name}' has {len(value)} items; the limit is {schema['maxItems']}.", "Pass fewer.")
-        for item in value:
-            if isinstance(item, str):
-                _short_string(f"{name}[]", item, schema["items"].get("maxLength"))
-
-
-def _short_string(name: str, value: str, limit: int | None) -> None:
-    if limit is not None and len(value) > limit:
-        raise InvalidArgumentError(f"Argument '{name}' is {len(value)} characters long; the limit is {limit}.", "Pass a shorter value.")
+    return schema_arguments(tool, arguments, library_schema(tool))
 
 
 def _text(given: Mapping[str, Any], name: str, example: str, limit: int) -> str:

@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 from docs_mcp.indexer.libraries.store import catalog_entries
 from docs_mcp.server.libraries.fuzzy import best_score, compact, words
 from docs_mcp.server.errors import quoted
-from docs_mcp.server.core.tool_errors import LibraryNotFoundError
+from docs_mcp.server.libraries.errors import LibraryNotFoundError
 
 MIN_RELEVANCE = 0.3
 TOKEN_FACTOR = 0.95  # one word of a longer query naming the library

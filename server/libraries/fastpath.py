@@ -24,7 +24,7 @@ from docs_mcp.server.core.live_index import ServedIndex
 from docs_mcp.server.contract.render import DELIMITER_START, escape_delimiter_lines
 from docs_mcp.server.libraries.catalog import Library, LibraryCatalog
 from docs_mcp.server.search.records import Hit
-from docs_mcp.server.core.tool_errors import TopicNotFoundError
+from docs_mcp.server.libraries.errors import TopicNotFoundError
 
 CHARS_PER_TOKEN = 4
 LANGUAGE_KEY = "language"  # the taxonomy key get_docs(language=...) and resolve_library(language=...) read

@@ -19,7 +19,7 @@ from docs_mcp.server.errors import quoted
 from docs_mcp.indexer.schema import CHUNKS_TABLE
 from docs_mcp.server.libraries.fuzzy import name_score
 from docs_mcp.server.libraries.catalog import Library, LibraryCatalog
-from docs_mcp.server.core.tool_errors import PageNotFoundError, PathNotAllowedError
+from docs_mcp.server.libraries.errors import PageNotFoundError, PathNotAllowedError
 
 PAGE_SQL = f"SELECT content FROM {CHUNKS_TABLE} WHERE filepath = $filepath ORDER BY chunk_index"
 CHUNK_SEPARATOR = "\n\n"

@@ -82,7 +82,7 @@ async def after_tool(ctx: ServerRequestContext, sessions: LibrarySessions, live:
     if name != GET_LIBRARY_INFO or not arguments:
         return
     index = await anyio.to_thread.run_sync(live.current)
-    library = catalog_of(index.engine).get(str(arguments.get("library_id")).strip())
+    library = catalog_of(index).get(str(arguments.get("library_id")).strip())
     if sessions.record(session_key(ctx), library):
         await ctx.session.send_resource_list_changed()
 
@@ -98,7 +98,7 @@ def list_resources(index: ServedIndex, sessions: LibrarySessions, session: str) 
             description=f"Libraries looked up in this session ({len(sessions.resolved(session))}); grows with each get_library_info.",
         ),
     ]
-    catalog = catalog_of(index.engine)
+    catalog = catalog_of(index)
     documents = [
         types.Resource(name=path, title=entry.title, uri=DOCUMENT_SCHEME + path, mime_type=MARKDOWN, description=entry.description or None)
         for path in sorted(marked_documents(index))
@@ -129,7 +129,7 @@ def health(index: ServedIndex, sessions: LibrarySessions) -> dict[str, Any]:
     """The health resource's content."""
     metadata = index.engine.metadata
     stats = metadata.get("stats") or {}
-    catalog: LibraryCatalog = catalog_of(index.engine)
+    catalog: LibraryCatalog = catalog_of(index)
     return {
         "status": "healthy",
         "version": __version__,

@@ -169,6 +169,11 @@ def library_schema(name: str) -> dict[str, Any]:
     return {"type": "object", "additionalProperties": False, "properties": dict(_SCHEMAS[name]), "required": list(_REQUIRED[name])}
 
 
+def library_tool(name: str) -> Tool:
+    """The library tool ``name`` as listed (the same for every index)."""
+    return Tool(name=name, description=_DESCRIPTIONS[name], input_schema=library_schema(name))
+
+
 def library_tools() -> list[Tool]:
     """The library tools, in the order an agent uses them."""
-    return [Tool(name=name, description=_DESCRIPTIONS[name], input_schema=library_schema(name)) for name in LIBRARY_TOOLS]
+    return [library_tool(name) for name in LIBRARY_TOOLS]

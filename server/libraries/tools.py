@@ -1,20 +1,17 @@
-"""The library tools as plain functions: checked arguments in, JSON text out (errors are raised).
+"""The library tools as registry entries: checked arguments in, the answer's JSON data out (errors are raised).
 
 resolve_library -> get_library_info -> read_page is the navigation path; get_docs is the
 one-call fast path; get_context7_docs answers remote libraries.  Libraries read from an
 llms.txt are fetched into the index on first use (``Sources.prepare``) before answering.
 Each runs in a worker thread; the engine is safe to share between threads (each thread
-reads through its own DuckDB cursor); app.py renders a raised error in the shape of tool_errors.
+reads through its own DuckDB cursor); the registry renders a raised error in the shape of server.core.tool_errors.
 """
 
 from __future__ import annotations
 
 import threading
 from dataclasses import replace
-from typing import Any, Mapping
-from weakref import WeakKeyDictionary
-
-import orjson
+from typing import Any, Callable, Mapping
 
 from docs_mcp.indexer.libraries.spec import LIBRARY_KEY
 from docs_mcp.server.contract.schemas import filter_values
@@ -23,6 +20,11 @@ from docs_mcp.server.search.engine import Engine
 from docs_mcp.server.errors import InvalidArgumentError, quoted, quoted_list
 from docs_mcp.server.libraries.fastpath import LANGUAGE_KEY, count_tokens, find_candidates, pack, related_pages
 from docs_mcp.server.libraries.arguments import (
+    Context7Args,
+    DocsArgs,
+    InfoArgs,
+    PageArgs,
+    ResolveArgs,
     parse_context7_args,
     parse_docs_args,
     parse_info_args,
@@ -32,7 +34,16 @@ from docs_mcp.server.libraries.arguments import (
 from docs_mcp.server.libraries.catalog import REMOTE, Library, LibraryCatalog
 from docs_mcp.server.libraries.pages import line_fields, locate, read_lines
 from docs_mcp.server.libraries.remote import Prepared, Sources, refuse_remote
-from docs_mcp.server.libraries.schemas import GET_CONTEXT7_DOCS, GET_DOCS, MAX_INFO_CHARS
+from docs_mcp.server.libraries.schemas import (
+    GET_CONTEXT7_DOCS,
+    GET_DOCS,
+    GET_LIBRARY_INFO,
+    MAX_INFO_CHARS,
+    READ_PAGE,
+    RESOLVE_LIBRARY,
+    library_tool,
+)
+from docs_mcp.server.core.registry import ToolSpec, render_json
 from docs_mcp.server.core.live_index import ServedIndex
 
 MAX_LISTED_SECTIONS = 20
@@ -41,44 +52,39 @@ OUTLINE_HEADINGS = 12
 LOW_CONFIDENCE = 0.5
 
 
-# Weak keys: a retired generation's engine (and its memory) goes once the server lets it go.
-_CATALOGS: "WeakKeyDictionary[Engine, dict[tuple[Library, ...], LibraryCatalog]]" = WeakKeyDictionary()
-_CATALOGS_LOCK = threading.Lock()
 _REGISTRIES_KEPT = 4
+_CATALOGS_LOCK = threading.Lock()
 
 
-def catalog_of(engine: Engine, registered: tuple[Library, ...] = ()) -> LibraryCatalog:
-    """The library catalog of the generation ``engine`` serves, plus the registry's other libraries (parsed once per generation)."""
+def catalog_of(index: ServedIndex, registered: tuple[Library, ...] = ()) -> LibraryCatalog:
+    """The library catalog of the generation ``index`` serves, plus the registry's other libraries (parsed once per generation)."""
+    by_registry: dict[tuple[Library, ...], LibraryCatalog] = index.derived(LibraryCatalog, dict)
     with _CATALOGS_LOCK:
-        by_registry = _CATALOGS.get(engine)
-        if by_registry is None:
-            by_registry = _CATALOGS[engine] = {}
         catalog = by_registry.get(registered)
         if catalog is None:
             if len(by_registry) >= _REGISTRIES_KEPT:
                 by_registry.clear()
-            catalog = by_registry[registered] = LibraryCatalog.from_metadata(engine.metadata, registered)
+            catalog = by_registry[registered] = LibraryCatalog.from_metadata(index.engine.metadata, registered)
         return catalog
 
 
-def resolve_library(index: ServedIndex, arguments: Mapping[str, Any] | None, sources: Sources) -> str:
+def resolve_library(index: ServedIndex, args: ResolveArgs, sources: Sources) -> dict[str, Any]:
     """Run resolve_library: every library matching the query, best first, with what to call next.
 
     Raises:
         InvalidArgumentError: an argument does not fit the schema.
     """
-    args = parse_resolve_args(arguments)
-    catalog = catalog_of(index.engine, sources.registered())
+    catalog = catalog_of(index, sources.registered())
     topics = _topics(index.engine, catalog)
     results = [
         {**_summary(match.library, catalog, topics), "relevance": match.relevance, "next": _next_calls(match.library, catalog)}
         for match in catalog.resolve(args.query, args.language, tagged_languages=_tagged_languages(topics))
     ]
     hint = None if results else f"No library matches {quoted(args.query)}. This index holds: {', '.join(catalog.libraries)}."
-    return _json({"query": args.query, "results": results, "hint": hint})
+    return {"query": args.query, "results": results, "hint": hint}
 
 
-def get_library_info(index: ServedIndex, arguments: Mapping[str, Any] | None, sources: Sources) -> str:
+def get_library_info(index: ServedIndex, args: InfoArgs, sources: Sources) -> str:
     """Run get_library_info: the library's metadata, topics and table of contents (optionally by section).
 
     Raises:
@@ -87,12 +93,11 @@ def get_library_info(index: ServedIndex, arguments: Mapping[str, Any] | None, so
         WrongToolError: the library is remote (get_context7_docs answers it).
         SourceError: an llms.txt library's llms.txt cannot be fetched.
     """
-    args = parse_info_args(arguments)
-    library = catalog_of(index.engine, sources.registered()).get(args.library_id)
+    library = catalog_of(index, sources.registered()).get(args.library_id)
     refuse_remote(library)
     prepared = sources.prepare(index, [library])
     index = prepared.index
-    catalog = catalog_of(index.engine, sources.registered())
+    catalog = catalog_of(index, sources.registered())
     library = catalog.get(library.library_id)
     entries, chosen, unknown = _filter_sections(library, args.sections)
     topics = _topics(index.engine, catalog)
@@ -114,7 +119,7 @@ def get_library_info(index: ServedIndex, arguments: Mapping[str, Any] | None, so
     return _toc_page(result, [_toc_entry(entry, outline) for entry in entries], args.offset)
 
 
-def read_page(index: ServedIndex, arguments: Mapping[str, Any] | None, sources: Sources) -> str:
+def read_page(index: ServedIndex, args: PageArgs, sources: Sources) -> dict[str, Any]:
     """Run read_page: ``max_lines`` lines of an indexed document from ``offset``, or of a page by URL.
 
     A path from an llms.txt library's table of contents that is not indexed yet is read by its URL.
@@ -126,29 +131,26 @@ def read_page(index: ServedIndex, arguments: Mapping[str, Any] | None, sources: 
         PageNotFoundError: no indexed document has that path.
         SourceError: the URL is refused (URL_NOT_ALLOWED) or cannot be read (SOURCE_UNAVAILABLE, INVALID_CONTENT...).
     """
-    args = parse_page_args(arguments)
     if args.url:
-        return _json(sources.read_url(args))
-    catalog = catalog_of(index.engine, sources.registered())
+        return sources.read_url(args)
+    catalog = catalog_of(index, sources.registered())
     library = catalog.get(args.library_id) if args.library_id else None
     files = index.engine.metadata.get("files") or {}
     url = _unindexed_url(catalog, files, args.path or "", library)
     if url:
-        return _json(sources.read_url(replace(args, url=url, path=None)))
+        return sources.read_url(replace(args, url=url, path=None))
     path = locate(catalog, files, args.path or "", library)
     content, total, returned = read_lines(index.engine.db.cursor(), path, args.offset, args.max_lines)
     entry = catalog.entry(path)
-    return _json(
-        {
-            "library_id": catalog.owner(path).library_id,
-            "path": path,
-            "title": entry.title if entry else path,
-            **line_fields(content, total, args.offset, returned),
-        }
-    )
+    return {
+        "library_id": catalog.owner(path).library_id,
+        "path": path,
+        "title": entry.title if entry else path,
+        **line_fields(content, total, args.offset, returned),
+    }
 
 
-def get_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: str, sources: Sources) -> str:
+def get_docs(index: ServedIndex, args: DocsArgs, mode: str, sources: Sources) -> dict[str, Any]:
     """Run get_docs: the best chunks for the topic across the libraries, packed into ``max_tokens``.
 
     llms.txt libraries are fetched first where needed: their TOC, and the pages whose
@@ -161,45 +163,42 @@ def get_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: str,
         TopicNotFoundError: nothing in those libraries matches the topic.
         SourceError: an llms.txt library cannot be fetched.
     """
-    args = parse_docs_args(arguments)
     require_vectors_for(mode, index)
-    requested = [catalog_of(index.engine, sources.registered()).get(library_id) for library_id in args.libraries]
+    requested = [catalog_of(index, sources.registered()).get(library_id) for library_id in args.libraries]
     for library in requested:
         refuse_remote(library)
     prepared = sources.prepare(index, requested, args.topic)
     index = prepared.index
-    catalog = catalog_of(index.engine, sources.registered())
+    catalog = catalog_of(index, sources.registered())
     libraries = [catalog.get(library.library_id) for library in requested]
     language = _tagged_language(index.engine, args.language) if args.language else None
     candidates = find_candidates(index, catalog, libraries, args.topic, mode, language)
     packed = pack(candidates, args.max_tokens)
     content = "\n\n".join(p.block for p in packed)
     top = packed[0].candidate.confidence
-    return _json(
-        {
-            "topic": args.topic,
-            "libraries": [lib.library_id for lib in libraries],
-            "confidence": top,
-            "content": content,
-            "tokens": count_tokens(content),
-            "max_tokens": args.max_tokens,
-            "chunks": [
-                {
-                    "library_id": p.candidate.library_id,
-                    "chunk_id": p.candidate.hit.chunk_id,
-                    "path": p.candidate.hit.filepath,
-                    "heading": p.candidate.hit.heading,
-                    "confidence": p.candidate.confidence,
-                    "tokens": count_tokens(p.block),
-                    "truncated": p.truncated,
-                }
-                for p in packed
-            ],
-            "related_pages": related_pages(candidates, packed, catalog),
-            "hint": None if top >= LOW_CONFIDENCE else "Low confidence: read related_pages with read_page, or browse get_library_info.",
-            **_freshness(prepared),
-        }
-    )
+    return {
+        "topic": args.topic,
+        "libraries": [lib.library_id for lib in libraries],
+        "confidence": top,
+        "content": content,
+        "tokens": count_tokens(content),
+        "max_tokens": args.max_tokens,
+        "chunks": [
+            {
+                "library_id": p.candidate.library_id,
+                "chunk_id": p.candidate.hit.chunk_id,
+                "path": p.candidate.hit.filepath,
+                "heading": p.candidate.hit.heading,
+                "confidence": p.candidate.confidence,
+                "tokens": count_tokens(p.block),
+                "truncated": p.truncated,
+            }
+            for p in packed
+        ],
+        "related_pages": related_pages(candidates, packed, catalog),
+        "hint": None if top >= LOW_CONFIDENCE else "Low confidence: read related_pages with read_page, or browse get_library_info.",
+        **_freshness(prepared),
+    }
 
 
 def _freshness(prepared: Prepared) -> dict[str, Any]:
@@ -226,7 +225,7 @@ def _tagged_languages(topics: Mapping[str, Mapping[str, list[str]]]) -> dict[str
     return {library_id: tuple(keys.get(LANGUAGE_KEY, ())) for library_id, keys in topics.items()}
 
 
-def get_context7_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, sources: Sources) -> str:
+def get_context7_docs(index: ServedIndex, args: Context7Args, sources: Sources) -> dict[str, Any]:
     """Run get_context7_docs: the configured Context7-compatible API's documentation for a remote library.
 
     Raises:
@@ -234,18 +233,17 @@ def get_context7_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, s
         WrongToolError: the library is local (get_docs answers it).
         SourceError: no API is configured, or it cannot be reached.
     """
-    args = parse_context7_args(arguments)
-    return _json(sources.context7_docs(args, catalog_of(index.engine, sources.registered())))
+    return sources.context7_docs(args, catalog_of(index, sources.registered()))
 
 
-def searched_libraries(index: ServedIndex, arguments: Mapping[str, Any] | None) -> list[str]:
+def searched_libraries(index: ServedIndex, arguments: Mapping[str, Any] | None) -> dict[str, list[str]]:
     """The libraries a search_docs call searched: the one its ``library`` filter names, else every library of the index.
 
     Reported beside the contract's SearchResult (structured content), since an llms.txt library
     is searched only over the pages fetched so far.
     """
     chosen = (arguments or {}).get(LIBRARY_KEY)
-    return [chosen] if isinstance(chosen, str) else sorted(catalog_of(index.engine).libraries)
+    return {"searched_libraries": [chosen] if isinstance(chosen, str) else sorted(catalog_of(index).libraries)}
 
 
 def _unindexed_url(catalog: LibraryCatalog, files: Mapping[str, Any], path: str, library: Library | None) -> str:
@@ -312,7 +310,7 @@ def _toc_page(result: dict[str, Any], toc: list[dict[str, Any]], offset: int) ->
             "has_more": end < len(toc),
             "next_offset": end if end < len(toc) else None,
         }
-        text = _json(page)
+        text = render_json(page)
         if len(text) <= MAX_INFO_CHARS or len(shown) <= 1:
             return text
         # Drop entries in proportion to the excess (at least one), then measure again.
@@ -351,5 +349,16 @@ def _topics(engine: Engine, catalog: LibraryCatalog) -> dict[str, dict[str, list
     return {lib: {key: sorted(vals) for key, vals in sorted(keys.items())} for lib, keys in values.items()}
 
 
-def _json(value: Any) -> str:
-    return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+def library_specs(mode: str, sources: Sources) -> list[ToolSpec[Any]]:
+    """The library tools, in the order an agent uses them; get_docs ranks in ``mode``."""
+
+    def spec(name: str, parse: Callable[[Mapping[str, Any] | None], Any], run: Callable[[ServedIndex, Any], Any]) -> ToolSpec[Any]:
+        return ToolSpec(name, lambda metadata: library_tool(name), lambda arguments, index: parse(arguments), lambda args, call: run(call.index, args))
+
+    return [
+        spec(RESOLVE_LIBRARY, parse_resolve_args, lambda index, args: resolve_library(index, args, sources)),
+        spec(GET_LIBRARY_INFO, parse_info_args, lambda index, args: get_library_info(index, args, sources)),
+        spec(READ_PAGE, parse_page_args, lambda index, args: read_page(index, args, sources)),
+        spec(GET_DOCS, parse_docs_args, lambda index, args: get_docs(index, args, mode, sources)),
+        spec(GET_CONTEXT7_DOCS, parse_context7_args, lambda index, args: get_context7_docs(index, args, sources)),
+    ]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ from docs_mcp.indexer.sources.config import source_settings
 from docs_mcp.indexer.sources.service import SourceService
 from docs_mcp.server.core.live_index import LiveIndex
 from docs_mcp.server.libraries import tools as library_handlers
+from docs_mcp.server.libraries.arguments import parse_docs_args
 from docs_mcp.server.libraries.remote import Sources
 from library_corpora import ACME
 
@@ -22,7 +22,8 @@ def test_get_docs_loads_the_model_only_for_a_mode_that_uses_vectors(libraries_in
     live = LiveIndex(libraries_index, warm=None)
     try:
         with live.lease() as served:
-            answer = json.loads(library_handlers.get_docs(served, TOPIC, mode, Sources(SourceService(source_settings(libraries_index)), live)))
+            sources = Sources(SourceService(source_settings(libraries_index)), live)
+            answer = library_handlers.get_docs(served, parse_docs_args(TOPIC), mode, sources)
             assert (served.engine._embedder is not None) == loads_model
     finally:
         live.close()
