@@ -28,8 +28,7 @@ from docs_mcp.eval.errors import EvalRunError
 from docs_mcp.eval.golden import GoldenQuery, load_golden
 from docs_mcp.eval.judgments import IndexedChunk, resolve_judgments
 from docs_mcp.eval.metrics import Judgment, QueryScores, mean_scores, percentile, score_query
-from docs_mcp.indexer import open_index
-from docs_mcp.indexer.schema import CHUNKS_TABLE
+from docs_mcp.indexer.duckdb_store import open_store
 from docs_mcp.server.app import ServerSettings, build_server
 from docs_mcp.server.search.engine import MODES
 
@@ -104,10 +103,12 @@ def read_index_chunks(index_dir: Path) -> tuple[list[IndexedChunk], str, bool]:
     Raises:
         IndexNotFoundError, IndexFormatError: from the indexer.
     """
-    with open_index(index_dir) as reader:
-        rows = reader.conn.execute(f"SELECT chunk_id, filepath, heading_path, headings FROM {CHUNKS_TABLE} ORDER BY id").fetchall()
-        chunks = [IndexedChunk(cid, fp, tuple(orjson.loads(path)), tuple(orjson.loads(heads))) for cid, fp, path, heads in rows]
-        return chunks, reader.generation, reader.model is not None
+    store = open_store(index_dir)
+    try:
+        chunks = [IndexedChunk(row.chunk_id, row.filepath, row.heading_path, row.headings) for row in store.heading_paths()]
+        return chunks, store.generation, store.model is not None
+    finally:
+        store.close()
 
 
 def evaluate(

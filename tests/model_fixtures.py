@@ -81,7 +81,7 @@ def record_rankings() -> None:
             {"id": q.qid, "query": q.query, "filters": dict(q.filters), "ranked": hybrid_top(engine, q.query, dict(q.filters))}
             for q in load_golden(GOLDEN)
         ]
-        engine.reader.close()
+        engine.close()
     payload = {"corpus_sha256": corpus_digest(), "golden": GOLDEN.relative_to(REPO).as_posix(), "mode": MODE, "limit": LIMIT, "queries": queries}
     RANKINGS.parent.mkdir(parents=True, exist_ok=True)
     RANKINGS.write_text(json.dumps(payload, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")

@@ -69,6 +69,22 @@ PRODUCT_RULES: dict[str, tuple[str, ...]] = {
     # Remote sources use the indexer (core, libraries) to write pages like a local folder; nothing but the CLI edge uses them.
     _SOURCES: ("docs_mcp.indexer.build", "docs_mcp.indexer.commands"),
 }
+# The index's database: only these indexer modules import duckdb. The server and eval read an index only
+# through the index store (indexer/index_store.py), whose DuckDB implementation is the one read-side module.
+READ_SIDE_STORE = "docs_mcp.indexer.duckdb_store"
+DUCKDB_MODULES = {
+    READ_SIDE_STORE,
+    "docs_mcp.indexer.index_file",  # opening a generation; where DuckDB's errors become ours
+    # the write side: one generation's tables, full-text index, vectors and serving arrays
+    *(f"docs_mcp.indexer.{m}" for m in ("chunk_roles", "extensions", "generation", "page_records", "serving_arrays", "staging",
+                                        "stopwords", "vectors")),
+}  # fmt: skip
+# The products that read an index hold no handle on its database: no duckdb, no connection or cursor, no SQL.
+NO_INDEX_HANDLES = tuple(f"{_SERVER}.{p}" for p in ("core", "search", "contract", "libraries", "gateway", "team"))
+# index_file names that hand out the database itself (the store wraps them).
+INDEX_HANDLE_NAMES = {"connect", "fetch_all", "open_index", "open_generation", "IndexReader"}
+# team's API key store is a SQLite file of its own, not the index.
+OWN_DATABASES = {f"{_SERVER}.team.keys"}
 # Modules that are always free within their area: the public API and the CLI edge.
 AREA_EDGES = ("__init__", "commands")
 # (file, function) pairs allowed to write to stdout: CLI commands whose result is their output.
@@ -224,6 +240,58 @@ def test_duckdb_errors_are_translated_only_in_the_indexer():
     server = package_dirs()["docs_mcp.server"]
     catching = [_rel(path) for path in sorted(server.rglob("*.py")) if re.search(r"except\s*\(?[^:]*duckdb\.", path.read_text(encoding="utf-8"))]
     assert catching == []
+
+
+def index_handles(path: Path, module: str) -> list[str]:
+    """What in ``path`` reaches an index's database past the store: duckdb, a connection, a cursor, SQL."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = [f"imports {imp.module}" for imp in imports_of(path, module) if imp.module == "duckdb" or imp.module.startswith("duckdb.")]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "docs_mcp.indexer.index_file":
+            found += [f"imports index_file.{a.name}" for a in node.names if a.name in INDEX_HANDLE_NAMES]
+        elif isinstance(node, ast.Attribute) and node.attr in ("db", "reader"):  # an engine's database or index reader
+            found.append(f"line {node.lineno}: .{node.attr}")
+        elif module not in OWN_DATABASES and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
+            node.func.attr in ("execute", "executemany", "fetchall", "fetchone", "fetchnumpy") or (node.func.attr == "cursor" and not node.args)
+        ):
+            found.append(f"line {node.lineno}: .{node.func.attr}()")
+        elif module not in OWN_DATABASES and isinstance(node, ast.Constant) and isinstance(node.value, str) and _SQL.search(node.value):
+            found.append(f"line {node.lineno}: SQL")
+    return found
+
+
+_SQL = re.compile(r"\bSELECT\b[\s\S]*\bFROM\b|\b(?:INSERT INTO|UPDATE \w+ SET|PRAGMA)\b")
+
+
+def test_only_the_indexer_speaks_to_duckdb():
+    importers = {module for _, path, module in source_files() for imp in imports_of(path, module) if imp.module.split(".")[0] == "duckdb"}
+    assert importers == DUCKDB_MODULES
+
+
+def test_no_product_holds_an_index_handle():
+    """Search, core, contract, libraries, gateway and team read an index only through the index store."""
+    bad = {module: found for _, path, module in source_files() if module.startswith(NO_INDEX_HANDLES)
+           if (found := index_handles(path, module))}  # fmt: skip
+    assert bad == {}
+
+
+@pytest.mark.parametrize(
+    ("source", "caught"),
+    [
+        ("import duckdb\n", ["imports duckdb"]),
+        ("from docs_mcp.indexer.index_file import fetch_all, current_generation\n", ["imports index_file.fetch_all"]),
+        ("def f(engine):\n    return engine.db.cursor()\n", ["line 2: .cursor()", "line 2: .db"]),
+        ("def f(conn):\n    return conn.execute('x').fetchall()\n", ["line 2: .execute()", "line 2: .fetchall()"]),
+        ("def f(engine):\n    return engine.reader.model\n", ["line 2: .reader"]),
+        ("def f(args, pipe):\n    pipe.conn.send(args.cursor)\n", []),
+        ("Q = 'SELECT content FROM chunks WHERE filepath = $p'\n", ["line 1: SQL"]),
+        ("from docs_mcp.indexer.duckdb_store import open_store\nx = 'select the best candidates from the list'\n", []),
+    ],
+)
+def test_the_checker_catches_index_handles(tmp_path, source, caught):
+    path = tmp_path / "m.py"
+    path.write_text(source, encoding="utf-8")
+    assert sorted(index_handles(path, f"{_SERVER}.libraries.m")) == sorted(caught)
 
 
 def test_the_root_reaches_the_areas_only_in_mount():

@@ -17,7 +17,7 @@ from docs_mcp.indexer.libraries.spec import IMPLICIT_OWNER, LIBRARY_KEY
 from docs_mcp.indexer.manifest import key_config
 from docs_mcp.indexer.records import KeyConfig
 from docs_mcp.indexer.records import Chunk
-from docs_mcp.indexer.schema import CHUNKS_TABLE, DB_FILE
+from docs_mcp.indexer.schema import CHUNKS_TABLE
 from docs_mcp.indexer.libraries.toc import section_of
 
 _COLUMNS = (
@@ -55,18 +55,16 @@ def read_libraries(index_dir: Path, keep: Callable[[str, Mapping[str, Any]], boo
     Raises:
         IndexNotFoundError, IndexFormatError: there is no readable index at ``index_dir``.
     """
-    import duckdb
+    from docs_mcp.indexer.duckdb_store import open_store  # the index format's one reader
 
-    from docs_mcp.indexer.index_file import open_index, translate  # the index format's one reader
-
-    with open_index(Path(index_dir)) as reader:
-        metadata = reader.metadata
+    store = open_store(Path(index_dir))
+    try:
+        metadata = store.metadata
         libraries = {i: e for i, e in catalog_entries(metadata).items() if keep(i, e)}
         owners = ["" if entry["implicit"] else library_id for library_id, entry in libraries.items()]
-        try:
-            rows = reader.conn.execute(CHUNKS_SQL, {"owners": owners}).fetchall() if owners else []
-        except duckdb.Error as error:
-            raise translate(error, reader.path / reader.generation / DB_FILE) from error
+        rows = store.rows(CHUNKS_SQL, {"owners": owners}) if owners else []
+    finally:
+        store.close()
     several = len(catalog_entries(metadata)) > 1
     chunks = tuple(_chunk(row, several) for row in rows)
     paths = {chunk.filepath for chunk in chunks}

@@ -12,7 +12,6 @@ from typing import Any, Callable, Mapping
 
 from docs_mcp.server.contract.arguments import GetDocArgs, SearchArgs, parse_get_doc_args, parse_search_args
 from docs_mcp.server.contract.cursor import CursorCodec, SearchBinding
-from docs_mcp.server.contract.documents import chunk_window, first_chunk_of_page
 from docs_mcp.server.contract.render import render_chunk_window, search_result
 from docs_mcp.server.contract.schemas import GET_DOC, SEARCH_DOCS, get_doc_tool, search_docs_tool
 from docs_mcp.server.core.live_index import ServedIndex
@@ -99,9 +98,9 @@ def run_get_doc(index: ServedIndex, args: GetDocArgs) -> str:
     Raises:
         ChunkNotFoundError: no chunk has that ID.
     """
-    conn = index.engine.db.cursor()
-    window = chunk_window(conn, args.chunk_id, args.context)
+    store = index.engine.store
+    window = store.chunk_window(args.chunk_id, args.context)
     if not window:  # a page's path names a chunk only when the page is one chunk: point at its first
-        page = None if "#" in args.chunk_id else first_chunk_of_page(conn, args.chunk_id)
+        page = None if "#" in args.chunk_id else store.first_chunk_of_page(args.chunk_id)
         raise ChunkNotFoundError(args.chunk_id, page)
     return render_chunk_window(window, args.chunk_id)

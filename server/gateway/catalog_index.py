@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from docs_mcp.indexer import Chunk, CorpusScan, TaxonomyKey, open_index, write_index
+from docs_mcp.indexer import Chunk, CorpusScan, TaxonomyKey, write_index
+from docs_mcp.indexer.duckdb_store import open_store
 from docs_mcp.server.gateway.records import ToolEntry
 from docs_mcp.server.gateway.tooldocs import ToolDoc
 from docs_mcp.server.search.engine import Engine, RankingSettings
@@ -138,5 +139,5 @@ class CatalogIndex:
         write_index(scan, self.index_dir, embeddings=self.embeddings)
         # The previous engine is not closed here: a search in another thread may still hold it;
         # its read-only connection closes when the last snapshot that names it is dropped.
-        engine = Engine(open_index(self.index_dir), self.ranking)
+        engine = Engine(open_store(self.index_dir), self.ranking)
         return CatalogSnapshot(engine, tools, engine.generation)

@@ -4,7 +4,7 @@ The fused search score is relative (the best hit of any query scores about 1), s
 cannot say "nothing here really matches".  Two signals can:
 
 - ``coverage``: the share of the topic's content words (BM25 terms, stopwords left out)
-  that occur in the chunk, read from the index's own full-text tables;
+  that occur in the chunk, read from the index's own term statistics (the index store);
 - ``similarity``: the chunk's best-window cosine similarity to the topic.
 
 They are combined by a logistic curve fitted on graded golden queries (the label: the
@@ -18,27 +18,8 @@ import math
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-import duckdb
-
-from docs_mcp.indexer.index_file import fetch_all
-from docs_mcp.indexer.schema import FTS_SCHEMA, FTS_STEMMER
+from docs_mcp.indexer.index_store import IndexStore
 from docs_mcp.server.search.lexical import tokenize
-
-# Query words as index terms: stemmed like the index, stopwords and unknown words told apart.
-QUERY_TERMS_SQL = f"""
-WITH words AS (SELECT DISTINCT unnest($words::VARCHAR[]) AS word)
-SELECT word, stem(word, '{FTS_STEMMER}') AS term,
-       word IN (SELECT sw FROM {FTS_SCHEMA}.stopwords) AS stopword
-FROM words ORDER BY word
-"""
-# Which of those terms occur (in any field) in which chunks (chunks.id).
-COVERAGE_SQL = f"""
-SELECT DISTINCT d.name AS chunk, dict.term
-FROM {FTS_SCHEMA}.terms t
-JOIN {FTS_SCHEMA}.docs d USING (docid)
-JOIN {FTS_SCHEMA}.dict dict USING (termid)
-WHERE dict.term IN (SELECT unnest($terms::VARCHAR[])) AND d.name IN (SELECT unnest($chunks::INTEGER[]))
-"""
 
 
 @dataclass(frozen=True)
@@ -64,18 +45,16 @@ def confidence(similarity: float | None, coverage: float) -> float:
     return round(1.0 / (1.0 + math.exp(-z)), 3)
 
 
-def term_coverage(conn: duckdb.DuckDBPyConnection, topic: str, chunk_rows: Sequence[int]) -> Mapping[int, float]:
+def term_coverage(store: IndexStore, topic: str, chunk_rows: Sequence[int]) -> Mapping[int, float]:
     """For each chunk row, the share of ``topic``'s content words it contains (1.0 when the topic has none).
 
     Raises:
         IndexFormatError: the index's full-text tables cannot be read.
     """
-    rows = fetch_all(conn, QUERY_TERMS_SQL, {"words": tokenize(topic)})
-    terms = sorted({term for _, term, stopword in rows if not stopword})
+    terms = sorted({word.term for word in store.query_terms(tokenize(topic)) if not word.stopword})
     if not terms:
         return {row: 1.0 for row in chunk_rows}
-    found = fetch_all(conn, COVERAGE_SQL, {"terms": terms, "chunks": list(map(int, chunk_rows))})
     present: dict[int, set[str]] = {}
-    for chunk, term in found:
-        present.setdefault(int(chunk), set()).add(term)
+    for chunk, term in store.term_chunks(terms, chunk_rows):
+        present.setdefault(chunk, set()).add(term)
     return {row: len(present.get(row, ())) / len(terms) for row in chunk_rows}

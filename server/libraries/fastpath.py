@@ -13,12 +13,8 @@ import math
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-import duckdb
-
-from docs_mcp.indexer.index_file import fetch_all
 from docs_mcp.server.errors import quoted
 from docs_mcp.indexer.libraries.spec import LIBRARY_KEY
-from docs_mcp.indexer.schema import CHUNKS_TABLE
 from docs_mcp.server.libraries.confidence import confidence, term_coverage
 from docs_mcp.server.core.live_index import ServedIndex
 from docs_mcp.server.contract.render import DELIMITER_START, escape_delimiter_lines
@@ -32,7 +28,6 @@ CANDIDATES = 10  # hits considered per search
 RELATED_PAGES = 5
 # A chunk much less likely to answer than the best one would only spend the agent's budget.
 RELATIVE_FLOOR = 0.6
-CONTENT_SQL = f"SELECT chunk_id, content FROM {CHUNKS_TABLE} WHERE chunk_id IN (SELECT unnest($ids::VARCHAR[]))"
 
 
 @dataclass(frozen=True)
@@ -96,8 +91,8 @@ def find_candidates(
     engine = index.engine
     rows = [engine.columns.index_of[chunk_id] for chunk_id in hits]
     similarity = index.similarities_at(topic, rows) if mode != "bm25" else None  # bm25 never loads the model
-    coverage = term_coverage(engine.db.cursor(), topic, rows)
-    contents = _contents(engine.db.cursor(), list(hits))
+    coverage = term_coverage(engine.store, topic, rows)
+    contents = engine.store.contents(list(hits))
     found = [
         Candidate(
             hit=hit,
@@ -163,7 +158,3 @@ def _truncated(candidate: Candidate, max_tokens: int) -> Packed:
             cut = len(kept)  # a blank line outside code: a safe place to stop
     body = "\n".join(kept[:cut]).strip()
     return Packed(candidate, _block(candidate, body) + note, truncated=True)
-
-
-def _contents(conn: duckdb.DuckDBPyConnection, chunk_ids: list[str]) -> dict[str, str]:
-    return dict(fetch_all(conn, CONTENT_SQL, {"ids": chunk_ids}))

@@ -12,16 +12,12 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-import duckdb
-
-from docs_mcp.indexer.index_file import fetch_all
+from docs_mcp.indexer.index_store import IndexStore
 from docs_mcp.server.errors import quoted
-from docs_mcp.indexer.schema import CHUNKS_TABLE
 from docs_mcp.server.libraries.fuzzy import name_score
 from docs_mcp.server.libraries.catalog import Library, LibraryCatalog
 from docs_mcp.server.libraries.errors import PageNotFoundError, PathNotAllowedError
 
-PAGE_SQL = f"SELECT content FROM {CHUNKS_TABLE} WHERE filepath = $filepath ORDER BY chunk_index"
 CHUNK_SEPARATOR = "\n\n"
 SUGGESTIONS = 3
 _FORBIDDEN = re.compile(r"[\x00-\x1f\x7f\\]|%[0-9a-fA-F]{2}|^[A-Za-z][A-Za-z0-9+.-]*:|^[/~]")
@@ -69,7 +65,7 @@ def locate(catalog: LibraryCatalog, indexed: Sequence[str] | set[str], path: str
     raise PageNotFoundError(f"No indexed document {quoted(path)}{where}.", guess + _NEXT)
 
 
-def read_lines(conn: duckdb.DuckDBPyConnection, filepath: str, offset: int, max_lines: int) -> tuple[str, int, int]:
+def read_lines(store: IndexStore, filepath: str, offset: int, max_lines: int) -> tuple[str, int, int]:
     """Lines ``offset`` .. ``offset + max_lines`` of the stored document: (content, total lines, lines returned).
 
     An offset at or past the end gives empty content.
@@ -77,8 +73,7 @@ def read_lines(conn: duckdb.DuckDBPyConnection, filepath: str, offset: int, max_
     Raises:
         IndexFormatError: the index cannot be read.
     """
-    rows = fetch_all(conn, PAGE_SQL, {"filepath": filepath})
-    return window(CHUNK_SEPARATOR.join(row[0].strip("\n") for row in rows), offset, max_lines)
+    return window(CHUNK_SEPARATOR.join(content.strip("\n") for content in store.page_contents(filepath)), offset, max_lines)
 
 
 def window(text: str, offset: int, max_lines: int) -> tuple[str, int, int]:

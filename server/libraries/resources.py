@@ -121,7 +121,7 @@ def read_resource(index: ServedIndex, sessions: LibrarySessions, session: str, u
     path = uri.removeprefix(DOCUMENT_SCHEME) if uri.startswith(DOCUMENT_SCHEME) else None
     if path is None or path not in marked_documents(index):
         raise MCPError(types.INVALID_PARAMS, f"Unknown resource {quoted(str(uri))}. List the resources with resources/list.")
-    text, _, _ = read_lines(index.engine.db.cursor(), path, 0, WHOLE_PAGE)
+    text, _, _ = read_lines(index.engine.store, path, 0, WHOLE_PAGE)
     return types.TextResourceContents(uri=uri, mime_type=MARKDOWN, text=text)
 
 
@@ -142,7 +142,7 @@ def health(index: ServedIndex, sessions: LibrarySessions) -> dict[str, Any]:
             "libraries": len(catalog.libraries),
         },
         # The model as the index recorded it: name, weights checksum, runtime, every file's digest.
-        "embedding": None if index.engine.reader.model is None else index.engine.reader.model.as_json(),
+        "embedding": None if index.engine.store.model is None else index.engine.store.model.as_json(),
         "ranking": ranking_facts(metadata.get("ranker")),  # learned or the fusion: origin, off-topic floor
     }
 

@@ -140,7 +140,7 @@ def read_page(index: ServedIndex, args: PageArgs, sources: Sources) -> dict[str,
     if url:
         return sources.read_url(replace(args, url=url, path=None))
     path = locate(catalog, files, args.path or "", library)
-    content, total, returned = read_lines(index.engine.db.cursor(), path, args.offset, args.max_lines)
+    content, total, returned = read_lines(index.engine.store, path, args.offset, args.max_lines)
     entry = catalog.entry(path)
     return {
         "library_id": catalog.owner(path).library_id,

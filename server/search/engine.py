@@ -3,8 +3,8 @@
 Opening maps the generation's serving arrays (indexer/serving_arrays.py) and reads
 nothing else: postings, vectors and per-chunk codes are paged in by the OS as queries
 touch them, and the page records (what a hit shows: heading, metadata, the text its
-snippet comes from) are read for the hits of the page only.  A search reads DuckDB only
-to stem query words it has not seen before.  The query model loads on the first vector search (or in
+snippet comes from) are read for the hits of the page only.  A search reads the index
+store (indexer/index_store.py) only to stem query words it has not seen before.  The query model loads on the first vector search (or in
 ``warm``), never for a full-text-only search.  In hybrid mode, an index that records a
 learned ranking (rerank.py) reorders the fusion's best candidates by the model's probability.
 """
@@ -17,17 +17,15 @@ from pathlib import Path
 from typing import Callable, Mapping, Protocol, Sequence
 
 import numpy as np
-import orjson
 
-from docs_mcp.indexer import open_generation, open_index
+from docs_mcp.indexer.duckdb_store import open_store
+from docs_mcp.indexer.index_store import ChunkColumns, IndexStore
 from docs_mcp.indexer.page_records import PageRecord
-from docs_mcp.indexer.schema import CHUNKS_TABLE
 from docs_mcp.indexer.serving_arrays import ServingArrays, open_serving_arrays
 from docs_mcp.indexer.vector_index import UNSCORED
 from docs_mcp.server.search import cache
 from docs_mcp.server.search.cache import LruCache
 from docs_mcp.server.search.collapse import Collapser
-from docs_mcp.server.search.connections import ThreadCursors
 from docs_mcp.server.search.diversity import FAMILY_JACCARD, demote_near_duplicates
 from docs_mcp.server.search.features import QuerySignals, feature_matrix
 from docs_mcp.server.search.filters import FilterRule, TaxonomyColumns, filter_mask
@@ -73,18 +71,6 @@ class RankingSettings:
 
 
 @dataclass(frozen=True)
-class ChunkColumns:
-    """Per-chunk fields of every chunk, indexed by chunks.id: for the library tools, read on first use."""
-
-    chunk_id: tuple[str, ...]
-    heading: tuple[str, ...]
-    breadcrumb: tuple[str, ...]
-    filepath: tuple[str, ...]
-    metadata: tuple[Mapping[str, str], ...]
-    index_of: Mapping[str, int] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
 class _Fusion:
     """One query's candidates and what scored them; per-candidate arrays are aligned with ``ids``."""
 
@@ -113,26 +99,25 @@ class _Ranking:
 class Engine:
     """Ranks the chunks of one index generation for a query; safe to share between threads."""
 
-    def __init__(self, reader, settings: RankingSettings | None = None, *, embedder: QueryEmbedder | None = None) -> None:
+    def __init__(self, store: IndexStore, settings: RankingSettings | None = None, *, embedder: QueryEmbedder | None = None) -> None:
         """Map the generation's serving arrays; ``embedder`` replaces the index's model (benchmarks).
 
         Raises:
             IndexFormatError: the generation has no (or unreadable) serving arrays: rebuild it.
         """
-        self.reader = reader
+        self.store = store
         self.settings = settings or RankingSettings()
-        self.generation: str = reader.generation
-        self.metadata: dict = reader.metadata
-        folder = Path(reader.path) / reader.generation
+        self.generation: str = store.generation
+        self.metadata: Mapping = store.metadata
+        folder = Path(store.path) / store.generation
         self.arrays = open_serving_arrays(folder)
-        self.db = ThreadCursors(reader.conn)
         self._fuse = select_fusion(self.settings.fusion)
         keys = sorted((self.metadata.get("taxonomy") or {}).keys())
         self.taxonomy = _taxonomy_columns(self.arrays, keys)
         self.collapse_keys = tuple(k for k in keys if (self.metadata["taxonomy"][k] or {}).get("vector_collapse"))
         self.filter_rules = {k: FilterRule.from_entry(self.metadata["taxonomy"][k] or {}) for k in keys}
-        self._lexical = LexicalScorer(self.arrays.postings, self._stem, self.settings.field_weights)
-        self._vectors = self.arrays.vectors if reader.model is not None else None
+        self._lexical = LexicalScorer(self.arrays.postings, store.stems, self.settings.field_weights)
+        self._vectors = self.arrays.vectors if store.model is not None else None
         self._word_sets: LruCache[int, frozenset[str]] = LruCache("word-sets", cache.WORD_SETS)
         self._query_vectors: LruCache[str, np.ndarray] = LruCache("query-vectors", cache.QUERY_VECTORS)
         self.collapser = Collapser(self.arrays, self._word_set, jaccard=self.settings.collapse_jaccard, cosine=self.settings.collapse_cosine)
@@ -157,7 +142,7 @@ class Engine:
         """Every chunk's id, heading, breadcrumb, path and metadata (read once, for the library tools)."""
         with self._columns_lock:
             if self._columns is None:
-                self._columns = _read_columns(self.db)
+                self._columns = self.store.columns()
             return self._columns
 
     def warm(self, mode: str = "hybrid") -> None:
@@ -166,10 +151,9 @@ class Engine:
             self._query_embedder()
 
     def close(self) -> None:
-        """Close the generation's cursors and connection; the engine is unusable afterwards."""
-        self.db.close()
+        """Close the generation's store and arrays; the engine is unusable afterwards."""
         self.arrays.records.close()
-        self.reader.close()
+        self.store.close()
 
     def search(
         self, query: str, filters: Mapping[str, str] | None = None, *, mode: str = "hybrid", limit: int = 10, offset: int = 0, abstain: bool = True
@@ -326,11 +310,6 @@ class Engine:
 
     # -- query side ----------------------------------------------------------------------------
 
-    def _stem(self, words: Sequence[str]) -> list[str]:
-        # One string parameter (words never hold a space): a list parameter costs DuckDB ~30 import probes.
-        ((stems,),) = self.db.query("SELECT list_transform(string_split($words, ' '), w -> stem(w, 'porter'))", {"words": " ".join(words)})
-        return list(stems)
-
     def _query_vector(self, query: str) -> np.ndarray:
         """The query's embedding; recent ones are kept, as pages and get_docs re-ask for them."""
         return self._query_vectors.get_or_compute(query, lambda text: self._query_embedder().embed_query(text))
@@ -338,26 +317,13 @@ class Engine:
     def _query_embedder(self) -> QueryEmbedder:
         with self._model_lock:
             if self._embedder is None:
-                self._embedder = query_model(self.reader.model)
+                self._embedder = query_model(self.store.model)
             return self._embedder
 
 
 def _taxonomy_columns(arrays: ServingArrays, keys: Sequence[str]) -> TaxonomyColumns:
     """The filterable keys' codes, from the serving arrays."""
     return TaxonomyColumns.from_codes(arrays.taxonomy_keys, arrays.taxonomy_values, arrays.taxonomy_codes, keys, arrays.num_chunks)
-
-
-def _read_columns(db: ThreadCursors) -> ChunkColumns:
-    rows = db.query(f"SELECT chunk_id, heading, breadcrumb, filepath, metadata FROM {CHUNKS_TABLE} ORDER BY id")
-    chunk_ids = tuple(r[0] for r in rows)
-    return ChunkColumns(
-        chunk_id=chunk_ids,
-        heading=tuple(r[1] for r in rows),
-        breadcrumb=tuple(r[2] for r in rows),
-        filepath=tuple(r[3] for r in rows),
-        metadata=tuple(orjson.loads(r[4]) for r in rows),
-        index_of={cid: i for i, cid in enumerate(chunk_ids)},
-    )
 
 
 def _hit(record: PageRecord, score: float, needles: Needles, lexical_rank: int | None, vector_rank: int | None) -> Hit:
@@ -400,9 +366,9 @@ def open_engine(
     Raises:
         IndexNotFoundError, IndexFormatError: from the indexer when the index or the generation is missing or unreadable.
     """
-    reader = open_index(Path(index_dir)) if generation is None else open_generation(Path(index_dir), generation)
+    store = open_store(Path(index_dir), generation)
     try:
-        return Engine(reader, settings, embedder=embedder)
+        return Engine(store, settings, embedder=embedder)
     except BaseException:
-        reader.close()
+        store.close()
         raise

@@ -1,9 +1,11 @@
-"""Records the server passes around: search hits and pages, stored chunks."""
+"""Records the server passes around: search hits and pages (and the index store's stored chunks)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Mapping
+
+from docs_mcp.indexer.index_store import StoredChunk  # get_doc's record, owned by the index store
 
 
 @dataclass(frozen=True)
@@ -27,16 +29,3 @@ class SearchPage:
 
     hits: tuple[Hit, ...]
     has_more: bool
-
-
-@dataclass(frozen=True)
-class StoredChunk:
-    """A chunk as read back from the index, for get_doc."""
-
-    chunk_id: str
-    filepath: str
-    heading: str
-    chunk_index: int
-    file_chunk_count: int
-    content: str
-    metadata: Mapping[str, str] = field(default_factory=dict)

@@ -25,7 +25,7 @@ def test_golden_queries_rank_the_recorded_chunks_in_the_recorded_order(corpus_in
             if (now := hybrid_top(engine, query["query"], query["filters"])) != query["ranked"]
         }
     finally:
-        engine.reader.close()
+        engine.close()
     why = "" if recorded["corpus_sha256"] == corpus_digest() else (
         "corpus/ changed since the rankings were recorded: if test_model_fixture.py passes, "
         "re-record them with `python tests/model_fixtures.py rankings`."
