@@ -59,7 +59,7 @@ from docs_mcp.indexer.schema import (
     vectors_ddl,
 )
 from docs_mcp.indexer.search_text import search_fields
-from docs_mcp.indexer.serving_arrays import write_serving_arrays
+from docs_mcp.indexer.serving_writer import write_serving_arrays
 from docs_mcp.indexer.staging import load_rows
 from docs_mcp.indexer.stopwords import stopwords_for
 from docs_mcp.indexer.taxonomy import build_metadata

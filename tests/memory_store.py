@@ -19,7 +19,7 @@ from docs_mcp.indexer.index_file import open_index
 from docs_mcp.indexer.index_store import ChunkColumns, HeadingPaths, QueryTerm, StoredChunk
 from docs_mcp.indexer.records import ModelIdentity
 from docs_mcp.indexer.schema import CHUNKS_TABLE
-from docs_mcp.indexer.serving_arrays import open_serving_arrays
+from docs_mcp.indexer.serving_reader import open_serving_arrays
 
 _COLUMNS = ("chunk_id", "library", "filepath", "heading", "breadcrumb", "chunk_index", "file_chunk_count", "content", "metadata",
             "heading_path", "headings")  # fmt: skip

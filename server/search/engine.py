@@ -21,7 +21,8 @@ import numpy as np
 from docs_mcp.indexer.duckdb_store import open_store
 from docs_mcp.indexer.index_store import ChunkColumns, IndexStore
 from docs_mcp.indexer.page_records import PageRecord
-from docs_mcp.indexer.serving_arrays import ServingArrays, open_serving_arrays
+from docs_mcp.indexer.serving_arrays import ServingArrays
+from docs_mcp.indexer.serving_reader import open_serving_arrays
 from docs_mcp.indexer.vector_index import UNSCORED
 from docs_mcp.server.search import cache
 from docs_mcp.server.search.cache import LruCache

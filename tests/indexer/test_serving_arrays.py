@@ -16,8 +16,10 @@ from docs_mcp.indexer.errors import IndexFormatError
 from docs_mcp.indexer.index_file import current_generation, open_index
 from docs_mcp.indexer.schema import FTS_SCHEMA
 from docs_mcp.indexer.page_records import RECORDS_FILE
-from docs_mcp.indexer import serving_arrays
-from docs_mcp.indexer.serving_arrays import MANIFEST_FILE, SERVING_DIR, open_serving_arrays, read_postings
+from docs_mcp.indexer import serving_writer
+from docs_mcp.indexer.serving_arrays import MANIFEST_FILE, SERVING_DIR
+from docs_mcp.indexer.serving_reader import open_serving_arrays
+from docs_mcp.indexer.serving_writer import read_postings
 from docs_mcp.indexer.vector_index import ANN_MIN_WINDOWS_VARIABLE
 
 DOCS = {
@@ -71,7 +73,7 @@ def test_postings_read_in_batches_of_terms_equal_those_read_at_once(index: Path,
     with open_index(index) as reader:
         chunks = reader.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
         at_once = read_postings(reader.conn, chunks)
-        monkeypatch.setattr(serving_arrays, "POSTINGS_BATCH", batch)
+        monkeypatch.setattr(serving_writer, "POSTINGS_BATCH", batch)
         batched = read_postings(reader.conn, chunks)
     for name in ("terms", "term_offsets", "df", "starts", "docs", "weights", "tf", "field_lengths"):
         assert getattr(batched, name).tobytes() == getattr(at_once, name).tobytes(), name
