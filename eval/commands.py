@@ -15,7 +15,7 @@ import typer
 
 from docs_mcp.indexer.commands import human_size
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
-from docs_mcp.server.commands import Mode
+from docs_mcp.server.search.modes import Mode
 
 
 class Embeddings(str, Enum):
@@ -70,7 +70,7 @@ def eval_command(
     from docs_mcp.eval.golden import load_golden
     from docs_mcp.eval.paths import check_output_file
     from docs_mcp.eval.report import baseline_run, load_baseline, render_compare, render_run, report_dict, write_json
-    from docs_mcp.eval.runner import MODES
+    from docs_mcp.server.search.modes import MODES
 
     check_output_file(json_file, "--json")
     check_output_file(report, "--report")

@@ -21,7 +21,7 @@ from docs_mcp.server.gateway import Gateway, GatewayConfig
 from docs_mcp.server.gateway.discovery import SearchRequest, tool_keys
 from docs_mcp.server.gateway.records import LOCAL_CALLER
 from docs_mcp.server.gateway.schemas import MAX_RESULTS
-from docs_mcp.server.search.engine import MODES
+from docs_mcp.server.search.modes import MODES
 
 Progress = Callable[[int, int], None]
 

@@ -30,7 +30,7 @@ from docs_mcp.eval.judgments import IndexedChunk, resolve_judgments
 from docs_mcp.eval.metrics import Judgment, QueryScores, mean_scores, percentile, score_query
 from docs_mcp.indexer.duckdb_store import open_store
 from docs_mcp.server.app import ServerSettings, build_server
-from docs_mcp.server.search.engine import MODES
+from docs_mcp.server.search.modes import MODES
 
 Progress = Callable[[int, int], None]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import closing, contextmanager
+from contextlib import closing
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterator, Protocol, Sequence, TypeVar
@@ -19,12 +19,10 @@ import numpy as np
 
 from docs_mcp.indexer.errors import ModelLoadError, ModelMismatchError
 from docs_mcp.indexer.model_files import verified_files
+from docs_mcp.indexer.model_runtime import PROVIDER, package_version, translated
 from docs_mcp.indexer.records import ModelIdentity
 from docs_mcp.indexer.sentence_model import unit_rows
 
-# The catalogue model names come from: the default model is fastembed's
-# sentence-transformers/all-MiniLM-L6-v2 (same weights, same vectors), whichever runtime runs it.
-PROVIDER = "fastembed"
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 # CPU time per window is the same for batches of 4 to 32 (inputs sorted by length), but
 # onnxruntime's peak memory grows with the batch: +40 MB at 4, +450 MB at 16, ~+750 MB at 32.
@@ -157,35 +155,6 @@ def _load_default(threads: int | None) -> Embedder:
     runtime = f"onnxruntime {package_version('onnxruntime')}, tokenizers {package_version('tokenizers')}"
     identity = ModelIdentity(PROVIDER, DEFAULT_MODEL, encoder.dimensions, files[0].record.sha256, runtime, tuple(f.record for f in files))
     return Embedder(encoder, identity)
-
-
-@contextmanager
-def translated(what: str, *, network: bool = False) -> Iterator[None]:
-    """Turn whatever onnxruntime, tokenizers, fastembed or the hub client raise into one-line ModelLoadErrors."""
-    try:
-        yield
-    except ModelLoadError:
-        raise
-    # onnxruntime's errors derive from Exception directly, the hub's from OSError or
-    # ValueError: this is the one place where those libraries' errors end.
-    except Exception as error:
-        hint = (
-            "Models other than the default are downloaded by fastembed on first use: check the network, "
-            "or drop --model to use the default model."
-            if network
-            # The default model's files were verified by sha256 before it loaded: the runtime is at fault.
-            else "Reinstall the model runtime: pip install --force-reinstall onnxruntime tokenizers"
-        )
-        # Hub and onnxruntime messages can run to many lines: the first one says what happened.
-        detail = (str(error).strip().splitlines() or [""])[0]
-        raise ModelLoadError(f"{what}: {type(error).__name__}" + (f": {detail}" if detail else ""), hint) from error
-
-
-def package_version(distribution: str) -> str:
-    """The installed version of ``distribution`` (recorded in a model's identity)."""
-    from importlib.metadata import version
-
-    return version(distribution)
 
 
 def _in_order(work: Callable[[_T], _R], items: Sequence[_T], workers: int) -> Iterator[_R]:

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Any, Mapping
 
 import anyio
 import mcp_types as types
@@ -32,6 +32,7 @@ from docs_mcp.server.libraries import prompts, resources
 from docs_mcp.server.libraries.remote import Sources
 from docs_mcp.server.libraries.tools import library_specs, searched_libraries
 from docs_mcp.server.sessions import SessionStore
+from docs_mcp.server.search.modes import Mode
 from docs_mcp.server.stdio_guard import guarded_stdio
 
 logger = logging.getLogger(__name__)
@@ -52,7 +53,7 @@ GATEWAY_INSTRUCTIONS = (
 class ServerSettings:
     """How the server ranks and runs; the defaults suit a per-session stdio server."""
 
-    mode: Literal["hybrid", "fusion", "bm25", "vector"] = "hybrid"
+    mode: str = Mode.hybrid.value  # a Mode value (server/search/modes.py)
     # Shared by every replica behind one balancer; empty: cursor keys derive from the index alone.
     cursor_secret: bytes = b""
     # Load the query model in the background at start (unless mode is bm25) instead of on the first search.

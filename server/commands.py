@@ -17,6 +17,7 @@ import typer
 from docs_mcp.errors import UsageError
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
 from docs_mcp.server.search.blas import use_one_blas_thread
+from docs_mcp.server.search.modes import Mode
 
 if TYPE_CHECKING:
     from docs_mcp.server.team.config import TeamSettings
@@ -32,13 +33,6 @@ class Transport(str, Enum):
 class LogFormat(str, Enum):
     json = "json"
     pretty = "pretty"
-
-
-class Mode(str, Enum):
-    hybrid = "hybrid"
-    fusion = "fusion"
-    bm25 = "bm25"
-    vector = "vector"
 
 
 def register(app: typer.Typer) -> None:

@@ -31,6 +31,7 @@ from docs_mcp.server.search.diversity import FAMILY_JACCARD, demote_near_duplica
 from docs_mcp.server.search.features import QuerySignals, feature_matrix
 from docs_mcp.server.search.filters import FilterRule, TaxonomyColumns, filter_mask
 from docs_mcp.server.search.fusion import select_fusion
+from docs_mcp.server.search.modes import MODES
 from docs_mcp.server.search.lexical import DEFAULT_FIELD_WEIGHTS, HEADING_FIELD, LexicalScorer, QueryTerms, tokenize
 from docs_mcp.server.search.records import Hit, SearchPage
 from docs_mcp.server.search.rerank import RERANK_DEPTH, RankerModel, by_probability
@@ -40,8 +41,6 @@ from docs_mcp.server.search.signals import Signal
 from docs_mcp.server.search.snippets import Needles, make_snippet
 from docs_mcp.server.search.topk import top_k
 
-# hybrid: the learned ranking when the index records one (else the fusion); fusion: BM25 + vectors fused, unlearned.
-MODES = ("hybrid", "fusion", "bm25", "vector")
 # Under an approximate vector index, this many of the best BM25 candidates get their exact cosine.
 EXACT_COSINES = RERANK_DEPTH
 
