@@ -76,7 +76,7 @@ DUCKDB_MODULES = {
     READ_SIDE_STORE,
     "docs_mcp.indexer.index_file",  # opening a generation; where DuckDB's errors become ours
     # the write side: one generation's tables, full-text index, vectors and serving arrays
-    *(f"docs_mcp.indexer.{m}" for m in ("chunk_roles", "extensions", "generation", "page_records", "serving_arrays", "staging",
+    *(f"docs_mcp.indexer.{m}" for m in ("chunk_roles", "extensions", "generation", "page_records", "serving_writer", "staging",
                                         "stopwords", "vectors")),
 }  # fmt: skip
 # The products that read an index hold no handle on its database: no duckdb, no connection or cursor, no SQL.
@@ -363,7 +363,7 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.gateway.discovery", "from docs_mcp.server.libraries.fastpath import answer\n", ["docs_mcp.server.libraries.fastpath"]),
         ("docs_mcp.server.search.engine", "from docs_mcp.server.gateway.records import ToolEntry\n", ["docs_mcp.server.gateway.records"]),
         ("docs_mcp.server.contract.tools", "def f():\n    from docs_mcp.server.gateway import Gateway\n", ["docs_mcp.server.gateway"]),
-        ("docs_mcp.indexer.generation", "from docs_mcp.indexer.sources.cache import PageCache\n", ["docs_mcp.indexer.sources.cache"]),
+        ("docs_mcp.indexer.generation", "from docs_mcp.indexer.sources.page_cache import PageCache\n", ["docs_mcp.indexer.sources.page_cache"]),
         ("docs_mcp.indexer.libraries.merge", "def f():\n    from docs_mcp.indexer.sources import ingest\n", ["docs_mcp.indexer.sources.ingest"]),
         ("docs_mcp.indexer.build", "from docs_mcp.indexer.sources.service import SourceService\n", ["docs_mcp.indexer.sources.service"]),
         ("docs_mcp.indexer.sources.ingest", "from docs_mcp.indexer.build import build_index\n", ["docs_mcp.indexer.build"]),

@@ -27,7 +27,7 @@ from docs_mcp.indexer.index_file import live_generation, open_index
 from docs_mcp.indexer.libraries.merge import plan_build
 from docs_mcp.indexer.libraries.spec import LibrarySpec
 from docs_mcp.indexer.records import IndexReport
-from docs_mcp.indexer.sources.cache import CachedPage
+from docs_mcp.indexer.sources.page_cache import CachedPage
 from docs_mcp.indexer.sources.llms_txt import LlmsTxt
 from docs_mcp.indexer.sources.paths import page_paths
 from docs_mcp.indexer.sources.registry import LLMS_TXT, RegisteredLibrary

@@ -36,7 +36,7 @@ from docs_mcp.indexer.schema import CURRENT_FILE
 from docs_mcp.server.search.engine import Engine, open_engine
 from docs_mcp.server.search.pool import SearchPool
 from docs_mcp.server.search.records import SearchPage
-from docs_mcp.server.search.worker import EmbedderFactory, WorkerSetup, similarities_at
+from docs_mcp.server.search.worker_process import EmbedderFactory, WorkerSetup, similarities_at
 from docs_mcp.server.core.facets import filter_values
 
 logger = logging.getLogger(__name__)

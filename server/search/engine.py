@@ -24,8 +24,8 @@ from docs_mcp.indexer.page_records import PageRecord
 from docs_mcp.indexer.serving_arrays import ServingArrays
 from docs_mcp.indexer.serving_reader import open_serving_arrays
 from docs_mcp.indexer.vector_index import UNSCORED
-from docs_mcp.server.search import cache
-from docs_mcp.server.search.cache import LruCache
+from docs_mcp.server.search import lru_cache
+from docs_mcp.server.search.lru_cache import LruCache
 from docs_mcp.server.search.collapse import Collapser
 from docs_mcp.server.search.diversity import FAMILY_JACCARD, demote_near_duplicates
 from docs_mcp.server.search.features import QuerySignals, feature_matrix
@@ -118,8 +118,8 @@ class Engine:
         self.filter_rules = {k: FilterRule.from_entry(self.metadata["taxonomy"][k] or {}) for k in keys}
         self._lexical = LexicalScorer(self.arrays.postings, store.stems, self.settings.field_weights)
         self._vectors = self.arrays.vectors if store.model is not None else None
-        self._word_sets: LruCache[int, frozenset[str]] = LruCache("word-sets", cache.WORD_SETS)
-        self._query_vectors: LruCache[str, np.ndarray] = LruCache("query-vectors", cache.QUERY_VECTORS)
+        self._word_sets: LruCache[int, frozenset[str]] = LruCache("word-sets", lru_cache.WORD_SETS)
+        self._query_vectors: LruCache[str, np.ndarray] = LruCache("query-vectors", lru_cache.QUERY_VECTORS)
         self.collapser = Collapser(self.arrays, self._word_set, jaccard=self.settings.collapse_jaccard, cosine=self.settings.collapse_cosine)
         self._model_lock = threading.Lock()  # the query model loads once
         self._columns_lock = threading.Lock()  # the library tools' columns are read once

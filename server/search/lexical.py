@@ -20,8 +20,8 @@ from docs_mcp.indexer.schema import FTS_FIELDS
 from docs_mcp.indexer.search_text import identifier_splits, tokenize
 from docs_mcp.indexer.bm25f import DEFAULT_FIELD_WEIGHTS, bm25f_weights
 from docs_mcp.indexer.serving_arrays import Postings
-from docs_mcp.server.search import cache
-from docs_mcp.server.search.cache import LruCache
+from docs_mcp.server.search import lru_cache
+from docs_mcp.server.search.lru_cache import LruCache
 
 __all__ = ["DEFAULT_FIELD_WEIGHTS", "HEADING_FIELD", "LexicalScorer", "QueryTerms", "identifier_forms", "tokenize"]
 
@@ -69,8 +69,8 @@ class LexicalScorer:
     def __init__(self, postings: Postings, stem: Callable[[Sequence[str]], list[str]], weights: Sequence[float] = DEFAULT_FIELD_WEIGHTS) -> None:
         self._p = postings
         self._stem_words = stem
-        self._stems: LruCache[str, str] = LruCache("stems", cache.STEMS)
-        self._term_ids: LruCache[str, int] = LruCache("term-ids", cache.TERM_IDS)
+        self._stems: LruCache[str, str] = LruCache("stems", lru_cache.STEMS)
+        self._term_ids: LruCache[str, int] = LruCache("term-ids", lru_cache.TERM_IDS)
         self._weights = postings.weights
         if tuple(weights) != tuple(postings.field_weights):
             self._weights = bm25f_weights(postings.tf, postings.docs, _posting_df(postings), postings.field_lengths, weights)

@@ -30,10 +30,10 @@ from multiprocessing.process import BaseProcess
 from typing import Any, Callable, Mapping
 
 from docs_mcp.server.errors import SearchPoolClosedError, SearchWorkerCrashedError
-from docs_mcp.server.search import worker
+from docs_mcp.server.search import worker_process
 from docs_mcp.server.search.blas import use_one_blas_thread
 from docs_mcp.server.search.records import SearchPage
-from docs_mcp.server.search.worker import Request, WorkerSetup
+from docs_mcp.server.search.worker_process import Request, WorkerSetup
 
 logger = logging.getLogger(__name__)
 
@@ -87,7 +87,7 @@ class SearchPool:
         return self.call(generation, "search", query, filters, **options)
 
     def call(self, generation: str, operation: str, *args: Any, **kwargs: Any) -> Any:
-        """Run one of ``worker.OPERATIONS`` on ``generation`` in the first idle worker, and return its value.
+        """Run one of ``worker_process.OPERATIONS`` on ``generation`` in the first idle worker, and return its value.
 
         Raises:
             SearchWorkerCrashedError: the worker died answering (it is replaced; a retry can work).
@@ -131,7 +131,7 @@ class SearchPool:
     def _add_worker(self) -> None:
         ours, theirs = self._context.Pipe(duplex=True)
         process = self._context.Process(
-            target=worker.run_worker, args=(theirs, self._setup, self._generation), name="docs-mcp-search", daemon=True
+            target=worker_process.run_worker, args=(theirs, self._setup, self._generation), name="docs-mcp-search", daemon=True
         )
         process.start()
         theirs.close()  # the worker holds the only other end: it sees EOF when this process closes or dies
@@ -190,7 +190,7 @@ def _context() -> BaseContext:
     """The fork server where there is one (a clean process to fork from, the engine imported once), else spawn."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload([worker.__name__])
+        context.set_forkserver_preload([worker_process.__name__])
         return context
     return multiprocessing.get_context("spawn")
 

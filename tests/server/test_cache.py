@@ -2,7 +2,7 @@
 
 import pytest
 
-from docs_mcp.server.search.cache import LruCache
+from docs_mcp.server.search.lru_cache import LruCache
 
 
 def test_the_least_recently_used_entry_goes_first():

@@ -16,7 +16,7 @@ from docs_mcp.indexer.generation import write_index
 from docs_mcp.indexer.index_file import live_generation
 from docs_mcp.indexer.libraries.merge import plan_build
 from docs_mcp.indexer.libraries.spec import requested_spec
-from docs_mcp.indexer.sources.cache import CachedPage
+from docs_mcp.indexer.sources.page_cache import CachedPage
 from docs_mcp.indexer.sources.ingest import SourcePages, index_pages
 from docs_mcp.indexer.sources.llms_txt import parse_llms_txt
 from docs_mcp.indexer.sources.registry import LLMS_TXT, RegisteredLibrary

@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from docs_mcp.indexer.sources.cache import CachedPage, PageCache
+from docs_mcp.indexer.sources.page_cache import CachedPage, PageCache
 from docs_mcp.indexer.sources.convert import to_markdown
 from docs_mcp.indexer.sources.errors import InvalidContentError, LlmsTxtNotFoundError
 from docs_mcp.indexer.sources.fetch import Fetched
