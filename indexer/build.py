@@ -1,54 +1,93 @@
-"""build_index(): scan a docs folder (one library of it, or all of it) and write it as the live index.
+"""The one writer: every source's documents planned with the index's other libraries, then written.
 
-The scan is planned with the index's other libraries (kept as they are), then written
-by :func:`docs_mcp.indexer.generation.write_index`.
+A ``Source`` (indexer/sources: a docs folder, an llms.txt library; sites, repositories and
+registries to come) hands its documents over as a docs folder; ``write_source`` scans it as the
+source's library, keeps the index's other libraries (``plan_build``), lets the source complete
+its catalog entry, and writes the new generation with
+:func:`docs_mcp.indexer.generation.write_index`, which swaps it in atomically. Nothing else
+writes an index: ``docs-mcp index`` and the server's fetched llms.txt pages go through here.
 """
 
 from __future__ import annotations
 
 import time
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any, Mapping, Protocol
 
 from docs_mcp.indexer.errors import CorpusProblemsError
-from docs_mcp.indexer.generation import Progress, ProgressFn, write_index
+from docs_mcp.indexer.generation import ANY_GENERATION, Progress, ProgressFn, write_index
 from docs_mcp.indexer.libraries.merge import plan_build
 from docs_mcp.indexer.libraries.spec import LibrarySpec
 from docs_mcp.indexer.records import IndexReport
 
 
-def build_index(
-    docs_dir: Path,
-    out_dir: Path,
+@dataclass(frozen=True)
+class Documents:
+    """A source's documents as a docs folder: markdown under ``root``, and the corpus metadata file if any."""
+
+    root: Path
+    metadata_file: Path | None = None
+
+
+class Source(Protocol):
+    """Where one library's documents come from."""
+
+    @property
+    def spec(self) -> LibrarySpec | None:
+        """The library the documents are indexed as (None: a folder's implicit library)."""
+        ...
+
+    def documents(self) -> AbstractContextManager[Documents]:
+        """The documents as a docs folder, for as long as the block runs."""
+        ...
+
+    def catalog_entry(self, planned: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The library's catalog entry, from the one planning made of the folder (what the source adds: origin, URLs...)."""
+        ...
+
+
+def write_source(
+    source: Source,
+    index_dir: Path,
     *,
     embeddings: str = "default",
     strict: bool = False,
-    metadata_file: Path | None = None,
     progress: ProgressFn | None = None,
-    library: LibrarySpec | None = None,
+    planned_on: str | None | object = ANY_GENERATION,
 ) -> IndexReport:
-    """Index the markdown under ``docs_dir`` into the index folder ``out_dir``.
+    """Write ``source`` as its library into the index folder ``index_dir``, keeping the index's other libraries.
 
     ``embeddings`` is ``"default"`` (the packaged model, offline), ``"none"`` (full text
-    only) or a fastembed model name.  ``library`` indexes the folder as that library,
-    keeping the index's other libraries; None indexes it as the implicit library.
+    only) or a fastembed model name. ``planned_on``: the live generation the caller planned
+    from (None: no index yet); the write fails with IndexChangedError if another writer swapped
+    one in meanwhile. Left out, the write replaces whatever is live.
 
     Raises:
-        CorpusNotFoundError: ``docs_dir`` is missing or holds no markdown.
+        CorpusNotFoundError: the documents are missing or hold no markdown.
         CorpusProblemsError: ``strict`` and some input file has a problem (nothing is written).
         LibraryError: the library's paths would collide with another library's.
         ModelLoadError: the embedding model cannot be loaded.
-        IndexLockedError: another build is writing ``out_dir``.
-        IndexFormatError: ``out_dir`` holds something that is not an index.
+        IndexLockedError: another build is writing ``index_dir``.
+        IndexChangedError: another writer swapped a generation in after ``planned_on``.
+        IndexFormatError: ``index_dir`` holds something that is not an index.
     """
     started = time.perf_counter()
     if progress:
         progress(Progress("scan", 0, 0))
-    plan = plan_build(Path(docs_dir), Path(out_dir), library, metadata_file)
+    with source.documents() as documents:
+        plan = plan_build(documents.root, Path(index_dir), source.spec, documents.metadata_file)
     scan = plan.scan
     if strict and scan.problems:
         listed = "".join(f"\n  {problem.severity}: {problem}" for problem in scan.problems)
         raise CorpusProblemsError(
-            f"{len(scan.problems)} problem(s) in {docs_dir}; nothing was written (--strict):{listed}",
+            f"{len(scan.problems)} problem(s) in {documents.root}; nothing was written (--strict):{listed}",
             "Fix them (`docs-mcp validate DOCS_DIR` lists them all), or index without --strict.",
         )
-    return write_index(scan, out_dir, embeddings=embeddings, annotate=plan.catalog.annotate, progress=progress, started=started)
+    catalog = plan.catalog
+    if source.spec is not None:  # a folder indexed as the implicit library keeps the entry planning made
+        library_id = source.spec.library_id
+        catalog = replace(catalog, libraries={**catalog.libraries, library_id: source.catalog_entry(catalog.libraries[library_id])})
+    return write_index(scan, index_dir, embeddings=embeddings, annotate=catalog.annotate, progress=progress, started=started,
+                       planned_on=planned_on)  # fmt: skip

@@ -50,7 +50,7 @@ def index(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr (problems and the summary are still printed)."),
 ) -> None:
     """Index a folder of markdown: full-text search goes live first, hybrid search when the vectors are ready; the previous index stays live until then."""
-    from docs_mcp.indexer.build import build_index
+    from docs_mcp.indexer.sources.folder import build_index
     from docs_mcp.indexer.display import BuildDisplay
     from docs_mcp.indexer.libraries.spec import requested_spec
 

@@ -1,4 +1,7 @@
-"""The MCP server: reads an index built by docs_mcp.indexer, never writes it.
+"""The MCP server: reads an index built by docs_mcp.indexer through its index store.
+
+It writes an index only through the indexer's one writer (``indexer.build.write_source``), when a
+library tool fetches an llms.txt library's pages (``indexer.sources.service.SourceService``).
 
 Names load on first use (PEP 562): importing ``docs_mcp.server.commands`` for
 the CLI must not pull in the MCP SDK, duckdb and numpy.

@@ -7,8 +7,8 @@
   they are only importable by accident, from a checkout, as the wrong package.
 - Inside an area, each product sub-package imports only what ``PRODUCT_RULES`` allows it
   (``search`` knows nothing of MCP; ``team`` may use the contract, never the reverse; the
-  indexer core knows nothing of ``indexer.libraries`` but through ``build``; ``indexer.sources``
-  uses the core and ``libraries`` to write fetched pages, and only the CLI edge and the server use it).
+  indexer core knows nothing of ``indexer.libraries`` but through ``build``, the one writer; ``indexer.sources``
+  hands every source's documents to ``build``, which knows no source; the server and the CLI edge use sources).
 - Nothing in server/ writes to stdout (it carries the MCP protocol under ``serve``), except the
   CLI commands listed in ``STDOUT_PRINTERS``, whose output is their result.
 """
@@ -66,8 +66,8 @@ PRODUCT_RULES: dict[str, tuple[str, ...]] = {
     "docs_mcp.indexer": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES),
     "docs_mcp.indexer.libraries": ("docs_mcp.indexer.build", _SOURCES),
     "docs_mcp.indexer.build": (_SOURCES,),
-    # Remote sources use the indexer (core, libraries) to write pages like a local folder; nothing but the CLI edge uses them.
-    _SOURCES: ("docs_mcp.indexer.build", "docs_mcp.indexer.commands"),
+    # Sources (folders, llms.txt) hand their documents to the one writer (build); the writer knows no source.
+    _SOURCES: ("docs_mcp.indexer.commands",),
 }
 # The index's database: only these indexer modules import duckdb. The server and eval read an index only
 # through the index store (indexer/index_store.py), whose DuckDB implementation is the one read-side module.
@@ -366,7 +366,8 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.indexer.generation", "from docs_mcp.indexer.sources.page_cache import PageCache\n", ["docs_mcp.indexer.sources.page_cache"]),
         ("docs_mcp.indexer.libraries.merge", "def f():\n    from docs_mcp.indexer.sources import ingest\n", ["docs_mcp.indexer.sources.ingest"]),
         ("docs_mcp.indexer.build", "from docs_mcp.indexer.sources.service import SourceService\n", ["docs_mcp.indexer.sources.service"]),
-        ("docs_mcp.indexer.sources.ingest", "from docs_mcp.indexer.build import build_index\n", ["docs_mcp.indexer.build"]),
+        ("docs_mcp.indexer.sources.ingest", "from docs_mcp.indexer.commands import index\n", ["docs_mcp.indexer.commands"]),
+        ("docs_mcp.indexer.build", "from docs_mcp.indexer.sources.folder import FolderSource\n", ["docs_mcp.indexer.sources.folder"]),
         ("docs_mcp.indexer.sources.service", "from docs_mcp.indexer.commands import index\n", ["docs_mcp.indexer.commands"]),
         # allowed: the reverse directions, and the edges
         ("docs_mcp.server.team.http_transport", "from docs_mcp.server.app import build_server\n", []),
@@ -378,7 +379,7 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.gateway.handlers", "from docs_mcp.server.core.registry import ToolSpec\n", []),
         ("docs_mcp.indexer.build", "from docs_mcp.indexer.libraries.merge import plan_build\n", []),
         ("docs_mcp.indexer.sources.ingest", "from docs_mcp.indexer.libraries.merge import plan_build\n", []),
-        ("docs_mcp.indexer.sources.ingest", "from docs_mcp.indexer.generation import write_index\n", []),
+        ("docs_mcp.indexer.sources.ingest", "from docs_mcp.indexer.build import write_source\n", []),
         ("docs_mcp.server.libraries.remote", "from docs_mcp.indexer.sources.service import SourceService\n", []),
         ("docs_mcp.indexer.commands", "from docs_mcp.indexer.sources.commands import register_sources\n", []),
         ("docs_mcp.server.commands", "from docs_mcp.server.team.commands import register\n", []),

@@ -1,10 +1,12 @@
-"""Remote sources: documentation read from the web (llms.txt libraries) and Context7-compatible APIs.
+"""Sources: where a library's documents come from. A docs folder (``folder``), an llms.txt library
+read from the web (``ingest``, through ``service``), and Context7-compatible APIs (answered remotely).
 
-Owns fetching (SSRF-safe, with size and time limits, retries and conditional GETs), the
+Every source that is indexed is a ``Source`` (indexer/build.py) and ends in the same
+plan-then-write build, ``build.write_source``: the one writer. Owns fetching (SSRF-safe, with size and time limits, retries and conditional GETs), the
 page cache (memory LRU over SQLite, TTL per library, stale-while-revalidate), HTML to
 markdown conversion, llms.txt parsing, the library registry (bundled curated list plus the
 user's custom-libraries.json) and the incremental add of fetched pages to an index through
 the same chunker and writer as local folders. The server reaches it only through
 :class:`~docs_mcp.indexer.sources.service.SourceService`. It may import the whole indexer;
-nothing of the indexer imports it but its CLI edge.
+nothing of the indexer imports it but its public API (``build_index``) and CLI edge.
 """

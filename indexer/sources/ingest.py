@@ -1,11 +1,12 @@
-"""Add an llms.txt library's fetched pages to an index: same chunker, same writer as a local folder.
+"""Add an llms.txt library's fetched pages to an index: a source like a folder, through the one writer.
 
-The library's cached pages (and its llms.txt, as ``llms.md``) are written to a temporary
-folder under paths derived from their URLs, then planned and written like ``docs-mcp index
-DIR --library ID``: the other libraries are kept and their vectors reused, pages embedded
-before are reused by window hash, and the new generation is swapped in atomically. The
-catalog entry then gets the llms.txt table of contents (with URLs) and the content hash of
-each indexed page, so an unchanged library is never written again.
+``SourcePages`` is the llms.txt library as a ``Source`` (indexer/build.py): its cached pages
+(and its llms.txt, as ``llms.md``) are written to a temporary folder under paths derived from
+their URLs, then planned and written like ``docs-mcp index DIR --library ID``: the other
+libraries are kept and their vectors reused, pages embedded before are reused by window hash,
+and the new generation is swapped in atomically. The catalog entry then gets the llms.txt
+table of contents (with URLs) and the content hash of each indexed page, so an unchanged
+library is never written again.
 
 Planning reads the live generation before the write lock is taken; ``planned_on`` makes the
 write fail if another writer swapped a generation in meanwhile, and the add is planned again.
@@ -17,14 +18,14 @@ import hashlib
 import json
 import tempfile
 import threading
-from dataclasses import dataclass, replace
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
+from docs_mcp.indexer.build import Documents, write_source
 from docs_mcp.indexer.errors import IndexChangedError, IndexLockedError
-from docs_mcp.indexer.generation import write_index
 from docs_mcp.indexer.index_file import live_generation, open_index
-from docs_mcp.indexer.libraries.merge import plan_build
 from docs_mcp.indexer.libraries.spec import LibrarySpec
 from docs_mcp.indexer.records import IndexReport
 from docs_mcp.indexer.sources.page_cache import CachedPage
@@ -56,6 +57,29 @@ class SourcePages:
         llms_digest = hashlib.sha256(self.llms_markdown.encode()).hexdigest()[:16]
         return {self.llms.url: llms_digest, **{page.url: page.digest for page in self.pages}}
 
+    @property
+    def spec(self) -> LibrarySpec:
+        """The library as registered, named and described by its llms.txt where the registry is silent."""
+        return LibrarySpec(
+            library_id=self.library.library_id,
+            name=self.library.name or self.llms.title,
+            description=self.library.description or self.llms.summary,
+            languages=self.library.languages,
+            aliases=self.library.aliases,
+        )
+
+    @contextmanager
+    def documents(self) -> Iterator[Documents]:
+        """The llms.txt and the fetched pages as a temporary docs folder."""
+        with tempfile.TemporaryDirectory(prefix="docs-mcp-source-") as folder:
+            root = Path(folder) / "docs"
+            _write_documents(root, self)
+            yield Documents(root)
+
+    def catalog_entry(self, planned: Mapping[str, Any]) -> dict[str, Any]:
+        """The planned entry with the llms.txt's table of contents (with URLs), origin, TTL and page hashes."""
+        return _catalog_entry(planned, self.spec, self)
+
 
 def index_pages(
     index_dir: Path, source: SourcePages, *, sleep: Callable[[float], None], delays: Iterable[float] = (1.0, 3.0)
@@ -67,22 +91,15 @@ def index_pages(
         ModelLoadError, IndexFormatError: as for any build.
     """
     index_dir = Path(index_dir)
-    with _writer(index_dir), tempfile.TemporaryDirectory(prefix="docs-mcp-source-") as folder:
-        root = Path(folder) / "docs"
-        _write_documents(root, source)
-        spec = LibrarySpec(
-            library_id=source.library.library_id,
-            name=source.library.name or source.llms.title,
-            description=source.library.description or source.llms.summary,
-            languages=source.library.languages,
-            aliases=source.library.aliases,
-        )
+    with _writer(index_dir):
         waits = [0.0, *delays][:ATTEMPTS]
         for attempt, wait in enumerate(waits):
             if wait:
                 sleep(wait)
             try:
-                return _write(index_dir, root, spec, source)
+                planned_on = live_generation(index_dir)
+                embeddings = _embeddings_of(index_dir) if planned_on else "default"
+                return write_source(source, index_dir, embeddings=embeddings, planned_on=planned_on)
             except (IndexChangedError, IndexLockedError):
                 if attempt == len(waits) - 1:
                     raise
@@ -92,15 +109,6 @@ def index_pages(
 def indexed_digests(entry: Mapping[str, Any] | None) -> dict[str, str]:
     """URL -> content hash of the pages a catalog entry says are indexed."""
     return dict((entry or {}).get("pages") or {})
-
-
-def _write(index_dir: Path, root: Path, spec: LibrarySpec, source: SourcePages) -> IndexReport:
-    planned_on = live_generation(index_dir)
-    embeddings = _embeddings_of(index_dir) if planned_on else "default"
-    plan = plan_build(root, index_dir, spec)
-    entry = _catalog_entry(plan.catalog.libraries[spec.library_id], spec, source)
-    catalog = replace(plan.catalog, libraries={**plan.catalog.libraries, spec.library_id: entry})
-    return write_index(plan.scan, index_dir, embeddings=embeddings, annotate=catalog.annotate, planned_on=planned_on)
 
 
 def _catalog_entry(planned: Mapping[str, Any], spec: LibrarySpec, source: SourcePages) -> dict[str, Any]:

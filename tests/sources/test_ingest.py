@@ -44,19 +44,21 @@ def test_a_write_planned_on_an_old_generation_is_refused(tmp_path: Path):
 def test_index_pages_plans_again_when_another_writer_lands_first(tmp_path: Path, monkeypatch):
     index = tmp_path / "index"
     add_folder(tmp_path, index, "acme/one")
-    import docs_mcp.indexer.sources.ingest as ingest
+    import docs_mcp.indexer.build as writer
 
-    real_plan = ingest.plan_build
+    real_plan = writer.plan_build
     calls = []
 
-    def plan_then_race(*args, **kwargs):
-        plan = real_plan(*args, **kwargs)
+    def plan_then_race(docs_dir, index_dir, spec, *args, **kwargs):
+        plan = real_plan(docs_dir, index_dir, spec, *args, **kwargs)
+        if spec.library_id != "skyhook/skyhook":
+            return plan  # the other writer's own build goes through the same writer
         calls.append(1)
         if len(calls) == 1:
             add_folder(tmp_path, index, "acme/two")  # lands between planning and writing
         return plan
 
-    monkeypatch.setattr(ingest, "plan_build", plan_then_race)
+    monkeypatch.setattr(writer, "plan_build", plan_then_race)
     llms_text = "# Skyhook\n\n- [Retries](https://docs.skyhook.test/retries.md): Backoff\n"
     source = SourcePages(
         RegisteredLibrary("skyhook/skyhook", "Skyhook", LLMS_TXT, llms_txt_url="https://docs.skyhook.test/llms.txt"),
