@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
 import typer
 
+from docs_mcp.environment import default_variable
 from docs_mcp import __version__
 from docs_mcp.errors import DocsMcpError
 
@@ -49,7 +49,7 @@ def main() -> None:
     # Our matrix products are small (one query against all chunks): threaded BLAS only
     # adds contention with the embedding model and concurrent requests. Set before numpy loads.
     for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ.setdefault(variable, "1")
+        default_variable(variable, "1")
     _mount()
     try:
         app()

@@ -9,7 +9,6 @@ fetches the first relevant hit (or the top hit) with ``get_doc``, as an agent wo
 from __future__ import annotations
 
 import math
-import os
 import sys
 import tempfile
 import time
@@ -23,6 +22,7 @@ import orjson
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from docs_mcp.environment import environment
 from docs_mcp.eval.bootstrap import Interval, bootstrap_mean
 from docs_mcp.eval.errors import EvalRunError
 from docs_mcp.eval.golden import GoldenQuery, load_golden
@@ -177,7 +177,7 @@ async def _connect(index_dir: Path, mode: str, via_mcp: bool) -> AsyncIterator[C
             yield client
         return
     command = [sys.executable, "-m", "docs_mcp", "serve", "--index", str(index_dir), "--mode", mode]
-    params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+    params = StdioServerParameters(command=command[0], args=command[1:], env=dict(environment()))
     # The server's log goes to a file, so a failed start can be explained without cluttering the terminal.
     with tempfile.TemporaryFile("w+", encoding="utf-8") as errlog:
         try:

@@ -8,7 +8,6 @@ which needs the optional fastembed install and the network once.
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from functools import lru_cache
@@ -17,6 +16,7 @@ from typing import Callable, Iterator, Protocol, Sequence, TypeVar
 
 import numpy as np
 
+from docs_mcp.environment import variable
 from docs_mcp.indexer.errors import ModelLoadError, ModelMismatchError
 from docs_mcp.indexer.model_files import verified_files
 from docs_mcp.indexer.model_runtime import PROVIDER, package_version, translated
@@ -142,7 +142,7 @@ def load_model(identity: ModelIdentity, *, threads: int | None = None) -> Embedd
 
 def cache_dir() -> Path:
     """docs-mcp's cache folder ($XDG_CACHE_HOME/docs-mcp, else ~/.cache/docs-mcp)."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    base = variable("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "docs-mcp"
 
 

@@ -16,12 +16,14 @@ from __future__ import annotations
 import os
 import signal
 
+from docs_mcp.environment import variable
+
 FAULT_ENV = "DOCS_MCP_TEST_FAULT"
 
 
 def fault_point(name: str) -> None:
     """Do what ``$DOCS_MCP_TEST_FAULT`` asks if it names this point."""
-    point, _, action = os.environ.get(FAULT_ENV, "").partition(":")
+    point, _, action = variable(FAULT_ENV).partition(":")
     if point != name:
         return
     if action == "sigint":

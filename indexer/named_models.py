@@ -9,12 +9,12 @@ machine gets one line instead of fastembed's ~40 s of retries and a vague error.
 from __future__ import annotations
 
 import difflib
-import os
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
+from docs_mcp.environment import variable
 from docs_mcp.indexer.model_runtime import PROVIDER, package_version, translated
 from docs_mcp.indexer.errors import ModelLoadError
 from docs_mcp.indexer.model_files import sha256_of
@@ -110,7 +110,7 @@ def _require_hub(name: str, repository: str | None, cache: Path) -> None:
     from huggingface_hub import HfApi, constants  # fastembed's download client
 
     # fastembed reads the variable on each load, the hub client once at import: honour both.
-    if constants.HF_HUB_OFFLINE or os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in {"1", "TRUE", "YES", "ON"}:
+    if constants.HF_HUB_OFFLINE or variable("HF_HUB_OFFLINE").strip().upper() in {"1", "TRUE", "YES", "ON"}:
         raise ModelLoadError(
             f"The embedding model {name} is not in the cache ({cache}) and HF_HUB_OFFLINE forbids downloading it.",
             f"Unset HF_HUB_OFFLINE and run once with network access to {constants.ENDPOINT}, {_DEFAULT_INSTEAD}",

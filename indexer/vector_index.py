@@ -26,12 +26,12 @@ calibrated to 0.997 reached 0.990, and so did they with the widened margin.
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
+from docs_mcp.environment import variable
 from docs_mcp.errors import UsageError
 
 # The similarity of a chunk no probed list holds (and of a chunk without vectors): no cosine is below it.
@@ -61,7 +61,7 @@ def ann_min_windows() -> int:
     Raises:
         UsageError: DOCS_MCP_ANN_MIN_WINDOWS is set to something other than a count.
     """
-    value = os.environ.get(ANN_MIN_WINDOWS_VARIABLE, "").strip()
+    value = variable(ANN_MIN_WINDOWS_VARIABLE).strip()
     if not value:
         return ANN_MIN_WINDOWS
     if not value.isdigit():

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Mapping, Optional
 
 import typer
 
+from docs_mcp.environment import environment
 from docs_mcp.errors import UsageError
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
 from docs_mcp.server.search.blas import use_one_blas_thread
@@ -68,7 +69,6 @@ def serve(
     and search workers). With [[upstream]] servers in the config file, the gateway's meta-tools
     are served too.
     """
-    import os
 
     from docs_mcp.server.team.config import config_path, load_settings
 
@@ -85,7 +85,7 @@ def serve(
     from docs_mcp.server.gateway import load_gateway_config, open_gateway
 
     settings = ServerSettings(mode=mode.value, search_workers=search_workers or 0)
-    gateway_config = load_gateway_config(config_path(config, os.environ))
+    gateway_config = load_gateway_config(config_path(config, environment()))
     http_only = {"--host": host, "--port": port, "--redis-url": redis_url, "--log-format": log_format,
                  "--allow-any-host": allow_any_host or None}
     if transport is Transport.stdio:

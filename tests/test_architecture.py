@@ -31,7 +31,7 @@ ROOT = "docs_mcp"
 LAYERS = {"docs_mcp": 0, "docs_mcp.indexer": 1, "docs_mcp.server": 2, "docs_mcp.eval": 3}
 # What the areas may use of the root package: the version, the error tree, the lazy-export helper and the
 # listing tables their commands print, never the CLI.
-ROOT_MODULES_FOR_AREAS = {"docs_mcp", "docs_mcp.errors", "docs_mcp.lazy", "docs_mcp.redact", "docs_mcp.tables"}
+ROOT_MODULES_FOR_AREAS = {"docs_mcp", "docs_mcp.environment", "docs_mcp.errors", "docs_mcp.lazy", "docs_mcp.redact", "docs_mcp.tables"}
 MOUNT = ("cli.py", "_mount")
 FOLDER_NAMES = {"server", "indexer", "eval"}
 # Inside an area: importer (the longest matching prefix) -> what it must not import. Every
@@ -292,6 +292,73 @@ def test_the_checker_catches_index_handles(tmp_path, source, caught):
     path = tmp_path / "m.py"
     path.write_text(source, encoding="utf-8")
     assert sorted(index_handles(path, f"{_SERVER}.libraries.m")) == sorted(caught)
+
+
+def import_cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Every cycle of ``edges`` (module -> modules it imports), each from its least module."""
+    cycles, path, on_path, done = [], [], set(), set()
+
+    def visit(module: str) -> None:
+        path.append(module)
+        on_path.add(module)
+        for target in sorted(edges.get(module, ())):
+            if target in on_path:
+                cycle = path[path.index(target):]
+                start = cycle.index(min(cycle))
+                cycles.append(cycle[start:] + cycle[:start])
+            elif target not in done:
+                visit(target)
+        on_path.discard(module)
+        path.pop()
+        done.add(module)
+
+    for module in sorted(edges):
+        if module not in done:
+            visit(module)
+    return sorted(map(list, {tuple(c) for c in cycles}))
+
+
+def module_imports() -> dict[str, set[str]]:
+    """Each of our modules -> our modules it imports; lazy imports inside functions count too (a cycle of concepts
+    is one whatever the load order: embedding.py and named_models.py once imported each other that way)."""
+    known = known_modules()
+    return {module: {imp.module for imp in imports_of(path, module) if imp.module in known and imp.module != module}
+            for _, path, module in source_files()}  # fmt: skip
+
+
+def test_no_import_cycle():
+    # A package's __init__ importing its own modules is how Python loads packages, not a cycle of concepts.
+    edges = {m: {t for t in targets if not m.startswith(t + ".")} for m, targets in module_imports().items()}
+    assert import_cycles(edges) == []
+
+
+def test_the_cycle_finder():
+    assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert import_cycles({"a": {"b"}, "b": set()}) == []
+
+
+ENVIRONMENT_MODULE = "docs_mcp/environment.py"
+
+
+def environment_reads(path: Path) -> list[int]:
+    """Lines of ``path`` that touch the process environment directly (os.environ, os.getenv, os.putenv)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv", "putenv", "unsetenv")
+            and isinstance(node.value, ast.Name) and node.value.id == "os"]  # fmt: skip
+
+
+def test_settings_are_read_from_the_environment_in_one_module():
+    readers = {_rel(path) for _, path, _ in source_files() if environment_reads(path)}
+    assert readers == {ENVIRONMENT_MODULE}
+
+
+@pytest.mark.parametrize(("line", "reads"), [("os.environ.get('X')", True), ("os.getenv('X')", True), ("environ.get('X')", False),
+                                             ("variable('X')", False)])  # fmt: skip
+def test_the_environment_detector(tmp_path, line, reads):
+    path = tmp_path / "m.py"
+    path.write_text(f"import os\ndef f(environ):\n    return {line}\n", encoding="utf-8")
+    assert bool(environment_reads(path)) is reads
 
 
 def test_the_root_reaches_the_areas_only_in_mount():

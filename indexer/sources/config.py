@@ -11,11 +11,11 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
+from docs_mcp.environment import environment
 from docs_mcp.indexer.sources.registry import Registry, custom_path, load_registry
 from docs_mcp.indexer.sources.safety import FetchPolicy, host_of, loopback_allowed
 
@@ -44,7 +44,7 @@ class SourceSettings:
 
 def source_settings(index_dir: Path, environ: Mapping[str, str] | None = None, registry: Registry | None = None) -> SourceSettings:
     """The settings for the index at ``index_dir`` from ``environ`` (default: the process environment)."""
-    env = dict(os.environ if environ is None else environ)
+    env = dict(environment() if environ is None else environ)
     registry = registry if registry is not None else load_registry(custom_path(env), bundled=env.get(CURATED_ENV, "1") != "0")
     extra = {d.strip().lower() for d in env.get(ALLOW_ENV, "").split(",") if d.strip()}
     context7_url = env.get(CONTEXT7_URL_ENV, "").strip().rstrip("/")

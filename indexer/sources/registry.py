@@ -18,12 +18,12 @@ the configured Context7-compatible API.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
 from typing import Any, Mapping
 
+from docs_mcp.environment import environment
 from docs_mcp.indexer.libraries.spec import check_library_id
 from docs_mcp.indexer.errors import LibraryError
 from docs_mcp.indexer.sources.safety import host_of
@@ -70,7 +70,7 @@ class Registry:
 
 def custom_path(environ: Mapping[str, str] | None = None) -> Path:
     """Where the user's custom-libraries.json is."""
-    value = (environ if environ is not None else os.environ).get(CUSTOM_ENV, "")
+    value = (environ if environ is not None else environment()).get(CUSTOM_ENV, "")
     return Path(value).expanduser() if value else DEFAULT_CUSTOM.expanduser()
 
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-import os
 import socket
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
 from urllib.parse import urlsplit
 
+from docs_mcp.environment import environment
 from docs_mcp.indexer.sources.errors import SourceUnavailableError, UrlNotAllowedError
 
 logger = logging.getLogger(__name__)
@@ -65,7 +65,7 @@ class FetchPolicy:
 
 def loopback_allowed(environ: dict[str, str] | None = None) -> bool:
     """Whether the test mode that allows loopback fetches is on."""
-    return (environ if environ is not None else os.environ).get(LOOPBACK_ENV, "") == "1"
+    return (environ if environ is not None else environment()).get(LOOPBACK_ENV, "") == "1"
 
 
 def warn_if_loopback_allowed(environ: dict[str, str] | None = None) -> None:

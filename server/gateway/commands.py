@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 
+from docs_mcp.environment import variable
 from docs_mcp.errors import UsageError
 
 upstream_app = typer.Typer(help="Upstream MCP servers whose tools the gateway offers (tool_discovery / tool_execute).",
@@ -24,7 +24,7 @@ def config_file(config: Optional[Path]) -> Path:
     """The file `upstream` edits and `serve` reads: --config, else $DOCS_MCP_CONFIG, else ./docs-mcp.toml."""
     from docs_mcp.server.team.config import CONFIG_ENV, CONFIG_FILE
 
-    return config or Path(os.environ.get(CONFIG_ENV) or CONFIG_FILE)
+    return config or Path(variable(CONFIG_ENV) or CONFIG_FILE)
 
 
 @upstream_app.command("add")

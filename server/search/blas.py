@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import os
 
+from docs_mcp.environment import default_variable
+
 BLAS_THREADS_VARIABLE = "OPENBLAS_NUM_THREADS"
 
 
 def use_one_blas_thread() -> None:
     """Ask OpenBLAS for one thread, unless the user set a count (no effect once numpy is imported)."""
-    os.environ.setdefault(BLAS_THREADS_VARIABLE, "1")
+    default_variable(BLAS_THREADS_VARIABLE, "1")
 
 
 def usable_cores() -> int:

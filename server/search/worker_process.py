@@ -24,6 +24,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from docs_mcp.environment import variable
 from docs_mcp.server.search.blas import BLAS_THREADS_VARIABLE
 from docs_mcp.server.search.engine import Engine, QueryEmbedder, RankingSettings, open_engine
 
@@ -60,7 +61,7 @@ def similarities_at(engine: Engine, query: str, rows: list[int]) -> list[float] 
 def _status(engine: Engine) -> dict[str, Any]:
     """Whose process this is, which generation it opened, whether the query model is loaded (tests, logs)."""
     return {"pid": os.getpid(), "generation": engine.generation, "model_loaded": "onnxruntime" in sys.modules,
-            "blas_threads": os.environ.get(BLAS_THREADS_VARIABLE)}
+            "blas_threads": variable(BLAS_THREADS_VARIABLE) or None}
 
 
 OPERATIONS: dict[str, Callable[..., Any]] = {

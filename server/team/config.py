@@ -8,12 +8,12 @@ value is reported at once, in one ConfigError, before anything starts.
 
 from __future__ import annotations
 
-import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from docs_mcp.environment import environment
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
 from docs_mcp.server.gateway.config import GATEWAY_SECTIONS
 from docs_mcp.server.search.blas import usable_cores
@@ -219,7 +219,7 @@ def load_settings(
     Raises:
         ConfigError: a file that cannot be read, an unknown key, or any invalid value (all listed).
     """
-    environ = os.environ if environ is None else environ
+    environ = environment() if environ is None else environ
     layers: list[tuple[str, Mapping[str, Any]]] = [("default", {o.key: o.default for o in OPTIONS})]
     path = config_path(config_file, environ)
     if path is not None:
