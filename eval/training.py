@@ -30,8 +30,8 @@ from docs_mcp.eval.runner import read_index_chunks
 from docs_mcp.indexer import open_index
 from docs_mcp.server.search.diversity import FAMILY_JACCARD, FAMILY_LIMIT
 from docs_mcp.server.search.engine import Engine, open_engine
-from docs_mcp.server.search.features import FEATURES, GATE_FEATURES
-from docs_mcp.server.search.rerank import Gate, RankerModel
+from docs_mcp.server.ranking.features import FEATURES, GATE_FEATURES
+from docs_mcp.server.ranking.model import Gate, RankerModel
 
 PENALTIES = (0.01, 0.1, 1.0, 10.0, 100.0)
 GATE_PENALTY = 1.0

@@ -45,7 +45,7 @@ _SOURCES = "docs_mcp.indexer.sources"
 _GATEWAY_MAY_NOT = (
     f"{_SERVER}.team", f"{_SERVER}.app",
     *(f"{_SERVER}.contract.{m}" for m in ("cursor", "documents", "render", "schemas", "tools")),
-    *(f"{_SERVER}.libraries.{m}" for m in ("arguments", "catalog", "confidence", "fastpath", "fuzzy", "pages", "prompts",
+    *(f"{_SERVER}.libraries.{m}" for m in ("arguments", "catalog", "fastpath", "fuzzy", "pages", "prompts",
                                            "resources", "schemas", "tools")),
 )  # fmt: skip
 PRODUCT_RULES: dict[str, tuple[str, ...]] = {
@@ -56,6 +56,9 @@ PRODUCT_RULES: dict[str, tuple[str, ...]] = {
     _GATEWAY: _GATEWAY_MAY_NOT,
     # The kernel every product shares: it knows no product.
     f"{_SERVER}.core": (f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, _SOURCES),
+    # The learned ranking: features, model and gate, confidence; used by search and the library tools.
+    f"{_SERVER}.ranking": (f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", f"{_SERVER}.core",
+                           _GATEWAY, "mcp", "mcp_types", _SOURCES),
     f"{_SERVER}.team": (),
     f"{_SERVER}.app": (f"{_SERVER}.team",),
     # The stdio guard is transport only: JSON-RPC lines in, SDK messages out.

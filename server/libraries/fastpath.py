@@ -15,7 +15,7 @@ from typing import Mapping, Sequence
 
 from docs_mcp.server.errors import quoted
 from docs_mcp.indexer.libraries.spec import LIBRARY_KEY
-from docs_mcp.server.libraries.confidence import confidence, term_coverage
+from docs_mcp.server.ranking.confidence import confidence, term_coverage
 from docs_mcp.server.core.live_index import ServedIndex
 from docs_mcp.server.contract.render import DELIMITER_START, escape_delimiter_lines
 from docs_mcp.server.libraries.catalog import Library, LibraryCatalog

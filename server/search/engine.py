@@ -28,13 +28,13 @@ from docs_mcp.server.search import lru_cache
 from docs_mcp.server.search.lru_cache import LruCache
 from docs_mcp.server.search.collapse import Collapser
 from docs_mcp.server.search.diversity import FAMILY_JACCARD, demote_near_duplicates
-from docs_mcp.server.search.features import QuerySignals, feature_matrix
+from docs_mcp.server.ranking.features import QuerySignals, feature_matrix
 from docs_mcp.server.search.filters import FilterRule, TaxonomyColumns, filter_mask
 from docs_mcp.server.search.fusion import select_fusion
 from docs_mcp.server.search.modes import MODES
 from docs_mcp.server.search.lexical import DEFAULT_FIELD_WEIGHTS, HEADING_FIELD, LexicalScorer, QueryTerms, tokenize
 from docs_mcp.server.search.records import Hit, SearchPage
-from docs_mcp.server.search.rerank import RERANK_DEPTH, RankerModel, by_probability
+from docs_mcp.server.ranking.model import RERANK_DEPTH, RankerModel, by_probability
 from docs_mcp.server.search.semantic import chunk_similarities, similarities
 from docs_mcp.server.search.query_model import query_model
 from docs_mcp.server.search.signals import Signal

@@ -7,8 +7,8 @@ import numpy as np
 from docs_mcp.eval.golden import GoldenQuery
 from docs_mcp.eval.metrics import Judgment
 from docs_mcp.eval.training import ABSTENTION_TARGET, Pool, fit_gate, fit_ranking, model_record, score, train
-from docs_mcp.server.search.features import FEATURES, GATE_FEATURES
-from docs_mcp.server.search.rerank import Gate, RankerModel
+from docs_mcp.server.ranking.features import FEATURES, GATE_FEATURES
+from docs_mcp.server.ranking.model import Gate, RankerModel
 
 WIDTH = len(FEATURES)
 

@@ -21,7 +21,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from docs_mcp.errors import UsageError
-from docs_mcp.server.search.features import FEATURES, GATE_FEATURES
+from docs_mcp.server.ranking.features import FEATURES, GATE_FEATURES
 
 # The model reorders the fusion's best candidates; the rest follow them in the fusion's order, so
 # a weak match deep in the fusion's list cannot leap over its whole head. Training pools have this depth.
