@@ -28,10 +28,11 @@ from docs_mcp.eval.judgments import resolve_judgments
 from docs_mcp.eval.metrics import Judgment, ndcg_at_k, recall_at_k
 from docs_mcp.eval.runner import read_index_chunks
 from docs_mcp.indexer import open_index
-from docs_mcp.server.search.diversity import FAMILY_JACCARD, FAMILY_LIMIT
-from docs_mcp.server.search.engine import Engine, open_engine
+from docs_mcp.server.search.diversity import FAMILY_LIMIT
+from docs_mcp.server.search.engine import open_engine
 from docs_mcp.server.ranking.features import FEATURES, GATE_FEATURES
-from docs_mcp.server.ranking.model import Gate, RankerModel
+from docs_mcp.server.ranking.gate import Gate
+from docs_mcp.server.ranking.model import RankerModel
 
 PENALTIES = (0.01, 0.1, 1.0, 10.0, 100.0)
 GATE_PENALTY = 1.0
@@ -67,29 +68,13 @@ def collect(queries: Sequence[GoldenQuery], index_dir: Path | str, source: str =
     try:
         pools = []
         for query, judged in zip(queries, judgments):
-            head, features, signals = engine.candidates(query.query, query.filters)
-            names = tuple(engine.columns.chunk_id[int(i)] for i in head)
-            grades = np.array([max((j.grade for j in judged if name in j.ids), default=0.0) for name in names])
-            family, twins = _pairs(engine, head, [k for k in engine.collapse_keys if k not in query.filters])
-            own = signals.gate_inputs(0.0)[:-1]
-            pools.append(Pool(query, names, features, grades, judged, family, twins, own, source))
+            pool = engine.candidate_pool(query.query, query.filters)
+            grades = np.array([max((j.grade for j in judged if name in j.ids), default=0.0) for name in pool.chunk_ids])
+            own = pool.signals.gate_inputs(0.0)[:-1]
+            pools.append(Pool(query, pool.chunk_ids, pool.features, grades, judged, pool.family, pool.twins, own, source))
         return pools
     finally:
         engine.close()
-
-
-def _pairs(engine: Engine, head: np.ndarray, collapse: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Which candidates are near-duplicates (same heading, same words) and which are twins across ``collapse``."""
-    n = len(head)
-    family = np.zeros((n, n), dtype=bool)
-    twins = np.zeros((n, n), dtype=bool)
-    headings = engine.arrays.heading_codes[head]
-    for a in range(n):
-        for b in np.flatnonzero(headings == headings[a]).tolist():
-            if a != b:
-                family[a, b] = engine.collapser.near_duplicates(int(head[a]), int(head[b]), FAMILY_JACCARD)
-                twins[a, b] = engine.collapser.twins(int(head[a]), int(head[b]), collapse)
-    return family, twins
 
 
 def fit(x: np.ndarray, y: np.ndarray, penalty: float, sample: np.ndarray | None = None) -> tuple[np.ndarray, float]:

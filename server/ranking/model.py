@@ -22,22 +22,11 @@ import numpy as np
 
 from docs_mcp.errors import UsageError
 from docs_mcp.server.ranking.features import FEATURES, GATE_FEATURES
+from docs_mcp.server.ranking.gate import Gate, sigmoid
 
 # The model reorders the fusion's best candidates; the rest follow them in the fusion's order, so
 # a weak match deep in the fusion's list cannot leap over its whole head. Training pools have this depth.
 RERANK_DEPTH = 100
-
-
-@dataclass(frozen=True)
-class Gate:
-    """P(the corpus answers the query) = sigmoid(bias + weights . GATE_FEATURES); under ``floor``: no hits."""
-
-    weights: tuple[float, ...]
-    bias: float
-    floor: float
-
-    def probability(self, inputs: np.ndarray) -> float:
-        return float(_sigmoid(float(inputs @ np.asarray(self.weights)) + self.bias))
 
 
 @dataclass(frozen=True)
@@ -69,16 +58,12 @@ class RankerModel:
 
     def probabilities(self, features: np.ndarray) -> np.ndarray:
         """P(relevant | answered) of each row of a (candidates, FEATURES) matrix."""
-        return _sigmoid(self.logits(features))
+        return sigmoid(self.logits(features))
 
 
 def by_probability(head: np.ndarray, probability: np.ndarray) -> np.ndarray:
     """``head`` (in the fusion's order) reordered by descending probability; ties keep the fusion's order."""
     return head[np.lexsort((np.arange(len(head)), -probability))]
-
-
-def _sigmoid(x):
-    return 1.0 / (1.0 + np.exp(-x))
 
 
 def _weights(weights: Mapping[str, float], names: Sequence[str]) -> tuple[float, ...]:

@@ -28,6 +28,7 @@ from docs_mcp.server.search import lru_cache
 from docs_mcp.server.search.lru_cache import LruCache
 from docs_mcp.server.search.collapse import Collapser
 from docs_mcp.server.search.diversity import FAMILY_JACCARD, demote_near_duplicates
+from docs_mcp.server.ranking.candidates import CandidatePool
 from docs_mcp.server.ranking.features import QuerySignals, feature_matrix
 from docs_mcp.server.search.filters import FilterRule, TaxonomyColumns, filter_mask
 from docs_mcp.server.search.fusion import select_fusion
@@ -183,6 +184,14 @@ class Engine:
             return None
         return similarities(self._vectors, self._query_vector(query), self.size, self.arrays.vector_index)
 
+    def candidate_pool(self, query: str, filters: Mapping[str, str] | None = None) -> CandidatePool:
+        """The fusion's best ``RERANK_DEPTH`` candidates for ``query`` with their features, the query's signals,
+        and which candidates are near-duplicates or twins: what training learns the ranking and its gate from."""
+        head, features, signals = self.candidates(query, filters)
+        collapse = [key for key in self.collapse_keys if key not in (filters or {})]
+        family, twins = self._pairs(head, collapse)
+        return CandidatePool(head, tuple(self.columns.chunk_id[int(i)] for i in head), features, signals, family, twins)
+
     def candidates(self, query: str, filters: Mapping[str, str] | None = None) -> tuple[np.ndarray, np.ndarray, QuerySignals]:
         """The fusion's best ``RERANK_DEPTH`` candidates, best first, their features and the query's signals:
         what the learned ranking and its gate read."""
@@ -283,6 +292,19 @@ class Engine:
         at = fusion.at(rows)
         cosine = fusion.vector.scores[rows]
         return feature_matrix(fusion.fused[at], fusion.file_best[at], cosine, heading_share, self.arrays.roles[rows, self._code_role])
+
+    def _pairs(self, head: np.ndarray, collapse: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Which candidates are near-duplicates (same heading, same words) and which are twins across ``collapse``."""
+        n = len(head)
+        family = np.zeros((n, n), dtype=bool)
+        twins = np.zeros((n, n), dtype=bool)
+        headings = self.arrays.heading_codes[head]
+        for a in range(n):
+            for b in np.flatnonzero(headings == headings[a]).tolist():
+                if a != b:
+                    family[a, b] = self.collapser.near_duplicates(int(head[a]), int(head[b]), FAMILY_JACCARD)
+                    twins[a, b] = self.collapser.twins(int(head[a]), int(head[b]), collapse)
+        return family, twins
 
     def _same_family(self, a: int, b: int) -> bool:
         return self.collapser.near_duplicates(a, b, FAMILY_JACCARD)

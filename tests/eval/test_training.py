@@ -8,7 +8,8 @@ from docs_mcp.eval.golden import GoldenQuery
 from docs_mcp.eval.metrics import Judgment
 from docs_mcp.eval.training import ABSTENTION_TARGET, Pool, fit_gate, fit_ranking, model_record, score, train
 from docs_mcp.server.ranking.features import FEATURES, GATE_FEATURES
-from docs_mcp.server.ranking.model import Gate, RankerModel
+from docs_mcp.server.ranking.gate import Gate
+from docs_mcp.server.ranking.model import RankerModel
 
 WIDTH = len(FEATURES)
 

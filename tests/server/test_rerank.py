@@ -8,7 +8,8 @@ import pytest
 from docs_mcp.errors import UsageError
 from docs_mcp.server.search.diversity import demote_near_duplicates
 from docs_mcp.server.ranking.features import FEATURES, GATE_FEATURES, QuerySignals, feature_matrix
-from docs_mcp.server.ranking.model import Gate, RankerModel, by_probability
+from docs_mcp.server.ranking.gate import Gate
+from docs_mcp.server.ranking.model import RankerModel, by_probability
 
 
 def signals(vector) -> QuerySignals:
