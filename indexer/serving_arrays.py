@@ -51,6 +51,13 @@ SERVING_VERSION = "4"  # 2: page records; 3: chunk roles and stopwords; 4: no ve
 READABLE_VERSIONS = ("3", SERVING_VERSION)
 MANIFEST_FILE = "manifest.json"
 UNSET = -1
+# The file of each Postings array, and the per-chunk arrays of ServingArrays stored under their own names:
+# the writer saves and the reader maps exactly these.
+POSTING_FILES = {
+    "terms": "terms", "term_offsets": "term_offsets", "df": "term_df", "starts": "term_starts",
+    "docs": "posting_docs", "weights": "posting_weights", "tf": "posting_tf", "field_lengths": "field_lengths",
+}  # fmt: skip
+CHUNK_FILES = ("file_codes", "file_order", "file_starts", "heading_codes", "roles", "taxonomy_codes")
 
 
 @dataclass(frozen=True)

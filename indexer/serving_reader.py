@@ -15,7 +15,16 @@ import numpy as np
 
 from docs_mcp.indexer.errors import IndexFormatError
 from docs_mcp.indexer.page_records import open_page_records
-from docs_mcp.indexer.serving_arrays import MANIFEST_FILE, READABLE_VERSIONS, SERVING_DIR, Postings, ServingArrays, Vectors
+from docs_mcp.indexer.serving_arrays import (
+    CHUNK_FILES,
+    MANIFEST_FILE,
+    POSTING_FILES,
+    READABLE_VERSIONS,
+    SERVING_DIR,
+    Postings,
+    ServingArrays,
+    Vectors,
+)
 from docs_mcp.indexer.vector_index import VectorIndex, WindowRows
 
 
@@ -44,14 +53,7 @@ def _load(source: Path, manifest: Mapping[str, Any]) -> ServingArrays:
         return np.load(source / f"{name}.npy", mmap_mode="r").view(np.ndarray)
 
     postings = Postings(
-        terms=mapped("terms"),
-        term_offsets=mapped("term_offsets"),
-        df=mapped("term_df"),
-        starts=mapped("term_starts"),
-        docs=mapped("posting_docs"),
-        weights=mapped("posting_weights"),
-        tf=mapped("posting_tf"),
-        field_lengths=mapped("field_lengths"),
+        **{field: mapped(file) for field, file in POSTING_FILES.items()},
         field_weights=tuple(manifest["field_weights"]),
         stopwords=frozenset(manifest["stopwords"]),
     )
@@ -70,15 +72,10 @@ def _load(source: Path, manifest: Mapping[str, Any]) -> ServingArrays:
     return ServingArrays(
         num_chunks=int(manifest["chunks"]),
         postings=postings,
-        file_codes=mapped("file_codes"),
-        file_order=mapped("file_order"),
-        file_starts=mapped("file_starts"),
-        heading_codes=mapped("heading_codes"),
-        roles=mapped("roles"),
+        **{name: mapped(name) for name in CHUNK_FILES},
         role_names=tuple(manifest["roles"]),
         taxonomy_keys=tuple(taxonomy),
         taxonomy_values={key: tuple(values) for key, values in taxonomy.items()},
-        taxonomy_codes=mapped("taxonomy_codes"),
         vectors=vectors,
         records=open_page_records(source, manifest),
         vector_index=ivf,

@@ -22,7 +22,17 @@ from docs_mcp.indexer.bm25f import DEFAULT_FIELD_WEIGHTS, bm25f_weights
 from docs_mcp.indexer.chunk_roles import ROLES, read_roles
 from docs_mcp.indexer.page_records import write_page_records
 from docs_mcp.indexer.schema import CHUNKS_TABLE, FTS_FIELDS, FTS_SCHEMA, VECTORS_TABLE
-from docs_mcp.indexer.serving_arrays import MANIFEST_FILE, SERVING_DIR, SERVING_VERSION, UNSET, Postings, ServingArrays, Vectors
+from docs_mcp.indexer.serving_arrays import (
+    CHUNK_FILES,
+    MANIFEST_FILE,
+    POSTING_FILES,
+    SERVING_DIR,
+    SERVING_VERSION,
+    UNSET,
+    Postings,
+    ServingArrays,
+    Vectors,
+)
 from docs_mcp.indexer.vector_index import VectorIndex
 
 # Postings are read from DuckDB for terms holding about this many at a time: reading all of a million chunks'
@@ -249,20 +259,8 @@ def _vector_manifest(vectors: Vectors | None, ann: VectorIndex | None) -> dict[s
 def _save(arrays: ServingArrays, out: Path) -> None:
     p = arrays.postings
     files = {
-        "terms": p.terms,
-        "term_offsets": p.term_offsets,
-        "term_df": p.df,
-        "term_starts": p.starts,
-        "posting_docs": p.docs,
-        "posting_weights": p.weights,
-        "posting_tf": p.tf,
-        "field_lengths": p.field_lengths,
-        "file_codes": arrays.file_codes,
-        "file_order": arrays.file_order,
-        "file_starts": arrays.file_starts,
-        "heading_codes": arrays.heading_codes,
-        "roles": arrays.roles,
-        "taxonomy_codes": arrays.taxonomy_codes,
+        **{file: getattr(p, field) for field, file in POSTING_FILES.items()},
+        **{name: getattr(arrays, name) for name in CHUNK_FILES},
         **(_vector_files(arrays.vectors, arrays.vector_index) if arrays.vectors else {}),
     }
     for name, array in files.items():
