@@ -340,6 +340,21 @@ def test_the_cycle_finder():
     assert import_cycles({"a": {"b"}, "b": set()}) == []
 
 
+def class_homes() -> dict[str, list[str]]:
+    """Each class name defined at module level in our packages -> the modules that define it."""
+    homes: dict[str, list[str]] = {}
+    for _, path, module in source_files():
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef):
+                homes.setdefault(node.name, []).append(module)
+    return homes
+
+
+def test_one_record_per_concept():
+    """A class name means one thing: one Library, one TocEntry, one Mode..., each defined in one module."""
+    assert {name: modules for name, modules in class_homes().items() if len(modules) > 1} == {}
+
+
 ENVIRONMENT_MODULE = "docs_mcp/environment.py"
 
 

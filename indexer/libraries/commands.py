@@ -39,7 +39,7 @@ def libraries(
 
     listed = list_libraries(index)
     if as_json:
-        typer.echo(orjson.dumps([item.as_json() for item in listed], option=orjson.OPT_INDENT_2).decode())
+        typer.echo(orjson.dumps([item.listing() for item in listed], option=orjson.OPT_INDENT_2).decode())
         return
     rows = [("ID", "NAME", "VERSION", "DOCS", "CHUNKS", "LANGUAGES", "INDEXED")]
     rows += [

@@ -9,12 +9,12 @@ admonitions, code, shortcodes and JSX never become a description.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from itertools import groupby
 from typing import Any, Iterable
 
 import mistune
 
+from docs_mcp.indexer.libraries.library import TocEntry
 from docs_mcp.indexer.manifest import glob_regex
 from docs_mcp.indexer.records import Chunk
 
@@ -25,20 +25,6 @@ _NOT_PROSE = ("!!!", "???", "///", ":::", "{{", "{%", "import ", "export ", "<",
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*_\[(\"'])")
 _SPACE = re.compile(r"\s+")
 _parse = mistune.create_markdown(renderer=None)
-
-
-@dataclass(frozen=True)
-class TocEntry:
-    """One document of a library as the table of contents lists it."""
-
-    path: str  # as stored in the index (mounted), usable with read_page
-    title: str
-    description: str
-    section: str
-
-    def as_json(self) -> dict[str, Any]:
-        """The entry as metadata.json and the tools show it."""
-        return {"path": self.path, "title": self.title, "description": self.description, "section": self.section}
 
 
 def toc_entries(chunks: Iterable[Chunk], files: dict[str, str], sections: tuple[tuple[str, str], ...], mount: str) -> list[TocEntry]:

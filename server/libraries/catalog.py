@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from docs_mcp.indexer.libraries.library import Library, TocEntry
 from docs_mcp.indexer.libraries.store import catalog_entries
 from docs_mcp.server.libraries.fuzzy import best_score, compact, words
 from docs_mcp.server.errors import quoted
@@ -21,52 +22,6 @@ DESCRIPTION_FACTOR = 0.6  # words of the description, for natural-language queri
 SUGGESTIONS = 3
 SUGGEST_RELEVANCE = 0.5  # "did you mean" names only close matches,
 SUGGEST_SPREAD = 0.15  # and only those nearly as close as the closest
-
-
-LOCAL = "local"
-REMOTE = "remote"
-
-
-@dataclass(frozen=True)
-class TocEntry:
-    """One document of a library: its indexed path (usable with read_page), title, description, section.
-
-    ``url`` is the page's address for an llms.txt library (read_page reads it on demand).
-    """
-
-    path: str
-    title: str
-    description: str
-    section: str
-    url: str = ""
-
-
-@dataclass(frozen=True)
-class Library:
-    """One documentation set of the index."""
-
-    library_id: str
-    name: str
-    description: str
-    languages: tuple[str, ...]
-    version: str
-    aliases: tuple[str, ...]
-    mount: str
-    toc: tuple[TocEntry, ...]
-    chunks: int
-    indexed_at: str
-    source: str = LOCAL  # LOCAL: answered from this index; REMOTE: by the Context7-compatible API
-    origin: str = ""  # "llms-txt" for a library read from the web, '' for a docs folder
-    indexed: bool = True  # False: in the registry, fetched into the index on first use
-
-    @property
-    def sections(self) -> list[str]:
-        """Section names in table-of-contents order, each once."""
-        return list(dict.fromkeys(entry.section for entry in self.toc))
-
-    def names(self) -> list[str]:
-        """What an agent may call this library: ID, project, name and aliases."""
-        return [self.library_id, self.library_id.split("/")[-1], self.name, *self.aliases]
 
 
 @dataclass(frozen=True)
@@ -89,7 +44,7 @@ class LibraryCatalog:
     def from_metadata(cls, metadata: Mapping[str, Any], registered: tuple[Library, ...] = ()) -> "LibraryCatalog":
         """The catalog of an index from its metadata.json content, plus the ``registered`` libraries it does not hold."""
         entries = catalog_entries(metadata)
-        indexed = {library_id: _library(library_id, entry) for library_id, entry in entries.items()}
+        indexed = {library_id: Library.from_entry(library_id, entry) for library_id, entry in entries.items()}
         return cls({**{lib.library_id: lib for lib in registered if lib.library_id not in indexed}, **indexed})
 
     @property
@@ -165,19 +120,3 @@ def _name_part(query: str) -> str:
     """
     org, slash, name = query.strip().partition("/")
     return name if slash and org and name and not any(c.isspace() for c in query.strip()) else query
-
-
-def _library(library_id: str, entry: Mapping[str, Any]) -> Library:
-    return Library(
-        library_id=library_id,
-        name=entry.get("name") or library_id,
-        description=entry.get("description") or "",
-        languages=tuple(entry.get("languages") or ()),
-        version=entry.get("version") or "",
-        aliases=tuple(entry.get("aliases") or ()),
-        mount=entry.get("mount") or "",
-        toc=tuple(TocEntry(e["path"], e["title"], e.get("description", ""), e["section"], e.get("url", "")) for e in entry.get("toc") or ()),
-        chunks=int((entry.get("stats") or {}).get("chunks", 0)),
-        indexed_at=entry.get("indexed_at") or "",
-        origin=entry.get("origin") or "",
-    )

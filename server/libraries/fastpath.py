@@ -18,7 +18,8 @@ from docs_mcp.indexer.libraries.spec import LIBRARY_KEY
 from docs_mcp.server.ranking.confidence import confidence, term_coverage
 from docs_mcp.server.core.live_index import ServedIndex
 from docs_mcp.server.contract.render import DELIMITER_START, escape_delimiter_lines
-from docs_mcp.server.libraries.catalog import Library, LibraryCatalog
+from docs_mcp.indexer.libraries.library import Library
+from docs_mcp.server.libraries.catalog import LibraryCatalog
 from docs_mcp.server.search.records import Hit
 from docs_mcp.server.libraries.errors import TopicNotFoundError
 

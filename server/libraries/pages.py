@@ -15,7 +15,8 @@ from typing import Any, Sequence
 from docs_mcp.indexer.index_store import IndexStore
 from docs_mcp.server.errors import quoted
 from docs_mcp.server.libraries.fuzzy import name_score
-from docs_mcp.server.libraries.catalog import Library, LibraryCatalog
+from docs_mcp.indexer.libraries.library import Library
+from docs_mcp.server.libraries.catalog import LibraryCatalog
 from docs_mcp.server.libraries.errors import PageNotFoundError, PathNotAllowedError
 
 CHUNK_SEPARATOR = "\n\n"

@@ -17,7 +17,8 @@ from docs_mcp.indexer.sources.registry import CONTEXT7, LLMS_TXT, RegisteredLibr
 from docs_mcp.indexer.sources.service import SourceService
 from docs_mcp.server.core.live_index import LiveIndex, ServedIndex
 from docs_mcp.server.libraries.arguments import Context7Args, PageArgs
-from docs_mcp.server.libraries.catalog import LOCAL, REMOTE, Library, LibraryCatalog
+from docs_mcp.indexer.libraries.library import LOCAL, REMOTE, Library
+from docs_mcp.server.libraries.catalog import LibraryCatalog
 from docs_mcp.server.libraries.pages import line_fields, window
 from docs_mcp.server.libraries.schemas import GET_CONTEXT7_DOCS, GET_DOCS
 

@@ -28,7 +28,8 @@ from docs_mcp import __version__
 from docs_mcp.indexer.libraries.catalog import RESOURCE_PROPERTY
 from docs_mcp.indexer.ranker import ranking_facts
 from docs_mcp.server.errors import quoted
-from docs_mcp.server.libraries.catalog import Library, LibraryCatalog
+from docs_mcp.indexer.libraries.library import Library
+from docs_mcp.server.libraries.catalog import LibraryCatalog
 from docs_mcp.server.libraries.schemas import GET_LIBRARY_INFO
 from docs_mcp.server.libraries.tools import catalog_of
 from docs_mcp.server.libraries.pages import read_lines

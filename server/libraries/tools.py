@@ -31,7 +31,8 @@ from docs_mcp.server.libraries.arguments import (
     parse_page_args,
     parse_resolve_args,
 )
-from docs_mcp.server.libraries.catalog import REMOTE, Library, LibraryCatalog
+from docs_mcp.indexer.libraries.library import REMOTE, Library
+from docs_mcp.server.libraries.catalog import LibraryCatalog
 from docs_mcp.server.libraries.pages import line_fields, locate, read_lines
 from docs_mcp.server.libraries.remote import Prepared, Sources, refuse_remote
 from docs_mcp.server.libraries.schemas import (

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from docs_mcp.server.libraries.catalog import Library, LibraryCatalog
+from docs_mcp.indexer.libraries.library import Library
+from docs_mcp.server.libraries.catalog import LibraryCatalog
 from docs_mcp.server.libraries.fuzzy import MAX_EDITS, best_score, compact, levenshtein, name_score
 
 
