@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Mapping, Protocol
 
 from docs_mcp.indexer.errors import CorpusProblemsError
-from docs_mcp.indexer.generation import ANY_GENERATION, Progress, ProgressFn, write_index
+from docs_mcp.indexer.generation import ANY_GENERATION, EmbedVia, Progress, ProgressFn, write_index
 from docs_mcp.indexer.libraries.merge import plan_build
 from docs_mcp.indexer.libraries.spec import LibrarySpec
 from docs_mcp.indexer.records import IndexReport
@@ -56,13 +56,15 @@ def write_source(
     strict: bool = False,
     progress: ProgressFn | None = None,
     planned_on: str | None | object = ANY_GENERATION,
+    embed_via: EmbedVia | None = None,
 ) -> IndexReport:
     """Write ``source`` as its library into the index folder ``index_dir``, keeping the index's other libraries.
 
     ``embeddings`` is ``"default"`` (the packaged model, offline), ``"none"`` (full text
     only) or a fastembed model name. ``planned_on``: the live generation the caller planned
     from (None: no index yet); the write fails with IndexChangedError if another writer swapped
-    one in meanwhile. Left out, the write replaces whatever is live.
+    one in meanwhile. Left out, the write replaces whatever is live. ``embed_via`` wraps the model
+    for the documents' embedding (a Dask fan-out).
 
     Raises:
         CorpusNotFoundError: the documents are missing or hold no markdown.
@@ -90,4 +92,4 @@ def write_source(
         library_id = source.spec.library_id
         catalog = replace(catalog, libraries={**catalog.libraries, library_id: source.catalog_entry(catalog.libraries[library_id])})
     return write_index(scan, index_dir, embeddings=embeddings, annotate=catalog.annotate, progress=progress, started=started,
-                       planned_on=planned_on)  # fmt: skip
+                       planned_on=planned_on, embed_via=embed_via)  # fmt: skip

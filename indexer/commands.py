@@ -48,6 +48,8 @@ def index(
     languages: list[str] = typer.Option([], "--language", help="Programming language the library is for (repeatable)."),
     version: Optional[str] = typer.Option(None, "--version", help="Version of the library these docs describe."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr (problems and the summary are still printed)."),
+    dask: Optional[str] = typer.Option(None, "--dask", help="Embed on the workers of this Dask scheduler (tcp://host:8786; pip install 'docs-mcp[dask]')."),
+    vector_cache: Optional[Path] = typer.Option(None, "--vector-cache", help="With --dask: folder of finished vectors, kept if the build is killed (default: OUT/vector-cache)."),
 ) -> None:
     """Index a folder of markdown: full-text search goes live first, hybrid search when the vectors are ready; the previous index stays live until then."""
     from docs_mcp.indexer.sources.folder import build_index
@@ -57,9 +59,15 @@ def index(
     choice = _embedding_choice(embeddings, model)
     spec = requested_spec(docs_dir, library, name=name, description=description, languages=languages, version=version)
     display = BuildDisplay(quiet=quiet)
+    fan_out = None
+    if dask:
+        from docs_mcp.indexer.fleet.dask_embedding import FanOut
+
+        fan_out = FanOut(dask, vector_cache or out / "vector-cache")
     try:
         with display:
-            report = build_index(docs_dir, out, embeddings=choice, strict=strict, metadata_file=metadata, progress=display.show, library=spec)
+            report = build_index(docs_dir, out, embeddings=choice, strict=strict, metadata_file=metadata, progress=display.show,
+                                 library=spec, embed_via=fan_out.wrap if fan_out else None)
     except KeyboardInterrupt:
         _exit_interrupted(display, out, choice)
     except DocsMcpError:
@@ -72,8 +80,15 @@ def index(
         if not interrupted(error):
             raise
         _exit_interrupted(display, out, choice)
+    finally:
+        if fan_out is not None:
+            fan_out.close()
     _print_problems(report.problems)
     typer.echo(summary(report, choice))
+    if fan_out is not None and fan_out.embedder is not None:
+        stats = fan_out.embedder.stats
+        typer.echo(f"  dask:         {stats.embedded} windows embedded by the workers in {stats.tasks} tasks, "
+                   f"{stats.cached} from the vector cache", err=True)
 
 
 def _exit_interrupted(display: BuildDisplay, out: Path, embeddings: str) -> NoReturn:

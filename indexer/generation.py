@@ -83,6 +83,8 @@ class Progress:
 
 ProgressFn = Callable[[Progress], None]
 Annotate = Callable[[dict[str, Any]], dict[str, Any]]
+# Wraps the loaded model for the build's document embedding (the Dask fan-out: indexer/fleet/dask_embedding.py).
+EmbedVia = Callable[[Embedder], Embedder]
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,7 @@ class _Build:
     annotate: Annotate | None
     notify: ProgressFn
     started: float
+    embed_via: EmbedVia | None = None
 
     def metadata(self, identity: ModelIdentity | None) -> dict[str, Any]:
         """The metadata.json content of a generation whose vectors ``identity`` made (None: no vectors)."""
@@ -127,13 +130,15 @@ def write_index(
     progress: ProgressFn | None = None,
     started: float | None = None,
     planned_on: str | None | object = ANY_GENERATION,
+    embed_via: EmbedVia | None = None,
 ) -> IndexReport:
     """Write ``scan`` as the index at ``out_dir``: full text live first, then hybrid when vectors are ready.
 
     ``annotate`` may add entries to the metadata.json content before it is written.
     ``planned_on`` is the live generation ``scan`` was planned from (None: no index yet);
     when given, the write is refused if another writer swapped a generation in since,
-    because the scan would drop what that writer added.
+    because the scan would drop what that writer added. ``embed_via`` wraps the loaded model
+    for embedding the documents (the queries' model stays the local one).
 
     Raises:
         ModelLoadError: the embedding model cannot be loaded.
@@ -152,7 +157,7 @@ def write_index(
     created = not out_dir.exists()
     prepare_out_dir(out_dir)
     chunks = tuple(sorted(scan.chunks, key=lambda chunk: (chunk.library, chunk.filepath, chunk.chunk_index)))
-    build = _Build(out_dir, scan, chunks, _now(), annotate, notify, started)
+    build = _Build(out_dir, scan, chunks, _now(), annotate, notify, started, embed_via)
     live_after: dict[str, float] = {}
     with _no_empty_index_left(out_dir, created), write_lock(out_dir):
         previous = previous_generation(out_dir)
@@ -210,6 +215,8 @@ def _write_first(
             conn.execute(fts_sql(stopwords))
         # The model has been loading meanwhile; planning needs its checksum (the windows' keys).
         embedder = model.result() if model else None
+        if embedder is not None and build.embed_via is not None:
+            embedder = build.embed_via(embedder)
         plan = plan_vectors(conn, folder, build.chunks, embedder.identity.checksum, sources) if embedder else None
         if embedder is not None and plan is not None and not plan.todo:
             identity = embedder.identity

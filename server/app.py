@@ -7,6 +7,7 @@ exactly our text (MCPServer prefixes them).
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -16,6 +17,7 @@ from typing import Any, Mapping
 
 import anyio
 import mcp_types as types
+import orjson
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
@@ -23,6 +25,8 @@ from mcp.shared.exceptions import MCPError
 from docs_mcp import __version__
 from docs_mcp.indexer.sources.config import source_settings
 from docs_mcp.indexer.sources.service import SourceService
+from docs_mcp.server.contract.cursor import cursor_generation
+from docs_mcp.server.contract.schemas import SEARCH_DOCS
 from docs_mcp.server.contract.tools import contract_specs
 from docs_mcp.server.core.live_index import LiveIndex
 from docs_mcp.server.core.registry import ToolCall, ToolRegistry
@@ -31,7 +35,7 @@ from docs_mcp.server.gateway import Gateway, gateway_specs
 from docs_mcp.server.libraries import prompts, resources
 from docs_mcp.server.libraries.remote import Sources
 from docs_mcp.server.libraries.tools import library_specs, searched_libraries
-from docs_mcp.server.sessions import SessionStore
+from docs_mcp.server.sessions import SessionStore, SessionValues, redis_sessions
 from docs_mcp.server.search.modes import Mode
 from docs_mcp.server.stdio_guard import guarded_stdio
 
@@ -60,22 +64,35 @@ class ServerSettings:
     warm: bool = True
     # Search worker processes (server/search/pool.py); 0: searches run in this process's threads.
     search_workers: int = 0
+    # Seconds a replaced generation stays open to answer the cursors it issued (a fleet replica: the cursor lifetime).
+    retain_generations: float = 0.0
+    # Redis holding the per-session state (resolved libraries, announced tools) shared by replicas; empty: this process.
+    sessions_redis_url: str = ""
+    sessions_redis_prefix: str = "docs-mcp"
 
 
 @dataclass
 class AnnouncedTools:
-    """The tool list each session last received, so it can be told when an index swap changes it."""
+    """The tool list each session last received (its digest), so it can be told when an index swap changes it."""
 
-    seen: SessionStore[list[types.Tool]] = field(default_factory=SessionStore)
+    seen: SessionValues[str] = field(default_factory=SessionStore)
+
+    @classmethod
+    def in_redis(cls, url: str, prefix: str) -> AnnouncedTools:
+        return cls(redis_sessions(url, prefix, "tools", str.encode, bytes.decode))
 
     def record(self, session: str, tool_list: list[types.Tool]) -> None:
-        self.seen.put(session, tool_list)
+        self.seen.put(session, _digest(tool_list))
 
     def changed(self, session: str, tool_list: list[types.Tool]) -> bool:
         """Whether the session saw another list; the new one counts as announced from now on."""
-        previous = self.seen.get(session)
-        self.seen.put(session, tool_list)
-        return previous is not None and previous != tool_list
+        previous, now = self.seen.get(session), _digest(tool_list)
+        self.seen.put(session, now)
+        return previous is not None and previous != now
+
+
+def _digest(tool_list: list[types.Tool]) -> str:
+    return hashlib.sha256(orjson.dumps([tool.model_dump(mode="json") for tool in tool_list])).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -106,18 +123,28 @@ def tool_list(metadata: Mapping[str, Any]) -> list[types.Tool]:
     return tool_registry("hybrid", None).tools(metadata)
 
 
-def build_server(index_dir: Path | str, settings: ServerSettings | None = None, gateway: Gateway | None = None) -> Server[AppState]:
+def open_live(index_dir: Path | str, settings: ServerSettings) -> LiveIndex:
+    """The live index a server built with ``settings`` serves (a fleet replica opens it first, to prepare generations).
+
+    Raises:
+        IndexNotFoundError, IndexFormatError: there is no readable index at ``index_dir``.
+    """
+    return LiveIndex(Path(index_dir), secret=settings.cursor_secret, tool_list=tool_list, warm=settings.mode,
+                     workers=settings.search_workers, retain=settings.retain_generations)
+
+
+def build_server(index_dir: Path | str, settings: ServerSettings | None = None, gateway: Gateway | None = None,
+                 live: LiveIndex | None = None) -> Server[AppState]:
     """A server for the index at ``index_dir``, opened now so a bad index fails before serving.
 
     With a ``gateway`` (owned and closed by the caller), the meta-tools over its upstream
-    servers' tools are offered too.
+    servers' tools are offered too. ``live``: the index from ``open_live``, when the caller needs it too.
 
     Raises:
         IndexNotFoundError, IndexFormatError: there is no readable index at ``index_dir``.
     """
     settings = settings or ServerSettings()
-    live = LiveIndex(Path(index_dir), secret=settings.cursor_secret, tool_list=tool_list, warm=settings.mode,
-                     workers=settings.search_workers)
+    live = live or open_live(index_dir, settings)
     served = live.current()
     logger.info(
         "serving %s (generation %s, %d chunks, %s ranking, %s)", index_dir, served.generation, served.engine.size, settings.mode,
@@ -137,7 +164,7 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None, 
         if settings.warm:
             live.warm_in_background()  # the first tools/list must not wait for the model
         try:
-            yield AppState(live, settings, sources, registry, gateway=gateway)
+            yield AppState(live, settings, sources, registry, gateway=gateway, **_shared_sessions(settings))
         finally:
             # Join the warm-up and close DuckDB before the interpreter shuts down (else: SIGABRT).
             await anyio.to_thread.run_sync(live.close)
@@ -177,7 +204,7 @@ async def _call_tool(ctx: ServerRequestContext[AppState], params: types.CallTool
     if not spec.leases_index:
         answer = await anyio.to_thread.run_sync(spec.answer, ToolCall(None, params.arguments, ctx.request, ctx.request_id))
         return answer if isinstance(answer, types.CallToolResult) else answer.result()
-    index = await anyio.to_thread.run_sync(state.live.acquire)
+    index = await anyio.to_thread.run_sync(state.live.acquire, _issuing_generation(state.live, params))
     try:
         answer = await anyio.to_thread.run_sync(spec.answer, ToolCall(index, params.arguments, ctx.request, ctx.request_id))
     finally:
@@ -191,6 +218,20 @@ async def _call_tool(ctx: ServerRequestContext[AppState], params: types.CallTool
     # Every tool's error also carries the one structured shape {code, message, recoverable, suggestion}; a search
     # carries its SearchResult plus the libraries it searched (the text stays exactly the contract's).
     return answer.result()
+
+
+def _issuing_generation(live: LiveIndex, params: types.CallToolRequestParams) -> str | None:
+    """The generation that issued a search_docs cursor, when this server still holds it open (a fleet replica, around a swap)."""
+    cursor = (params.arguments or {}).get("cursor") if params.name == SEARCH_DOCS else None
+    return cursor_generation(cursor, live.held()) if isinstance(cursor, str) and cursor else None
+
+
+def _shared_sessions(settings: ServerSettings) -> dict[str, Any]:
+    """AppState's session stores in Redis when the settings name one (team mode with Redis), else none (in memory)."""
+    url, prefix = settings.sessions_redis_url, settings.sessions_redis_prefix
+    if not url:
+        return {}
+    return {"sessions": resources.LibrarySessions.in_redis(url, prefix), "announced": AnnouncedTools.in_redis(url, prefix)}
 
 
 async def serve_stdio(index_dir: Path | str, settings: ServerSettings | None = None, gateway: Gateway | None = None) -> None:

@@ -38,6 +38,7 @@ class LogFormat(str, Enum):
 
 def register(app: typer.Typer) -> None:
     """Add this area's commands to the root `docs-mcp` app."""
+    from docs_mcp.server.fleet.commands import register_fleet
     from docs_mcp.server.gateway.commands import register_gateway
     from docs_mcp.server.team.commands import register_team
 
@@ -45,6 +46,7 @@ def register(app: typer.Typer) -> None:
     app.command("search")(search)
     register_team(app)
     register_gateway(app)
+    register_fleet(app)
 
 
 def serve(

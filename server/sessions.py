@@ -10,6 +10,11 @@
 
 State is bounded: at most ``MAX_SESSIONS`` sessions, the least recently used
 dropped first, and a session idle for ``SESSION_TTL`` seconds is forgotten.
+
+With Redis configured (team mode's ``rate_limit.redis_url``), sessions live there instead
+(``RedisSessionStore``), shared by every replica behind the balancer: one key per session and
+kind, expiring after ``SESSION_TTL`` idle seconds (each read or write renews it), so Redis
+bounds them as the memory store does.
 """
 
 from __future__ import annotations
@@ -17,7 +22,8 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from typing import Any, Callable, Generic, TypeVar
+import logging
+from typing import Any, Callable, Generic, Protocol, TypeVar
 
 SESSION_SCOPE = "docs_mcp.session"  # ASGI scope entry naming the authenticated caller
 SESSION_HEADER = "mcp-session-id"
@@ -26,6 +32,16 @@ MAX_SESSIONS = 1000
 SESSION_TTL = 3600.0  # seconds of inactivity
 
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
+REDIS_TIMEOUT = 1.0  # seconds: a session lookup never holds a request longer than this
+
+
+class SessionValues(Protocol[T]):
+    """What a per-session store offers: SessionStore (this process) or RedisSessionStore (every replica)."""
+
+    def get(self, session: str) -> T | None: ...
+
+    def put(self, session: str, value: T) -> None: ...
 
 
 def request_session(request: Any) -> str:
@@ -86,3 +102,39 @@ class SessionStore(Generic[T]):
         deadline = self._clock() - self._ttl
         while self._values and next(iter(self._values.values()))[0] < deadline:
             self._values.popitem(last=False)
+
+
+class RedisSessionStore(Generic[T]):
+    """Per-session values in Redis, shared by every replica; a session idle for ``ttl`` seconds expires.
+
+    Values cross as bytes (``encode``/``decode``). Redis failing is logged and read as "no
+    state" (state is a convenience; a Redis outage already refuses requests at the rate limiter).
+    """
+
+    def __init__(self, client: Any, errors: tuple[type[BaseException], ...], prefix: str, kind: str,
+                 encode: Callable[[T], bytes], decode: Callable[[bytes], T], *, ttl: float = SESSION_TTL) -> None:
+        self._client, self._errors = client, errors
+        self._prefix = f"{prefix}:session:{kind}:"
+        self._encode, self._decode, self._ttl = encode, decode, int(ttl)
+
+    def get(self, session: str) -> T | None:
+        try:
+            raw = self._client.getex(self._prefix + session, ex=self._ttl)  # a read is activity: renew
+        except self._errors as error:
+            logger.warning("session store unavailable: %s", type(error).__name__)
+            return None
+        return None if raw is None else self._decode(raw)
+
+    def put(self, session: str, value: T) -> None:
+        try:
+            self._client.set(self._prefix + session, self._encode(value), ex=self._ttl)
+        except self._errors as error:
+            logger.warning("session store unavailable: %s", type(error).__name__)
+
+
+def redis_sessions(url: str, prefix: str, kind: str, encode: Callable[[T], bytes], decode: Callable[[bytes], T]) -> RedisSessionStore[T]:
+    """A RedisSessionStore on the Redis at ``url`` (the redis package: the ``redis`` extra)."""
+    import redis
+
+    client = redis.Redis.from_url(url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT)
+    return RedisSessionStore(client, (redis.RedisError, OSError), prefix, kind, encode, decode)

@@ -40,6 +40,8 @@ FOLDER_NAMES = {"server", "indexer", "eval"}
 _SERVER = "docs_mcp.server"
 _GATEWAY = f"{_SERVER}.gateway"
 _SOURCES = "docs_mcp.indexer.sources"
+_FLEET = f"{_SERVER}.fleet"
+_INDEXER_FLEET = "docs_mcp.indexer.fleet"
 # The gateway reuses the engine, the contract's argument checks and the libraries' error shape;
 # every other part of the contract and the libraries is theirs alone.
 _GATEWAY_MAY_NOT = (
@@ -49,9 +51,12 @@ _GATEWAY_MAY_NOT = (
                                            "resources", "schemas", "tools")),
 )  # fmt: skip
 PRODUCT_RULES: dict[str, tuple[str, ...]] = {
-    f"{_SERVER}.search": (f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, "mcp", "mcp_types", _SOURCES),
+    f"{_SERVER}.search": (f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, "mcp", "mcp_types",
+                          _SOURCES, _FLEET, _INDEXER_FLEET),
     # The contract tools read the index only; remote sources reach the server through the library tools.
-    f"{_SERVER}.contract": (f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, _SOURCES),
+    f"{_SERVER}.contract": (f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, _SOURCES, _FLEET, _INDEXER_FLEET),
+    # A fleet replica follows the registry through the live index; team mode wires it in, never the reverse.
+    _FLEET: (f"{_SERVER}.team", f"{_SERVER}.app", f"{_SERVER}.libraries", _GATEWAY, "mcp", "mcp_types"),
     f"{_SERVER}.libraries": (f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY),
     _GATEWAY: _GATEWAY_MAY_NOT,
     # The kernel every product shares: it knows no product.
@@ -66,7 +71,9 @@ PRODUCT_RULES: dict[str, tuple[str, ...]] = {
     f"{_SERVER}.errors": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY),
     f"{_SERVER}.sessions": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team",
                             f"{_SERVER}.app", _GATEWAY, "mcp", "mcp_types"),
-    "docs_mcp.indexer": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES),
+    "docs_mcp.indexer": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, _INDEXER_FLEET),
+    # The fleet's control plane and shared storage use the index files only; publishing a build is the CLI's business.
+    _INDEXER_FLEET: ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, "docs_mcp.indexer.commands"),
     "docs_mcp.indexer.libraries": ("docs_mcp.indexer.build", _SOURCES),
     "docs_mcp.indexer.build": (_SOURCES,),
     # Sources (folders, llms.txt) hand their documents to the one writer (build); the writer knows no source.
@@ -86,8 +93,8 @@ DUCKDB_MODULES = {
 NO_INDEX_HANDLES = tuple(f"{_SERVER}.{p}" for p in ("core", "search", "contract", "libraries", "gateway", "team"))
 # index_file names that hand out the database itself (the store wraps them).
 INDEX_HANDLE_NAMES = {"connect", "fetch_all", "open_index", "open_generation", "IndexReader"}
-# team's API key store is a SQLite file of its own, not the index.
-OWN_DATABASES = {f"{_SERVER}.team.keys"}
+# team's API key stores are databases of their own (a SQLite file, a fleet's PostgreSQL), not the index.
+OWN_DATABASES = {f"{_SERVER}.team.keys", f"{_SERVER}.team.postgres_keys"}
 # Modules that are always free within their area: the public API and the CLI edge.
 AREA_EDGES = ("__init__", "commands")
 # (file, function) pairs allowed to write to stdout: CLI commands whose result is their output.
@@ -98,6 +105,8 @@ STDOUT_PRINTERS = {
     ("server/team/commands.py", "list_keys"),
     ("server/team/commands.py", "example"),
     ("server/team/commands.py", "show"),
+    ("server/fleet/commands.py", "publish_command"),
+    ("server/fleet/commands.py", "status"),
 }
 
 
@@ -454,6 +463,10 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.indexer.sources.ingest", "from docs_mcp.indexer.commands import index\n", ["docs_mcp.indexer.commands"]),
         ("docs_mcp.indexer.build", "from docs_mcp.indexer.sources.folder import FolderSource\n", ["docs_mcp.indexer.sources.folder"]),
         ("docs_mcp.indexer.sources.service", "from docs_mcp.indexer.commands import index\n", ["docs_mcp.indexer.commands"]),
+        ("docs_mcp.server.fleet.replica", "from docs_mcp.server.team.keys import KeyReader\n", ["docs_mcp.server.team.keys"]),
+        ("docs_mcp.server.contract.tools", "from docs_mcp.server.fleet.replica import ReplicaAgent\n", ["docs_mcp.server.fleet.replica"]),
+        ("docs_mcp.indexer.generation", "from docs_mcp.indexer.fleet.storage import DirectoryStorage\n", ["docs_mcp.indexer.fleet.storage"]),
+        ("docs_mcp.indexer.fleet.publish", "from docs_mcp.indexer.build import build_index\n", ["docs_mcp.indexer.build"]),
         # allowed: the reverse directions, and the edges
         ("docs_mcp.server.team.http_transport", "from docs_mcp.server.app import build_server\n", []),
         ("docs_mcp.server.libraries.tools", "from docs_mcp.server.core.live_index import ServedIndex\n", []),
@@ -476,6 +489,8 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.app", "from docs_mcp.server.gateway import Gateway\n", []),
         ("docs_mcp.server.app", "from docs_mcp.server.stdio_guard import guarded_stdio\n", []),
         ("docs_mcp.server.team.auth", "from docs_mcp.server.sessions import SESSION_SCOPE\n", []),
+        ("docs_mcp.server.team.fleet_mode", "from docs_mcp.server.fleet.replica import ReplicaAgent\n", []),
+        ("docs_mcp.server.fleet.replica", "from docs_mcp.server.core.live_index import LiveIndex\n", []),
     ],
 )
 def test_the_checker_catches_cross_product_imports(tmp_path, module, source, caught):

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from docs_mcp.indexer.build import Documents, write_source
-from docs_mcp.indexer.generation import ProgressFn
+from docs_mcp.indexer.generation import EmbedVia, ProgressFn
 from docs_mcp.indexer.libraries.spec import LibrarySpec
 from docs_mcp.indexer.records import IndexReport
 
@@ -40,12 +40,14 @@ def build_index(
     metadata_file: Path | None = None,
     progress: ProgressFn | None = None,
     library: LibrarySpec | None = None,
+    embed_via: EmbedVia | None = None,
 ) -> IndexReport:
     """Index the markdown under ``docs_dir`` into the index folder ``out_dir``.
 
     ``embeddings`` is ``"default"`` (the packaged model, offline), ``"none"`` (full text
     only) or a fastembed model name.  ``library`` indexes the folder as that library,
     keeping the index's other libraries; None indexes it as the implicit library.
+    ``embed_via`` wraps the model for the documents' embedding (a Dask fan-out).
 
     Raises:
         CorpusNotFoundError: ``docs_dir`` is missing or holds no markdown.
@@ -56,4 +58,4 @@ def build_index(
         IndexFormatError: ``out_dir`` holds something that is not an index.
     """
     source = FolderSource(Path(docs_dir), library, metadata_file)
-    return write_source(source, Path(out_dir), embeddings=embeddings, strict=strict, progress=progress)
+    return write_source(source, Path(out_dir), embeddings=embeddings, strict=strict, progress=progress, embed_via=embed_via)

@@ -21,7 +21,7 @@ import hashlib
 import hmac
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 import orjson
 
@@ -56,7 +56,7 @@ class CursorCodec:
 
     def __init__(self, generation: str, secret: bytes = b"") -> None:
         self._key = hmac.new(secret, _KEY_CONTEXT + generation.encode(), hashlib.sha256).digest()
-        self._generation_tag = hashlib.sha256(generation.encode()).hexdigest()[:8]
+        self._generation_tag = _tag(generation)
 
     def encode(self, binding: SearchBinding, offset: int) -> str:
         """The cursor for the page of ``binding`` that starts at ``offset``."""
@@ -92,6 +92,24 @@ class CursorCodec:
 
     def _mac(self, payload: bytes) -> bytes:
         return hmac.new(self._key, payload, hashlib.sha256).digest()[:MAC_BYTES]
+
+
+def cursor_generation(cursor: str, generations: Iterable[str]) -> str | None:
+    """Which of ``generations`` issued ``cursor`` (by the tag it carries); None for none, or for no cursor at all.
+
+    A fleet replica holds a few generations open around a swap; the one a cursor names answers it.
+    """
+    try:
+        fields = _parse(_unbase64(cursor)[:-MAC_BYTES])
+    except InvalidCursorError:
+        return None
+    if fields is None:
+        return None
+    return next((g for g in generations if _tag(g) == fields["g"]), None)
+
+
+def _tag(generation: str) -> str:
+    return hashlib.sha256(generation.encode()).hexdigest()[:8]
 
 
 def _unbase64(cursor: str) -> bytes:

@@ -14,6 +14,11 @@ generation's files are not held open) once the last request that leased it is
 done.  ``lease()``/``acquire()`` count those requests; ``current()`` is for
 readers of metadata only (tools, filters), which never touch the connection.
 
+A fleet replica (server/fleet) also *prepares* a generation before it goes live (opens and
+warms it while the old one serves), and *retains* a replaced one for ``retain`` seconds (the
+cursor lifetime): ``acquire(generation)`` leases any generation held open, so a cursor issued
+by a replica on either side of a swap is answered from the generation that issued it.
+
 With search workers (``workers`` > 0), searches run in a pool of processes
 (server/search/pool.py) that open the generation each request leased; warming a
 generation then warms the workers, and this process never loads the query model.
@@ -24,6 +29,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -125,6 +131,7 @@ class LiveIndex:
         warm: str | None = "hybrid",
         workers: int = 0,
         worker_embedder: EmbedderFactory | None = None,
+        retain: float = 0.0,
     ) -> None:
         """Open the live generation; ``tool_list`` says which tools a generation's metadata offers.
 
@@ -132,6 +139,8 @@ class LiveIndex:
         no model), None for no warm-up (a one-shot reader has no use for it).
         ``workers``: search worker processes to start (0: search in this process);
         ``worker_embedder`` replaces the index's query model in them (benchmarks).
+        ``retain``: seconds a replaced generation stays open for ``acquire(generation)`` (0: closed
+        once its last request is done).
 
         Raises:
             IndexNotFoundError, IndexFormatError: there is no readable index at ``index_dir``.
@@ -145,6 +154,9 @@ class LiveIndex:
         self._state_lock = threading.Lock()  # guards _served, _leases and _retired
         self._leases: dict[int, int] = {}  # id(ServedIndex) -> requests using it now
         self._retired: dict[int, ServedIndex] = {}  # replaced generations still leased
+        self._retain = retain
+        self._held: dict[str, ServedIndex] = {}  # open besides the served one: prepared, or retained until _expiry
+        self._expiry: dict[str, float] = {}  # retained generation -> monotonic time it closes
         self._warmers: list[threading.Thread] = []
         self._stat = self._stat_current()
         self._pool: SearchPool | None = None
@@ -164,13 +176,69 @@ class LiveIndex:
         self._follow_current()
         return self._served
 
-    def acquire(self) -> ServedIndex:
-        """The generation to serve this request from, held open until ``release(served)``."""
+    def acquire(self, generation: str | None = None) -> ServedIndex:
+        """The generation to serve this request from, held open until ``release(served)``.
+
+        ``generation``: serve from that one instead if it is held open (prepared or retained),
+        e.g. the generation a cursor was issued on.
+        """
         self._follow_current()
+        closing = self._expire()
         with self._state_lock:
-            served = self._served
+            served = self._held.get(generation, self._served) if generation else self._served
             self._leases[id(served)] = self._leases.get(id(served), 0) + 1
+        for old in closing:
+            self._close(old)
         return served
+
+    def held(self) -> tuple[str, ...]:
+        """The generations open now: the served one first, then the prepared and retained ones (those not expired)."""
+        for old in self._expire():
+            self._close(old)
+        with self._state_lock:
+            return (self._served.generation, *sorted(self._held))
+
+    def prepare(self, generation: str) -> None:
+        """Open and warm ``generation`` of the index folder now, to go live later without a wait.
+
+        Raises:
+            IndexFormatError: the generation is missing or unreadable.
+        """
+        with self._state_lock:
+            if generation == self._served.generation or generation in self._held:
+                self._expiry.pop(generation, None)  # a retained one asked for again stays
+                return
+        served = self._open(generation)
+        if self._warm is not None:
+            served.warm(self._warm)
+        with self._state_lock:
+            self._held[generation] = served
+
+    def discard(self, generation: str) -> None:
+        """Close a prepared or retained generation (not the served one) once no request uses it."""
+        with self._state_lock:
+            served = self._held.pop(generation, None)
+            self._expiry.pop(generation, None)
+            if served is not None and id(served) in self._leases:
+                self._retired[id(served)] = served
+                served = None
+        if served is not None:
+            self._close(served)
+
+    def _expire(self) -> list[ServedIndex]:
+        """Retained generations past their time: dropped from ``_held``; returned for closing if idle."""
+        now = time.monotonic()
+        with self._state_lock:
+            due = [name for name, deadline in self._expiry.items() if deadline <= now]
+            closing = []
+            for name in due:
+                del self._expiry[name]
+                old = self._held.pop(name)
+                if id(old) in self._leases:
+                    self._retired[id(old)] = old
+                else:
+                    closing.append(old)
+        return closing
 
     def release(self, served: ServedIndex) -> None:
         """The request is done with ``served``; a retired generation closes with its last user."""
@@ -208,8 +276,9 @@ class LiveIndex:
         for warmer in self._warmers:
             warmer.join()
         with self._state_lock:
-            generations = [self._served, *self._retired.values()]
+            generations = [self._served, *self._retired.values(), *self._held.values()]
             self._retired.clear()
+            self._held.clear()
         for served in generations:
             self._close(served)
         if self._pool is not None:
@@ -228,18 +297,27 @@ class LiveIndex:
 
     def _swap(self) -> None:
         try:
-            if current_generation(self.index_dir) == self._served.generation:
+            generation = current_generation(self.index_dir)
+            if generation == self._served.generation:
                 return
-            served = self._open()
+            with self._state_lock:
+                served = self._held.pop(generation, None)  # prepared (or retained): already warm
+                self._expiry.pop(generation, None)
+            if served is None:
+                served = self._open()
         except Exception as error:  # noqa: BLE001 - a broken new generation must not take the server down
             logger.error("index changed but cannot be opened, still serving %s: %s", self._served.generation, error)
             return
         if self._warm is not None:
-            served.warm(self._warm)  # before it goes live: no request pays for loading it
+            served.warm(self._warm)  # before it goes live: no request pays for loading it (once per generation)
         with self._state_lock:
             old, self._served = self._served, served
             idle = id(old) not in self._leases
-            if not idle:
+            if self._retain > 0:
+                self._held[old.generation] = old  # answers cursors issued before the swap, until it expires
+                self._expiry[old.generation] = time.monotonic() + self._retain
+                idle = False
+            elif not idle:
                 self._retired[id(old)] = old
         logger.info("index swapped: now serving generation %s", served.generation)
         if idle:
@@ -253,10 +331,14 @@ class LiveIndex:
         else:
             logger.info("released generation %s", served.generation)
 
-    def _open(self) -> ServedIndex:
-        # Read CURRENT before opening: if it moves meanwhile, the next request sees a change and reopens.
-        generation = current_generation(self.index_dir)
-        engine = self._opener(self.index_dir)
+    def _open(self, generation: str | None = None) -> ServedIndex:
+        """The generation CURRENT names (or ``generation``), open."""
+        if generation is not None:
+            engine = open_engine(self.index_dir, generation=generation)
+        else:
+            # Read CURRENT before opening: if it moves meanwhile, the next request sees a change and reopens.
+            generation = current_generation(self.index_dir)
+            engine = self._opener(self.index_dir)
         return ServedIndex(
             generation=generation,
             engine=engine,

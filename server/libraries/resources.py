@@ -34,7 +34,7 @@ from docs_mcp.server.libraries.schemas import GET_LIBRARY_INFO
 from docs_mcp.server.libraries.tools import catalog_of
 from docs_mcp.server.libraries.pages import read_lines
 from docs_mcp.server.core.live_index import ServedIndex
-from docs_mcp.server.sessions import SessionStore, request_session
+from docs_mcp.server.sessions import SessionStore, SessionValues, redis_sessions, request_session
 
 HEALTH_URI = "docs-mcp://health"
 RESOLVED_URI = "docs-mcp://session/resolved-libraries"
@@ -47,30 +47,52 @@ WHOLE_PAGE = 10**9
 NOTIFICATIONS = NotificationOptions(resources_changed=True, tools_changed=True)
 
 
+@dataclass(frozen=True)
+class ResolvedLibrary:
+    """What a session remembers of a library it looked up (what the resolved-libraries resource shows)."""
+
+    library_id: str
+    name: str
+    languages: tuple[str, ...]
+
+
+def _encode_resolved(libraries: list[ResolvedLibrary]) -> bytes:
+    return orjson.dumps([[lib.library_id, lib.name, list(lib.languages)] for lib in libraries])
+
+
+def _decode_resolved(raw: bytes) -> list[ResolvedLibrary]:
+    return [ResolvedLibrary(library_id, name, tuple(languages)) for library_id, name, languages in orjson.loads(raw)]
+
+
 @dataclass
 class LibrarySessions:
     """Per-session memory of the libraries an agent looked up (see server.sessions for what a session is).
 
-    Also holds the server's start time, for the health resource.
+    Also holds the server's start time, for the health resource. ``redis_url``: keep the sessions
+    in that Redis, shared by every replica, instead of this process.
     """
 
     started: float = field(default_factory=time.monotonic)
-    _resolved: SessionStore[dict[str, Library]] = field(default_factory=SessionStore)
+    _resolved: SessionValues[list[ResolvedLibrary]] = field(default_factory=SessionStore)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @classmethod
+    def in_redis(cls, url: str, prefix: str) -> LibrarySessions:
+        return cls(_resolved=redis_sessions(url, prefix, "libraries", _encode_resolved, _decode_resolved))
 
     def record(self, session: str, library: Library) -> bool:
         """Remember ``library`` for ``session``; True if it is new there."""
         with self._lock:
-            seen = self._resolved.setdefault(session, dict)
-            if library.library_id in seen:
+            seen = self._resolved.get(session) or []
+            if any(lib.library_id == library.library_id for lib in seen):
                 return False
-            seen[library.library_id] = library
+            self._resolved.put(session, [*seen, ResolvedLibrary(library.library_id, library.name, tuple(library.languages))])
             return True
 
-    def resolved(self, session: str) -> list[Library]:
+    def resolved(self, session: str) -> list[ResolvedLibrary]:
         """The libraries ``session`` looked up, in the order it did."""
         with self._lock:
-            return list((self._resolved.get(session) or {}).values())
+            return list(self._resolved.get(session) or [])
 
 
 def session_key(ctx: ServerRequestContext) -> str:

@@ -28,7 +28,7 @@ from docs_mcp.environment import variable
 from docs_mcp.server.search.blas import BLAS_THREADS_VARIABLE
 from docs_mcp.server.search.engine import Engine, QueryEmbedder, RankingSettings, open_engine
 
-OPEN_GENERATIONS = 2  # the live one and the one it replaced, still serving leased requests
+OPEN_GENERATIONS = 3  # the live one, the one it replaced (leased requests, cursors) and one a fleet replica prepares
 EmbedderFactory = Callable[[Path], QueryEmbedder]  # generation folder -> query embedder (benchmarks)
 
 

@@ -14,7 +14,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from docs_mcp.server.gateway import CALLER_SCOPE, Caller
 from docs_mcp.server.sessions import SESSION_SCOPE
 from docs_mcp.server.team.config import TeamSettings
-from docs_mcp.server.team.keys import KeyVerifier
+from docs_mcp.server.team.keys import KeyReader
 from docs_mcp.server.team.errors import HttpProblem, KeyStoreError, TeamModeError
 
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
@@ -53,7 +53,7 @@ def bearer_token(headers: Headers) -> str | None:
 class AuthMiddleware:
     """Lets a request through only with an active key, which it leaves in ``scope[API_KEY_SCOPE]``."""
 
-    def __init__(self, app: ASGIApp, verifier: KeyVerifier) -> None:
+    def __init__(self, app: ASGIApp, verifier: KeyReader) -> None:
         self.app = app
         self.verifier = verifier
 

@@ -11,13 +11,14 @@ import typer
 from docs_mcp.indexer.schema import CURRENT_FILE
 from docs_mcp.server.team.config import MAX_RATE, TeamSettings, example_toml, load_settings
 from docs_mcp.server.team.keys import ApiKey, KeyStore
+from docs_mcp.server.team.postgres_keys import PostgresKeyStore
 from docs_mcp.tables import table_lines
 
 keys_app = typer.Typer(help="Create, list and revoke the API keys of a team server (HTTP mode).", no_args_is_help=True, rich_markup_mode=None)
 config_app = typer.Typer(help="Show the team-mode configuration (docs-mcp.toml, DOCS_MCP_*).", no_args_is_help=True, rich_markup_mode=None)
 
 _INDEX = typer.Option(None, "--index", help="Index directory whose keys.sqlite holds the keys (default: .docs-mcp).")
-_STORE = typer.Option(None, "--store", help="Key store file, instead of keys.sqlite in the index directory.")
+_STORE = typer.Option(None, "--store", help="Key store: a file, or a postgresql:// URL (a fleet), instead of keys.sqlite in the index directory.")
 _CONFIG = typer.Option(None, "--config", help="Config file (default: $DOCS_MCP_CONFIG or ./docs-mcp.toml).")
 
 
@@ -27,9 +28,11 @@ def register_team(app: typer.Typer) -> None:
     app.add_typer(config_app, name="config")
 
 
-def _store(index: Optional[Path], store: Optional[Path], config: Optional[Path]) -> KeyStore:
-    flags = {"server.index": _text(index), "keys.store": _text(store)}
+def _store(index: Optional[Path], store: Optional[str], config: Optional[Path]) -> KeyStore | PostgresKeyStore:
+    flags = {"server.index": _text(index), "keys.store": store}
     settings = load_settings(flags, config_file=config)
+    if settings.key_store_url:
+        return PostgresKeyStore(settings.key_store_url)
     if not settings["keys.store"] and not (settings.index / CURRENT_FILE).is_file():
         # Keys may come before the first build, but a mistyped --index must not go unnoticed.
         typer.echo(f"note: {settings.index} holds no index yet; `docs-mcp serve --index {settings.index}` finds these keys "
@@ -48,7 +51,7 @@ def create(
     burst: Optional[int] = typer.Option(None, "--burst", min=1, max=MAX_RATE, help="Requests at once (default: rate_limit.burst)."),
     project: Optional[str] = typer.Option(None, "--project", help="Project whose [tool_permissions.PROJECT] rules apply to gateway tools."),
     index: Optional[Path] = _INDEX,
-    store: Optional[Path] = _STORE,
+    store: Optional[str] = _STORE,
     config: Optional[Path] = _CONFIG,
 ) -> None:
     """Create a key and print it once on stdout; only its SHA-256 digest is stored."""
@@ -65,7 +68,7 @@ def create(
 def list_keys(
     as_json: bool = typer.Option(False, "--json", help="Print a JSON array instead of a table."),
     index: Optional[Path] = _INDEX,
-    store: Optional[Path] = _STORE,
+    store: Optional[str] = _STORE,
     config: Optional[Path] = _CONFIG,
 ) -> None:
     """List every key (active and revoked): name, key prefix, limits, dates. Keys themselves are never shown."""
@@ -87,7 +90,7 @@ def list_keys(
 def revoke(
     name: str = typer.Argument(..., help="Name of the key to revoke."),
     index: Optional[Path] = _INDEX,
-    store: Optional[Path] = _STORE,
+    store: Optional[str] = _STORE,
     config: Optional[Path] = _CONFIG,
 ) -> None:
     """Revoke a key; running servers refuse it from their next request on."""

@@ -88,9 +88,18 @@ def _parse_redis_url(raw: Any) -> str:
     return url
 
 
+def _parse_postgres_url(raw: Any) -> str:
+    url = _parse_text(raw)
+    if url and not url.startswith(POSTGRES_SCHEMES):
+        raise ValueError("not a PostgreSQL URL")
+    return url
+
+
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 _TEXT = Kind("a string", _parse_text)
 _REDIS_URL = Kind("empty, or a URL that starts with " + ", ".join(REDIS_SCHEMES), _parse_redis_url)
+_POSTGRES_URL = Kind("empty, or a URL that starts with " + ", ".join(POSTGRES_SCHEMES), _parse_postgres_url)
 _WORKERS = Kind("auto or an integer from 0 to 64", _parse_workers)
 _BOOL = Kind("true or false", _parse_bool)
 _TEXT_LIST = Kind("a list of strings (comma-separated in an environment variable)", _parse_text_list)
@@ -112,7 +121,8 @@ class Option:
 
         A URL option whose value is no URL (a password pasted in its place) is masked whole.
         """
-        if self.secret or (self.kind is _REDIS_URL and value and not str(value).strip().startswith(REDIS_SCHEMES)):
+        schemes = {id(_REDIS_URL): REDIS_SCHEMES, id(_POSTGRES_URL): POSTGRES_SCHEMES}.get(id(self.kind))
+        if self.secret or (schemes and value and not str(value).strip().startswith(schemes)):
             return f"{MASK} (set)" if value else "(not set)"
         return redact(repr(value))
 
@@ -147,7 +157,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("http.cors_origins", _TEXT_LIST, (), "DOCS_MCP_CORS_ORIGINS",
            "Origins allowed to call /mcp from a browser (CORS). Empty: no CORS headers; '*': any origin."),
     Option("keys.store", _TEXT, "", "DOCS_MCP_KEY_STORE",
-           f"API key store (SQLite). Empty: {KEY_STORE_FILE} in the index directory."),
+           f"API key store: a SQLite file, or a postgresql:// URL. Empty: fleet.database_url when set, "
+           f"else {KEY_STORE_FILE} in the index directory."),
     Option("rate_limit.requests_per_minute", _integer(1, MAX_RATE), 60, "DOCS_MCP_RATE_LIMIT",
            "Sustained requests per minute per key, unless the key has its own (--rate)."),
     Option("rate_limit.burst", _integer(1, MAX_RATE), 10, "DOCS_MCP_RATE_BURST",
@@ -156,6 +167,19 @@ OPTIONS: tuple[Option, ...] = (
            "redis://host:port/db to share buckets between replicas. Empty: in-process buckets."),
     Option("rate_limit.redis_prefix", _TEXT, "docs-mcp", "DOCS_MCP_REDIS_PREFIX",
            "Prefix of the Redis keys, so several deployments can share one Redis."),
+    Option("fleet.database_url", _POSTGRES_URL, "", "DOCS_MCP_DATABASE_URL",
+           "PostgreSQL control plane of a fleet (postgresql://db1,db2/docs): API keys, the generations registry, "
+           "heartbeats. Empty: one machine (keys.sqlite, the index folder's CURRENT)."),
+    Option("fleet.storage", _TEXT, "", "DOCS_MCP_FLEET_STORAGE",
+           "Shared storage folder that `docs-mcp publish` copies generations to and replicas pull from "
+           "(needed with fleet.database_url). server.index is then this replica's own local copy."),
+    Option("fleet.replica", _TEXT, "", "DOCS_MCP_REPLICA", "This replica's name in the registry. Empty: host:port."),
+    Option("fleet.heartbeat", _integer(1, 600), 5, "DOCS_MCP_FLEET_HEARTBEAT",
+           "Seconds between two heartbeats; a replica silent for three is not waited for at a flip."),
+    Option("fleet.warm_timeout", _integer(1, 86400), 300, "DOCS_MCP_WARM_TIMEOUT",
+           "Seconds a flip waits for every healthy replica to warm a new generation; laggards are then dropped."),
+    Option("fleet.cursor_lifetime", _integer(0, 86400), 900, "DOCS_MCP_CURSOR_LIFETIME",
+           "Seconds a replaced generation stays open (and on disk) so the cursors it issued keep working."),
     Option("logging.level", _choice("debug", "info", "warning", "error"), "info", "DOCS_MCP_LOG_LEVEL",
            "Least severe log level written to stderr."),
     Option("logging.format", _choice("json", "pretty"), "json", "DOCS_MCP_LOG_FORMAT",
@@ -198,6 +222,16 @@ class TeamSettings:
         if value != "auto":
             return value
         return usable_cores()
+
+    @property
+    def key_store_url(self) -> str | None:
+        """The PostgreSQL URL of the key store: ``keys.store`` if it is one, else ``fleet.database_url``; None: SQLite."""
+        store = self.values["keys.store"]
+        if store.startswith(POSTGRES_SCHEMES):
+            return store
+        if store:
+            return None
+        return self.values["fleet.database_url"] or None
 
     @property
     def key_store(self) -> Path:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import anyio
 
@@ -19,7 +19,7 @@ from docs_mcp import __version__
 from docs_mcp.errors import DocsMcpError
 from docs_mcp.indexer.index_file import live_generation
 from docs_mcp.server.team.errors import KeyStoreError, RateLimiterUnavailableError
-from docs_mcp.server.team.keys import KeyVerifier
+from docs_mcp.server.team.keys import KeyReader
 from docs_mcp.server.team.ratelimit import Limiter
 
 OK = "ok"
@@ -53,22 +53,23 @@ def served_generation(index_dir: Path) -> str | None:
         return None
 
 
-async def readiness(index_dir: Path, verifier: KeyVerifier, limiter: Limiter, *, shared_limits: bool,
-                    draining: Callable[[], bool]) -> Readiness:
-    """Check every dependency now; ``shared_limits``: rate limits live in Redis."""
+async def readiness(index_dir: Path, verifier: KeyReader, limiter: Limiter, *, shared_limits: bool,
+                    draining: Callable[[], bool], extra: Mapping[str, Callable[[], dict[str, Any]]] | None = None) -> Readiness:
+    """Check every dependency now; ``shared_limits``: rate limits live in Redis; ``extra``: more checks by name (fleet)."""
     generation = served_generation(index_dir)
     checks = {
         "index": {"status": OK, "generation": generation} if generation else
                  {"status": UNAVAILABLE, "error": "no readable index generation (CURRENT missing or damaged)"},
         "keys": _keys(verifier),
         "redis": await _redis(limiter) if shared_limits else {"status": NOT_CONFIGURED},
+        **{name: check() for name, check in (extra or {}).items()},
     }
     healthy = all(check["status"] in (OK, NOT_CONFIGURED) for check in checks.values())
     status = "draining" if draining() else OK if healthy else UNAVAILABLE
     return Readiness(status, generation, checks)
 
 
-def _keys(verifier: KeyVerifier) -> dict[str, Any]:
+def _keys(verifier: KeyReader) -> dict[str, Any]:
     try:
         return {"status": OK, "active": verifier.active_count()}
     except KeyStoreError:

@@ -16,7 +16,7 @@ import signal
 import socket
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, AsyncIterator, Iterator
+from typing import Any, AsyncIterator, Callable, Iterator, Mapping
 
 import uvicorn
 from mcp.server.lowlevel import Server
@@ -32,16 +32,18 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from docs_mcp import __version__
-from docs_mcp.server.app import ServerSettings, build_server
+from docs_mcp.server.app import ServerSettings, build_server, open_live
 from docs_mcp.server.gateway import Gateway
 from docs_mcp.server.team.auth import AuthMiddleware, OriginGuard, check_host_policy, host_patterns, origin_patterns
 from docs_mcp.server.team.body_limit import BodyLimit
 from docs_mcp.server.team.config import TeamSettings, load_settings
 from docs_mcp.server.team.health import readiness, served_generation
-from docs_mcp.server.team.keys import KeyVerifier
+from docs_mcp.server.team.fleet_mode import open_key_reader, replica_agent
+from docs_mcp.server.team.keys import KeyReader
 from docs_mcp.server.team.logs import REQUEST_ID_HEADER, AccessLogMiddleware, configure_logging, log_event
 from docs_mcp.server.team.ratelimit import Limit, Limiter, RateLimitMiddleware, check_redis, open_limiter
 from docs_mcp.server.team.errors import HttpProblem, TeamModeError
+from docs_mcp.indexer.fleet.control import default_replica_name
 
 MCP_PATH = "/mcp"
 HEALTH_PATH = "/healthz"
@@ -101,9 +103,9 @@ class CountInFlight:
             self.traffic.in_flight -= 1
 
 
-def create_app(server: Server[Any], settings: TeamSettings, verifier: KeyVerifier, limiter: Limiter,
-               traffic: Traffic | None = None) -> Starlette:
-    """The ASGI app: /mcp behind the guards, /healthz open, CORS and the access log around both."""
+def create_app(server: Server[Any], settings: TeamSettings, verifier: KeyReader, limiter: Limiter,
+               traffic: Traffic | None = None, checks: Mapping[str, Callable[[], dict[str, Any]]] | None = None) -> Starlette:
+    """The ASGI app: /mcp behind the guards, /healthz open (``checks``: more readiness checks), CORS and the access log around both."""
     traffic = traffic or Traffic()
     manager = StreamableHTTPSessionManager(
         app=server,
@@ -119,7 +121,7 @@ def create_app(server: Server[Any], settings: TeamSettings, verifier: KeyVerifie
 
     async def healthz(request: Request) -> JSONResponse:
         report = await readiness(settings.index, verifier, limiter, shared_limits=bool(settings["rate_limit.redis_url"]),
-                                 draining=lambda: traffic.draining)
+                                 draining=lambda: traffic.draining, extra=checks)
         return JSONResponse(report.body(traffic.in_flight), status_code=200 if report.ready else 503)
 
     @contextlib.asynccontextmanager
@@ -219,9 +221,15 @@ def run_http(
     check_host_policy(settings)
     configure_logging(settings["logging.level"], settings["logging.format"], settings.secrets)
     server_settings = replace(server_settings or ServerSettings(), cursor_secret=settings.cursor_secret,
-                              search_workers=settings.search_workers)
-    server = build_server(settings.index, server_settings, gateway)
-    verifier = KeyVerifier(settings.key_store)
+                              search_workers=settings.search_workers, sessions_redis_url=settings["rate_limit.redis_url"],
+                              sessions_redis_prefix=settings["rate_limit.redis_prefix"])
+    agent = replica_agent(settings)  # a fleet replica: the registry's live generation, pulled and verified first
+    if agent is not None:
+        agent.bootstrap()
+        server_settings = replace(server_settings, retain_generations=agent.settings.cursor_lifetime)
+    live = open_live(settings.index, server_settings)
+    server = build_server(settings.index, server_settings, gateway, live=live)
+    verifier = open_key_reader(settings)
     limiter = open_limiter(settings["rate_limit.redis_url"], settings["rate_limit.redis_prefix"])
     if settings["rate_limit.redis_url"]:
         check_redis(settings["rate_limit.redis_url"])
@@ -233,20 +241,28 @@ def run_http(
             "Choose another --port (or server.port), or stop the process that holds it.",
         ) from None
     traffic = Traffic()
-    app = create_app(server, settings, verifier, limiter, traffic)
+    if agent is not None:
+        port = sock.getsockname()[1]
+        agent.start(live, name=default_replica_name(port), url=f"http://{settings['server.host']}:{port}")
+    app = create_app(server, settings, verifier, limiter, traffic, {"fleet": agent.check} if agent else None)
     config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on", server_header=False,
                             timeout_graceful_shutdown=settings["server.shutdown_timeout"])
     _report_start(settings, verifier, sock)
-    DrainingServer(config, traffic).run(sockets=[sock])
+    try:
+        DrainingServer(config, traffic).run(sockets=[sock])
+    finally:
+        if agent is not None:
+            agent.stop()
+        verifier.close()
     log_event("stopped", drained=traffic.in_flight == 0)
 
 
-def _report_start(settings: TeamSettings, verifier: KeyVerifier, sock: socket.socket) -> None:
+def _report_start(settings: TeamSettings, verifier: KeyReader, sock: socket.socket) -> None:
     """Log where the server listens and what it serves, and warn about settings that leave it unusable or open."""
     bound_host, bound_port = sock.getsockname()[:2]
     log_event("listening", url=f"http://{settings['server.host']}:{bound_port}{MCP_PATH}", host=bound_host,
               port=bound_port, index=str(settings.index), generation=served_generation(settings.index),
-              key_store=str(settings.key_store), active_keys=verifier.active_count(), search_workers=settings.search_workers,
+              key_store="postgresql" if settings.key_store_url else str(settings.key_store), active_keys=verifier.active_count(), search_workers=settings.search_workers,
               rate_limiter="redis" if settings["rate_limit.redis_url"] else "memory", version=__version__)
     if verifier.active_count() == 0:
         log_event("no API keys yet: every request is refused until one is created", logging.WARNING,

@@ -18,7 +18,7 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Protocol
 
 from docs_mcp.server.team.errors import KeyExistsError, KeyNotFoundError, KeyStoreError
 
@@ -71,7 +71,46 @@ def digest_key(key: str) -> bytes:
     return hashlib.sha256(key.encode("utf-8")).digest()
 
 
-def _now() -> str:
+def new_key(name: str, *, rate: int | None = None, burst: int | None = None,
+            project: str | None = None) -> tuple[ApiKey, str]:
+    """A new key for ``name`` and its record (what every key store keeps), after checking the names.
+
+    Raises:
+        KeyStoreError: the name or project is invalid.
+    """
+    for label, value in (("Key name", name), ("Project", project)):
+        if value is not None and not _NAME_RE.fullmatch(value):
+            raise KeyStoreError(
+                f"{label} {value!r} is invalid.",
+                "Use 1-64 letters, digits, '.', '_', '@' or '-', starting with a letter or digit (e.g. alice).",
+            )
+    key = generate_key()
+    return ApiKey(name, key[: len(KEY_PREFIX) + 4], rate, burst, now_text(), project=project), key
+
+
+def matching_key(presented: str, active: dict[bytes, ApiKey]) -> ApiKey | None:
+    """The key of ``active`` (digest -> record) that ``presented`` is, compared in constant time.
+
+    Every active digest is compared, so how long a check takes says nothing about which
+    stored key (if any) the presented one resembles.
+    """
+    if not _KEY_RE.fullmatch(presented):
+        return None
+    digest = digest_key(presented)
+    match = None
+    for stored, key in active.items():  # no early exit: every check costs the same
+        if hmac.compare_digest(stored, digest):
+            match = key
+    return match
+
+
+def is_well_formed(presented: str) -> bool:
+    """Whether ``presented`` has the shape of a key (``dm_`` + 40 base64url characters)."""
+    return _KEY_RE.fullmatch(presented) is not None
+
+
+def now_text() -> str:
+    """Now, as the store records dates (UTC, ISO 8601, seconds)."""
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
@@ -90,14 +129,7 @@ class KeyStore:
             KeyStoreError: the name or project is invalid or the store cannot be written.
             KeyExistsError: ``name`` already has an active key.
         """
-        for label, value in (("Key name", name), ("Project", project)):
-            if value is not None and not _NAME_RE.fullmatch(value):
-                raise KeyStoreError(
-                    f"{label} {value!r} is invalid.",
-                    "Use 1-64 letters, digits, '.', '_', '@' or '-', starting with a letter or digit (e.g. alice).",
-                )
-        key = generate_key()
-        record = ApiKey(name, key[: len(KEY_PREFIX) + 4], rate, burst, _now(), project=project)
+        record, key = new_key(name, rate=rate, burst=burst, project=project)
         with _transaction(self.path, create=True) as conn:
             try:
                 conn.execute(
@@ -131,7 +163,7 @@ class KeyStore:
             with _transaction(self.path) as conn:
                 row = conn.execute(
                     f"UPDATE keys SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL RETURNING {_COLUMNS}",
-                    (_now(), name),
+                    (now_text(), name),
                 ).fetchone()
         if row is None:
             raise KeyNotFoundError(f"No active key named {name!r}.", "See the names with `docs-mcp keys list`.")
@@ -185,6 +217,16 @@ def _store_error(path: Path, error: BaseException) -> KeyStoreError:
     )
 
 
+class KeyReader(Protocol):
+    """What the server asks of a key store: KeyVerifier (SQLite) or PostgresKeyVerifier (a fleet)."""
+
+    def verify(self, presented: str) -> ApiKey | None: ...
+
+    def active_count(self) -> int: ...
+
+    def close(self) -> None: ...
+
+
 class KeyVerifier:
     """The server's read-only view of the store, refreshed whenever another process changes it."""
 
@@ -195,23 +237,13 @@ class KeyVerifier:
         self._active: dict[bytes, ApiKey] = {}
 
     def verify(self, presented: str) -> ApiKey | None:
-        """The active key matching ``presented``, or None.
-
-        Every active digest is compared in constant time, so how long a check takes
-        says nothing about which stored key (if any) the presented one resembles.
+        """The active key matching ``presented``, or None (compared in constant time: ``matching_key``).
 
         Raises:
             KeyStoreError: the store exists but cannot be read.
         """
         self._refresh()
-        if not _KEY_RE.fullmatch(presented):
-            return None
-        digest = digest_key(presented)
-        match = None
-        for stored, key in self._active.items():  # no early exit: every check costs the same
-            if hmac.compare_digest(stored, digest):
-                match = key
-        return match
+        return matching_key(presented, self._active)
 
     def active_count(self) -> int:
         """How many keys are active now (for the start-up warning when there are none)."""

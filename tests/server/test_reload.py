@@ -166,3 +166,47 @@ def test_five_swaps_leave_only_the_live_generation_open():
     assert done.returncode == 0, done.stdout + done.stderr
     # The live generation's files stay open: its DuckDB file and its memory-mapped serving arrays.
     assert "of pruned generations: 0" in done.stdout
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+def test_a_fleet_replica_prepares_the_next_generation_and_keeps_the_last_one_for_its_cursors(tmp_path, corpus, monkeypatch):
+    from docs_mcp.indexer.index_file import current_generation, publish
+    from docs_mcp.server.core import live_index as reload
+
+    index = tmp_path / "index"
+    build_index(corpus(V1), index, embeddings="none")
+    first = current_generation(index)
+    build_index(corpus(V2), index, embeddings="none")
+    second = current_generation(index)
+    publish(index, first)  # a replica that has not flipped yet: both generations on disk, the first live
+    clock = _Clock()
+    monkeypatch.setattr(reload, "time", clock)
+    live = LiveIndex(index, warm=None, retain=900)
+    try:
+        assert live.held() == (first,)
+        live.prepare(second)
+        assert live.held() == (first, second) and live.current().generation == first
+        with live.lease() as served:
+            assert served.generation == first
+        prepared = live.acquire(second)  # a cursor issued by a replica that flipped first
+        assert prepared.generation == second
+        live.release(prepared)
+        publish(index, second)
+        assert live.current() is prepared  # the flip: no open, no warm-up, the prepared one
+        old = live.acquire(first)  # a cursor issued before the flip
+        assert old.generation == first and live.held() == (second, first)
+        clock.now += 901
+        assert live.held() == (second,)  # past the cursor lifetime: let go (closed once its request is done)
+        again = live.acquire(first)
+        assert again.generation == second  # a generation no longer held: the live one answers (the cursor is stale)
+        live.release(again)
+        live.release(old)
+    finally:
+        live.close()

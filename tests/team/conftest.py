@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterator
 
 import httpx
 import pytest
+from services import RedisServer
 
 STARTUP_TIMEOUT = 60.0  # seconds; generous for a loaded CI machine, never waited on when things work
 DOCS_MCP = [sys.executable, "-m", "docs_mcp"]
@@ -189,39 +190,6 @@ def new_key() -> Callable[..., str]:
 def clean_env() -> Callable[..., dict[str, str]]:
     """`clean_env(DOCS_MCP_X="1")`: this environment without DOCS_MCP_* variables, plus the overrides."""
     return environ
-
-
-class RedisServer:
-    """A private redis-server on a unix socket in ``folder`` (no TCP port to collide on), with ``password`` if given."""
-
-    def __init__(self, folder: Path, password: str = "") -> None:
-        binary = shutil.which("redis-server")
-        if binary is None:
-            pytest.skip("redis-server is not installed (apt-get install redis-server); Redis tests skipped")
-        sock = folder / "redis.sock"
-        self.password = password
-        self.url = f"unix://:{password}@{sock}" if password else f"unix://{sock}"
-        auth = ["--requirepass", password] if password else []
-        self.process = subprocess.Popen(
-            [binary, "--port", "0", "--unixsocket", str(sock), "--save", "", "--appendonly", "no", "--dir", str(folder), *auth],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        )
-        assert self.process.stdout is not None
-        for line in self.process.stdout:  # ends if redis exits; this line comes once it accepts connections
-            if "ready to accept connections" in line.lower():
-                break
-        else:
-            raise AssertionError(f"redis-server exited with {self.process.wait()} before it was ready")
-        self.drain = threading.Thread(target=self.process.stdout.read, daemon=True)  # keep reading its log
-        self.drain.start()
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-        self.process.wait(timeout=STARTUP_TIMEOUT)
-        self.drain.join(timeout=STARTUP_TIMEOUT)
-        assert self.process.stdout is not None
-        self.process.stdout.close()
 
 
 @pytest.fixture(scope="session")
