@@ -65,13 +65,14 @@ def test_a_killed_build_keeps_the_batches_it_finished(cluster: str, tmp_path: Pa
     command = [sys.executable, "-m", "docs_mcp", "index", str(docs), "--out", str(out), "--dask", cluster, "--quiet"]
     killed = subprocess.run(command, capture_output=True, text=True, timeout=300, env={**_env(), "DOCS_MCP_TEST_FAULT": "vector-cache-put:sigkill"})
     assert killed.returncode == -9, killed.stderr
-    assert len(VectorCache(out / "vector-cache", 384)) == BATCH  # the first finished batch, on disk
+    kept = len(VectorCache(out / "vector-cache", 384))  # the first batch to finish (a full one, or the shorter last one)
+    assert 0 < kept <= BATCH
     again = subprocess.run(command, capture_output=True, text=True, timeout=300, env=_env())
     assert again.returncode == 0, again.stderr
     line = next(line for line in again.stderr.splitlines() if "dask:" in line)
-    assert f"{BATCH} from the vector cache" in line, line
+    assert f"{kept} from the vector cache" in line, line
     embedded = int(line.split("dask:")[1].split()[0])
-    assert embedded + BATCH == len({key for key in vectors_by_key(out)})
+    assert embedded + kept == len({key for key in vectors_by_key(out)})
 
 
 def _env() -> dict[str, str]:
