@@ -8,6 +8,7 @@
     ├── server.errors.ServerError                  tool arguments, cursors, unknown chunks
     │   └── server.libraries.error_shape.ToolError library tools and the gateway (also a CodedError)
     ├── server.team.errors.TeamModeError           config, key store, rate limiter (HTTP team mode)
+    ├── server.setup.errors.SetupError             `docs-mcp setup`: a client config it cannot edit safely
     └── eval.errors.EvalError                      golden files, baselines, eval runs, the quality gate
 
 Every leaf's message names the cause; its hint names the fix.  The CLI prints

@@ -40,6 +40,7 @@ def register(app: typer.Typer) -> None:
     """Add this area's commands to the root `docs-mcp` app."""
     from docs_mcp.server.fleet.commands import register_fleet
     from docs_mcp.server.gateway.commands import register_gateway
+    from docs_mcp.server.setup.commands import register_setup
     from docs_mcp.server.team.commands import register_team
 
     app.command("serve")(serve)
@@ -47,6 +48,7 @@ def register(app: typer.Typer) -> None:
     register_team(app)
     register_gateway(app)
     register_fleet(app)
+    register_setup(app)
 
 
 def serve(

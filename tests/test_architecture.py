@@ -69,6 +69,9 @@ PRODUCT_RULES: dict[str, tuple[str, ...]] = {
     # The stdio guard is transport only: JSON-RPC lines in, SDK messages out.
     f"{_SERVER}.stdio_guard": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY),
     f"{_SERVER}.errors": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY),
+    # `docs-mcp setup` writes client config files: it reads the index's metadata, never serves or searches.
+    f"{_SERVER}.setup": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team",
+                         f"{_SERVER}.app", _GATEWAY, "mcp", "mcp_types", _SOURCES),
     f"{_SERVER}.sessions": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team",
                             f"{_SERVER}.app", _GATEWAY, "mcp", "mcp_types"),
     "docs_mcp.indexer": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, _INDEXER_FLEET),
@@ -101,6 +104,7 @@ AREA_EDGES = ("__init__", "commands")
 STDOUT_PRINTERS = {
     ("server/gateway/commands.py", "list_upstreams"),
     ("server/commands.py", "search"),
+    ("server/setup/commands.py", "_show_diff"),
     ("server/team/commands.py", "create"),
     ("server/team/commands.py", "list_keys"),
     ("server/team/commands.py", "example"),
@@ -448,6 +452,7 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.app", "from docs_mcp.server.team.auth import OriginGuard\n", ["docs_mcp.server.team.auth"]),
         ("docs_mcp.server.stdio_guard", "from docs_mcp.server.app import build_server\n", ["docs_mcp.server.app"]),
         ("docs_mcp.server.sessions", "import mcp_types\n", ["mcp_types"]),
+        ("docs_mcp.server.setup.plan", "from docs_mcp.server.app import build_server\n", ["docs_mcp.server.app"]),
         ("docs_mcp.server.sessions", "from docs_mcp.server.team.auth import API_KEY_SCOPE\n", ["docs_mcp.server.team.auth"]),
         ("docs_mcp.indexer.chunking", "from docs_mcp.indexer.libraries.spec import LibrarySpec\n", ["docs_mcp.indexer.libraries.spec"]),
         ("docs_mcp.indexer.libraries.ops", "from docs_mcp.indexer.build import build_index\n", ["docs_mcp.indexer.build"]),
