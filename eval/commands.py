@@ -18,6 +18,12 @@ from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
 from docs_mcp.server.search.modes import Mode
 
 
+class ExpansionUse(str, Enum):
+    none = "none"
+    typed = "typed"
+    concatenated = "concatenated"
+
+
 class Embeddings(str, Enum):
     auto = "auto"
     default = "default"
@@ -64,6 +70,11 @@ def eval_command(
     min_ndcg: float | None = typer.Option(None, "--min-ndcg", min=0.0, max=1.0, help="Exit with status 1 if NDCG@k of --mode is below this (CI gate)."),
     report: Path | None = typer.Option(None, "--report", help="Write a self-contained HTML report (charts, per-query list) to this file."),
     gateway: Path | None = typer.Option(None, "--gateway", help="Evaluate tool_discovery instead: rank the tools of this config file's [[upstream]] servers."),
+    expansions: ExpansionUse = typer.Option(
+        ExpansionUse.none, "--expansions",
+        help="Queries' agent-written expansions: none (ask the query alone), typed (search_docs_expanded's parts) "
+        "or concatenated (appended to the query in search_docs).",
+    ),
 ) -> None:
     """Measure search quality on golden queries: NDCG@k, MRR@k, hit@k, recall@k and latency, per category."""
     from docs_mcp.eval.errors import EvalRunError
@@ -78,7 +89,7 @@ def eval_command(
     queries = load_golden(golden)
     modes = [mode.value, *(m for m in MODES if m != mode.value)] if compare else [mode.value]
     results = []
-    with _runner(queries, index, gateway, k, via_mcp) as run:
+    with _runner(queries, index, gateway, k, via_mcp, expansions.value) as run:
         for name in modes:
             try:
                 with progress_bar(f"eval {name}") as advance:
@@ -118,12 +129,12 @@ def _quality_gate(ndcg: float, minimum: float, k: int) -> None:
 
 
 @contextmanager
-def _runner(queries, index: Path, gateway: Path | None, k: int, via_mcp: bool) -> Iterator[Callable[..., object]]:
+def _runner(queries, index: Path, gateway: Path | None, k: int, via_mcp: bool, expansions: str = "none") -> Iterator[Callable[..., object]]:
     """``run(mode, progress)`` against the index, or against a gateway's tool catalog (started once, closed after)."""
     from docs_mcp.eval.runner import evaluate
 
     if gateway is None:
-        yield lambda mode, advance: evaluate(queries, index, k=k, mode=mode, via_mcp=via_mcp, progress=advance)
+        yield lambda mode, advance: evaluate(queries, index, k=k, mode=mode, via_mcp=via_mcp, progress=advance, expansions=expansions)
         return
     from docs_mcp.eval.gateway_eval import evaluate_gateway, gateway_for_eval
 

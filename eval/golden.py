@@ -13,6 +13,11 @@ Three spellings are accepted, one query per object:
 A query with style ``off-topic`` and no relevant entry is one the corpus does not answer: it
 scores by returning zero hits (the abstention rate), not by NDCG.
 
+Any query may carry ``expansions``: what an agent adds to it for search_docs_expanded,
+``{"keywords", "question", "hypothetical_answer"}`` (strings, each optional).  `docs-mcp eval
+--expansions typed` sends them as the tool's typed parts, ``concatenated`` appends them to the
+query in search_docs, ``none`` (the default) leaves them out.
+
 A JSON file may hold one query, a list of them, or an object with a ``cases`` list.
 """
 
@@ -26,6 +31,7 @@ from typing import Any, Mapping
 
 from docs_mcp.eval.errors import GoldenFileError
 from docs_mcp.eval.paths import input_file_problem
+from docs_mcp.server.search.expansion import Expansions
 
 PREAMBLE = "_preamble"
 DEFAULT_CATEGORY = "uncategorized"
@@ -35,8 +41,9 @@ OFF_TOPIC = "off-topic"
 _QUERY_KEYS = {
     "id", "name", "query", "relevant", "expectedChunkId", "expected_chunk_id", "expectedChunkIds",
     "expected_chunk_ids", "filters", "facets", "category", "style", "limit", "maxRounds",
-    "max_rounds_allowed", "max_rounds", "notes", "note", "comment",
+    "max_rounds_allowed", "max_rounds", "notes", "note", "comment", "expansions",
 }  # fmt: skip
+_EXPANSION_KEYS = ("keywords", "question", "hypothetical_answer")
 _ENTRY_KEYS = {"chunk_id", "filepath", "heading", "heading_path", "grade", "note", "notes", "comment"}
 _LIST_KEYS = ("cases", "queries", "test_cases")
 _PATH_HINT = "Pass a golden query file: JSON lines (.jsonl, one query object per line) or a .json list of queries."
@@ -78,6 +85,7 @@ class GoldenQuery:
     limit: int | None = None  # page size per search_docs call (reference cases)
     max_rounds: int | None = None  # pages to fetch at most (reference cases)
     where: str = ""  # "line 7" (JSONL) or "item 3" (JSON list): for messages
+    expansions: Expansions | None = None  # what an agent adds to the query (search_docs_expanded)
 
     @property
     def off_topic(self) -> bool:
@@ -174,7 +182,24 @@ def _parse_query(item: Any, where: str, n: int) -> GoldenQuery:
         limit=_int(item, ("limit",), 1, 50),
         max_rounds=_int(item, ("maxRounds", "max_rounds_allowed", "max_rounds"), 1, 100),
         where=where,
+        expansions=_expansions(item.get("expansions")),
     )
+
+
+def _expansions(raw: Any) -> Expansions | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise _MalformedError("`expansions` must be an object with keywords, question and/or hypothetical_answer")
+    unknown = sorted(set(raw) - set(_EXPANSION_KEYS))
+    if unknown:
+        raise _MalformedError(f"`expansions`: unknown key(s) {', '.join(unknown)}; accepted: {', '.join(_EXPANSION_KEYS)}")
+    if not all(isinstance(raw.get(key, ""), str) for key in _EXPANSION_KEYS):
+        raise _MalformedError("`expansions`: keywords, question and hypothetical_answer must be strings")
+    expansions = Expansions(**{key: raw.get(key, "") for key in _EXPANSION_KEYS})
+    if not expansions:
+        raise _MalformedError("`expansions` holds no text: drop it or fill in keywords, question or hypothetical_answer")
+    return expansions
 
 
 def _one_of(item: dict, keys: tuple[str, ...]) -> tuple[str, Any] | None:

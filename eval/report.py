@@ -58,6 +58,7 @@ def run_dict(result: EvalResult) -> dict[str, Any]:
     """Everything about one mode's run, as plain JSON-able data."""
     return {
         "mode": result.mode,
+        "expansions": result.expansions,
         "has_vectors": result.has_vectors,
         OVERALL: _scores_dict(len(result.on_topic), result.overall(), result.ndcg_interval()),
         "categories": {name: _scores_dict(n, s, result.ndcg_interval(name)) for name, (n, s) in result.by_category().items()},
@@ -197,7 +198,8 @@ def _abstention(result: EvalResult) -> str:
 
 def _title(result: EvalResult) -> str:
     vectors = "" if result.has_vectors else " (index has no vectors: hybrid = full-text only)"
-    return f"mode {result.mode}{vectors} · k {result.k} · {result.transport} · index {result.index_dir} ({result.generation})"
+    expanded = "" if result.expansions == "none" else f" · expansions {result.expansions}"
+    return f"mode {result.mode}{vectors}{expanded} · k {result.k} · {result.transport} · index {result.index_dir} ({result.generation})"
 
 
 def _query_changes(result: EvalResult, baseline: Mapping[str, Any], shown: int = 5) -> str:

@@ -4,6 +4,8 @@ Queries go through an MCP client session: in-process against ``build_server`` (t
 tool handlers an agent reaches), or with ``via_mcp`` against ``docs-mcp serve`` spawned
 over stdio.  Each query pages through ``search_docs`` until it has ``k`` hits, then
 fetches the first relevant hit (or the top hit) with ``get_doc``, as an agent would.
+A query's expansions (golden.py), with ``expansions`` "typed", go to ``search_docs_expanded``
+as its typed parts; with "concatenated", they are appended to the query in ``search_docs``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import sys
 import tempfile
 import time
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Mapping, Sequence
 
@@ -30,7 +32,12 @@ from docs_mcp.eval.judgments import IndexedChunk, resolve_judgments
 from docs_mcp.eval.metrics import Judgment, QueryScores, mean_scores, percentile, score_query
 from docs_mcp.indexer.duckdb_store import open_store
 from docs_mcp.server.app import ServerSettings, build_server
+from docs_mcp.server.contract.expanded import SEARCH_DOCS_EXPANDED
 from docs_mcp.server.search.modes import MODES
+
+# How golden expansions are sent: not at all, as search_docs_expanded's typed parts, or appended to the query.
+EXPANSION_USES = ("none", "typed", "concatenated")
+SEARCH_TOOLS = ("search_docs", SEARCH_DOCS_EXPANDED)
 
 Progress = Callable[[int, int], None]
 
@@ -59,6 +66,7 @@ class EvalResult:
     transport: str  # "in-process" or "stdio"
     has_vectors: bool
     results: tuple[QueryResult, ...]
+    expansions: str = "none"  # how the queries' expansions were sent (EXPANSION_USES)
 
     @property
     def on_topic(self) -> tuple[QueryResult, ...]:
@@ -119,8 +127,11 @@ def evaluate(
     mode: str = "hybrid",
     via_mcp: bool = False,
     progress: Progress | None = None,
+    expansions: str = "none",
 ) -> EvalResult:
     """Run every golden query against the index at ``index_dir`` and score the top ``k``.
+
+    ``expansions``: how the queries' expansions are sent (EXPANSION_USES); queries without are asked as they are.
 
     Raises:
         GoldenFileError, GoldenResolveError: the golden file is bad or does not fit the index.
@@ -130,6 +141,8 @@ def evaluate(
     """
     if mode not in MODES:
         raise EvalRunError(f"Unknown mode {mode!r}.", f"Use one of: {', '.join(MODES)}.")
+    if expansions not in EXPANSION_USES:
+        raise EvalRunError(f"Unknown use of expansions {expansions!r}.", f"Use one of: {', '.join(EXPANSION_USES)}.")
     queries = load_golden(golden) if isinstance(golden, (str, Path)) else tuple(golden)
     if not queries:
         raise EvalRunError("No golden queries to run.", "Pass a golden file with at least one query.")
@@ -141,12 +154,12 @@ def evaluate(
             "Rebuild it with embeddings: docs-mcp index DOCS_DIR --embeddings default.",
         )
     judgments = resolve_judgments(queries, chunks)
-    results = anyio.run(_run_all, queries, judgments, index_dir, mode, k, via_mcp, progress)
+    results = anyio.run(_run_all, queries, judgments, index_dir, mode, k, via_mcp, progress, expansions)
     answered = [r for r in results if not r.query.off_topic]
     if answered and all(r.error and not r.ranked for r in answered):
         raise EvalRunError(f"Every query failed in mode {mode}; the first said: {results[0].error}", "Check the index and the golden filters.")
     transport = "stdio" if via_mcp else "in-process"
-    return EvalResult(mode, k, str(index_dir), generation, transport, has_vectors, tuple(results))
+    return EvalResult(mode, k, str(index_dir), generation, transport, has_vectors, tuple(results), expansions)
 
 
 async def _run_all(
@@ -157,13 +170,14 @@ async def _run_all(
     k: int,
     via_mcp: bool,
     progress: Progress | None,
+    expansions: str = "none",
 ) -> list[QueryResult]:
     async with _connect(index_dir, mode, via_mcp) as client:
         # One untimed search first: postings, vectors and the model load lazily on first use.
         await client.call_tool("search_docs", {"query": queries[0].query, "limit": 1})
         results = []
         for done, (query, judged) in enumerate(zip(queries, judgments), 1):
-            results.append(await _ask(client, query, judged, k))
+            results.append(await _ask(client, query, judged, k, expansions))
             if progress:
                 progress(done, len(queries))
         return results
@@ -192,20 +206,21 @@ async def _connect(index_dir: Path, mode: str, via_mcp: bool) -> AsyncIterator[C
             ) from None
 
 
-async def _ask(client: Client, query: GoldenQuery, judgments: tuple[Judgment, ...], k: int) -> QueryResult:
+async def _ask(client: Client, query: GoldenQuery, judgments: tuple[Judgment, ...], k: int, expansions: str = "none") -> QueryResult:
     page = query.limit or k
     max_rounds = query.max_rounds or math.ceil(k / page)
     ranked: list[str] = []
     search_ms: list[float] = []
     cursor: str | None = None
+    tool, asked = _search_call(query, expansions)
     for _ in range(max_rounds):
-        arguments: dict[str, Any] = {"query": query.query, "limit": page, **query.filters}
+        arguments: dict[str, Any] = {**asked, "limit": page, **query.filters}
         if cursor:
             arguments["cursor"] = cursor
-        payload, elapsed, error = await _call(client, "search_docs", arguments)
+        payload, elapsed, error = await _call(client, tool, arguments)
         search_ms.append(elapsed)
         if error:
-            return _result(query, judgments, ranked, k, search_ms, None, f"search_docs: {error}")
+            return _result(query, judgments, ranked, k, search_ms, None, f"{tool}: {error}")
         ranked.extend(h["chunk_id"] for h in payload["hits"] if h["chunk_id"] not in ranked)
         cursor = payload.get("next_cursor")
         if len(ranked) >= k or not cursor:
@@ -217,6 +232,16 @@ async def _ask(client: Client, query: GoldenQuery, judgments: tuple[Judgment, ..
     return _result(query, judgments, ranked, k, search_ms, get_doc_ms, f"get_doc: {error}" if error else None)
 
 
+def _search_call(query: GoldenQuery, expansions: str) -> tuple[str, dict[str, Any]]:
+    """The search tool and its query arguments for ``query``, its expansions used as ``expansions`` says."""
+    if query.expansions is None or expansions == "none":
+        return "search_docs", {"query": query.query}
+    if expansions == "concatenated":
+        return "search_docs", {"query": query.expansions.concatenated(query.query)}
+    parts = {name: text for name, text in asdict(query.expansions).items() if text}
+    return SEARCH_DOCS_EXPANDED, {"query": query.query, **parts}
+
+
 async def _call(client: Client, tool: str, arguments: Mapping[str, Any]) -> tuple[Any, float, str | None]:
     """(parsed search payload or None, elapsed ms, isError text or None) of one tool call."""
     start = time.perf_counter()
@@ -225,7 +250,7 @@ async def _call(client: Client, tool: str, arguments: Mapping[str, Any]) -> tupl
     text = "\n".join(block.text for block in result.content if getattr(block, "type", "") == "text")
     if result.is_error:
         return None, elapsed, text or "(no message)"
-    return (orjson.loads(text) if tool == "search_docs" else None), elapsed, None
+    return (orjson.loads(text) if tool in SEARCH_TOOLS else None), elapsed, None
 
 
 def _result(

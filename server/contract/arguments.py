@@ -47,13 +47,18 @@ class GetDocArgs:
     context: int
 
 
-def parse_search_args(arguments: Mapping[str, Any] | None, filters: Mapping[str, tuple[str, ...]]) -> SearchArgs:
+def parse_search_args(
+    arguments: Mapping[str, Any] | None, filters: Mapping[str, tuple[str, ...]], *, tool: str = SEARCH_DOCS, more: tuple[str, ...] = ()
+) -> SearchArgs:
     """Check search_docs arguments against its schema; ``filters`` maps each taxonomy key to its values.
+
+    ``tool`` and ``more`` (its other argument names, checked by the caller) serve a tool that takes
+    search_docs's arguments and more.
 
     Raises:
         InvalidArgumentError: an argument is missing, unknown, or of the wrong type or range.
     """
-    given = present(SEARCH_DOCS, arguments, (*SEARCH_ARGUMENTS, *filters))
+    given = present(tool, arguments, (*SEARCH_ARGUMENTS, *more, *filters))
     return SearchArgs(
         query=_query(given),
         limit=integer(given, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT),

@@ -8,7 +8,10 @@ result worded as the contract says: plain text, not the JSON error shape.
 
 from __future__ import annotations
 
+from dataclasses import astuple
 from typing import Any, Callable, Mapping
+
+import orjson
 
 from docs_mcp.server.contract.arguments import GetDocArgs, SearchArgs, parse_get_doc_args, parse_search_args
 from docs_mcp.server.contract.cursor import CursorCodec, SearchBinding
@@ -17,6 +20,7 @@ from docs_mcp.server.contract.schemas import GET_DOC, SEARCH_DOCS, get_doc_tool,
 from docs_mcp.server.core.live_index import ServedIndex
 from docs_mcp.server.core.registry import ToolCall, ToolSpec, internal_error_text
 from docs_mcp.server.errors import ChunkNotFoundError, NoVectorsError
+from docs_mcp.server.search.expansion import Expansions
 from docs_mcp.server.search.hints import build_hint
 
 # What another product adds to a search's structured content (the libraries it searched).
@@ -53,28 +57,37 @@ def search_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: s
     return contract_specs(mode)[0].text(ToolCall(index, arguments))
 
 
-def run_search_docs(index: ServedIndex, args: SearchArgs, mode: str) -> dict[str, Any]:
+def run_search_docs(index: ServedIndex, args: SearchArgs, mode: str, expansions: Expansions | None = None) -> dict[str, Any]:
     """Run search_docs: one page of hits, the next page's cursor and, for zero hits, the hint.
+
+    With ``expansions`` (search_docs_expanded) the agent's parts join the search; without, it is search_docs's.
 
     Raises:
         InvalidCursorError: the cursor is malformed, tampered, foreign or stale.
         NoVectorsError: ``mode`` is vector and the index has no vectors.
     """
     require_vectors_for(mode, index)
-    binding = SearchBinding(args.query, args.filters, args.limit, mode)
+    # A cursor is bound to the expansions too: a page of one expanded search is no page of another.
+    bound = args.query if not expansions else orjson.dumps([args.query, *astuple(expansions)]).decode()
+    binding = SearchBinding(bound, args.filters, args.limit, mode)
     cursors = cursor_codec(index)
     offset = cursors.decode(args.cursor, binding) if args.cursor else 0
-    page = index.search(args.query, args.filters, mode=mode, limit=args.limit, offset=offset)
+    page = index.search(args.query, args.filters, mode=mode, limit=args.limit, offset=offset, **_expanded(expansions))
     hint = None
     if not page.hits:
         hint = build_hint(
             args.query,
             args.filters,
             index.filters,
-            lambda filters: bool(index.search(args.query, filters, mode=mode, limit=1).hits),
+            lambda filters: bool(index.search(args.query, filters, mode=mode, limit=1, **_expanded(expansions)).hits),
         )
     next_cursor = cursors.encode(binding, offset + len(page.hits)) if page.has_more else None
     return search_result(page.hits, next_cursor, hint)
+
+
+def _expanded(expansions: Expansions | None) -> dict[str, Any]:
+    """The engine's ``expansions`` option, left out when there are none (the search is then exactly search_docs's)."""
+    return {"expansions": expansions} if expansions else {}
 
 
 def cursor_codec(index: ServedIndex) -> CursorCodec:

@@ -30,6 +30,7 @@ from docs_mcp.server.search.collapse import Collapser
 from docs_mcp.server.search.diversity import FAMILY_JACCARD, demote_near_duplicates
 from docs_mcp.server.ranking.candidates import CandidatePool
 from docs_mcp.server.ranking.features import QuerySignals, feature_matrix
+from docs_mcp.server.search.expansion import EXTRA_WEIGHT, Expansions, QueryLegs
 from docs_mcp.server.search.filters import FilterRule, TaxonomyColumns, filter_mask
 from docs_mcp.server.search.fusion import select_fusion
 from docs_mcp.server.search.modes import MODES
@@ -157,19 +158,31 @@ class Engine:
         self.store.close()
 
     def search(
-        self, query: str, filters: Mapping[str, str] | None = None, *, mode: str = "hybrid", limit: int = 10, offset: int = 0, abstain: bool = True
+        self,
+        query: str,
+        filters: Mapping[str, str] | None = None,
+        *,
+        mode: str = "hybrid",
+        limit: int = 10,
+        offset: int = 0,
+        abstain: bool = True,
+        expansions: Expansions | None = None,
     ) -> SearchPage:
         """One page of the ranked results for ``query`` under ``filters``.
 
         Pages come from one deterministic ranking, so consecutive pages are disjoint
         and together equal the full list. With ``abstain`` False the learned ranking's gate
         never holds a query back (for callers with a confidence estimate of their own).
+        ``expansions`` (expansion.py) add the agent's keywords to the full-text side and its
+        question and hypothetical answer to the vector side; without them nothing changes.
         """
         filters = dict(filters or {})
         words = tokenize(query)
-        ranking = self._rank(query, words, filters, mode, stop_after=offset + limit + 1, abstain=abstain)
+        legs = QueryLegs.of(query, expansions)
+        ranking = self._rank(query, words, filters, mode, stop_after=offset + limit + 1, abstain=abstain, legs=legs)
         page = [int(i) for i in ranking.order[offset : offset + limit]]
-        needles = Needles.of([*words, *self._lexical.stems(words)])
+        shown = tokenize(legs.lexical)  # the snippet shows the query's words, and the keywords'
+        needles = Needles.of([*shown, *self._lexical.stems(shown)])
         scores = ranking.scores[np.searchsorted(ranking.ids, page)] if page else ()
         records = self.arrays.records.read(page)
         hits = tuple(
@@ -195,29 +208,33 @@ class Engine:
     def candidates(self, query: str, filters: Mapping[str, str] | None = None) -> tuple[np.ndarray, np.ndarray, QuerySignals]:
         """The fusion's best ``RERANK_DEPTH`` candidates, best first, their features and the query's signals:
         what the learned ranking and its gate read."""
-        fusion = self._fusion(query, tokenize(query), dict(filters or {}), "fusion")
+        fusion = self._fusion(query, tokenize(query), dict(filters or {}), "fusion", QueryLegs.plain(query))
         head = top_k(fusion.ids, fusion.scores, RERANK_DEPTH)
         return head, self._features(head, fusion), self._query_signals(query, fusion, head)
 
     # -- ranking ---------------------------------------------------------------------------
 
-    def _rank(self, query: str, words: Sequence[str], filters: Mapping[str, str], mode: str, stop_after: int, abstain: bool = True) -> _Ranking:
+    def _rank(
+        self, query: str, words: Sequence[str], filters: Mapping[str, str], mode: str, stop_after: int, abstain: bool = True,
+        legs: QueryLegs | None = None,
+    ) -> _Ranking:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}")
-        fusion = self._fusion(query, words, filters, mode)
+        legs = legs or QueryLegs.plain(query)
+        fusion = self._fusion(query, words, filters, mode, legs)
         scores = fusion.scores
         ranked: Callable[[int], np.ndarray] = lambda wanted: top_k(fusion.ids, fusion.scores, wanted)
         if mode == "hybrid" and self.ranker is not None:
-            ranked, scores = self._learned(query, fusion, self.ranker, abstain)
+            ranked, scores = self._learned(legs.gate, fusion, self.ranker, abstain)
         collapse = [k for k in self.collapse_keys if k not in filters]
         order = self._collapsed(ranked, len(fusion.ids), collapse, stop_after) if collapse else ranked(stop_after)
         return _Ranking(order, fusion.ids, scores, fusion.lexical, fusion.vector)
 
-    def _fusion(self, query: str, words: Sequence[str], filters: Mapping[str, str], mode: str) -> _Fusion:
+    def _fusion(self, query: str, words: Sequence[str], filters: Mapping[str, str], mode: str, legs: QueryLegs) -> _Fusion:
         allowed = filter_mask(self.taxonomy, filters, self.size, self.filter_rules)
-        terms = self._lexical.query_terms(query) if mode != "vector" and self.size else QueryTerms(())
-        lexical = self._lexical_signal(terms, mode, allowed)
-        vector = self._vector_signal(query, words, mode, allowed, lexical)
+        terms = self._lexical.query_terms(legs.lexical) if mode != "vector" and self.size else QueryTerms(())
+        lexical = self._lexical_signal(terms, mode, allowed, legs.lexical_extra)
+        vector = self._vector_signal(legs.vector, words, mode, allowed, lexical)
         candidates = lexical.present | (vector.present & (vector.scores >= self.settings.similarity_floor))
         ids = np.flatnonzero(candidates)
         if mode == "bm25":
@@ -230,16 +247,19 @@ class Engine:
         scores = fused + self.settings.file_boost * file_best if self.settings.file_boost else fused
         return _Fusion(ids, scores, fused, file_best, terms, lexical, vector)
 
-    def _lexical_signal(self, terms: QueryTerms, mode: str, allowed: np.ndarray | None) -> Signal:
+    def _lexical_signal(self, terms: QueryTerms, mode: str, allowed: np.ndarray | None, extra: str = "") -> Signal:
         if mode == "vector" or not self.size:
             return Signal.absent(self.size, 0.0)
         scores = self._lexical.score(terms)
+        added = [term for term in self._lexical.query_terms(extra).own if term not in terms.all] if extra else []
+        if added:  # an expansion's question and answer: their own terms, at a lower weight
+            scores = (scores + EXTRA_WEIGHT * self._lexical.score(QueryTerms(tuple(added)))).astype(np.float32)
         return Signal(scores, _allowed(scores > 0, allowed))
 
-    def _vector_signal(self, query: str, words: Sequence[str], mode: str, allowed: np.ndarray | None, lexical: Signal) -> Signal:
+    def _vector_signal(self, texts: Sequence[str], words: Sequence[str], mode: str, allowed: np.ndarray | None, lexical: Signal) -> Signal:
         if mode == "bm25" or self._vectors is None or not self.size or not words:
             return Signal.absent(self.size, UNSCORED)
-        query_vector = self._query_vector(query)
+        query_vector = self._query_vector(texts[0]) if len(texts) == 1 else self._mean_vector(texts)
         scores = similarities(self._vectors, query_vector, self.size, self.arrays.vector_index)
         if self.arrays.vector_index is not None and lexical.any():
             # The approximate index scores only the windows in the lists nearest the query (a chunk it left
@@ -335,6 +355,11 @@ class Engine:
     def _query_vector(self, query: str) -> np.ndarray:
         """The query's embedding; recent ones are kept, as pages and get_docs re-ask for them."""
         return self._query_vectors.get_or_compute(query, lambda text: self._query_embedder().embed_query(text))
+
+    def _mean_vector(self, texts: Sequence[str]) -> np.ndarray:
+        """The normalised mean of the texts' embeddings: one query vector for an expanded query's vector side."""
+        mean = np.mean([self._query_vector(text) for text in texts], axis=0)
+        return (mean / max(float(np.linalg.norm(mean)), 1e-12)).astype(np.float32)
 
     def _query_embedder(self) -> QueryEmbedder:
         with self._model_lock:

@@ -95,6 +95,10 @@ def test_a_json_object_with_a_cases_list(tmp_path):
         (jsonl({"query": "a", "relevant": ["x.md"], "filters": {}, "facets": {}}), "line 1", "give only one of filters, facets"),
         (jsonl({"query": "a", "expectedChunkId": "x.md", "limit": 0}), "line 1", "`limit` must be an integer from 1 to 50"),
         ("\n" + jsonl({"id": "a", "query": "a", "relevant": ["x"]}, {"id": "a", "query": "b", "relevant": ["y"]}), "line 3", "also used at line 2"),
+        (jsonl({"query": "a", "relevant": ["x.md"], "expansions": "more words"}), "line 1", "`expansions` must be an object"),
+        (jsonl({"query": "a", "relevant": ["x.md"], "expansions": {"hyde": "x"}}), "line 1", "unknown key(s) hyde; accepted: keywords"),
+        (jsonl({"query": "a", "relevant": ["x.md"], "expansions": {"keywords": ["a"]}}), "line 1", "must be strings"),
+        (jsonl({"query": "a", "relevant": ["x.md"], "expansions": {"question": " "}}), "line 1", "holds no text"),
     ],
 )
 def test_a_malformed_query_names_file_line_and_problem(tmp_path, text, where, fragment):
@@ -105,6 +109,17 @@ def test_a_malformed_query_names_file_line_and_problem(tmp_path, text, where, fr
     assert caught.value.message.startswith(f"{path}, {where}: ")
     assert fragment in caught.value.message
     assert "`relevant: [{chunk_id, grade}]`" in caught.value.hint
+
+
+def test_a_query_may_carry_the_expansions_an_agent_wrote(tmp_path):
+    path = write(tmp_path, "g.jsonl", jsonl(
+        {"query": "retry when throttled", "relevant": ["x.md"], "expansions": {"keywords": "RateLimitError backoff", "hypothetical_answer": "The client retries 429s."}},
+        {"query": "b", "relevant": ["y.md"]},
+    ))  # fmt: skip
+    expanded, plain = load_golden(path)
+    assert expanded.expansions.keywords == "RateLimitError backoff" and expanded.expansions.question == ""
+    assert expanded.expansions.concatenated(expanded.query) == "retry when throttled RateLimitError backoff The client retries 429s."
+    assert plain.expansions is None
 
 
 def test_a_json_file_reports_the_syntax_error_line(tmp_path):
