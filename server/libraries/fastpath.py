@@ -9,7 +9,6 @@ chunk fits is it cut, at a blank line outside any code block.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -21,9 +20,9 @@ from docs_mcp.server.contract.render import DELIMITER_START, escape_delimiter_li
 from docs_mcp.indexer.libraries.library import Library
 from docs_mcp.server.libraries.catalog import LibraryCatalog
 from docs_mcp.server.search.records import Hit
+from docs_mcp.server.search.tokens import CHARS_PER_TOKEN, count_tokens
 from docs_mcp.server.libraries.errors import TopicNotFoundError
 
-CHARS_PER_TOKEN = 4
 LANGUAGE_KEY = "language"  # the taxonomy key get_docs(language=...) and resolve_library(language=...) read
 CANDIDATES = 10  # hits considered per search
 RELATED_PAGES = 5
@@ -48,11 +47,6 @@ class Packed:
     candidate: Candidate
     block: str
     truncated: bool
-
-
-def count_tokens(text: str) -> int:
-    """Tokens of ``text`` as get_docs counts them: ceil(characters / 4)."""
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
 def find_candidates(

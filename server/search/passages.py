@@ -1,0 +1,138 @@
+"""The passage of a chunk that matches a query best: a few consecutive markdown blocks, at most ``PASSAGE_CHARS``.
+
+An agent deciding whether to read a whole chunk (and spend its tokens) is helped most by the
+lines that answer: the passage shows them, where the 240-character snippet shows only where the
+words occur.  Blocks are paragraphs, list items, headings and whole fenced code blocks; the window
+of consecutive blocks holding the most distinct query words wins (the query's and keywords' words
+count 1, the question's and hypothetical answer's ``WEAK_WEIGHT``), the earliest on a tie, so a
+chunk without any of the words shows its beginning.  A block longer than the window is cut at line
+ends around its first match, and a code fence cut open is closed again.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from docs_mcp.server.search.snippets import Needles
+
+PASSAGE_CHARS = 600
+WEAK_WEIGHT = 0.4
+_FENCE = re.compile(r"^ {0,3}(```+|~~~+)")
+_HEADING = re.compile(r"^ {0,3}#{1,6}\s")
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A stretch of a chunk's markdown and where it lies in it (character offsets)."""
+
+    text: str
+    start: int
+    end: int
+
+
+def best_passage(markdown: str, strong: Sequence[str], weak: Sequence[str] = (), max_chars: int = PASSAGE_CHARS) -> Passage:
+    """The window of consecutive blocks of ``markdown`` that holds the most distinct words (weighted), cut to ``max_chars``."""
+    blocks = markdown_blocks(markdown)
+    if not blocks:
+        return Passage("", 0, 0)
+    scorers = [(Needles.of(strong), 1.0), (Needles.of(weak), WEAK_WEIGHT)]
+    best, best_score = (0, 0), -1.0
+    for first in range(len(blocks)):
+        last = first
+        while last + 1 < len(blocks) and blocks[last + 1][1] - blocks[first][0] <= max_chars:
+            last += 1
+        score = _score(markdown[blocks[first][0] : blocks[last][1]], scorers)
+        if score > best_score:
+            best, best_score = (first, last), score
+    first, last = best
+    # Blocks before the first match give way (a heading right above it stays) to blocks after the window.
+    while best_score > 0 and first < last and not _score(markdown[blocks[first][0] : blocks[first][1]], scorers):
+        if _HEADING.match(markdown[blocks[first][0] : blocks[first][1]]) and _score(markdown[blocks[first + 1][0] : blocks[first + 1][1]], scorers):
+            break
+        first += 1
+    while last + 1 < len(blocks) and blocks[last + 1][1] - blocks[first][0] <= max_chars:
+        last += 1
+    while last > first and _HEADING.match(markdown[blocks[last][0] : blocks[last][1]]):
+        last -= 1  # a heading with nothing under it says nothing
+    start, end = blocks[first][0], blocks[last][1]
+    if end - start > max_chars:
+        return _cut(markdown, start, end, scorers, max_chars)
+    return Passage(markdown[start:end].rstrip(), start, end)
+
+
+def markdown_blocks(markdown: str) -> list[tuple[int, int]]:
+    """(start, end) of each block: runs of lines between blank lines, a heading line alone, a fenced code block whole."""
+    blocks: list[tuple[int, int]] = []
+    start: int | None = None
+    fence: str | None = None
+    offset = 0
+    for line in markdown.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        opener = _FENCE.match(body)
+        if fence is not None:
+            if opener and opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence) and not body.strip().strip(fence[0]):
+                fence = None
+        elif opener:
+            fence = opener.group(1)
+            start = offset if start is None else start
+        elif not body.strip():
+            if start is not None:
+                blocks.append((start, offset))
+                start = None
+        elif _HEADING.match(body):
+            if start is not None:
+                blocks.append((start, offset))
+            blocks.append((offset, offset + len(body)))
+            start = None
+        elif start is None:
+            start = offset
+        offset += len(line)
+    if start is not None:
+        blocks.append((start, len(markdown.rstrip("\r\n"))))
+    return [(s, e) for s, e in blocks if markdown[s:e].strip()]
+
+
+def _score(text: str, scorers: Sequence[tuple[Needles, float]]) -> float:
+    total = 0.0
+    seen: set[str] = set()
+    for needles, weight in scorers:
+        if needles.pattern is None:
+            continue
+        words = {match.group().lower() for match in needles.pattern.finditer(text)} - seen
+        seen |= words
+        total += weight * len(words)
+    return total
+
+
+def _cut(markdown: str, start: int, end: int, scorers: Sequence[tuple[Needles, float]], max_chars: int) -> Passage:
+    """``max_chars`` of the block [start, end) from the line of its first match, at line ends; a cut fence is closed."""
+    text = markdown[start:end]
+    first = min((m.start() for needles, _ in scorers if needles.pattern for m in [needles.pattern.search(text)] if m), default=0)
+    begin = text.rfind("\n", 0, max(first - max_chars // 3, 0)) + 1
+    stop = text.rfind("\n", begin, begin + max_chars)
+    stop = stop if stop > begin else min(begin + max_chars, len(text))
+    piece = text[begin:stop].rstrip()
+    opened = _open_fence(text[:begin])
+    if opened:
+        piece = f"{opened}\n{piece}"
+    still_open = _open_fence(piece)
+    if still_open:
+        piece = f"{piece}\n{_FENCE.match(still_open).group(1)}"
+    return Passage(piece, start + begin, start + stop)
+
+
+def _open_fence(text: str) -> str | None:
+    """The opening line (```python) of the fence a text leaves open at its end, if any."""
+    fence: str | None = None
+    line_open = ""
+    for line in text.splitlines():
+        opener = _FENCE.match(line)
+        if not opener:
+            continue
+        if fence is None:
+            fence, line_open = opener.group(1), line.strip()
+        elif opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence) and not line.strip().strip(fence[0]):
+            fence = None
+    return line_open if fence is not None else None

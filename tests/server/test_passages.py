@@ -1,0 +1,61 @@
+"""The best passage of a chunk: blocks whole, the most distinct words, fences never left open."""
+
+from __future__ import annotations
+
+from docs_mcp.server.search.passages import WEAK_WEIGHT, best_passage, markdown_blocks
+from docs_mcp.server.search.tokens import count_tokens
+
+DOC = """## Retries
+
+The client retries a failed request up to three times.
+
+Set `max_retries` to change the number.
+
+```python
+client = Client(max_retries=5)
+
+# a blank line inside the fence does not end the block
+```
+
+## Pagination
+
+Every list endpoint pages its results with a cursor.
+"""
+
+
+def test_blocks_are_paragraphs_headings_and_whole_fences():
+    blocks = [DOC[start:end] for start, end in markdown_blocks(DOC)]
+    assert blocks[0] == "## Retries"
+    assert blocks[3].startswith("```python") and blocks[3].rstrip().endswith("```") and "blank line inside" in blocks[3]
+    assert blocks[-1].startswith("Every list endpoint")
+
+
+def test_the_window_with_the_most_distinct_words_wins_and_starts_at_the_first_match():
+    passage = best_passage(DOC, ["max_retries"], max_chars=160)
+    assert passage.text.startswith("Set `max_retries`")
+    assert "Client(max_retries=5)" in passage.text
+    assert DOC[passage.start : passage.end].rstrip() == passage.text
+    assert best_passage(DOC, ["cursor"], max_chars=160).text == "## Pagination\n\nEvery list endpoint pages its results with a cursor."
+
+
+def test_weak_words_count_less_than_the_query_words():
+    assert WEAK_WEIGHT < 1
+    strong_retries = best_passage(DOC, ["retries"], ["cursor", "pages"], max_chars=80)
+    assert "retries" in strong_retries.text.lower() and "cursor" not in strong_retries.text
+
+
+def test_without_a_match_the_passage_is_the_beginning():
+    assert best_passage(DOC, ["zebra"], max_chars=120).text.startswith("## Retries\n\nThe client retries")
+
+
+def test_a_long_code_block_is_cut_around_the_match_and_its_fence_closed():
+    code = "```python\n" + "\n".join(f"x{i} = {i}" for i in range(200)) + "\nneedle = 1\n" + "\n".join(f"y{i} = {i}" for i in range(200)) + "\n```\n"
+    passage = best_passage(code, ["needle"], max_chars=200)
+    assert len(passage.text) <= 200 + len("```python\n```\n")
+    assert passage.text.startswith("```python\n") and passage.text.endswith("\n```")
+    assert "needle = 1" in passage.text
+
+
+def test_an_empty_chunk_has_an_empty_passage_and_tokens_are_a_quarter_of_the_characters():
+    assert best_passage("", ["a"]).text == ""
+    assert [count_tokens(t) for t in ("", "a", "abcd", "abcde")] == [0, 1, 1, 2]
