@@ -82,7 +82,7 @@ class Client:
 
 def _claude(scope: Scope, project: Path, home: Path, name: str) -> Target:
     client = CLIENTS["claude"]
-    config = Path(os.environ["CLAUDE_CONFIG_DIR"]) if os.environ.get("CLAUDE_CONFIG_DIR") else home / ".claude"
+    config = _folder_from_environment("CLAUDE_CONFIG_DIR", home / ".claude")
     if scope is Scope.project:
         return Target(
             client, scope,
@@ -157,7 +157,7 @@ def _windsurf(scope: Scope, project: Path, home: Path, name: str) -> Target:
 
 def _codex(scope: Scope, project: Path, home: Path, name: str) -> Target:
     client = CLIENTS["codex"]
-    codex_home = Path(os.environ["CODEX_HOME"]) if os.environ.get("CODEX_HOME") else home / ".codex"
+    codex_home = _folder_from_environment("CODEX_HOME", home / ".codex")
     if scope is Scope.project:
         return Target(
             client, scope,
@@ -172,6 +172,12 @@ def _codex(scope: Scope, project: Path, home: Path, name: str) -> Target:
         RuleFile(codex_home / "AGENTS.md", owned=False),
         None,
     )  # fmt: skip
+
+
+def _folder_from_environment(variable: str, default: Path) -> Path:
+    """The folder a client's environment variable points to (CLAUDE_CONFIG_DIR, CODEX_HOME), else its default."""
+    value = os.environ.get(variable)
+    return Path(value).expanduser() if value else default
 
 
 def vscode_user_dir(home: Path) -> Path:
