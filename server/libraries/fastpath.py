@@ -1,10 +1,12 @@
 """get_docs, the fast path: the best chunks of some libraries for a topic, packed into a token budget.
 
 Tokens are counted as ``ceil(characters / 4)`` of the returned ``content`` (chunk
-delimiters included): model-independent, deterministic, and close to what BPE
-tokenizers give for English prose and code.  Chunks are packed whole, best first; a
-chunk that does not fit is skipped for a smaller one, and only when not even the best
-chunk fits is it cut, at a blank line outside any code block.
+delimiters included; server/search/tokens.py).  Chunks go in best first.  A short chunk
+goes in whole; a long one (more than a quarter of the budget), or one that no longer fits
+whole, goes in as its best passage for the topic (server/search/passages.py) with a
+pointer to the whole (get_doc), so the budget holds the answers of several chunks rather
+than all of one.  Only when nothing fits at all is the best chunk cut, at a blank line
+outside any code block.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from docs_mcp.server.core.live_index import ServedIndex
 from docs_mcp.server.contract.render import DELIMITER_START, escape_delimiter_lines
 from docs_mcp.indexer.libraries.library import Library
 from docs_mcp.server.libraries.catalog import LibraryCatalog
+from docs_mcp.server.search.passages import best_passage
 from docs_mcp.server.search.records import Hit
 from docs_mcp.server.search.tokens import CHARS_PER_TOKEN, count_tokens
 from docs_mcp.server.libraries.errors import TopicNotFoundError
@@ -28,6 +31,8 @@ CANDIDATES = 10  # hits considered per search
 RELATED_PAGES = 5
 # A chunk much less likely to answer than the best one would only spend the agent's budget.
 RELATIVE_FLOOR = 0.6
+LONG_SHARE = 4  # a chunk whose block costs more than max_tokens / LONG_SHARE is long: its best passage goes in
+PACKED_PASSAGE_CHARS = 1_200
 
 
 @dataclass(frozen=True)
@@ -42,11 +47,12 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Packed:
-    """One chunk as placed in the answer."""
+    """One chunk as placed in the answer: whole, as its best passage, or cut to fit."""
 
     candidate: Candidate
     block: str
     truncated: bool
+    passage: bool = False
 
 
 def find_candidates(
@@ -100,22 +106,38 @@ def find_candidates(
     return found if len(scopes) == 1 else sorted(found, key=lambda c: (-c.confidence, c.hit.chunk_id))
 
 
-def pack(candidates: Sequence[Candidate], max_tokens: int) -> list[Packed]:
-    """Whole chunks, best first, while they fit in ``max_tokens``; the best one cut to fit when none does."""
+def pack(candidates: Sequence[Candidate], max_tokens: int, words: Sequence[str] = (), weak_words: Sequence[str] = ()) -> list[Packed]:
+    """Best first within ``max_tokens``: short chunks whole, long ones (or ones no longer fitting whole) by their best
+    passage for ``words`` (``weak_words`` count less); the best chunk cut to fit when nothing does."""
     best = candidates[0].confidence
     packed: list[Packed] = []
     used = 0
     for candidate in candidates:
         if candidate.confidence < RELATIVE_FLOOR * best:
             continue
-        block = _block(candidate, candidate.content)
-        cost = count_tokens(block) + (1 if packed else 0)  # +1: the blank line that joins blocks
-        if used + cost <= max_tokens:
-            packed.append(Packed(candidate, block, truncated=False))
-            used += cost
+        for option in _options(candidate, max_tokens, words, weak_words):
+            cost = count_tokens(option.block) + (1 if packed else 0)  # +1: the blank line that joins blocks
+            if used + cost <= max_tokens:
+                packed.append(option)
+                used += cost
+                break
     if not packed:
         packed.append(_truncated(candidates[0], max_tokens))
     return packed
+
+
+def _options(candidate: Candidate, max_tokens: int, words: Sequence[str], weak_words: Sequence[str]) -> list[Packed]:
+    """How the chunk may go in, preferred first: whole (unless long), then its best passage (when shorter)."""
+    whole = Packed(candidate, _block(candidate, candidate.content), truncated=False)
+    options = [] if count_tokens(whole.block) > max_tokens / LONG_SHARE else [whole]
+    passage = best_passage(candidate.content, words, weak_words, PACKED_PASSAGE_CHARS)
+    if passage.text and len(passage.text) < len(candidate.content.strip()):
+        note = (
+            f"\n\n[… a passage of this {count_tokens(candidate.content)}-token section; "
+            f"read it whole with get_doc(chunk_id='{candidate.hit.chunk_id}')]"
+        )
+        options.append(Packed(candidate, _block(candidate, passage.text) + note, truncated=False, passage=True))
+    return options
 
 
 def related_pages(candidates: Sequence[Candidate], packed: Sequence[Packed], catalog: LibraryCatalog) -> list[dict]:

@@ -174,7 +174,7 @@ def get_docs(index: ServedIndex, args: DocsArgs, mode: str, sources: Sources) ->
     libraries = [catalog.get(library.library_id) for library in requested]
     language = _tagged_language(index.engine, args.language) if args.language else None
     candidates = find_candidates(index, catalog, libraries, args.topic, mode, language)
-    packed = pack(candidates, args.max_tokens)
+    packed = pack(candidates, args.max_tokens, index.engine.content_words(args.topic))
     content = "\n\n".join(p.block for p in packed)
     top = packed[0].candidate.confidence
     return {

@@ -191,6 +191,10 @@ class Engine:
         )
         return SearchPage(hits=hits, has_more=len(ranking.order) > offset + limit)
 
+    def content_words(self, text: str) -> list[str]:
+        """The words of ``text`` a search matches on: tokenized, the stop words the index leaves out left out."""
+        return self._lexical.content_words(text)
+
     def query_similarities(self, query: str) -> np.ndarray | None:
         """Best-window cosine similarity of every chunk (by chunks.id) to ``query``; None without vectors."""
         if self._vectors is None or not tokenize(query):

@@ -206,11 +206,11 @@ def test_get_docs_packs_whole_chunks_attributed_to_their_library(libraries_serve
     assert 0.5 <= answer["confidence"] <= 1.0 and answer["hint"] is None
 
 
-def test_get_docs_cuts_an_oversized_best_chunk_outside_code(libraries_server) -> None:
+def test_get_docs_gives_the_best_passage_of_an_oversized_chunk_and_points_to_the_whole(libraries_server) -> None:
     answer = libraries_server.json("get_docs", {"libraries": [ACME], "topic": "deploy walkthrough steps", "max_tokens": 500})
-    (chunk,) = answer["chunks"]
-    assert chunk["truncated"] is True and chunk["path"] == f"{ACME}/commands/deploy.md"
-    assert f"read_page(path='{ACME}/commands/deploy.md')" in answer["content"]
+    chunk = answer["chunks"][0]
+    assert chunk["truncated"] is False and chunk["path"] == f"{ACME}/commands/deploy.md"
+    assert f"read it whole with get_doc(chunk_id='{chunk['chunk_id']}')" in answer["content"]
     assert answer["content"].count("```") % 2 == 0 and answer["tokens"] <= 500
 
 
