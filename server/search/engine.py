@@ -212,7 +212,7 @@ class Engine:
     def candidates(self, query: str, filters: Mapping[str, str] | None = None) -> tuple[np.ndarray, np.ndarray, QuerySignals]:
         """The fusion's best ``RERANK_DEPTH`` candidates, best first, their features and the query's signals:
         what the learned ranking and its gate read."""
-        fusion = self._fusion(query, tokenize(query), dict(filters or {}), "fusion", QueryLegs.plain(query))
+        fusion = self._fusion(query, tokenize(query), dict(filters or {}), "fusion")
         head = top_k(fusion.ids, fusion.scores, RERANK_DEPTH)
         return head, self._features(head, fusion), self._query_signals(query, fusion, head)
 
@@ -234,7 +234,8 @@ class Engine:
         order = self._collapsed(ranked, len(fusion.ids), collapse, stop_after) if collapse else ranked(stop_after)
         return _Ranking(order, fusion.ids, scores, fusion.lexical, fusion.vector)
 
-    def _fusion(self, query: str, words: Sequence[str], filters: Mapping[str, str], mode: str, legs: QueryLegs) -> _Fusion:
+    def _fusion(self, query: str, words: Sequence[str], filters: Mapping[str, str], mode: str, legs: QueryLegs | None = None) -> _Fusion:
+        legs = legs or QueryLegs.plain(query)
         allowed = filter_mask(self.taxonomy, filters, self.size, self.filter_rules)
         terms = self._lexical.query_terms(legs.lexical) if mode != "vector" and self.size else QueryTerms(())
         lexical = self._lexical_signal(terms, mode, allowed, legs.lexical_extra)
