@@ -32,6 +32,7 @@ from docs_mcp.server.core.live_index import LiveIndex
 from docs_mcp.server.core.registry import ToolCall, ToolRegistry
 from docs_mcp.server.errors import quoted
 from docs_mcp.server.gateway import Gateway, gateway_specs
+from docs_mcp.server.instructions import IndexSummary, server_instructions
 from docs_mcp.server.libraries import prompts, resources
 from docs_mcp.server.libraries.remote import Sources
 from docs_mcp.server.libraries.tools import library_specs, searched_libraries
@@ -42,15 +43,6 @@ from docs_mcp.server.stdio_guard import guarded_stdio
 logger = logging.getLogger(__name__)
 
 SERVER_NAME = "docs-mcp"
-INSTRUCTIONS = (
-    "Documentation search. Call search_docs with a short query (and taxonomy filters when you know them), "
-    "then get_doc with a hit's chunk_id (and context 1-5 for the surrounding sections) to read it. "
-    "To browse a library: resolve_library, get_library_info, then read_page; for a quick answer: get_docs."
-)
-GATEWAY_INSTRUCTIONS = (
-    " Tools of other MCP servers: tool_discovery with what the tool should do, describe_tool for its schema, "
-    "then tool_execute with its tool_key and arguments."
-)
 
 
 @dataclass(frozen=True)
@@ -172,7 +164,8 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None, 
     return Server(
         SERVER_NAME,
         version=__version__,
-        instructions=INSTRUCTIONS + (GATEWAY_INSTRUCTIONS if gateway else ""),
+        # When to search, which tool first, how to read a hit: built from what the index holds (server/instructions.py).
+        instructions=server_instructions(IndexSummary.from_metadata(served.engine.metadata), gateway=gateway is not None),
         lifespan=lifespan,
         on_list_tools=_list_tools,
         on_call_tool=_call_tool,

@@ -13,10 +13,9 @@ from typing import Any, Mapping
 
 from mcp_types import Tool
 
-from docs_mcp.server.contract.arguments import parse_search_args, string, visible_text
-from docs_mcp.server.contract.reload import ServedIndex
+from docs_mcp.server.contract.arguments import SearchArgs, parse_search_args
 from docs_mcp.server.contract.schemas import search_docs_schema
-from docs_mcp.server.contract.tools import run_search
+from docs_mcp.server.core.arguments import string, visible_text
 from docs_mcp.server.errors import InvalidArgumentError
 from docs_mcp.server.search.expansion import MAX_ANSWER_CHARS, MAX_KEYWORDS_CHARS, MAX_QUESTION_CHARS, Expansions
 
@@ -95,13 +94,11 @@ def parse_expansions(arguments: Mapping[str, Any] | None) -> Expansions:
     return Expansions(**parts)
 
 
-def search_docs_expanded(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: str) -> str:
-    """Run search_docs_expanded: search_docs's page of hits for the query and its expansions.
+def parse_expanded_args(arguments: Mapping[str, Any] | None, filters: Mapping[str, tuple[str, ...]]) -> tuple[SearchArgs, Expansions]:
+    """search_docs's arguments and the expansions, checked.
 
     Raises:
         InvalidArgumentError: an argument does not fit the schema.
-        InvalidCursorError: the cursor is malformed, tampered, foreign, stale, or from another search.
-        NoVectorsError: ``mode`` is vector and the index has no vectors.
     """
-    args = parse_search_args(arguments, index.filters, tool=SEARCH_DOCS_EXPANDED, more=tuple(EXPANSION_LIMITS))
-    return run_search(index, args, mode, parse_expansions(arguments))
+    args = parse_search_args(arguments, filters, tool=SEARCH_DOCS_EXPANDED, more=tuple(EXPANSION_LIMITS))
+    return args, parse_expansions(arguments)

@@ -1,4 +1,5 @@
-"""The contract's two tools as registry entries: checked arguments in, the contract's answer out.
+"""The contract's two tools, and search_docs_expanded beside them, as registry entries: checked arguments in,
+the contract's answer out (and, in structured content, what sizes it for a context window: contract/sizing.py).
 
 Each runs in a worker thread (the engine is safe to share between threads; searches may run
 in a search worker process, ``ServedIndex.search``) and raises a DocsMcpError for anything
@@ -15,8 +16,10 @@ import orjson
 
 from docs_mcp.server.contract.arguments import GetDocArgs, SearchArgs, parse_get_doc_args, parse_search_args
 from docs_mcp.server.contract.cursor import CursorCodec, SearchBinding
-from docs_mcp.server.contract.render import render_chunk_window, search_result
+from docs_mcp.server.contract.expanded import SEARCH_DOCS_EXPANDED, expanded_tool, parse_expanded_args, parse_expansions
+from docs_mcp.server.contract.render import search_result
 from docs_mcp.server.contract.schemas import GET_DOC, SEARCH_DOCS, get_doc_tool, search_docs_tool
+from docs_mcp.server.contract.sizing import ChunkWindow, sized_hits
 from docs_mcp.server.core.live_index import ServedIndex
 from docs_mcp.server.core.registry import ToolCall, ToolSpec, internal_error_text
 from docs_mcp.server.errors import ChunkNotFoundError, NoVectorsError
@@ -28,10 +31,13 @@ SearchExtras = Callable[[ServedIndex, Mapping[str, Any] | None], Mapping[str, An
 
 
 def contract_specs(mode: str, search_extras: SearchExtras | None = None) -> list[ToolSpec[Any]]:
-    """search_docs and get_doc, ranking in ``mode``; ``search_extras`` joins a search's structured content."""
+    """search_docs and get_doc (the contract's, listed first), then search_docs_expanded, ranking in ``mode``;
+    ``search_extras`` joins a search's structured content."""
 
     def structured(data: dict[str, Any], call: ToolCall) -> dict[str, Any]:
-        return {**data, **(search_extras(call.index, call.arguments) if search_extras else {})}
+        query, expansions = _query_of(call.arguments)
+        extras = search_extras(call.index, call.arguments) if search_extras else {}
+        return {**sized_hits(call.index, data, query, expansions), **extras}
 
     return [
         ToolSpec(
@@ -47,14 +53,37 @@ def contract_specs(mode: str, search_extras: SearchExtras | None = None) -> list
             describe=get_doc_tool,
             parse=lambda arguments, index: parse_get_doc_args(arguments),
             run=lambda args, call: run_get_doc(call.index, args),
+            render=ChunkWindow.text,
+            structured=lambda window, call: window.sizes(),
+            error_text=internal_error_text,
+        ),
+        ToolSpec(
+            SEARCH_DOCS_EXPANDED,
+            describe=expanded_tool,
+            parse=lambda arguments, index: parse_expanded_args(arguments, index.filters),
+            run=lambda parsed, call: run_search_docs(call.index, parsed[0], mode, parsed[1]),
+            structured=structured,
             error_text=internal_error_text,
         ),
     ]
 
 
+def _query_of(arguments: Mapping[str, Any] | None) -> tuple[str, Expansions | None]:
+    """The query and expansions of a search that ran (its arguments were checked already)."""
+    given = arguments or {}
+    return str(given.get("query") or ""), parse_expansions(given) or None
+
+
 def search_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: str) -> str:
     """The search_docs text for ``arguments``, raising what the tool raises (``docs-mcp search``, tests)."""
-    return contract_specs(mode)[0].text(ToolCall(index, arguments))
+    return tool_text(index, SEARCH_DOCS, arguments, mode)
+
+
+def tool_text(index: ServedIndex, name: str, arguments: Mapping[str, Any] | None, mode: str = "hybrid") -> str:
+    """The text of the contract's tool ``name`` (or search_docs_expanded) for ``arguments``, raising what it raises:
+    the command line's ``docs-mcp search`` and ``docs-mcp get``."""
+    spec = next(spec for spec in contract_specs(mode) if spec.name == name)
+    return spec.text(ToolCall(index, arguments))
 
 
 def run_search_docs(index: ServedIndex, args: SearchArgs, mode: str, expansions: Expansions | None = None) -> dict[str, Any]:
@@ -105,8 +134,8 @@ def require_vectors_for(mode: str, index: ServedIndex) -> None:
         raise NoVectorsError()
 
 
-def run_get_doc(index: ServedIndex, args: GetDocArgs) -> str:
-    """Run get_doc: the chunk and up to ``context`` neighbours each side, in the delimiter grammar.
+def run_get_doc(index: ServedIndex, args: GetDocArgs) -> ChunkWindow:
+    """Run get_doc: the chunk and up to ``context`` neighbours each side (rendered in the delimiter grammar).
 
     Raises:
         ChunkNotFoundError: no chunk has that ID.
@@ -116,4 +145,4 @@ def run_get_doc(index: ServedIndex, args: GetDocArgs) -> str:
     if not window:  # a page's path names a chunk only when the page is one chunk: point at its first
         page = None if "#" in args.chunk_id else store.first_chunk_of_page(args.chunk_id)
         raise ChunkNotFoundError(args.chunk_id, page)
-    return render_chunk_window(window, args.chunk_id)
+    return ChunkWindow(window, args.chunk_id)

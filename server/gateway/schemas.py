@@ -64,13 +64,19 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     UPSTREAM_STATUS: {"type": "object", "properties": {}, "additionalProperties": False},
 }
 
+# Each opens with when to use the tool (agents pick tools by their descriptions), then what it returns.
 DESCRIPTIONS = {
-    TOOL_DISCOVERY: "Find tools of the connected MCP servers by what they do. Returns tool keys ('server:tool') ranked by "
-    "relevance (0-1), with why each matched. Then call describe_tool for its schema and tool_execute to run it.",
-    TOOL_EXECUTE: "Run a tool found with tool_discovery: pass its tool_key and its arguments. Returns the tool's own result.",
-    DESCRIBE_TOOL: "Describe a tool: detail 'summary' (short), 'schema' (input and output schemas) or 'full' (plus notes and examples).",
-    LIST_TOOL_EXAMPLES: "Worked examples of a tool: a title and the arguments to pass, ready for tool_execute.",
-    UPSTREAM_STATUS: "The state of each connected MCP server: running, stopped, crashed (and when it restarts), its tool count.",
+    TOOL_DISCOVERY: "Use it when a task needs a tool you do not see in your list (another MCP server's): finds tools of "
+    "the connected MCP servers by what they do. Returns tool keys ('server:tool') ranked by relevance (0-1), with why "
+    "each matched. Then call describe_tool for its schema and tool_execute to run it.",
+    TOOL_EXECUTE: "Use it to run a tool found with tool_discovery: pass its tool_key and its arguments. Returns the "
+    "tool's own result.",
+    DESCRIBE_TOOL: "Use it before tool_execute, to learn a tool's arguments: detail 'summary' (short), 'schema' (input "
+    "and output schemas) or 'full' (plus notes and examples).",
+    LIST_TOOL_EXAMPLES: "Use it when a tool's schema leaves you unsure how to call it: worked examples, each a title and "
+    "the arguments to pass, ready for tool_execute.",
+    UPSTREAM_STATUS: "Use it when a connected server's tools fail or are missing: the state of each connected MCP server "
+    "(running, stopped, crashed and when it restarts) and its tool count.",
 }
 
 _READ_ONLY = types.ToolAnnotations(read_only_hint=True, open_world_hint=False)

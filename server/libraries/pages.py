@@ -18,6 +18,7 @@ from docs_mcp.server.libraries.fuzzy import name_score
 from docs_mcp.indexer.libraries.library import Library
 from docs_mcp.server.libraries.catalog import LibraryCatalog
 from docs_mcp.server.libraries.errors import PageNotFoundError, PathNotAllowedError
+from docs_mcp.server.search.tokens import count_tokens
 
 CHUNK_SEPARATOR = "\n\n"
 SUGGESTIONS = 3
@@ -85,10 +86,11 @@ def window(text: str, offset: int, max_lines: int) -> tuple[str, int, int]:
 
 
 def line_fields(content: str, total: int, offset: int, returned: int) -> dict[str, Any]:
-    """The fields of a read_page answer that place its lines in the page, with where to read on."""
+    """The fields of a read_page answer that place its lines in the page, with where to read on (and what they cost)."""
     has_more = offset + returned < total
     return {
         "content": content,
+        "tokens": count_tokens(content),
         "total_lines": total,
         "offset": offset,
         "lines_returned": returned,

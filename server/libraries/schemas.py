@@ -137,29 +137,34 @@ _REQUIRED = {
     GET_CONTEXT7_DOCS: ["library_id"],
 }
 
+# Each opens with when to use the tool (agents pick tools by their descriptions), then what it returns.
 _DESCRIPTIONS = {
     RESOLVE_LIBRARY: (
-        "Find the documentation libraries this server holds that match a name or a few words (typos tolerated). "
-        "Returns every match ranked by relevance (0-1), with its ID, sections and the tools to use next."
+        "Use it first when you need the documentation of one library (by its name or a few words about it) and do not "
+        "know its library ID. Finds the libraries this server holds that match (typos tolerated) and returns every match "
+        "ranked by relevance (0-1), with its ID, sections and the tools to use next."
     ),
     GET_LIBRARY_INFO: (
-        "Describe one library and list its table of contents: every document with title, path, a one-line "
-        "description and section. Large tables of contents come in pages (has_more, next_offset) or filter by sections; "
-        "read a document with read_page."
+        "Use it to see what a library's documentation covers before reading, or to find a page by its title. Describes "
+        "one library and lists its table of contents: every document with title, path, a one-line description and "
+        "section. Large tables of contents come in pages (has_more, next_offset) or filter by sections; read a document "
+        "with read_page."
     ),
     READ_PAGE: (
-        "Read a whole documentation page as markdown, by the path get_library_info, search_docs or get_docs gave, "
-        "or by the url of a table-of-contents entry (fetched on first read, then cached; stale: true marks a copy being refreshed). "
-        "Long pages come in line ranges: when has_more is true, call again with offset = offset + lines_returned."
+        "Use it when a whole page is worth reading (a tutorial, a reference page), by the path get_library_info, "
+        "search_docs or get_docs gave, or by the url of a table-of-contents entry (fetched on first read, then cached; "
+        "stale: true marks a copy being refreshed). Returns the page as markdown with its token count; long pages come "
+        "in line ranges: when has_more is true, call again with offset = offset + lines_returned."
     ),
     GET_DOCS: (
-        "Fast path: the best documentation sections about a topic across one or more libraries, in one call, packed "
-        "into max_tokens. Check confidence: below 0.5, read related_pages with read_page or browse get_library_info. "
-        "Only for libraries resolve_library marks tool 'get_docs'."
+        "Use it when you want one packed answer about a topic from one or more libraries within a token budget, rather "
+        "than a list of hits to read: the best sections (long ones as their best passage, with a pointer to get_doc) "
+        "packed into max_tokens. Check confidence: below 0.5, read related_pages with read_page or browse "
+        "get_library_info. Only for libraries resolve_library marks tool 'get_docs'."
     ),
     GET_CONTEXT7_DOCS: (
-        "Fetches documentation for a REMOTE library via a Context7-compatible API. Only use this tool when resolve_library "
-        "returns tool 'get_context7_docs'. Combine your search terms into a single descriptive topic string."
+        "Use it only for a REMOTE library, when resolve_library returns tool 'get_context7_docs'. Fetches its "
+        "documentation via a Context7-compatible API; combine your search terms into a single descriptive topic string."
     ),
 }
 

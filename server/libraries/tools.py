@@ -192,6 +192,8 @@ def get_docs(index: ServedIndex, args: DocsArgs, mode: str, sources: Sources) ->
                 "heading": p.candidate.hit.heading,
                 "confidence": p.candidate.confidence,
                 "tokens": count_tokens(p.block),
+                "chunk_tokens": count_tokens(p.candidate.content),  # the whole chunk, for get_doc
+                "passage": p.passage,
                 "truncated": p.truncated,
             }
             for p in packed

@@ -214,6 +214,16 @@ def test_get_docs_gives_the_best_passage_of_an_oversized_chunk_and_points_to_the
     assert answer["content"].count("```") % 2 == 0 and answer["tokens"] <= 500
 
 
+def test_get_docs_and_read_page_say_what_their_content_costs(libraries_server) -> None:
+    from docs_mcp.server.search.tokens import count_tokens
+
+    answer = libraries_server.json("get_docs", {"libraries": [ACME], "topic": "deploy walkthrough steps", "max_tokens": 500})
+    chunk = answer["chunks"][0]
+    assert chunk["passage"] is True and chunk["chunk_tokens"] > chunk["tokens"]
+    page = libraries_server.json("read_page", {"path": chunk["path"], "max_lines": 10})
+    assert page["tokens"] == count_tokens(page["content"]) > 0
+
+
 def test_get_docs_related_pages_can_be_read(libraries_server) -> None:
     answer = libraries_server.json("get_docs", {"libraries": [QUICKWEB], "topic": "route decorator", "max_tokens": 500})
     packed = {chunk["path"] for chunk in answer["chunks"]}

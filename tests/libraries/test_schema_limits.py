@@ -14,6 +14,7 @@ MAX_ERROR_CHARS = 1_500
 # A valid call of each tool, to which one violation at a time is added.
 VALID = {
     "search_docs": {"query": "routing"},
+    "search_docs_expanded": {"query": "routing", "keywords": "route decorator"},
     "get_doc": {"chunk_id": "quickweb/quickweb/index.md"},
     "resolve_library": {"query": "quickweb"},
     "get_library_info": {"library_id": QUICKWEB},
