@@ -45,6 +45,7 @@ def register(app: typer.Typer) -> None:
 
     app.command("serve")(serve)
     app.command("search")(search)
+    app.command("get")(get)
     register_team(app)
     register_gateway(app)
     register_fleet(app)
@@ -145,21 +146,46 @@ def search(
     filters: list[str] = typer.Option([], "--filter", help="Taxonomy filter KEY=VALUE, e.g. language=python (repeatable)."),
     as_json: bool = typer.Option(False, "--json", help="Print the search_docs JSON result instead of a list."),
     mode: Mode = typer.Option(Mode.hybrid, "--mode", help="Ranking: hybrid (learned over BM25 + vectors), fusion (BM25 + vectors, unlearned), bm25 or vector."),
+    keywords: Optional[str] = typer.Option(None, "--keywords", help="Terms the answer would contain (API, option, error names): searched as search_docs_expanded does."),
+    question: Optional[str] = typer.Option(None, "--question", help="The question restated in the documentation's terms (search_docs_expanded)."),
+    hypothetical_answer: Optional[str] = typer.Option(None, "--hypothetical-answer", help="1-3 sentences the documentation might say (search_docs_expanded)."),
 ) -> None:
-    """Search the index from the command line, the way the search_docs tool does."""
+    """Search the index from the command line, the way the search_docs tool does (search_docs_expanded with expansions)."""
     use_one_blas_thread()
     from docs_mcp.server.core.live_index import LiveIndex
+    from docs_mcp.server.contract.expanded import SEARCH_DOCS_EXPANDED
     from docs_mcp.server.contract.render import render_search_text
-    from docs_mcp.server.contract.tools import search_docs
+    from docs_mcp.server.contract.schemas import SEARCH_DOCS
+    from docs_mcp.server.contract.tools import tool_text
+
+    parts = {name: text for name, text in (("keywords", keywords), ("question", question), ("hypothetical_answer", hypothetical_answer)) if text}
+    live = LiveIndex(index, warm=None)
+    try:
+        with live.lease() as served:
+            arguments: dict[str, object] = {"query": query, "limit": limit, **_parse_filters(filters, served.filters), **parts}
+            text = tool_text(served, SEARCH_DOCS_EXPANDED if parts else SEARCH_DOCS, arguments, mode.value)
+    finally:
+        live.close()
+    typer.echo(text if as_json else render_search_text(text))
+
+
+def get(
+    chunk_id: str = typer.Argument(..., help="A chunk ID from a search hit, e.g. 'guide/pagination.md#cursor-pagination'."),
+    index: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", help="Index directory built by `docs-mcp index`."),
+    context: int = typer.Option(0, "--context", min=0, max=5, help="Chunks of the same page to add before and after it."),
+) -> None:
+    """Print a chunk's markdown (and its neighbours with --context), the way the get_doc tool does."""
+    from docs_mcp.server.core.live_index import LiveIndex
+    from docs_mcp.server.contract.schemas import GET_DOC
+    from docs_mcp.server.contract.tools import tool_text
 
     live = LiveIndex(index, warm=None)
     try:
         with live.lease() as served:
-            arguments: dict[str, object] = {"query": query, "limit": limit, **_parse_filters(filters, served.filters)}
-            text = search_docs(served, arguments, mode.value)
+            text = tool_text(served, GET_DOC, {"chunk_id": chunk_id, "context": context})
     finally:
         live.close()
-    typer.echo(text if as_json else render_search_text(text))
+    typer.echo(text)
 
 
 def _parse_filters(filters: list[str], known: Mapping[str, tuple[str, ...]]) -> dict[str, str]:

@@ -104,6 +104,7 @@ AREA_EDGES = ("__init__", "commands")
 STDOUT_PRINTERS = {
     ("server/gateway/commands.py", "list_upstreams"),
     ("server/commands.py", "search"),
+    ("server/commands.py", "get"),
     ("server/setup/commands.py", "_show_diff"),
     ("server/team/commands.py", "create"),
     ("server/team/commands.py", "list_keys"),

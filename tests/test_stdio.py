@@ -102,6 +102,20 @@ def test_search_json_is_the_tool_result(corpus_index: Path) -> None:
     assert all(hit["metadata"]["scope"] == "global-guide" for hit in result["hits"])
 
 
+def test_search_with_expansions_is_search_docs_expanded_and_get_reads_a_hit(corpus_index: Path) -> None:
+    done = _run("search", "the server keeps telling me to slow down", "--index", str(corpus_index), "--json", "--limit", "3",
+                "--keywords", "RateLimitError 429 retry", "--hypothetical-answer", "The client retries 429 responses with backoff.")
+    assert done.returncode == 0, done.stderr
+    hits = json.loads(done.stdout)["hits"]
+    assert hits and any("ratelimiterror" in hit["chunk_id"].lower() or "retr" in hit["chunk_id"] for hit in hits)
+    read = _run("get", hits[0]["chunk_id"], "--index", str(corpus_index), "--context", "1")
+    assert read.returncode == 0, read.stderr
+    assert read.stdout.startswith("--- Chunk: ") and f"--- Chunk: {hits[0]['chunk_id']} " in read.stdout
+    missing = _run("get", "guide/nope.md#nothing", "--index", str(corpus_index))
+    assert missing.returncode == 1 and missing.stdout == ""
+    assert "not found" in missing.stderr and "search_docs" in missing.stderr and "Traceback" not in missing.stderr
+
+
 @pytest.mark.parametrize("bad", ["language", "colour=red"])
 def test_search_refuses_an_unknown_filter(corpus_index: Path, bad: str) -> None:
     done = _run("search", "x", "--index", str(corpus_index), "--filter", bad)

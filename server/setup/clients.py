@@ -14,12 +14,13 @@ relative to it; Cursor and VS Code expand ``${workspaceFolder}``; the others get
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Callable
+
+from docs_mcp.environment import variable as environment_variable
 
 
 class Scope(str, Enum):
@@ -93,7 +94,7 @@ def _claude(scope: Scope, project: Path, home: Path, name: str) -> Target:
              "in a folder you trust (the trust prompt of your first `claude` run there).",),
             approval=project / ".claude" / "settings.local.json",
         )
-    state = config / ".claude.json" if os.environ.get("CLAUDE_CONFIG_DIR") else home / ".claude.json"
+    state = config / ".claude.json" if environment_variable("CLAUDE_CONFIG_DIR") else home / ".claude.json"
     return Target(
         client, scope,
         ServerFile(state, ("mcpServers",), "json", True, IndexPath.absolute),
@@ -176,7 +177,7 @@ def _codex(scope: Scope, project: Path, home: Path, name: str) -> Target:
 
 def _folder_from_environment(variable: str, default: Path) -> Path:
     """The folder a client's environment variable points to (CLAUDE_CONFIG_DIR, CODEX_HOME), else its default."""
-    value = os.environ.get(variable)
+    value = environment_variable(variable)
     return Path(value).expanduser() if value else default
 
 
@@ -185,8 +186,8 @@ def vscode_user_dir(home: Path) -> Path:
     if sys.platform == "darwin":
         return home / "Library" / "Application Support" / "Code" / "User"
     if sys.platform == "win32":
-        return Path(os.environ.get("APPDATA") or home / "AppData" / "Roaming") / "Code" / "User"
-    return Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "Code" / "User"
+        return _folder_from_environment("APPDATA", home / "AppData" / "Roaming") / "Code" / "User"
+    return _folder_from_environment("XDG_CONFIG_HOME", home / ".config") / "Code" / "User"
 
 
 CLIENTS: dict[str, Client] = {
