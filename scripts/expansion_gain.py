@@ -42,11 +42,17 @@ def run_set(golden: list[Path], index: Path, mode: str) -> dict[str, EvalResult]
     return {use: evaluate(queries, index, mode=mode, expansions=use) for use in USES}
 
 
-def figures(results: dict[str, EvalResult]) -> dict[str, dict[str, object]]:
+def per_query(results: dict[str, EvalResult]) -> dict[str, list[tuple[str, float]]]:
+    """Each use's (style, NDCG@5) per on-topic query, in the golden files' order."""
+    return {use: [(r.query.category, r.scores.ndcg) for r in result.on_topic] for use, result in results.items()}
+
+
+def figures(results: dict[str, EvalResult], scored: dict[str, list[tuple[str, float]]] | None = None) -> dict[str, dict[str, object]]:
     """Per style (and 'all'): each use's mean NDCG@5, and the paired gains with their intervals."""
+    scored = scored or per_query(results)
     out: dict[str, dict[str, object]] = {}
     for style in (*STYLES, "all"):
-        ndcg = {use: [r.scores.ndcg for r in result.on_topic if style in ("all", r.query.category)] for use, result in results.items()}
+        ndcg = {use: [value for category, value in rows if style in ("all", category)] for use, rows in scored.items()}
         if not ndcg["none"]:
             continue
         out[style] = {
@@ -57,8 +63,8 @@ def figures(results: dict[str, EvalResult]) -> dict[str, dict[str, object]]:
             "concatenated_vs_plain": str(bootstrap_mean([c - n for c, n in zip(ndcg["concatenated"], ndcg["none"])])),
         }
     for use, result in results.items():
-        rate = result.abstention()
-        out.setdefault("off-topic zero hits", {})[use] = None if rate is None else round(rate, 3)
+        off = result.off_topic
+        out.setdefault("off-topic zero hits", {})[use] = [sum(1 for r in off if not r.ranked), len(off)]
         out.setdefault("on-topic zero hits", {})[use] = sum(1 for r in result.on_topic if not r.ranked)
     return out
 
@@ -78,8 +84,10 @@ def markdown(all_figures: dict[str, dict[str, dict[str, object]]]) -> str:
                 )
     lines += ["", "| set | off-topic zero hits: alone / concatenated / typed | on-topic zero hits: alone / concatenated / typed |", "| --- | --- | --- |"]
     for name, per_style in all_figures.items():
+        if "off-topic zero hits" not in per_style:
+            continue
         off, on = per_style["off-topic zero hits"], per_style["on-topic zero hits"]
-        shown = " / ".join("–" if off[use] is None else f"{off[use]:.0%}" for use in USES)
+        shown = " / ".join(f"{off[use][0]}/{off[use][1]}" if off[use][1] else "–" for use in USES)
         lines.append(f"| {name} | {shown} | {' / '.join(str(on[use]) for use in USES)} |")
     return "\n".join(lines)
 
@@ -102,9 +110,15 @@ def main() -> None:
     if not plan:
         parser.error("give --sets or --set")
     all_figures = {}
+    pooled: dict[str, list[tuple[str, float]]] = {use: [] for use in USES}
     for name, (golden, index) in plan.items():
         print(f"running {name} ...", file=sys.stderr, flush=True)
-        all_figures[name] = figures(run_set(golden, index, options.mode))
+        results = run_set(golden, index, options.mode)
+        all_figures[name] = figures(results)
+        for use, rows in per_query(results).items():
+            pooled[use].extend(rows)
+    if len(plan) > 1:  # every set's queries together, paired as before
+        all_figures["all sets"] = figures({}, pooled)
     print(markdown(all_figures))
     if options.json:
         options.json.write_text(json.dumps(all_figures, indent=2))
