@@ -66,6 +66,7 @@ def figures(results: dict[str, EvalResult], scored: dict[str, list[tuple[str, fl
         off = result.off_topic
         out.setdefault("off-topic zero hits", {})[use] = [sum(1 for r in off if not r.ranked), len(off)]
         out.setdefault("on-topic zero hits", {})[use] = sum(1 for r in result.on_topic if not r.ranked)
+        out.setdefault("search p50 ms", {})[use] = round(result.latency()["search_p50"], 1)
     return out
 
 
@@ -82,13 +83,14 @@ def markdown(all_figures: dict[str, dict[str, dict[str, object]]]) -> str:
                     f"| {name} | {style} | {row['queries']} | {row['none']:.3f} | {row['concatenated']:.3f} | {row['typed']:.3f} "
                     f"| {row['typed_vs_plain']} | {row['typed_vs_concatenated']} |"
                 )
-    lines += ["", "| set | off-topic zero hits: alone / concatenated / typed | on-topic zero hits: alone / concatenated / typed |", "| --- | --- | --- |"]
+    lines += ["", "| set | off-topic zero hits: alone / concatenated / typed | on-topic zero hits | search p50 (ms) |", "| --- | --- | --- | --- |"]
     for name, per_style in all_figures.items():
         if "off-topic zero hits" not in per_style:
             continue
         off, on = per_style["off-topic zero hits"], per_style["on-topic zero hits"]
         shown = " / ".join(f"{off[use][0]}/{off[use][1]}" if off[use][1] else "–" for use in USES)
-        lines.append(f"| {name} | {shown} | {' / '.join(str(on[use]) for use in USES)} |")
+        latency = " / ".join(f"{per_style['search p50 ms'][use]:.0f}" for use in USES)
+        lines.append(f"| {name} | {shown} | {' / '.join(str(on[use]) for use in USES)} | {latency} |")
     return "\n".join(lines)
 
 
