@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Mapping, Protocol
 
 from docs_mcp.indexer.errors import CorpusProblemsError
+from docs_mcp.indexer.file_rules import FileRules
 from docs_mcp.indexer.generation import ANY_GENERATION, EmbedVia, Progress, ProgressFn, write_index
 from docs_mcp.indexer.libraries.merge import plan_build
 from docs_mcp.indexer.libraries.spec import LibrarySpec
@@ -29,6 +30,7 @@ class Documents:
 
     root: Path
     metadata_file: Path | None = None
+    rules: FileRules | None = None  # which files of the folder are read (globs, .gitignore, default skips)
 
 
 class Source(Protocol):
@@ -67,7 +69,7 @@ def write_source(
     for the documents' embedding (a Dask fan-out).
 
     Raises:
-        CorpusNotFoundError: the documents are missing or hold no markdown.
+        CorpusNotFoundError: the documents are missing or hold no documentation page.
         CorpusProblemsError: ``strict`` and some input file has a problem (nothing is written).
         LibraryError: the library's paths would collide with another library's.
         ModelLoadError: the embedding model cannot be loaded.
@@ -79,7 +81,7 @@ def write_source(
     if progress:
         progress(Progress("scan", 0, 0))
     with source.documents() as documents:
-        plan = plan_build(documents.root, Path(index_dir), source.spec, documents.metadata_file)
+        plan = plan_build(documents.root, Path(index_dir), source.spec, documents.metadata_file, documents.rules)
     scan = plan.scan
     if strict and scan.problems:
         listed = "".join(f"\n  {problem.severity}: {problem}" for problem in scan.problems)

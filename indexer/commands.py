@@ -13,17 +13,23 @@ from typing import TYPE_CHECKING, NoReturn, Optional
 import typer
 
 from docs_mcp.errors import DocsMcpError, UsageError
+from docs_mcp.indexer.file_rules import FileRules
 from docs_mcp.indexer.info import info
 from docs_mcp.indexer.libraries.commands import register_libraries
 from docs_mcp.indexer.sources.commands import register_sources
 from docs_mcp.indexer.ranker import describe_ranking
 from docs_mcp.indexer.records import IndexReport, Problem
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR, FULL_TEXT
+from docs_mcp.indexer.skip_report import describe_skipped
 
 if TYPE_CHECKING:  # rich: only when a build runs
     from docs_mcp.indexer.display import BuildDisplay
 
 EMBEDDING_CHOICES = ("default", "none")
+INCLUDE_HELP = "Index only files matching this glob, relative to DOCS_DIR (repeatable; 'site/**' also opens a folder skipped by default)."
+EXCLUDE_HELP = "Skip files matching this glob, relative to DOCS_DIR (repeatable)."
+NO_GITIGNORE_HELP = "Read files that .gitignore files ignore."
+NO_DEFAULT_SKIPS_HELP = "Read dependency folders (node_modules, virtualenvs) and build outputs (_build, site, dist, build...) too."
 
 
 def register(app: typer.Typer) -> None:
@@ -36,7 +42,7 @@ def register(app: typer.Typer) -> None:
 
 
 def index(
-    docs_dir: Path = typer.Argument(..., help="Folder of markdown documentation to index."),
+    docs_dir: Path = typer.Argument(..., help="Folder of documentation to index (markdown, MDX, reStructuredText, HTML, notebooks)."),
     out: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--out", "-o", help="Index folder to write (created if needed)."),
     embeddings: str = typer.Option("default", "--embeddings", help="default: the packaged model, offline; none: full-text search only."),
     model: Optional[str] = typer.Option(None, "--model", help="Embed with this fastembed model instead (needs pip install 'docs-mcp[models]'; downloaded on first use)."),
@@ -50,10 +56,14 @@ def index(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr (problems and the summary are still printed)."),
     dask: Optional[str] = typer.Option(None, "--dask", help="Embed on the workers of this Dask scheduler (tcp://host:8786; pip install 'docs-mcp[dask]')."),
     vector_cache: Optional[Path] = typer.Option(None, "--vector-cache", help="With --dask: folder of finished vectors, kept if the build is killed (default: OUT/vector-cache)."),
+    include: list[str] = typer.Option([], "--include", help=INCLUDE_HELP),
+    exclude: list[str] = typer.Option([], "--exclude", help=EXCLUDE_HELP),
+    no_gitignore: bool = typer.Option(False, "--no-gitignore", help=NO_GITIGNORE_HELP),
+    no_default_skips: bool = typer.Option(False, "--no-default-skips", help=NO_DEFAULT_SKIPS_HELP),
 ) -> None:
-    """Index a folder of markdown: full-text search goes live first, hybrid search when the vectors are ready; the previous index stays live until then."""
-    from docs_mcp.indexer.sources.folder import build_index
+    """Index a folder of documentation: full-text search goes live first, hybrid search when the vectors are ready; the previous index stays live until then."""
     from docs_mcp.indexer.display import BuildDisplay
+    from docs_mcp.indexer.sources.folder import build_index
     from docs_mcp.indexer.libraries.spec import requested_spec
 
     choice = _embedding_choice(embeddings, model)
@@ -66,8 +76,10 @@ def index(
         fan_out = FanOut(dask, vector_cache or out / "vector-cache")
     try:
         with display:
-            report = build_index(docs_dir, out, embeddings=choice, strict=strict, metadata_file=metadata, progress=display.show,
-                                 library=spec, embed_via=fan_out.wrap if fan_out else None)
+            report = build_index(
+                docs_dir, out, embeddings=choice, strict=strict, metadata_file=metadata, progress=display.show, library=spec,
+                rules=file_rules(include, exclude, no_gitignore, no_default_skips), embed_via=fan_out.wrap if fan_out else None,
+            )  # fmt: skip
     except KeyboardInterrupt:
         _exit_interrupted(display, out, choice)
     except DocsMcpError:
@@ -106,13 +118,17 @@ def _left_live(display: BuildDisplay, out: Path, embeddings: str) -> str:
 
 
 def validate(
-    docs_dir: Path = typer.Argument(..., help="Folder of markdown documentation to check."),
+    docs_dir: Path = typer.Argument(..., help="Folder of documentation to check."),
     metadata: Optional[Path] = typer.Option(None, "--metadata", help="Corpus metadata.json (default: DOCS_DIR/metadata.json or its parent's)."),
+    include: list[str] = typer.Option([], "--include", help=INCLUDE_HELP),
+    exclude: list[str] = typer.Option([], "--exclude", help=EXCLUDE_HELP),
+    no_gitignore: bool = typer.Option(False, "--no-gitignore", help=NO_GITIGNORE_HELP),
+    no_default_skips: bool = typer.Option(False, "--no-default-skips", help=NO_DEFAULT_SKIPS_HELP),
 ) -> None:
-    """Check a docs folder as `index` would, list every problem, and write nothing (exit 1 on errors)."""
+    """Check a docs folder as `index` would, list every problem and what it skips, and write nothing (exit 1 on errors)."""
     from docs_mcp.indexer.corpus import scan_corpus
 
-    scan = scan_corpus(docs_dir, metadata_file=metadata)
+    scan = scan_corpus(docs_dir, metadata_file=metadata, rules=file_rules(include, exclude, no_gitignore, no_default_skips))
     _print_problems(scan.problems)
     errors = sum(problem.severity == "error" for problem in scan.problems)
     warnings = len(scan.problems) - errors
@@ -120,6 +136,9 @@ def validate(
     stubs = front_matter_only(scan.skipped, scan.problems)
     skipped = f"; {stubs} page(s) with front matter only skipped" if stubs else ""
     typer.echo(f"{len(scan.files)} files, {len(scan.chunks)} chunks, taxonomy keys: {keys}; {errors} error(s), {warnings} warning(s){skipped}")
+    left_out = describe_skipped(scan.skipped_files, scan.other_files)
+    if left_out:
+        typer.echo(left_out)
     if errors:
         raise typer.Exit(1)
 
@@ -147,6 +166,9 @@ def summary(report: IndexReport, embeddings: str) -> str:
     stubs = front_matter_only(report.skipped, report.problems)
     if stubs:
         lines.append(f"  skipped:      {stubs} page(s) with front matter only (redirects, section stubs)")
+    left_out = describe_skipped(report.skipped_files, report.other_files)
+    if left_out:
+        lines.append(f"  not read:     {left_out}")
     if report.problems:
         lines.append(f"  problems:     {len(report.problems)} (listed above)")
     return "\n".join(lines)
@@ -156,6 +178,11 @@ def front_matter_only(skipped: tuple[str, ...], problems: tuple[Problem, ...]) -
     """How many skipped pages were skipped for having no text past their front matter (the others have a problem)."""
     explained = {problem.path for problem in problems}
     return sum(path not in explained for path in skipped)
+
+
+def file_rules(include: list[str], exclude: list[str], no_gitignore: bool, no_default_skips: bool) -> FileRules:
+    """The file rules of the --include/--exclude/--no-gitignore/--no-default-skips options."""
+    return FileRules(tuple(include), tuple(exclude), gitignore=not no_gitignore, skip_defaults=not no_default_skips)
 
 
 def _embedding_choice(embeddings: str, model: str | None) -> str:

@@ -1,4 +1,4 @@
-"""Read a whole docs folder into chunks: discovery, manifests, front matter, chunking, taxonomy.
+"""Read a whole docs folder into chunks: discovery, manifests, formats, front matter, chunking, taxonomy.
 
 This is the pure half of indexing; nothing here writes. One bad file never stops a scan:
 it becomes a :class:`Problem` and the scan goes on.
@@ -10,41 +10,47 @@ from dataclasses import replace
 from pathlib import Path
 
 from docs_mcp.indexer.chunking import Page, chunk_page
-from docs_mcp.indexer.discover import MARKDOWN_SUFFIXES, discover
+from docs_mcp.indexer.discover import METADATA_NAME, Found, discover
 from docs_mcp.indexer.errors import CorpusNotFoundError, ManifestError
+from docs_mcp.indexer.file_rules import FileRules, Judge
+from docs_mcp.indexer.formats import PAGE_SUFFIXES, FormatError, convert, is_markdown
 from docs_mcp.indexer.frontmatter import read_front_matter
-from docs_mcp.indexer.manifest import KeyConfig, Manifest, load_manifest, resolve
+from docs_mcp.indexer.manifest import MANIFEST_NAME, KeyConfig, Manifest, load_manifest, resolve
 from docs_mcp.indexer.records import Chunk, CorpusScan, Problem
+from docs_mcp.indexer.skip_report import describe_skipped
 from docs_mcp.indexer.taxonomy import discover_taxonomy, load_corpus_metadata, merge_configs
 
-METADATA_NAME = "metadata.json"
+__all__ = ["METADATA_NAME", "scan_corpus"]
 
 
-def scan_corpus(root: Path, *, metadata_file: Path | None = None) -> CorpusScan:
-    """Chunk every markdown page under ``root`` and collect titles, taxonomy and problems.
+def scan_corpus(root: Path, *, metadata_file: Path | None = None, rules: FileRules | None = None) -> CorpusScan:
+    """Chunk every documentation page under ``root`` and collect titles, taxonomy, problems and what was skipped.
 
     ``metadata_file`` (corpus description and taxonomy descriptions) defaults to
-    ``root/metadata.json``, else ``root/../metadata.json``, when present.
+    ``root/metadata.json``, else ``root/../metadata.json``, when present. ``rules`` (include and
+    exclude globs, .gitignore, default skips) add to the root manifest's globs.
 
     Raises:
-        CorpusNotFoundError: ``root`` is missing, not a folder, or holds no markdown.
+        CorpusNotFoundError: ``root`` is missing, not a folder, or holds no documentation page.
         ManifestError: ``metadata_file`` was given but does not exist.
     """
     root = Path(root)
-    found = discover(root)
+    found = discover(root, (rules or FileRules()).merged(*_root_globs(root)))
     problems = list(found.problems)
+    manifests = _load_manifests(found.manifests, root, problems)
+    found = _nested_globs(found, manifests)
     if not found.pages:
         raise CorpusNotFoundError(
-            f"no markdown files ({', '.join('*' + s for s in MARKDOWN_SUFFIXES)}) under {root}.",
-            "Point docs-mcp at the folder that holds your documentation.",
+            f"no documentation pages ({', '.join('*' + s for s in PAGE_SUFFIXES)}) under {root}; "
+            f"{describe_skipped(found.skipped, found.other_files) or 'the folder is empty'}.",
+            "Point docs-mcp at the folder that holds your documentation, or change --include/--exclude.",
         )
-    manifests = _load_manifests(found.manifests, root, problems)
     description, configs = _corpus_metadata(root, metadata_file, problems)
     chunks: list[Chunk] = []
     files: dict[str, str] = {}
     skipped: list[str] = []
     for rel, path in found.pages.items():
-        page_chunks = _scan_page(rel, path, _nearest(manifests, rel), problems)
+        page_chunks = _scan_page(rel, path, root, _nearest(manifests, rel), problems)
         if page_chunks:
             chunks.extend(page_chunks)
             files[rel] = page_chunks[0].title
@@ -59,16 +65,20 @@ def scan_corpus(root: Path, *, metadata_file: Path | None = None) -> CorpusScan:
         corpus_description=description or f"{root.resolve().name} documentation",
         problems=tuple(problems),
         skipped=tuple(skipped),
+        skipped_files=found.skipped,
+        other_files=found.other_files,
     )
 
 
-def _scan_page(rel: str, path: Path, manifest: Manifest | None, problems: list[Problem]) -> tuple[Chunk, ...]:
+def _scan_page(rel: str, path: Path, root: Path, manifest: Manifest | None, problems: list[Problem]) -> tuple[Chunk, ...]:
     text = _read_text(rel, path, problems)
     if text is None:
         return ()
     if not text.strip():
         problems.append(Problem(rel, "file is empty; skipped it. Add content or delete the file.", "warning"))
         return ()
+    if not is_markdown(rel):
+        return _scan_converted(rel, path, root, text, manifest, problems)
     front = read_front_matter(text)
     problems.extend(Problem(rel, warning, "warning") for warning in front.warnings)
     strategy, metadata = resolve(manifest, rel)
@@ -79,6 +89,19 @@ def _scan_page(rel: str, path: Path, manifest: Manifest | None, problems: list[P
     # No chunk from a page with front matter only (a site generator's redirect or section stub): it is
     # skipped without a problem, so --strict accepts such sites, and the build summary counts it.
     return chunk_page(Page(rel, strategy, metadata, front.title), front.body)
+
+
+def _scan_converted(rel: str, path: Path, root: Path, text: str, manifest: Manifest | None, problems: list[Problem]) -> tuple[Chunk, ...]:
+    """A reStructuredText, HTML or notebook page: converted to markdown, then chunked as markdown is."""
+    try:
+        converted = convert(rel, path, root, text)
+    except FormatError as error:
+        problems.append(Problem(rel, f"{error}; skipped it. Fix the file or exclude it (--exclude)."))
+        return ()
+    problems.extend(Problem(rel, warning, "warning") for warning in converted.warnings)
+    strategy, metadata = resolve(manifest, rel)
+    # A page with no text (an HTML redirect stub, an empty notebook) gives no chunk: counted as skipped.
+    return chunk_page(Page(rel, strategy, metadata, converted.title), converted.markdown)
 
 
 def _read_text(rel: str, path: Path, problems: list[Problem]) -> str | None:
@@ -108,6 +131,41 @@ def _load_manifests(paths: dict[str, Path], root: Path, problems: list[Problem])
             # Its folder falls back to the next manifest up, so its files still get indexed.
             problems.append(Problem(rel, f"{exc.message} Ignored this manifest. {exc.hint}".strip()))
     return manifests
+
+
+def _root_globs(root: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The root manifest's (include, exclude) globs, read before the walk: they may open a skipped folder.
+
+    A manifest that does not load gives none; the scan reports its problem.
+    """
+    path = root / MANIFEST_NAME
+    if not path.is_file():
+        return (), ()
+    try:
+        manifest = load_manifest(path, "")
+    except ManifestError:
+        return (), ()
+    return manifest.include, manifest.exclude
+
+
+def _nested_globs(found: Found, manifests: dict[str, Manifest]) -> Found:
+    """``found`` less the pages a manifest below the root excludes (its globs are relative to its folder)."""
+    nested = {folder: manifest for folder, manifest in manifests.items() if folder and (manifest.include or manifest.exclude)}
+    if not nested:
+        return found
+    skipped = dict(found.skipped)
+    pages = {}
+    for rel, path in found.pages.items():
+        manifest = _nearest(nested, rel)
+        reason = None
+        if manifest is not None:
+            judge = Judge(Path(), FileRules(manifest.include, manifest.exclude, gitignore=False, skip_defaults=False))
+            reason = judge.file(rel[len(manifest.folder) + 1 :])
+        if reason:
+            skipped[reason] = skipped.get(reason, 0) + 1
+        else:
+            pages[rel] = path
+    return replace(found, pages=pages, skipped=dict(sorted(skipped.items())))
 
 
 def _nearest(manifests: dict[str, Manifest], rel: str) -> Manifest | None:

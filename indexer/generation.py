@@ -194,6 +194,8 @@ def write_index(
         embed_seconds=stats.embed_seconds,
         live_after=live_after,
         ranker=ranker_for(embedder.identity, out_dir) if embedder else None,
+        skipped_files=scan.skipped_files,
+        other_files=scan.other_files,
     )
 
 

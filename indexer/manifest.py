@@ -40,6 +40,9 @@ class Manifest:
     metadata: Mapping[str, str] = field(default_factory=dict)
     taxonomy: Mapping[str, KeyConfig] = field(default_factory=dict)
     overrides: tuple[Override, ...] = ()
+    # Globs relative to the manifest's folder: which of its files are indexed (indexer/file_rules.py).
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
 
 
 def load_manifest(path: Path, folder: str) -> Manifest:
@@ -80,6 +83,8 @@ def parse_manifest(data: Any, folder: str = "") -> Manifest:
         metadata=_metadata(data.get("metadata"), "metadata"),
         taxonomy=taxonomy_configs(data.get("taxonomy"), "taxonomy"),
         overrides=tuple(_override(o, i) for i, o in enumerate(overrides)),
+        include=_globs(data.get("include"), "include"),
+        exclude=_globs(data.get("exclude"), "exclude"),
     )
 
 
@@ -171,6 +176,16 @@ def _override(raw: Any, index: int) -> Override:
         strategy=_strategy(raw.get("strategy"), f"{where}.strategy"),
         metadata=_metadata(raw.get("metadata"), f"{where}.metadata"),
     )
+
+
+def _globs(raw: Any, where: str) -> tuple[str, ...]:
+    if raw is None:
+        return ()
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list) or not all(isinstance(glob, str) and glob.strip() for glob in raw):
+        raise ManifestError(f"`{where}` must be a list of glob patterns.", f'Write "{where}": ["guides/**", "*.rst"].')
+    return tuple(glob.strip().removeprefix("./") for glob in raw)
 
 
 def _strategy(raw: Any, where: str) -> Strategy | None:

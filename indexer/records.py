@@ -126,6 +126,9 @@ class CorpusScan:
     problems: tuple[Problem, ...]
     skipped: tuple[str, ...] = ()
     model: ModelIdentity | None = None  # None: a full-text-only build
+    # Files the walk left out: reason (indexer/file_rules.REASONS) -> count; files of no documentation format: suffix -> count.
+    skipped_files: Mapping[str, int] = field(default_factory=dict)
+    other_files: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -194,6 +197,8 @@ class IndexReport:
     # Seconds from the start of the build until each generation went live: "full text", then "hybrid".
     live_after: Mapping[str, float] = field(default_factory=dict)
     ranker: Mapping[str, Any] | None = None  # the learned ranking recorded in the index (ranker.py), if any
+    skipped_files: Mapping[str, int] = field(default_factory=dict)  # as CorpusScan's
+    other_files: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def windows_per_second(self) -> float | None:

@@ -78,6 +78,8 @@ PRODUCT_RULES: dict[str, tuple[str, ...]] = {
     # The fleet's control plane and shared storage use the index files only; publishing a build is the CLI's business.
     _INDEXER_FLEET: ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, "docs_mcp.indexer.commands"),
     "docs_mcp.indexer.libraries": ("docs_mcp.indexer.build", _SOURCES),
+    # Formats turn one file's text into markdown: they know nothing of libraries, builds or fetching.
+    "docs_mcp.indexer.formats": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES),
     "docs_mcp.indexer.build": (_SOURCES,),
     # Sources (folders, llms.txt) hand their documents to the one writer (build); the writer knows no source.
     _SOURCES: ("docs_mcp.indexer.commands",),

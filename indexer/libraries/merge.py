@@ -21,6 +21,7 @@ from docs_mcp.indexer.libraries.catalog import (
 )
 from docs_mcp.indexer.corpus import scan_corpus
 from docs_mcp.indexer.errors import IndexFormatError, IndexNotFoundError, LibraryError
+from docs_mcp.indexer.file_rules import FileRules
 from docs_mcp.indexer.libraries.spec import (
     LIBRARY_KEY,
     LIBRARY_KEY_DESCRIPTION,
@@ -44,14 +45,16 @@ class BuildPlan:
     catalog: Catalog
 
 
-def plan_build(docs_dir: Path, index_dir: Path, spec: LibrarySpec | None, metadata_file: Path | None = None) -> BuildPlan:
+def plan_build(
+    docs_dir: Path, index_dir: Path, spec: LibrarySpec | None, metadata_file: Path | None = None, rules: FileRules | None = None
+) -> BuildPlan:
     """Scan ``docs_dir`` as library ``spec`` (None: the implicit library) and keep the index's other libraries.
 
     Raises:
         CorpusNotFoundError, ManifestError: from scanning the corpus.
         LibraryError: the library's paths would collide with another library's.
     """
-    scan = scan_corpus(Path(docs_dir), metadata_file=metadata_file)
+    scan = scan_corpus(Path(docs_dir), metadata_file=metadata_file, rules=rules)
     spec = spec or implicit_spec(scan)
     templates, template_problems = find_templates(Path(docs_dir))
     kept = _existing(Path(index_dir), lambda library_id, entry: not _replaces(spec, library_id, entry))
@@ -75,7 +78,8 @@ def plan_build(docs_dir: Path, index_dir: Path, spec: LibrarySpec | None, metada
         description=scan.corpus_description,
     )
     problems = scan.problems + template_problems
-    return BuildPlan(replace(combined, root=scan.root, problems=problems, skipped=mounted.skipped), catalog)
+    plan = replace(combined, root=scan.root, problems=problems, skipped=mounted.skipped, skipped_files=scan.skipped_files, other_files=scan.other_files)
+    return BuildPlan(plan, catalog)
 
 
 def plan_removal(index_dir: Path, library_id: str) -> BuildPlan:

@@ -1,9 +1,8 @@
 """A fetched body as clean markdown: markdown and plain text as they are, HTML converted.
 
-HTML goes through BeautifulSoup (html.parser, no native dependency) and markdownify:
-scripts, styles, navigation, headers, footers and forms are dropped, and the page's
-``main``/``article`` is kept when it has one. A body that is not text, not a documentation
-content type, or has almost no words is refused as INVALID_CONTENT.
+HTML goes through the same converter as local ``.html`` pages (indexer/formats/html.py: main
+content only, navigation, headers, footers and scripts dropped). A body that is not text, not a
+documentation content type, or has almost no words is refused as INVALID_CONTENT.
 """
 
 from __future__ import annotations
@@ -12,18 +11,13 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from bs4 import BeautifulSoup
-from markdownify import markdownify
-
+from docs_mcp.indexer.formats.html import html_to_markdown, markdown_title
 from docs_mcp.indexer.sources.errors import InvalidContentError
 from docs_mcp.indexer.sources.fetch import Fetched
 
 MARKDOWN_TYPES = ("text/markdown", "text/x-markdown", "text/plain", "")
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 MIN_WORDS = 5
-_DROP = ("script", "style", "noscript", "nav", "header", "footer", "aside", "form", "svg", "iframe", "button")
-_BLANK_RUNS = re.compile(r"\n{3,}")
-_H1 = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
 _HINT = "Read a documentation page (markdown or HTML) from the library's table of contents."
 
 
@@ -44,10 +38,11 @@ def to_markdown(fetched: Fetched) -> Converted:
     media = fetched.content_type.split(";", 1)[0].strip().lower()
     text = _decode(fetched)
     if media in HTML_TYPES or (not media and text.lstrip().lower().startswith(("<!doctype html", "<html"))):
-        converted = _from_html(text, fetched.url)
+        page = html_to_markdown(text, _url_title(fetched.url))
+        converted = Converted(page.title, page.markdown)
     elif media in MARKDOWN_TYPES:
         markdown = text.replace("\r\n", "\n").replace("\r", "\n").strip() + "\n"
-        converted = Converted(_markdown_title(markdown) or _url_title(fetched.url), markdown)
+        converted = Converted(markdown_title(markdown) or _url_title(fetched.url), markdown)
     else:
         raise InvalidContentError(f"{fetched.url} serves '{media}', not documentation.", _HINT)
     if len(converted.markdown.split()) < MIN_WORDS:
@@ -63,27 +58,6 @@ def _decode(fetched: Fetched) -> str:
         return fetched.body.decode(match.group(1) if match else "utf-8-sig", errors="replace")
     except LookupError:
         return fetched.body.decode("utf-8", errors="replace")
-
-
-def _from_html(html: str, url: str) -> Converted:
-    soup = BeautifulSoup(html, "html.parser")
-    title = soup.title.get_text(" ", strip=True) if soup.title else ""
-    for tag in soup.find_all(_DROP):
-        tag.decompose()
-    root = soup.find("main") or soup.find("article") or soup.find(attrs={"role": "main"}) or soup.body or soup
-    markdown = markdownify(str(root), heading_style="ATX", bullets="-", strip=["img"]).strip()
-    markdown = "\n".join(line.rstrip() for line in markdown.split("\n"))
-    markdown = _BLANK_RUNS.sub("\n\n", markdown) + "\n"
-    heading = _markdown_title(markdown)
-    title = heading or title or _url_title(url)
-    if not heading:
-        markdown = f"# {title}\n\n{markdown}"
-    return Converted(title, markdown)
-
-
-def _markdown_title(markdown: str) -> str:
-    match = _H1.search(markdown)
-    return match.group(1).strip() if match else ""
 
 
 def _url_title(url: str) -> str:

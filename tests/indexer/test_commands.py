@@ -102,7 +102,8 @@ def test_a_redirect_stub_passes_strict_and_the_summary_counts_it(cli, make_corpu
     ("args", "code", "first_line"),
     [
         (["index", "missing"], 1, "error: docs folder missing does not exist."),
-        (["index", "empty"], 1, "error: no markdown files (*.md, *.markdown, *.mdx) under empty."),
+        (["index", "empty"], 1, "error: no documentation pages (*.md, *.markdown, *.mdx, *.rst, *.rest, *.html, *.htm, *.ipynb) under empty; "
+                                "1 file is not documentation (.txt 1)."),
         (["validate", "missing"], 1, "error: docs folder missing does not exist."),
         (["index", "docs", "--embeddings", "fast"], 2, "error: --embeddings must be one of default, none, not 'fast'."),
         (["index", "docs", "--embeddings", "none", "--model", "BAAI/bge-small-en-v1.5"], 2, "error: --model and --embeddings none contradict each other."),

@@ -212,11 +212,15 @@ def test_a_file_instead_of_a_folder(tmp_path: Path) -> None:
         scan_corpus(tmp_path / "a.md")
 
 
-def test_folder_without_markdown(make_corpus: MakeCorpus) -> None:
-    root = make_corpus({"readme.txt": "hi", "prompts/x.template.md": "# T\n"})
+def test_folder_without_documentation_names_what_it_found(make_corpus: MakeCorpus) -> None:
+    root = make_corpus({"readme.txt": "hi", "prompts/x.template.md": "# T\n", "node_modules/pkg/README.md": "# P\n"})
     with pytest.raises(CorpusNotFoundError) as info:
         scan_corpus(root)
-    assert "no markdown files (*.md, *.markdown, *.mdx)" in info.value.message
+    assert info.value.message.endswith(
+        "under " + str(root) + "; skipped 2 files: 1 in dependency folders (node_modules, virtualenvs), "
+        "1 prompt templates (*.template.md); 1 file is not documentation (.txt 1)."
+    )
+    assert "no documentation pages (*.md, *.markdown, *.mdx, *.rst, *.rest, *.html, *.htm, *.ipynb)" in info.value.message
 
 
 def test_invalid_manifest_json_is_reported_and_the_next_manifest_up_applies(make_corpus: MakeCorpus) -> None:
