@@ -175,7 +175,7 @@ def _materialize(page: Page, source: str, segments: list[Segment], title: str) -
                 chunk_index=index,
                 file_chunk_count=len(segments),
                 content=source[seg.blocks[0].start : seg.blocks[-1].end],
-                text=plain_text(seg.blocks),
+                text=plain_text(seg.blocks, mdx=page.filepath.lower().endswith(".mdx")),
                 title=title,
                 metadata=dict(page.metadata),
                 heading_path=path,

@@ -45,7 +45,7 @@ def index(
     docs_dir: Path = typer.Argument(..., help="Folder of documentation to index (markdown, MDX, reStructuredText, HTML, notebooks)."),
     out: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--out", "-o", help="Index folder to write (created if needed)."),
     embeddings: str = typer.Option("default", "--embeddings", help="default: the packaged model, offline; none: full-text search only."),
-    model: Optional[str] = typer.Option(None, "--model", help="Embed with this fastembed model instead (needs pip install 'docs-mcp[models]'; downloaded on first use)."),
+    model: Optional[str] = typer.Option(None, "--model", help="Embed with this model instead: multilingual-e5-small (any language, offline; pip install 'docs-mcp[multilingual]') or a fastembed model (pip install 'docs-mcp[models]'; downloaded on first use)."),
     metadata: Optional[Path] = typer.Option(None, "--metadata", help="Corpus metadata.json (default: DOCS_DIR/metadata.json or its parent's)."),
     strict: bool = typer.Option(False, "--strict", help="Write nothing and fail if any file has a problem."),
     library: Optional[str] = typer.Option(None, "--library", help="Index the folder as this library (org/project), keeping the index's other libraries."),

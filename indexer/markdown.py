@@ -50,6 +50,12 @@ _LINE_MARKUP = (
 )
 
 
+# MDX: a paragraph that starts an ES module statement (it runs to the next blank line), and Docusaurus'
+# fence whose content is MDX to render, not code to show.
+_ESM = re.compile(r"\s*(?:import|export)\s")
+MDX_CODE_BLOCK = "mdx-code-block"
+
+
 @dataclass(frozen=True)
 class Block:
     """One top-level markdown block: its source span, and its level and title when it is a heading."""
@@ -174,27 +180,36 @@ def clean_heading(text: str) -> str:
     return blocks[0].title if blocks and blocks[0].level else text.strip()
 
 
-def plain_text(blocks: tuple[Block, ...] | list[Block]) -> str:
-    """The text search sees for these blocks: code kept, markup, URLs, comments and shortcodes removed."""
-    parts = (_block_text(block.token) for block in blocks)
+def plain_text(blocks: tuple[Block, ...] | list[Block], *, mdx: bool = False) -> str:
+    """The text search sees for these blocks: code kept, markup, URLs, comments and shortcodes removed.
+
+    With ``mdx`` (an ``.mdx`` page) MDX's own syntax goes too: ESM blocks (``import``/``export``
+    up to the next blank line), JSX expressions in braces, and Docusaurus ``mdx-code-block``
+    fences are read as the MDX they hold, not as code.
+    """
+    parts = (_block_text(block.token, mdx) for block in blocks)
     return "\n\n".join(part for part in parts if part)
 
 
-def _block_text(token: Mapping[str, Any]) -> str:
+def _block_text(token: Mapping[str, Any], mdx: bool = False) -> str:
     kind = token["type"]
     if kind == "block_code":
-        return str(token.get("raw", "")).strip("\n")
+        raw = str(token.get("raw", ""))
+        if mdx and str(token.get("attrs", {}).get("info", "")).split(" ", 1)[0] == MDX_CODE_BLOCK:
+            return "\n".join(filter(None, (_clean_prose(part, mdx) for part in re.split(r"\n\s*\n", raw) if not _ESM.match(part))))
+        return raw.strip("\n")
     if kind == "heading":
         return heading_title(token)
     if kind == "block_html":
-        return _clean_prose(str(token.get("raw", "")))
+        return _clean_prose(str(token.get("raw", "")), mdx)
     if kind in ("paragraph", "block_text", "table_cell"):
-        return _clean_prose(_inline_text(token.get("children", ()), keep_autolinks=False))
+        text = _inline_text(token.get("children", ()), keep_autolinks=False)
+        return "" if mdx and _ESM.match(text) else _clean_prose(text, mdx)
     if kind in ("table_head", "table_row"):
-        return " | ".join(filter(None, (_block_text(cell) for cell in token.get("children", ()))))
+        return " | ".join(filter(None, (_block_text(cell, mdx) for cell in token.get("children", ()))))
     children = token.get("children")
     if isinstance(children, list):
-        return "\n".join(filter(None, (_block_text(child) for child in children)))
+        return "\n".join(filter(None, (_block_text(child, mdx) for child in children)))
     return ""
 
 
@@ -227,7 +242,22 @@ def _strip_markup(text: str) -> str:
     return _HTML_TAG.sub("", _SHORTCODE.sub("", _HTML_COMMENT.sub("", text)))
 
 
-def _clean_prose(text: str) -> str:
+def _without_expressions(text: str) -> str:
+    """``text`` less its JSX expressions: every balanced ``{...}`` (MDX reads braces in prose as code)."""
+    out, depth = [], 0
+    for ch in text:
+        if ch == "{":
+            depth += 1
+        elif ch == "}" and depth:
+            depth -= 1
+        elif not depth:
+            out.append(ch)
+    return "".join(out)
+
+
+def _clean_prose(text: str, mdx: bool = False) -> str:
+    if mdx:
+        text = _without_expressions(text)
     lines = []
     for line in _strip_markup(text).split("\n"):
         for pattern in _LINE_MARKUP:

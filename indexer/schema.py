@@ -38,8 +38,9 @@ FTS_SCHEMA = "fts_main_chunks"
 
 # Field order matters: the FTS `fields` table numbers them 0, 1, 2 in this order.
 FTS_FIELDS = ("fts_title", "fts_heading", "fts_body")
-# Digits are kept (oauth2, http2, v1); everything else that is not a letter separates words.
-FTS_IGNORE = r"(\.|[^a-z0-9])+"
+# Letters of every script and digits make words (oauth2, http2, v1, straße, кошки); everything else separates
+# them. CJK text reaches the index already cut into character bigrams (indexer/segmentation.py).
+FTS_IGNORE = r"(\.|[^\p{L}\p{N}])+"
 FTS_STEMMER = "porter"
 FTS_STOPWORDS = "english"
 

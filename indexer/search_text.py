@@ -1,9 +1,10 @@
 """The text each search signal sees of a chunk: full-text fields and embedding windows (pure).
 
 Full text: three fields (title, heading path, body) so headings can weigh more than body
-text. DuckDB's tokenizer splits on every non-alphanumeric character, so ``get_token``
+text. DuckDB's tokenizer splits on every character that is no letter or digit, so ``get_token``
 already matches ``get`` and ``token``; camel case does not split, so we append the parts of
-``RateLimitError`` (``rate limit error``) once per distinct identifier.
+``RateLimitError`` (``rate limit error``) once per distinct identifier. Chinese, Japanese and
+Korean runs are cut into character bigrams first (segmentation.py), in the fields and in queries.
 
 Vectors: MiniLM reads at most 256 word pieces, so a long chunk is embedded as several
 overlapping windows; each starts with the chunk's title and heading path for context.
@@ -15,7 +16,7 @@ import re
 import unicodedata
 
 from docs_mcp.indexer.records import Chunk
-from docs_mcp.indexer.schema import FTS_IGNORE
+from docs_mcp.indexer.segmentation import CJK_CHAR, segment
 
 # Windows are counted in "pieces" (a run of word characters, or one punctuation mark),
 # which is ~1.2-1.3 model word pieces on our corpora (p90 ~1.45): 180 pieces stay under
@@ -25,28 +26,29 @@ WINDOW_OVERLAP = 30
 # A heading path so long it would crowd out the text is cut to leave at least this much room.
 MIN_BODY_PIECES = 100
 
-_PIECE = re.compile(r"\w+|[^\w\s]")
+# A CJK character is a piece of its own (MiniLM reads each as one word piece), other word characters run together.
+_PIECE = re.compile(rf"{CJK_CHAR.pattern}|(?:(?!{CJK_CHAR.pattern})\w)+|[^\w\s]")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 # Camel-case humps: an acronym before a capitalised word, a capitalised or lower-case word, digits stay attached.
 _HUMP = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+")
 _PATH_SEPARATORS = re.compile(r"[/_.\-]+")
-_MARKDOWN_SUFFIX = re.compile(r"\.(md|mdx|markdown)$", re.IGNORECASE)
-_FTS_SEPARATORS = re.compile(FTS_IGNORE)
+_PAGE_SUFFIX = re.compile(r"\.(md|mdx|markdown|rst|rest|html?|ipynb)$", re.IGNORECASE)
+# schema.FTS_IGNORE in Python's re: every character that is no letter or digit (checked equal on every code point).
+_FTS_SEPARATORS = re.compile(r"[\W_]+")
+_MARKS = frozenset(("Mn", "Mc", "Me"))
 
 
 def tokenize(text: str) -> list[str]:
-    """Split text into words the way DuckDB's fts ``tokenize`` does (lower-case, accents stripped)."""
-    folded = unicodedata.normalize("NFKD", text.lower())
-    folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
-    return [word for word in _FTS_SEPARATORS.sub(" ", folded).split() if word]
+    """Split text into words the way the index does: CJK bigrams, then DuckDB's fts ``tokenize`` (lower-case, accents stripped)."""
+    return [word for word in _FTS_SEPARATORS.sub(" ", _strip_accents(segment(text).lower())).split() if word]
 
 
 def search_fields(chunk: Chunk) -> tuple[str, str, str]:
-    """The (fts_title, fts_heading, fts_body) texts of ``chunk``, identifiers split."""
-    path_words = _PATH_SEPARATORS.sub(" ", _MARKDOWN_SUFFIX.sub("", chunk.filepath)).strip()
+    """The (fts_title, fts_heading, fts_body) texts of ``chunk``, identifiers split, CJK text in bigrams."""
+    path_words = _PATH_SEPARATORS.sub(" ", _PAGE_SUFFIX.sub("", chunk.filepath)).strip()
     title = _with_splits(" ".join(part for part in (chunk.title, path_words) if part))
     heading = _with_splits(" > ".join(chunk.heading_path or (chunk.heading,)))
-    return title, heading, _with_splits(chunk.text)
+    return segment(title), segment(heading), segment(_with_splits(chunk.text))
 
 
 def identifier_splits(text: str) -> list[str]:
@@ -95,6 +97,14 @@ def context_line(chunk: Chunk) -> str:
     if chunk.title and (not path or path[0] != chunk.title):
         path.insert(0, chunk.title)
     return " > ".join(part for part in path if part)
+
+
+def _strip_accents(text: str) -> str:
+    """DuckDB's ``strip_accents``: decompose, drop the marks, compose again (Hangul syllables stay whole)."""
+    if text.isascii():
+        return text
+    decomposed = unicodedata.normalize("NFD", text)
+    return unicodedata.normalize("NFC", "".join(ch for ch in decomposed if unicodedata.category(ch) not in _MARKS))
 
 
 def _with_splits(text: str) -> str:

@@ -52,7 +52,10 @@ def convert(rel: str, path: Path, root: Path, text: str) -> Converted:
     if suffix in (".rst", ".rest"):
         from docs_mcp.indexer.formats.rst import rst_to_markdown
 
-        markdown, warnings = rst_to_markdown(text, path, root)
+        try:
+            markdown, warnings = rst_to_markdown(text, path, root)
+        except Exception as error:  # noqa: BLE001 - docutils' own failures: one bad page never stops a scan
+            raise FormatError(f"docutils cannot read it ({type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''})") from None
         return Converted(markdown, "", warnings)
     if suffix in (".html", ".htm"):
         from docs_mcp.indexer.formats.html import html_to_markdown

@@ -43,7 +43,7 @@ def rst_to_markdown(text: str, path: Path, root: Path) -> tuple[str, tuple[str, 
         "report_level": 5, "halt_level": 5, "warning_stream": False, "_disable_config": True,
         "file_insertion_enabled": False, "raw_enabled": False, "doctitle_xform": False, "sectsubtitle_xform": False,
         "syntax_highlight": "none", "smart_quotes": False, "pep_references": False, "rfc_references": False,
-        "input_encoding": "unicode", "line_length_limit": 100_000, "docs_root": str(root.resolve()),
+        "input_encoding": "utf-8", "line_length_limit": 100_000, "docs_root": str(root.resolve()),
     }  # fmt: skip
     with _sphinx_lookups():
         document = publish_doctree(text, source_path=str(path), settings_overrides=settings)

@@ -39,7 +39,10 @@ _TEST_LANGUAGES = {"testcode": "python", "doctest": "pycon", "testoutput": "text
 # docutils' ``class`` directive sets classes (``.. class:: special``); Sphinx's documents a class.
 _CLASS_NAMES = re.compile(r"[a-z][a-z0-9_-]*(?:\s+[a-z][a-z0-9_-]*)*")
 VERSION_DIRECTIVES = {"versionadded": "Added in version", "versionchanged": "Changed in version", "deprecated": "Deprecated since version", "versionremoved": "Removed in version"}
-HIGHLIGHT = "highlight_language"  # the attribute of the marker a `highlight` directive leaves
+HIGHLIGHT = "highlight_language"
+CURRENT_MODULE = "docs_mcp_current_module"  # the document attribute a `module` directive sets
+# Object descriptions Sphinx names with the current module (a method or attribute sits in its class).
+_MODULE_LEVEL = frozenset("function class exception data decorator autofunction autoclass autoexception autodata autodecorator".split())  # the attribute of the marker a `highlight` directive leaves
 _TARGET = re.compile(r"^(?P<title>.*?)\s*<(?P<target>[^<>]+)>$", re.DOTALL)
 
 
@@ -126,15 +129,21 @@ class AnyDirective(Directive):
 
     def run(self) -> list[nodes.Node]:
         short = self.name.rsplit(":", 1)[-1]
+        argument = " ".join(self.arguments).strip()
+        if short in ("module", "currentmodule") and self.name in ("module", "currentmodule", "py:module", "py:currentmodule"):
+            self.state.document[CURRENT_MODULE] = argument  # Sphinx shows the functions that follow with it
         if self.name in SILENT_DIRECTIVES or short in SILENT_DIRECTIVES:
             return []
         out: list[nodes.Node] = []
-        argument = " ".join(self.arguments).strip()
         if short == "module":
             synopsis = str(self.options.get("synopsis") or "").strip()
             return [nodes.paragraph(synopsis, synopsis)] if synopsis else []
         if argument and (short in OBJECT_DIRECTIVES or ":" in self.name):
+            module = str(self.state.document.get(CURRENT_MODULE) or "")
+            qualify = bool(module) and short in _MODULE_LEVEL and (":" not in self.name or self.name.startswith("py:"))
             for signature in filter(None, (line.strip() for line in argument.split("\n"))):
+                if qualify and not signature.startswith(module + "."):
+                    signature = f"{module}.{signature}"
                 out.append(nodes.paragraph("", "", nodes.literal(signature, signature)))
         elif argument and self.name in ("seealso", "tab", "tab-item", "dropdown", "card", "grid-item-card", "topic", "only"):
             if self.name != "only":
