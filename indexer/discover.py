@@ -75,7 +75,7 @@ def discover(root: Path, rules: FileRules | None = None) -> Found:
             path, rel = base / name, _rel(rel_folder, name)
             reason = judge.folder(path, rel)
             if reason:
-                skipped[reason] += count_files(path)
+                skipped[reason] += count_files(path) if name != ".git" else 0
             elif _walk_into(path, real_root, rel, problems):
                 kept.append(name)
         dirs[:] = kept

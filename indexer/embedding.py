@@ -104,7 +104,10 @@ def load_embedder(name: str = "default", *, threads: int | None = None) -> Embed
     Raises:
         ModelLoadError: the model is unknown, cannot be downloaded, or does not load.
     """
-    return _cached_load(DEFAULT_MODEL if name == "default" else name, threads)
+    from docs_mcp.indexer.packaged_models import packaged
+
+    shipped = packaged(name)
+    return _cached_load(DEFAULT_MODEL if name == "default" else shipped.name if shipped else name, threads)
 
 
 @lru_cache(maxsize=4)

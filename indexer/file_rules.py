@@ -5,8 +5,10 @@ each folder, nested ones included, as git reads them), dependencies (``node_modu
 virtualenv: any folder holding ``pyvenv.cfg``), build outputs (``_build``, ``site``, ``dist``,
 ``build``...) and hidden files and folders. Include and exclude globs (``--include``/``--exclude``,
 a manifest's ``include``/``exclude``) are relative to the docs root: a file must match an include
-glob when there are any, and must match no exclude glob. An include glob that names a skipped
-folder (``site/**``) opens it again. The folder given to index is never skipped itself.
+glob when there are any, and must match no exclude glob; a glob without a slash matches a name at
+any depth (``*.rst``), as in .gitignore. An include glob that names a skipped folder (``site/**``)
+opens it again. The folder given to index is never skipped itself, and the files of ``.git`` folders
+are not counted (they are the repository's, not the docs').
 """
 
 from __future__ import annotations
@@ -78,8 +80,8 @@ class Judge:
 
     def __init__(self, root: Path, rules: FileRules) -> None:
         self.rules = rules
-        self._include = [glob_regex(_clean(p)) for p in rules.include]
-        self._exclude = [glob_regex(_clean(p)) for p in rules.exclude]
+        self._include = [glob_regex(_anywhere(_clean(p))) for p in rules.include]
+        self._exclude = [glob_regex(_anywhere(_clean(p))) for p in rules.exclude]
         # The fixed folder part of each include glob ("site/**" -> "site/"): such a folder is opened again.
         self._opened = tuple(_fixed_prefix(_clean(p)) for p in rules.include)
         self._above = _ancestor_ignores(root) if rules.gitignore else []
@@ -184,6 +186,11 @@ def _read_ignore(path: Path) -> GitIgnoreSpec | None:
 
 def _clean(pattern: str) -> str:
     return pattern.strip().removeprefix("./")
+
+
+def _anywhere(pattern: str) -> str:
+    """A glob without a slash matches a name at any depth, as in .gitignore: ``*.rst`` is ``**/*.rst``."""
+    return pattern if "/" in pattern.rstrip("/") else "**/" + pattern
 
 
 def _fixed_prefix(pattern: str) -> str:
