@@ -8,20 +8,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from corpus_files import write_corpus as tree
 
 from docs_mcp.indexer.corpus import scan_corpus
 from docs_mcp.indexer.discover import discover
 from docs_mcp.indexer.file_rules import COUNT_CAP, FileRules, count_files
 
 PAGE = "# Page\n\nSome text.\n"
-
-
-def tree(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
 
 
 @pytest.fixture
