@@ -20,7 +20,7 @@ from markdownify import MarkdownConverter
 
 _DROP = ("script", "style", "noscript", "nav", "header", "footer", "aside", "form", "svg", "iframe", "button", "template")
 # Sphinx and MkDocs sidebars and related-page bars live in divs, not in <nav>.
-_DROP_CLASSES = ("headerlink", "sphinxsidebar", "related", "toctree-wrapper", "md-sidebar", "md-header", "md-footer", "skip-link")
+_DROP_CLASSES = frozenset(("headerlink", "sphinxsidebar", "related", "toctree-wrapper", "md-sidebar", "md-header", "md-footer", "skip-link"))
 _LANGUAGE_CLASS = re.compile(r"^(?:highlight-|language-|lang-|sourceCode\s)([\w+#.-]+)$")
 _NOT_LANGUAGES = frozenset({"default", "notranslate", "none", "text", "highlight", "sourcecode"})
 _BLANK_RUNS = re.compile(r"\n{3,}")
@@ -39,17 +39,10 @@ def html_to_markdown(html: str, fallback_title: str) -> HtmlPage:
     """The main content of ``html`` as markdown; a page without an H1 gets its title as one."""
     soup = BeautifulSoup(html, "html.parser")
     title = soup.title.get_text(" ", strip=True) if soup.title else ""
-    for tag in soup.find_all(_DROP):
-        tag.decompose()
-    for tag in soup.find_all(class_=_DROP_CLASSES):
-        tag.decompose()
-    for link in soup.find_all("a"):
-        if not str(link.get("href") or "").startswith(("http://", "https://")):
-            link.unwrap()  # a link inside the site: its target is no address the reader can use
+    _prune(soup)
     root = soup.find("main") or soup.find("article") or soup.find(attrs={"role": "main"}) or soup.body or soup
-    markdown = _Converter(
-        heading_style="ATX", bullets="-", strip=["img"], escape_underscores=False, code_language_callback=_code_language
-    ).convert(str(root)).strip()
+    converter = _Converter(heading_style="ATX", bullets="-", strip=["img"], escape_underscores=False, code_language_callback=_code_language)
+    markdown = converter.convert_soup(root).strip()  # the tree already parsed: markdownify would parse it again from text
     markdown = "\n".join(line.rstrip() for line in markdown.split("\n"))
     markdown = _BLANK_RUNS.sub("\n\n", markdown) + "\n"
     heading = markdown_title(markdown)
@@ -57,6 +50,17 @@ def html_to_markdown(html: str, fallback_title: str) -> HtmlPage:
     if not heading and markdown.strip():
         markdown = f"# {title}\n\n{markdown}"
     return HtmlPage(title, markdown if markdown.strip() else "")
+
+
+def _prune(soup: BeautifulSoup) -> None:
+    """Drop page furniture and unwrap links inside the site, in one walk of the tree."""
+    for tag in list(soup.find_all(True)):
+        if tag.decomposed:
+            continue
+        if tag.name in _DROP or _DROP_CLASSES.intersection(tag.get("class") or ()):
+            tag.decompose()
+        elif tag.name == "a" and not str(tag.get("href") or "").startswith(("http://", "https://")):
+            tag.unwrap()  # a link inside the site: its target is no address the reader can use
 
 
 def markdown_title(markdown: str) -> str:
