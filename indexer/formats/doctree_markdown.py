@@ -14,7 +14,7 @@ from docutils import nodes
 
 from docutils.nodes import Node
 
-from docs_mcp.indexer.formats.rst_extensions import HIGHLIGHT
+from docs_mcp.indexer.formats.rst_extensions import HIGHLIGHT, object_description
 
 _ESCAPE = re.compile(r"([\\`*<\[\]])")
 _LINE_START = re.compile(r"^(\s*)([#>+-]|\d+[.)])(?=\s|$)", re.MULTILINE)
@@ -52,6 +52,9 @@ class _Writer:
             return ""
         if isinstance(node, nodes.section):
             return self.section(node, depth + 1)
+        if isinstance(node, object_description):  # an API object: a heading one level below its section
+            heading = f"{'#' * min(depth + 1, 6)} {code_span(node['name'])}"  # as code: `__init__` is no emphasis
+            return "\n\n".join(part for part in (heading, self.blocks(node.children, depth + 1)) if part)
         if isinstance(node, nodes.paragraph):
             return self.inline(node)
         if isinstance(node, nodes.literal_block):

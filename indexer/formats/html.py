@@ -4,7 +4,8 @@ BeautifulSoup (html.parser, no native dependency) and markdownify. Scripts, styl
 headers, footers, sidebars and forms are dropped, and the page's ``main``/``article``/``role=main``
 element is kept when it has one. The permalink anchors documentation generators put after each
 heading (Sphinx and MkDocs ``headerlink``, ``¶``) are dropped so headings read as written, and a
-code block's language is read from its classes (``highlight-python3``, ``language-js``). Used for
+code block's language is read from its classes (``highlight-python3``, ``language-js``), and each API
+object a Sphinx page documents gets a heading of its own (its qualified name). Used for
 local ``.html`` pages and for pages fetched by the remote sources alike.
 """
 
@@ -21,6 +22,9 @@ from markdownify import MarkdownConverter
 _DROP = ("script", "style", "noscript", "nav", "header", "footer", "aside", "form", "svg", "iframe", "button", "template")
 # Sphinx and MkDocs sidebars and related-page bars live in divs, not in <nav>.
 _DROP_CLASSES = frozenset(("headerlink", "sphinxsidebar", "related", "toctree-wrapper", "md-sidebar", "md-header", "md-footer", "skip-link"))
+# Sphinx domains whose <dl> entries document an API object; the first four name it by its qualified ID.
+_API_DOMAINS = frozenset(("py", "c", "cpp", "js", "rst", "std", "describe"))
+_QUALIFIED_DOMAINS = frozenset(("py", "c", "cpp", "js"))
 _LANGUAGE_CLASS = re.compile(r"^(?:highlight-|language-|lang-|sourceCode\s)([\w+#.-]+)$")
 _NOT_LANGUAGES = frozenset({"default", "notranslate", "none", "text", "highlight", "sourcecode"})
 _BLANK_RUNS = re.compile(r"\n{3,}")
@@ -40,6 +44,7 @@ def html_to_markdown(html: str, fallback_title: str) -> HtmlPage:
     soup = BeautifulSoup(html, "html.parser")
     title = soup.title.get_text(" ", strip=True) if soup.title else ""
     _prune(soup)
+    _api_headings(soup)
     root = soup.find("main") or soup.find("article") or soup.find(attrs={"role": "main"}) or soup.body or soup
     converter = _Converter(heading_style="ATX", bullets="-", strip=["img"], escape_underscores=False, code_language_callback=_code_language)
     markdown = converter.convert_soup(root).strip()  # the tree already parsed: markdownify would parse it again from text
@@ -61,6 +66,31 @@ def _prune(soup: BeautifulSoup) -> None:
             tag.decompose()
         elif tag.name == "a" and not str(tag.get("href") or "").startswith(("http://", "https://")):
             tag.unwrap()  # a link inside the site: its target is no address the reader can use
+
+
+def _api_headings(soup: BeautifulSoup) -> None:
+    """Give each API object Sphinx documents (``<dl class="py function">``...) a heading one level below its section.
+
+    A reference page documents dozens of functions under one heading; as headings of their own, each is
+    a section of the page (its own chunk when the section is split) named by its qualified name
+    (``functools.lru_cache``), with its signature as the first line below.
+    """
+    for entry in soup.find_all("dl", class_=_API_DOMAINS):
+        signature = entry.find("dt", class_="sig", recursive=False)
+        if not isinstance(signature, Tag):
+            continue
+        depth = sum(1 for parent in entry.parents if isinstance(parent, Tag) and _opens_level(parent))
+        qualified = str(signature.get("id") or "") if _QUALIFIED_DOMAINS.intersection(entry.get("class") or ()) else ""
+        heading, code = soup.new_tag(f"h{min(depth + 1, 6)}"), soup.new_tag("code")  # as code: `__init__` is no emphasis
+        code.string = qualified or " ".join(signature.get_text("").split())
+        heading.append(code)
+        signature.insert_before(heading)
+
+
+def _opens_level(tag: Tag) -> bool:
+    """A Sphinx section (``<section>``, older ``div.section``) or an enclosing API object (a class holding methods)."""
+    classes = tag.get("class") or ()
+    return tag.name == "section" or (tag.name == "div" and "section" in classes) or (tag.name == "dl" and bool(_API_DOMAINS.intersection(classes)))
 
 
 def markdown_title(markdown: str) -> str:

@@ -41,6 +41,7 @@ _CLASS_NAMES = re.compile(r"[a-z][a-z0-9_-]*(?:\s+[a-z][a-z0-9_-]*)*")
 VERSION_DIRECTIVES = {"versionadded": "Added in version", "versionchanged": "Changed in version", "deprecated": "Deprecated since version", "versionremoved": "Removed in version"}
 HIGHLIGHT = "highlight_language"
 CURRENT_MODULE = "docs_mcp_current_module"  # the document attribute a `module` directive sets
+CURRENT_OBJECT = "docs_mcp_current_object"  # the API object whose description is being read
 # Object descriptions Sphinx names with the current module (a method or attribute sits in its class).
 _MODULE_LEVEL = frozenset("function class exception data decorator autofunction autoclass autoexception autodata autodecorator".split())  # the attribute of the marker a `highlight` directive leaves
 _TARGET = re.compile(r"^(?P<title>.*?)\s*<(?P<target>[^<>]+)>$", re.DOTALL)
@@ -139,20 +140,46 @@ class AnyDirective(Directive):
             synopsis = str(self.options.get("synopsis") or "").strip()
             return [nodes.paragraph(synopsis, synopsis)] if synopsis else []
         if argument and (short in OBJECT_DIRECTIVES or ":" in self.name):
-            module = str(self.state.document.get(CURRENT_MODULE) or "")
-            qualify = bool(module) and short in _MODULE_LEVEL and (":" not in self.name or self.name.startswith("py:"))
-            for signature in filter(None, (line.strip() for line in argument.split("\n"))):
-                if qualify and not signature.startswith(module + "."):
-                    signature = f"{module}.{signature}"
-                out.append(nodes.paragraph("", "", nodes.literal(signature, signature)))
-        elif argument and self.name in ("seealso", "tab", "tab-item", "dropdown", "card", "grid-item-card", "topic", "only"):
-            if self.name != "only":
-                out.append(nodes.paragraph("", "", nodes.strong(argument, argument)))
-        if self.content:
-            body = nodes.container()
-            self.state.nested_parse(self.content, self.content_offset, body)
-            out.extend(body.children)
+            return [self._description(short, argument)]
+        if argument and self.name in ("seealso", "tab", "tab-item", "dropdown", "card", "grid-item-card", "topic"):
+            out.append(nodes.paragraph("", "", nodes.strong(argument, argument)))
+        out.extend(self._body())
         return out
+
+    def _description(self, short: str, argument: str) -> nodes.Element:
+        """An API object: named by its qualified name (the writer makes it a heading), its signatures, its description."""
+        document = self.state.document
+        module = str(document.get(CURRENT_MODULE) or "")
+        enclosing = str(document.get(CURRENT_OBJECT) or "")
+        signatures = [line.strip() for line in argument.split("\n") if line.strip()]
+        name = object_name(signatures[0])
+        prefix = enclosing or (module if short in _MODULE_LEVEL and (":" not in self.name or self.name.startswith("py:")) else "")
+        qualified = name if not prefix or name.startswith(prefix + ".") else f"{prefix}.{name}"
+        node = object_description(name=qualified)
+        node.extend(nodes.paragraph("", "", nodes.literal(signature, signature)) for signature in signatures)
+        document[CURRENT_OBJECT] = qualified  # methods and attributes inside are named with it
+        try:
+            node.extend(self._body())
+        finally:
+            document[CURRENT_OBJECT] = enclosing
+        return node
+
+    def _body(self) -> list[nodes.Node]:
+        if not self.content:
+            return []
+        body = nodes.container()
+        self.state.nested_parse(self.content, self.content_offset, body)
+        return list(body.children)
+
+
+class object_description(nodes.General, nodes.Element):  # noqa: N801 - docutils names node classes in lower case
+    """An API object (``.. function::``, ``.. autoclass::``): ``name`` is its qualified name."""
+
+
+def object_name(signature: str) -> str:
+    """The name a signature declares: ``async lru_cache(maxsize=128)`` -> ``lru_cache``, ``int PyList_Size(PyObject *list)`` -> ``PyList_Size``."""
+    head = signature.split("(", 1)[0].strip().lstrip("@")
+    return head.split()[-1] if head.split() else signature
 
 
 class ClassDirective(AnyDirective):

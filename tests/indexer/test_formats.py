@@ -166,3 +166,11 @@ def test_convert_refuses_an_unknown_suffix(tmp_path: Path) -> None:
 
     with pytest.raises(FormatError, match="no reader for .txt"):
         convert("notes.txt", tmp_path / "notes.txt", tmp_path, "hi")
+
+
+def test_api_objects_are_sections_named_by_their_qualified_names(scan) -> None:
+    bisect = {c.heading_path[-1]: c for c in chunks_of(scan, "html/library/bisect.html") if c.heading_path}
+    assert bisect["bisect.insort_left"].chunk_id == "html/library/bisect.html#bisect-array-bisection-algorithm/bisectinsortleft"
+    assert bisect["bisect.insort_left"].content.startswith("## `bisect.insort_left`\n\n`bisect.insort_left(a, x, lo=0, hi=len(a), *, key=None)`")
+    main = next(c for c in chunks_of(scan, "rst/api.rst") if c.heading == "Main Interface")
+    assert main.headings[1:4] == ("requests.request", "requests.head", "requests.get")  # .. autofunction:: in .. module:: requests
