@@ -10,8 +10,8 @@ read it as markup (``*``, `````, ``<``, ``[``, a leading ``#``), so identifiers 
 from __future__ import annotations
 
 import re
-from docutils import nodes
 
+from docutils import nodes
 from docutils.nodes import Node
 
 from docs_mcp.indexer.formats.rst_extensions import HIGHLIGHT, object_description

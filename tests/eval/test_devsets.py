@@ -3,10 +3,13 @@
 Every relevant entry must resolve to a chunk of its corpus as the indexer splits it (a renamed heading or
 a typo would otherwise score as a miss, silently), and every facet must name a value the corpus holds.
 Needs ../shared (skipped without it); scans the corpora only, so nothing is written and no model runs.
+The Python documentation (python-docs-report, for the site crawler) is Debian's python3-doc as built HTML;
+only the pages its queries name are read (HTML conversion is slow), skipped where the package is absent.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -14,6 +17,7 @@ import pytest
 from docs_mcp.eval.golden import load_golden
 from docs_mcp.eval.judgments import IndexedChunk, resolve_judgments
 from docs_mcp.indexer import CorpusScan, scan_corpus
+from docs_mcp.indexer.file_rules import FileRules
 
 DEVSETS = Path(__file__).parents[2] / "eval" / "devsets"
 CORPUS_OF = {  # set file stem -> corpus folder under ../shared/corpora
@@ -23,6 +27,8 @@ CORPUS_OF = {  # set file stem -> corpus folder under ../shared/corpora
     "powershell-heldout": "powershell/7.5",
     "dub-report": "dub",
     "opentelemetry-report": "opentelemetry",
+    "fastapi-zh-report": "fastapi-zh",
+    "python-docs-report": "/usr/share/doc/python3/html",  # Debian's python3-doc
 }
 
 
@@ -35,9 +41,12 @@ def scans(shared_dir):
     """One scan per corpus, made on first use."""
     made: dict[str, CorpusScan] = {}
 
-    def scan_of(corpus: str) -> CorpusScan:
+    def scan_of(corpus: str, only: tuple[str, ...] = ()) -> CorpusScan:
         if corpus not in made:
-            made[corpus] = scan_corpus(shared_dir / "corpora" / corpus)
+            root = Path(corpus) if Path(corpus).is_absolute() else shared_dir / "corpora" / corpus
+            if not root.is_dir():
+                pytest.skip(f"{root} is not installed")
+            made[corpus] = scan_corpus(root, rules=FileRules(include=only))
         return made[corpus]
 
     return scan_of
@@ -45,8 +54,9 @@ def scans(shared_dir):
 
 @pytest.mark.parametrize("name", sorted(CORPUS_OF))
 def test_every_relevant_entry_and_facet_fits_the_corpus(name, scans):
-    scan = scans(CORPUS_OF[name])
     queries = load_golden(DEVSETS / f"{name}.jsonl")
+    named = tuple(sorted({entry.filepath for query in queries for entry in query.relevant if entry.filepath}))
+    scan = scans(CORPUS_OF[name], named if CORPUS_OF[name].startswith("/") else ())
     chunks = [IndexedChunk(c.chunk_id, c.filepath, tuple(c.heading_path), tuple(c.headings)) for c in scan.chunks]
     judgments = resolve_judgments(queries, chunks)  # raises, listing every entry that matches nothing
     assert all(judged for query, judged in zip(queries, judgments) if not query.off_topic)
@@ -54,6 +64,15 @@ def test_every_relevant_entry_and_facet_fits_the_corpus(name, scans):
     for query in queries:
         for key, value in query.filters.items():
             assert value in values.get(key, ()), f"{query.qid}: no chunk has {key}={value}"
+
+
+def test_the_chinese_set_asks_in_every_style_and_names_its_english_counterparts():
+    queries = load_golden(DEVSETS / "fastapi-zh-report.jsonl")
+    assert len(queries) >= 30 and {q.category for q in queries} == {"keyword", "natural", "paraphrase"}
+    english = {q.qid for name in ("fastapi-tune", "fastapi-heldout") for q in load_golden(DEVSETS / f"{name}.jsonl")}
+    notes = [json.loads(line).get("notes", "") for line in (DEVSETS / "fastapi-zh-report.jsonl").read_text(encoding="utf-8").splitlines()]
+    counterparts = [note.rsplit(" ", 1)[-1] for note in notes if note.startswith("Chinese counterpart of ")]
+    assert len(counterparts) == 42 and set(counterparts) <= english
 
 
 @pytest.mark.parametrize("name", ["dub-report", "opentelemetry-report"])
