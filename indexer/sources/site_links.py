@@ -1,0 +1,80 @@
+"""What the site crawler reads of a page besides its text: the links it follows, the canonical URL, robots meta.
+
+URLs are compared in one normal form: scheme and host lower-cased, the default port and the fragment
+dropped, an empty path made ``/``; the query is kept (some sites page with it) but for common
+tracking parameters. A crawl covers one scope: the start URL's scheme, host and port, and the
+folder of its path (``https://docs.python.org/3/library/`` for ``.../3/library/index.html``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
+
+from bs4 import BeautifulSoup
+
+_TRACKING = ("utm_", "fbclid", "gclid", "mc_")
+_NOT_PAGES = (
+    ".png", ".jpg", ".jpeg", ".gif", ".svg", ".ico", ".webp", ".css", ".js", ".json", ".xml", ".zip", ".gz", ".tgz", ".bz2",
+    ".xz", ".pdf", ".epub", ".whl", ".tar", ".mp4", ".mp3", ".woff", ".woff2", ".ttf", ".eot", ".txt",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class PageLinks:
+    """What a page says about its neighbours and itself."""
+
+    links: tuple[str, ...]  # normal-form URLs, in page order, each once
+    canonical: str  # the page's canonical URL in normal form ('' when it names none)
+    noindex: bool  # <meta name="robots" content="noindex">: not indexed (its links are still followed)
+    nofollow: bool  # <meta name="robots" content="nofollow">: its links are not followed
+
+
+def normal_url(url: str, base: str = "") -> str:
+    """``url`` (relative to ``base``) in normal form, or ``""`` when it is no http(s) URL."""
+    try:
+        parts = urlsplit(urljoin(base, url.strip()) if base else url.strip())
+        port = parts.port
+    except ValueError:
+        return ""
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        return ""
+    scheme = parts.scheme.lower()
+    host = parts.hostname.lower()
+    default = {"http": 80, "https": 443}[scheme]
+    netloc = host if port in (None, default) else f"{host}:{port}"
+    if ":" in host and not host.startswith("["):
+        netloc = f"[{host}]" if port in (None, default) else f"[{host}]:{port}"
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not k.lower().startswith(_TRACKING)])
+    return urlunsplit((scheme, netloc, parts.path or "/", query, ""))
+
+
+def scope_of(start: str) -> str:
+    """The URL prefix a crawl from ``start`` stays under: its folder (``.../library/index.html`` -> ``.../library/``)."""
+    url = normal_url(start)
+    parts = urlsplit(url)
+    folder = parts.path if parts.path.endswith("/") else parts.path.rsplit("/", 1)[0] + "/"
+    return urlunsplit((parts.scheme, parts.netloc, folder, "", ""))
+
+
+def in_scope(url: str, scope: str) -> bool:
+    """Whether the normal-form ``url`` lies under ``scope`` and looks like a page (not an image, archive...)."""
+    path = urlsplit(url).path.lower()
+    return url.startswith(scope) and not path.endswith(_NOT_PAGES)
+
+
+def page_links(html: str, url: str) -> PageLinks:
+    """The links, canonical URL and robots directives of the HTML page fetched from ``url``."""
+    soup = BeautifulSoup(html, "html.parser")
+    base_tag = soup.find("base", href=True)
+    base = urljoin(url, str(base_tag["href"])) if base_tag else url
+    robots = " ".join(str(tag.get("content", "")) for tag in soup.find_all("meta", attrs={"name": lambda n: n and n.lower() in ("robots", "docs-mcp")}))
+    links: dict[str, None] = {}
+    for anchor in soup.find_all("a", href=True):
+        rel = {value.lower() for value in anchor.get("rel") or ()}
+        target = normal_url(str(anchor["href"]), base)
+        if target and "nofollow" not in rel:
+            links.setdefault(target, None)
+    canonical_tag = soup.find("link", rel=lambda value: value and "canonical" in [v.lower() for v in (value if isinstance(value, list) else [value])], href=True)
+    canonical = normal_url(str(canonical_tag["href"]), base) if canonical_tag else ""
+    return PageLinks(tuple(links), canonical, "noindex" in robots.lower(), "nofollow" in robots.lower())
