@@ -1,0 +1,80 @@
+"""A repository archive (a tar.gz as GitHub's API serves it) unpacked safely: its documentation files only.
+
+Only regular files are written, under the destination folder: links, devices, absolute paths and
+``..`` never are. The archive's single top folder (``owner-repo-<sha>/``) is dropped. What is kept
+is every page of a documentation format (markdown, MDX, reStructuredText, HTML, notebooks) and the
+files that steer indexing (``.gitignore``, ``.docs-mcp.json`` manifests, ``metadata.json``); the
+folder walk then skips dependencies and build outputs as for any folder. Sizes are bounded: one
+file, the total unpacked, and the number of files.
+"""
+
+from __future__ import annotations
+
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import IO
+
+from docs_mcp.indexer.formats import is_page
+
+MAX_FILE_BYTES = 10 * 1024 * 1024
+MAX_TOTAL_BYTES = 500 * 1024 * 1024
+MAX_FILES = 50_000
+_STEERING = frozenset({".gitignore", ".docs-mcp.json", "metadata.json"})
+
+
+class ArchiveError(ValueError):
+    """The archive cannot be unpacked (the message says why)."""
+
+
+@dataclass(frozen=True)
+class Unpacked:
+    """What unpacking kept and left out."""
+
+    files: int
+    bytes: int
+    skipped: int  # members that are not documentation, or are links, devices, too large or unsafe
+
+
+def unpack_docs(archive: IO[bytes], destination: Path) -> Unpacked:
+    """Write the documentation files of the tar(.gz) ``archive`` under ``destination``.
+
+    Raises:
+        ArchiveError: not a tar archive, or larger than the limits allow.
+    """
+    files = total = skipped = 0
+    try:
+        with tarfile.open(fileobj=archive, mode="r:*") as tar:
+            for member in tar:
+                relative = _inside_path(member.name)
+                keep = member.isfile() and relative is not None and _wanted(relative) and member.size <= MAX_FILE_BYTES
+                if not keep:
+                    skipped += 1
+                    continue
+                files += 1
+                total += member.size
+                if files > MAX_FILES or total > MAX_TOTAL_BYTES:
+                    raise ArchiveError(f"the archive holds more than {MAX_FILES:,} documentation files or {MAX_TOTAL_BYTES // 2**20} MiB of them")
+                source = tar.extractfile(member)
+                if source is None:
+                    skipped += 1
+                    continue
+                target = destination.joinpath(*relative.parts)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with source, open(target, "wb") as out:
+                    out.write(source.read(MAX_FILE_BYTES + 1)[:MAX_FILE_BYTES])
+    except (tarfile.TarError, EOFError, OSError) as error:
+        raise ArchiveError(f"not a readable tar archive ({type(error).__name__}: {error})") from None
+    return Unpacked(files, total, skipped)
+
+
+def _inside_path(name: str) -> PurePosixPath | None:
+    """The member's path below the archive's top folder, or None when it would leave the destination."""
+    path = PurePosixPath(name)
+    if path.is_absolute() or ".." in path.parts or "\\" in name or len(path.parts) < 2:
+        return None
+    return PurePosixPath(*path.parts[1:])
+
+
+def _wanted(relative: PurePosixPath) -> bool:
+    return is_page(relative.name) or relative.name in _STEERING
