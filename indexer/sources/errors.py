@@ -4,6 +4,7 @@
     └── SourceError                 code + recoverable
         ├── UrlNotAllowedError      URL_NOT_ALLOWED: scheme, allowlist, or a private/metadata address
         ├── SourceUnavailableError  SOURCE_UNAVAILABLE: network failure after the retries, no cache to serve
+        │   └── CrawlError          a site that cannot be crawled: robots.txt unreadable, or it forbids the start URL
         ├── RemotePageNotFoundError PAGE_NOT_FOUND: the source answered 404/410
         ├── LlmsTxtNotFoundError    LLMS_TXT_NOT_FOUND: the llms.txt itself is missing or not an llms.txt
         ├── InvalidContentError     INVALID_CONTENT: not documentation (binary, wrong type, too large, empty)
@@ -75,3 +76,7 @@ class RemoteNotConfiguredError(SourceError):
 
     code = "REMOTE_NOT_CONFIGURED"
     recoverable = False
+
+
+class CrawlError(SourceUnavailableError):
+    """A site cannot be crawled at all: its robots.txt cannot be read, or it forbids the start URL."""
