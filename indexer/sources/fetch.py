@@ -34,6 +34,7 @@ USER_AGENT = f"docs-mcp/{__version__} (+documentation fetcher)"
 NOT_MODIFIED = 304
 _GONE = (404, 410)
 _RETRY_LATER = 429
+_CREDENTIALS = frozenset({"authorization", "cookie", "proxy-authorization"})
 
 
 @dataclass(frozen=True)
@@ -108,9 +109,13 @@ class Fetcher:
         )
 
     def _follow(self, url: str, headers: Mapping[str, str], policy: FetchPolicy) -> Fetched:
+        first_host = ""
         for _hop in range(policy.max_redirects + 1):
             host, port = check_url(url, policy)
             check_resolved(host, port, policy, self._resolver)
+            first_host = first_host or host
+            if host != first_host:  # credentials are for the host they were given for, never for where it redirects
+                headers = {name: value for name, value in headers.items() if name.lower() not in _CREDENTIALS}
             fetched, location = self._once(url, host, headers, policy)
             if fetched is not None:
                 return fetched

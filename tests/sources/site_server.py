@@ -19,6 +19,7 @@ class SiteLog:
     """(path, status) of every request, in order."""
 
     requests: list[tuple[str, int]] = field(default_factory=list)
+    authorization: list[tuple[str, str]] = field(default_factory=list)  # (path, Authorization header) of each request
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def statuses(self, suffix: str = ".html") -> list[int]:
@@ -35,12 +36,17 @@ class _Handler(SimpleHTTPRequestHandler):
     log: SiteLog
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        with self.log.lock:
+            self.log.authorization.append((self.path, self.headers.get("Authorization", "")))
         route = self.routes.get(self.path.split("?")[0])
         if route is None:
             super().do_GET()
             return
         status, content_type, body = route
         self.send_response(status)
+        if 300 <= status < 400:
+            self.send_header("Location", body.decode())
+            body = b""
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -58,7 +64,8 @@ class _Handler(SimpleHTTPRequestHandler):
 def serve_site(root: Path, routes: Callable[[str], Routes] | None = None) -> Iterator[tuple[str, SiteLog]]:
     """Serve ``root`` on 127.0.0.1 (a free port) in a thread: yields (base URL, request log).
 
-    ``routes`` gives, from the base URL, extra answers by path (robots.txt, sitemaps): (status, type, body).
+    ``routes`` gives, from the base URL, extra answers by path (robots.txt, sitemaps): (status, type, body);
+    a 3xx answer's body is its Location.
     """
     log = SiteLog()
     handler = type("Handler", (_Handler,), {"routes": {}, "log": log})

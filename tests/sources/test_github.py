@@ -1,0 +1,91 @@
+"""GitHub repositories: a loopback GitHub-API lookalike serving a real `git archive` of a real repository."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from site_server import serve_site
+from test_archive import git, repository  # noqa: F401 - the repository fixture
+
+from docs_mcp.indexer.sources.archive import unpack_docs
+from docs_mcp.indexer.sources.fetch import Fetcher
+from docs_mcp.indexer.sources.github import GitHubClient, GitHubSettings, RepositoryError, parse_repo
+from docs_mcp.indexer.sources.safety import FetchPolicy
+
+TOKEN = "ghp_" + "s3cret" * 6
+
+
+@pytest.mark.parametrize(
+    ("text", "owner", "repo", "ref"),
+    [("github:acme/widget", "acme", "widget", ""), ("acme/widget@v1.2.0", "acme", "widget", "v1.2.0"),
+     ("github:acme/widget.git@feature/x", "acme", "widget", "feature/x"), ("github:a-b/c.d_e@0123abc", "a-b", "c.d_e", "0123abc")],
+)  # fmt: skip
+def test_repository_specs(text: str, owner: str, repo: str, ref: str) -> None:
+    spec = parse_repo(text)
+    assert (spec.owner, spec.repo, spec.ref) == (owner, repo, ref)
+
+
+@pytest.mark.parametrize("text", ["github:acme", "github:acme/widget/docs", "https://github.com/acme/widget", "github:../x", "github:-a/b"])
+def test_what_is_no_repository_spec(text: str) -> None:
+    with pytest.raises(RepositoryError, match="is not a GitHub repository"):
+        parse_repo(text)
+
+
+def test_settings_come_from_the_environment() -> None:
+    settings = GitHubSettings.from_environment({"DOCS_MCP_GITHUB_API": "https://ghe.example.com/api/v3/", "GH_TOKEN": f" {TOKEN} "})
+    assert (settings.api, settings.token) == ("https://ghe.example.com/api/v3", TOKEN) and TOKEN not in repr(settings)
+    assert GitHubSettings.from_environment({}).api == "https://api.github.com"
+
+
+def github_lookalike(archive: bytes, sha: str):
+    def routes(base: str) -> dict[str, tuple[int, str, bytes]]:
+        codeload = base.replace("127.0.0.1", "localhost") + f"/codeload/acme/widget/tar.gz/{sha}"
+        return {
+            "/repos/acme/widget": (200, "application/json", json.dumps({"default_branch": "main", "html_url": "https://github.com/acme/widget"}).encode()),
+            "/repos/acme/widget/commits/main": (200, "application/json", json.dumps({"sha": sha}).encode()),
+            f"/repos/acme/widget/tarball/{sha}": (302, "text/plain", codeload.encode()),
+            f"/codeload/acme/widget/tar.gz/{sha}": (200, "application/x-gzip", archive),
+        }
+
+    return routes
+
+
+def client(base: str, token: str = TOKEN) -> GitHubClient:
+    fetcher = Fetcher(FetchPolicy(allowed_domains=frozenset({"localhost"}), allow_loopback=True), delays=())
+    return GitHubClient(fetcher, GitHubSettings(base, token))
+
+
+def test_a_repository_resolves_to_a_commit_and_downloads_its_archive(repository: Path, tmp_path: Path) -> None:  # noqa: F811
+    sha = git(repository, "rev-parse", "HEAD").decode().strip()
+    archive = git(repository, "archive", "--format=tar.gz", f"--prefix=acme-widget-{sha[:7]}/", "HEAD")
+    with serve_site(tmp_path, github_lookalike(archive, sha)) as (base, log):
+        github = client(base)
+        resolved = github.resolve(parse_repo("github:acme/widget"))
+        body = github.archive(resolved)
+    assert (resolved.ref, resolved.commit, resolved.html_url) == ("main", sha, "https://github.com/acme/widget")
+    assert unpack_docs(io.BytesIO(body), tmp_path / "docs").files == 6
+    sent = dict(log.authorization)
+    assert sent["/repos/acme/widget"] == f"Bearer {TOKEN}"
+    assert sent[f"/codeload/acme/widget/tar.gz/{sha}"] == ""  # the redirect to another host never carries the token
+
+
+def test_a_missing_repository_says_a_private_one_needs_a_token(tmp_path: Path) -> None:
+    with serve_site(tmp_path, lambda base: {}) as (base, _):
+        with pytest.raises(RepositoryError) as without:
+            client(base, token="").resolve(parse_repo("github:acme/secret"))
+        with pytest.raises(RepositoryError) as with_token:
+            client(base).resolve(parse_repo("github:acme/secret@v9"))
+    assert "GitHub has no repository or ref acme/secret (a private repository needs a token: set GITHUB_TOKEN)" in without.value.message
+    assert with_token.value.message == "GitHub has no repository or ref acme/secret."  # the repository itself is missing
+    assert TOKEN not in with_token.value.message + with_token.value.hint
+
+
+def test_an_api_base_that_is_no_github_is_named(tmp_path: Path) -> None:
+    routes = {"/repos/acme/widget": (200, "text/html", b"<html>login</html>")}
+    with serve_site(tmp_path, lambda base: routes) as (base, _):
+        with pytest.raises(Exception, match="did not answer with JSON") as error:
+            client(base).resolve(parse_repo("github:acme/widget"))
+    assert "DOCS_MCP_GITHUB_API" in error.value.hint
