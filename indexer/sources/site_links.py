@@ -8,12 +8,15 @@ folder of its path (``https://docs.python.org/3/library/`` for ``.../3/library/i
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urljoin, urlsplit, urlunsplit
 
 from bs4 import BeautifulSoup
 
 _TRACKING = ("utm_", "fbclid", "gclid", "mc_")
+_UNSAFE_PATH = re.compile(r"[\x00-\x1f\x7f#?\\%*]")
+_HTML_SUFFIXES = (".html", ".htm")
 _NOT_PAGES = (
     ".png", ".jpg", ".jpeg", ".gif", ".svg", ".ico", ".webp", ".css", ".js", ".json", ".xml", ".zip", ".gz", ".tgz", ".bz2",
     ".xz", ".pdf", ".epub", ".whl", ".tar", ".mp4", ".mp3", ".woff", ".woff2", ".ttf", ".eot", ".txt",
@@ -78,3 +81,38 @@ def page_links(html: str, url: str) -> PageLinks:
     canonical_tag = soup.find("link", rel=lambda value: value and "canonical" in [v.lower() for v in (value if isinstance(value, list) else [value])], href=True)
     canonical = normal_url(str(canonical_tag["href"]), base) if canonical_tag else ""
     return PageLinks(tuple(links), canonical, "noindex" in robots.lower(), "nofollow" in robots.lower())
+
+
+def page_path(url: str, scope: str) -> str:
+    """The document path of the in-scope page ``url``: its path below the scope, an HTML file name
+    (``guide/`` -> ``guide/index.html``, ``guide/install`` -> ``guide/install.html``), the query folded in."""
+    parts = urlsplit(url)
+    relative = unquote(parts.path[len(urlsplit(scope).path):])
+    if not relative or relative.endswith("/"):
+        relative += "index.html"
+    if parts.query:
+        stem, dot, suffix = relative.rpartition(".") if relative.lower().endswith(_HTML_SUFFIXES) else (relative, "", "")
+        relative = f"{stem}__{parts.query}{dot}{suffix}"
+    if not relative.lower().endswith(_HTML_SUFFIXES):
+        relative += ".html"
+    segments = [_UNSAFE_PATH.sub("_", segment) for segment in relative.split("/") if segment not in ("", ".", "..")]
+    return "/".join(segments) or "index.html"
+
+
+def section_names(html: str, url: str, scope: str) -> tuple[tuple[str, str], ...]:
+    """TOC sections from a site's start page: each folder its navigation links into, named as the link reads.
+
+    ``(("tutorial/**", "The Python Tutorial"), ("library/**", "The Python Standard Library"))``: the first link
+    into each top folder of the scope names it; folders no link names keep their folder name (toc.section_of).
+    """
+    soup = BeautifulSoup(html, "html.parser")
+    names: dict[str, str] = {}
+    for anchor in soup.find_all("a", href=True):
+        target = normal_url(str(anchor["href"]), url)
+        text = " ".join(anchor.get_text(" ").split())
+        if not target.startswith(scope) or not text:
+            continue
+        folder, slash, _ = urlsplit(target).path[len(urlsplit(scope).path):].partition("/")
+        if slash and folder and folder not in names:
+            names[folder] = text
+    return tuple((f"{folder}/**", name) for folder, name in names.items())

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from docs_mcp.indexer.sources.robots import MAX_CRAWL_DELAY, Robots
-from docs_mcp.indexer.sources.site_links import in_scope, normal_url, page_links, scope_of
+from docs_mcp.indexer.sources.site_links import in_scope, normal_url, page_links, page_path, scope_of, section_names
 from docs_mcp.indexer.sources.sitemap import MAX_SITEMAP_BYTES, parse_sitemap
 
 PYTHON_PAGE = Path(__file__).parents[1] / "indexer" / "fixtures" / "formats" / "html" / "library" / "bisect.html"
@@ -90,3 +90,22 @@ def test_canonical_and_robots_meta() -> None:
     found = page_links(html, "https://docs.example.com/en/stable/guide/index.html")
     assert found.canonical == "https://docs.example.com/en/latest/guide/"
     assert found.noindex and not found.nofollow and found.links == ("https://docs.example.com/en/stable/guide/b.html",)
+
+
+@pytest.mark.parametrize(
+    ("url", "path"),
+    [
+        ("http://h/3/", "index.html"),
+        ("http://h/3/library/os.html", "library/os.html"),
+        ("http://h/3/guide/install", "guide/install.html"),
+        ("http://h/3/search.html?q=x", "search__q=x.html"),
+        ("http://h/3/a%20b/c%23d.html", "a b/c_d.html"),
+    ],
+)
+def test_page_paths_are_html_file_names_below_the_scope(url: str, path: str) -> None:
+    assert page_path(url, "http://h/3/") == path
+
+
+def test_sections_are_named_by_the_start_pages_navigation() -> None:
+    html = '<a href="tutorial/index.html">The Tutorial</a> <a href="tutorial/x.html">Other</a> <a href="library/">Library</a> <a href="/up.html">Up</a>'
+    assert section_names(html, "http://h/3/index.html", "http://h/3/") == (("tutorial/**", "The Tutorial"), ("library/**", "Library"))
