@@ -22,7 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from docs_mcp.indexer.embedding import package_version, translated
+from docs_mcp.indexer.model_runtime import package_version, translated
 from docs_mcp.indexer.errors import ModelLoadError
 from docs_mcp.indexer.model_files import sha256_of
 from docs_mcp.indexer.records import ModelFile, ModelIdentity

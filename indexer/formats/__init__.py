@@ -21,7 +21,7 @@ PAGE_SUFFIXES = MARKDOWN_SUFFIXES + tuple(CONVERTED_FORMATS)
 
 @dataclass(frozen=True)
 class Converted:
-    """A page of another format as markdown: its title when the format states one, and its warnings."""
+    """A page as markdown: its title when the source states one (besides an H1), and its warnings."""
 
     markdown: str
     title: str = ""

@@ -8,9 +8,9 @@ documentation content type, or has almost no words is refused as INVALID_CONTENT
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from docs_mcp.indexer.formats import Converted
 from docs_mcp.indexer.formats.html import html_to_markdown, markdown_title
 from docs_mcp.indexer.sources.errors import InvalidContentError
 from docs_mcp.indexer.sources.fetch import Fetched
@@ -19,14 +19,6 @@ MARKDOWN_TYPES = ("text/markdown", "text/x-markdown", "text/plain", "")
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 MIN_WORDS = 5
 _HINT = "Read a documentation page (markdown or HTML) from the library's table of contents."
-
-
-@dataclass(frozen=True)
-class Converted:
-    """A page as markdown, with its title."""
-
-    title: str
-    markdown: str
 
 
 def to_markdown(fetched: Fetched) -> Converted:
@@ -39,10 +31,10 @@ def to_markdown(fetched: Fetched) -> Converted:
     text = _decode(fetched)
     if media in HTML_TYPES or (not media and text.lstrip().lower().startswith(("<!doctype html", "<html"))):
         page = html_to_markdown(text, _url_title(fetched.url))
-        converted = Converted(page.title, page.markdown)
+        converted = Converted(page.markdown, page.title)
     elif media in MARKDOWN_TYPES:
         markdown = text.replace("\r\n", "\n").replace("\r", "\n").strip() + "\n"
-        converted = Converted(markdown_title(markdown) or _url_title(fetched.url), markdown)
+        converted = Converted(markdown, markdown_title(markdown) or _url_title(fetched.url))
     else:
         raise InvalidContentError(f"{fetched.url} serves '{media}', not documentation.", _HINT)
     if len(converted.markdown.split()) < MIN_WORDS:
