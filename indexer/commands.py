@@ -17,8 +17,10 @@ from docs_mcp.indexer.file_rules import FileRules
 from docs_mcp.indexer.info import info
 from docs_mcp.indexer.libraries.commands import register_libraries
 from docs_mcp.indexer.sources.commands import register_sources
-from docs_mcp.indexer.ranker import describe_ranking
-from docs_mcp.indexer.records import IndexReport, Problem
+from docs_mcp.indexer.build_summary import front_matter_only, human_size, summary
+
+__all__ = ["file_rules", "front_matter_only", "human_size", "index", "register", "summary", "validate"]
+from docs_mcp.indexer.records import Problem
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR, FULL_TEXT
 from docs_mcp.indexer.skip_report import describe_skipped
 
@@ -143,43 +145,6 @@ def validate(
         raise typer.Exit(1)
 
 
-def summary(report: IndexReport, embeddings: str) -> str:
-    """The closing lines of `docs-mcp index`."""
-    keys = ", ".join(report.taxonomy_keys) or "none"
-    vectors = "none (full-text only)" if embeddings == "none" else f"{report.embedded} embedded, {report.reused_embeddings} reused"
-    if report.windows_per_second:
-        vectors += f" ({report.windows_per_second:.1f} windows/s)"
-    live = ", ".join(f"{label} after {seconds:.1f} s" for label, seconds in report.live_after.items())
-    lines = [
-        f"indexed {report.files} files into {report.chunks} chunks in {report.seconds:.1f} s",
-        f"  index:        {report.index_dir} ({human_size(report.index_bytes)})",
-        f"  taxonomy:     {keys}",
-        f"  embeddings:   {vectors}",
-        f"  live:         {live}",
-    ]
-    if report.model:
-        weights = report.model.files[0] if report.model.files else None
-        origin = f" from {weights.source}" if weights else ""
-        lines.append(f"  model:        {report.model.name} ({report.model.dimensions} dimensions, weights sha256 {report.model.checksum[:12]}{origin})")
-        lines.append(f"                every file's digest: docs-mcp info --index {report.index_dir}")
-        lines.append(f"  ranking:      {describe_ranking(report.ranker, has_vectors=True)}")
-    stubs = front_matter_only(report.skipped, report.problems)
-    if stubs:
-        lines.append(f"  skipped:      {stubs} page(s) with front matter only (redirects, section stubs)")
-    left_out = describe_skipped(report.skipped_files, report.other_files)
-    if left_out:
-        lines.append(f"  not read:     {left_out}")
-    if report.problems:
-        lines.append(f"  problems:     {len(report.problems)} (listed above)")
-    return "\n".join(lines)
-
-
-def front_matter_only(skipped: tuple[str, ...], problems: tuple[Problem, ...]) -> int:
-    """How many skipped pages were skipped for having no text past their front matter (the others have a problem)."""
-    explained = {problem.path for problem in problems}
-    return sum(path not in explained for path in skipped)
-
-
 def file_rules(include: list[str], exclude: list[str], no_gitignore: bool, no_default_skips: bool) -> FileRules:
     """The file rules of the --include/--exclude/--no-gitignore/--no-default-skips options."""
     return FileRules(tuple(include), tuple(exclude), gitignore=not no_gitignore, skip_defaults=not no_default_skips)
@@ -196,12 +161,3 @@ def _embedding_choice(embeddings: str, model: str | None) -> str:
 def _print_problems(problems: tuple[Problem, ...]) -> None:
     for problem in problems:
         typer.echo(f"{problem.severity}: {problem}", err=True)
-
-
-def human_size(count: int) -> str:
-    """``count`` bytes in B, KiB, MiB or GiB, for tables and summaries."""
-    for unit in ("B", "KiB", "MiB"):
-        if count < 1024:
-            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
-        count /= 1024
-    return f"{count:.1f} GiB"

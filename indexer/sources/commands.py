@@ -1,22 +1,41 @@
-"""`docs-mcp add llms-txt URL --library ID` and `docs-mcp refresh [LIBRARY]`: options in, one service call, output out."""
+"""`docs-mcp add llms-txt|site|github:...` and `docs-mcp refresh [LIBRARY]`: options in, one service call, output out.
+
+`docs-mcp add github:OWNER/REPO[@REF]` is written with the repository in place of a sub-command name:
+the `add` group sends any argument starting with ``github:`` to its `github` command.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
+import click
 import typer
+from typer.core import TyperGroup
 
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
 from docs_mcp.redact import redact
 
 INDEX_HELP = "Index folder to add the library to (created if needed)."
+MODEL_HELP = "Embedding model for a new index (as `docs-mcp index --model`); an existing index keeps its own."
+
+
+class _AddGroup(TyperGroup):
+    """The `add` group: ``add github:OWNER/REPO`` runs ``add github github:OWNER/REPO``."""
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[Any, Any, list[str]]:
+        if args and args[0].startswith("github:"):
+            return "github", self.commands["github"], args
+        return super().resolve_command(ctx, args)
 
 
 def register_sources(app: typer.Typer) -> None:
     """Add the `add` group and the `refresh` command to the root `docs-mcp` app."""
-    group = typer.Typer(name="add", help="Register a library whose documentation lives on the web.", no_args_is_help=True)
+    group = typer.Typer(name="add", cls=_AddGroup, help="Add a library whose documentation lives on the web: an llms.txt, a docs site, a GitHub repository.",
+                        no_args_is_help=True)  # fmt: skip
     group.command("llms-txt")(add_llms_txt)
+    group.command("site")(add_site)
+    group.command("github")(add_github)
     app.add_typer(group, name="add")
     app.command("refresh")(refresh)
 
@@ -55,24 +74,50 @@ def add_llms_txt(
 
 
 def refresh(
-    library: Optional[str] = typer.Argument(None, help="Library ID to refresh [default: every llms.txt library of the index]."),
-    index: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", help="Index folder whose llms.txt libraries to refresh."),
+    library: Optional[str] = typer.Argument(None, help="Library ID to refresh [default: every web library of the index]."),
+    index: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", help="Index folder whose web libraries to refresh."),
 ) -> None:
-    """Revalidate llms.txt libraries now (conditional GETs), re-indexing what changed; failed sources keep their cached copy."""
+    """Revalidate web libraries now: llms.txt pages and crawled sites with conditional GETs, repositories by their ref; re-index what changed."""
+    from docs_mcp.environment import environment
     from docs_mcp.errors import UsageError
     from docs_mcp.indexer.index_file import current_generation
+    from docs_mcp.indexer.libraries.store import catalog_entries
     from docs_mcp.indexer.sources.config import source_settings
-    from docs_mcp.indexer.sources.service import SourceService
+    from docs_mcp.indexer.sources.errors import SourceError
+    from docs_mcp.indexer.sources.github import GitHubSettings
+    from docs_mcp.indexer.sources.repository import GITHUB, add_repository, refresh_request as repository_request
+    from docs_mcp.indexer.sources.service import RefreshOutcome, SourceService
+    from docs_mcp.indexer.sources.site import SITE, add_site as crawl_and_index, refresh_request as site_request
 
     current_generation(index)  # a mistyped --index is an error, not "0 URLs"
-    service = SourceService(source_settings(index))
+    settings = source_settings(index)
+    service = SourceService(settings)
+    outcomes: list[RefreshOutcome] = []
     try:
-        known = sorted(service.llms_libraries())
+        web = {lib_id: entry for lib_id, entry in service.entries().items() if entry.get("origin") in (SITE, GITHUB)}
+        known = sorted({*service.llms_libraries(), *web})
         if library and library not in known:
-            raise UsageError(f"No llms.txt library '{library}' in {index}.", f"Known: {', '.join(known) or 'none'}; add one with `docs-mcp add llms-txt URL --library ID`.")
-        outcomes = service.refresh(library)
+            raise UsageError(f"No web library '{library}' in {index}.",
+                             f"Known: {', '.join(known) or 'none'}; add one with `docs-mcp add llms-txt|site|github:...`.")  # fmt: skip
+        if library is None or library in service.llms_libraries():
+            outcomes.extend(service.refresh(library))
     finally:
         service.close()
+    for library_id, entry in sorted(web.items()):
+        if library not in (None, library_id):
+            continue
+        try:
+            if entry.get("origin") == SITE:
+                crawled = crawl_and_index(settings, site_request(library_id, entry))
+                detail = f"{crawled.crawl.pages} pages, {crawled.crawl.fetched} downloaded, {crawled.crawl.not_modified} not modified"
+                outcomes.append(RefreshOutcome(library_id, crawled.crawl.start_url, "unchanged" if crawled.report is None else "updated", detail))
+            else:
+                pulled = add_repository(settings, GitHubSettings.from_environment(environment()), repository_request(library_id, entry))
+                status = "unchanged" if pulled.report is None else "updated"
+                outcomes.append(RefreshOutcome(library_id, f"github:{pulled.resolved.spec.full_name}@{pulled.resolved.ref}", status,
+                                               f"commit {pulled.resolved.commit[:12]}"))  # fmt: skip
+        except SourceError as error:
+            outcomes.append(RefreshOutcome(library_id, str(entry.get("source") or ""), "failed", error.message))
     for outcome in outcomes:
         detail = f": {outcome.detail}" if outcome.detail else ""
         typer.echo(f"{outcome.status:<10}{outcome.library_id}  {redact(outcome.url)}{detail}")
@@ -80,3 +125,87 @@ def refresh(
     typer.echo(f"{len(outcomes)} URLs: {counts['updated']} updated, {counts['unchanged']} unchanged, {counts['failed']} failed")
     if counts["failed"]:
         raise typer.Exit(1)
+
+
+def add_site(
+    url: str = typer.Argument(..., help="The documentation's start URL; the crawl stays under its folder, e.g. https://docs.example.com/en/latest/."),
+    library: str = typer.Option(..., "--library", help="Library ID (org/project)."),
+    index: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", help=INDEX_HELP),
+    name: Optional[str] = typer.Option(None, "--name", help="Library name [default: the start page's title]."),
+    description: Optional[str] = typer.Option(None, "--description", help="One sentence about the library."),
+    languages: list[str] = typer.Option([], "--language", help="Programming language the library is for (repeatable)."),
+    max_pages: int = typer.Option(1000, "--max-pages", min=1, max=100_000, help="Most URLs the crawl may take (pages, duplicates and skipped ones)."),
+    concurrency: int = typer.Option(4, "--concurrency", min=1, max=16, help="Requests in flight to the site at once."),
+    rate: float = typer.Option(8.0, "--rate", min=0.1, max=100.0, help="Most requests per second to the site (its robots.txt may ask for fewer)."),
+    model: Optional[str] = typer.Option(None, "--model", help=MODEL_HELP),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
+) -> None:
+    """Crawl a documentation website (sitemap, then links; robots.txt honoured) and index it as a library; run again to resume or refresh."""
+    from docs_mcp.indexer.libraries.spec import check_library_id
+    from docs_mcp.indexer.sources.config import source_settings
+    from docs_mcp.indexer.sources.crawl_display import CrawlDisplay
+    from docs_mcp.indexer.sources.crawler import CrawlLimits
+    from docs_mcp.indexer.sources.site import SiteRequest, add_site as crawl_and_index
+
+    request = SiteRequest(check_library_id(library), url, name or "", description or "", _languages(languages),
+                          CrawlLimits(max_pages=max_pages, concurrency=concurrency, rate=rate))  # fmt: skip
+    display = CrawlDisplay(quiet=quiet)
+    try:
+        result = _interruptible(lambda: crawl_and_index(source_settings(index), request, embeddings=model, progress=display.show), display,
+                                "the pages crawled so far are kept: run the same command to resume.")  # fmt: skip
+    finally:
+        display.close()
+    crawl = result.crawl
+    typer.echo(f"added {library}: {crawl.pages} pages from {redact(crawl.scope)} in {crawl.seconds:.1f} s "
+               f"({crawl.fetched} downloaded, {crawl.not_modified} not modified, {crawl.duplicates} duplicates, "
+               f"{crawl.skipped} skipped, {crawl.failed} failed{', resumed' if crawl.resumed else ''})")  # fmt: skip
+    _print_written(result.report, index)
+
+
+def add_github(
+    repository: str = typer.Argument(..., help="github:OWNER/REPO or github:OWNER/REPO@REF (a branch, tag or commit)."),
+    library: Optional[str] = typer.Option(None, "--library", help="Library ID (org/project) [default: OWNER/REPO]."),
+    index: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", help=INDEX_HELP),
+    name: Optional[str] = typer.Option(None, "--name", help="Library name [default: the repository's name]."),
+    description: Optional[str] = typer.Option(None, "--description", help="One sentence about the library [default: the repository's description]."),
+    languages: list[str] = typer.Option([], "--language", help="Programming language the library is for (repeatable)."),
+    include: list[str] = typer.Option([], "--include", help="Index only the repository's files matching this glob (repeatable), e.g. 'docs/**'."),
+    exclude: list[str] = typer.Option([], "--exclude", help="Skip the repository's files matching this glob (repeatable)."),
+    model: Optional[str] = typer.Option(None, "--model", help=MODEL_HELP),
+) -> None:
+    """Index a GitHub repository's documentation (README, docs/, every page) at a ref; GITHUB_TOKEN for private ones, DOCS_MCP_GITHUB_API for GitHub Enterprise."""
+    from docs_mcp.environment import environment
+    from docs_mcp.indexer.file_rules import FileRules
+    from docs_mcp.indexer.sources.config import source_settings
+    from docs_mcp.indexer.sources.github import GitHubSettings
+    from docs_mcp.indexer.sources.repository import RepositoryRequest, add_repository
+
+    request = RepositoryRequest(repository.strip(), library or "", name or "", description or "", _languages(languages),
+                                FileRules(tuple(include), tuple(exclude)))  # fmt: skip
+    settings = source_settings(index)
+    result = add_repository(settings, GitHubSettings.from_environment(environment()), request, embeddings=model)
+    resolved = result.resolved
+    typer.echo(f"added {result.library_id}: github:{resolved.spec.full_name}@{resolved.ref} at commit {resolved.commit[:12]}")
+    _print_written(result.report, index)
+
+
+def _languages(values: list[str]) -> tuple[str, ...]:
+    return tuple(value.strip() for value in values if value.strip())
+
+
+def _interruptible(run: Any, display: Any, resume: str) -> Any:
+    try:
+        return run()
+    except KeyboardInterrupt:
+        display.close()
+        typer.echo(f"interrupted: {resume}", err=True)
+        raise typer.Exit(130) from None
+
+
+def _print_written(report: Any, index: Path) -> None:
+    from docs_mcp.indexer.build_summary import summary
+
+    if report is None:
+        typer.echo(f"  index: {index} unchanged (every page as indexed)")
+        return
+    typer.echo(summary(report, "none" if report.model is None else report.model.name))

@@ -60,6 +60,7 @@ class ResolvedRepo:
     ref: str  # the ref resolved (the default branch's name when none was given)
     commit: str  # 40 hex digits
     html_url: str = ""
+    description: str = ""  # the repository's own one-line description
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,7 @@ class GitHubClient:
         sha = str(commit.get("sha") or "")
         if not _SHA.fullmatch(sha):
             raise RepositoryError(f"GitHub gave no commit for {spec.full_name}@{ref}.", "Check the ref.")
-        return ResolvedRepo(spec, ref, sha, str(repo.get("html_url") or ""))
+        return ResolvedRepo(spec, ref, sha, str(repo.get("html_url") or ""), str(repo.get("description") or "").strip())
 
     def archive(self, resolved: ResolvedRepo) -> bytes:
         """The tar.gz of the resolved commit (GitHub redirects to its archive host, which must be allowed too).

@@ -27,6 +27,8 @@ from docs_mcp.indexer.build import Documents, write_source
 from docs_mcp.indexer.errors import IndexChangedError, IndexLockedError
 from docs_mcp.indexer.index_file import live_generation, open_index
 from docs_mcp.indexer.libraries.spec import LibrarySpec
+from docs_mcp.indexer.libraries.store import catalog_entries
+from docs_mcp.indexer.schema import METADATA_FILE
 from docs_mcp.indexer.records import IndexReport
 from docs_mcp.indexer.sources.page_cache import CachedPage
 from docs_mcp.indexer.sources.llms_txt import LlmsTxt
@@ -98,7 +100,7 @@ def index_pages(
                 sleep(wait)
             try:
                 planned_on = live_generation(index_dir)
-                embeddings = _embeddings_of(index_dir) if planned_on else "default"
+                embeddings = index_embeddings(index_dir)
                 return write_source(source, index_dir, embeddings=embeddings, planned_on=planned_on)
             except (IndexChangedError, IndexLockedError):
                 if attempt == len(waits) - 1:
@@ -148,7 +150,19 @@ def _write_documents(root: Path, source: SourcePages) -> None:
         target.write_text(markdown, encoding="utf-8")
 
 
-def _embeddings_of(index_dir: Path) -> str:
+def stored_entry(index_dir: Path, library_id: str) -> Mapping[str, Any] | None:
+    """The library's catalog entry in the index's published metadata.json (None: no such library, or no index)."""
+    try:
+        metadata = json.loads((Path(index_dir) / METADATA_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return catalog_entries(metadata).get(library_id) if isinstance(metadata, dict) else None
+
+
+def index_embeddings(index_dir: Path, new: str | None = None) -> str:
+    """The model the index was built with, so a library added keeps the others' vectors; ``new`` (else "default") for no index yet."""
+    if live_generation(index_dir) is None:
+        return new or "default"
     with open_index(index_dir) as reader:
         return reader.model.name if reader.model else "none"
 

@@ -341,6 +341,10 @@ class SourceService:
     def _is_indexed(self, library_id: str, page: CachedPage) -> bool:
         return indexed_digests(self._entries().get(library_id)).get(page.url) == page.digest
 
+    def entries(self) -> dict[str, Mapping[str, Any]]:
+        """The index's catalog entries by library ID (from the published metadata.json)."""
+        return dict(self._entries())
+
     def _entries(self) -> dict[str, Mapping[str, Any]]:
         """The index's catalog, from the published metadata.json (no database opened)."""
         path = self.settings.index_dir / METADATA_FILE

@@ -14,6 +14,8 @@ from urllib.parse import parse_qsl, unquote, urlencode, urljoin, urlsplit, urlun
 
 from bs4 import BeautifulSoup
 
+from docs_mcp.indexer.markdown import clean_heading
+
 _TRACKING = ("utm_", "fbclid", "gclid", "mc_")
 _UNSAFE_PATH = re.compile(r"[\x00-\x1f\x7f#?\\%*]")
 _HTML_SUFFIXES = (".html", ".htm")
@@ -109,7 +111,7 @@ def section_names(html: str, url: str, scope: str) -> tuple[tuple[str, str], ...
     names: dict[str, str] = {}
     for anchor in soup.find_all("a", href=True):
         target = normal_url(str(anchor["href"]), url)
-        text = " ".join(anchor.get_text(" ").split())
+        text = clean_heading(" ".join(anchor.get_text(" ").split()))  # a page title as the link shows it, "{ #id }" and all
         if not target.startswith(scope) or not text:
             continue
         folder, slash, _ = urlsplit(target).path[len(urlsplit(scope).path):].partition("/")

@@ -32,6 +32,9 @@ from docs_mcp.server.libraries.arguments import (
     parse_resolve_args,
 )
 from docs_mcp.indexer.libraries.library import REMOTE, Library
+from docs_mcp.indexer.sources.repository import GITHUB
+from docs_mcp.indexer.sources.site import SITE
+from docs_mcp.indexer.sources.site_links import normal_url
 from docs_mcp.server.libraries.catalog import LibraryCatalog
 from docs_mcp.server.libraries.pages import line_fields, locate, read_lines
 from docs_mcp.server.libraries.remote import Prepared, Sources, refuse_remote
@@ -123,7 +126,8 @@ def get_library_info(index: ServedIndex, args: InfoArgs, sources: Sources) -> st
 def read_page(index: ServedIndex, args: PageArgs, sources: Sources) -> dict[str, Any]:
     """Run read_page: ``max_lines`` lines of an indexed document from ``offset``, or of a page by URL.
 
-    A path from an llms.txt library's table of contents that is not indexed yet is read by its URL.
+    A path from an llms.txt library's table of contents that is not indexed yet is read by its URL;
+    the URL of a crawled site's page is read from the index.
 
     Raises:
         InvalidArgumentError: an argument does not fit the schema.
@@ -132,9 +136,12 @@ def read_page(index: ServedIndex, args: PageArgs, sources: Sources) -> dict[str,
         PageNotFoundError: no indexed document has that path.
         SourceError: the URL is refused (URL_NOT_ALLOWED) or cannot be read (SOURCE_UNAVAILABLE, INVALID_CONTENT...).
     """
-    if args.url:
-        return sources.read_url(args)
     catalog = catalog_of(index, sources.registered())
+    if args.url:
+        crawled = _crawled_path(catalog, args.url)
+        if crawled is None:
+            return sources.read_url(args)
+        args = replace(args, url=None, path=crawled)  # a page of a crawled site: read as indexed
     library = catalog.get(args.library_id) if args.library_id else None
     files = index.engine.metadata.get("files") or {}
     url = _unindexed_url(catalog, files, args.path or "", library)
@@ -149,6 +156,17 @@ def read_page(index: ServedIndex, args: PageArgs, sources: Sources) -> dict[str,
         "title": entry.title if entry else path,
         **line_fields(content, total, args.offset, returned),
     }
+
+
+def _crawled_path(catalog: LibraryCatalog, url: str) -> str | None:
+    """The indexed path of ``url`` when it is a page of a crawled site or a repository library (None otherwise)."""
+    wanted = {url, normal_url(url)}
+    for library in catalog.libraries.values():
+        if library.origin in (SITE, GITHUB):
+            for entry in library.toc:
+                if entry.url and entry.url in wanted:
+                    return entry.path
+    return None
 
 
 def get_docs(index: ServedIndex, args: DocsArgs, mode: str, sources: Sources) -> dict[str, Any]:

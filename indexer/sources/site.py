@@ -1,0 +1,191 @@
+"""A documentation website as a library: ``docs-mcp add site URL --library ORG/NAME``.
+
+The crawler (crawler.py) brings the site's pages into the crawl store; ``SiteSource`` hands them to
+the one writer as a folder of ``.html`` files named by their URL path below the crawl's scope, so
+they are read like any HTML folder (indexer/formats/html.py: main content, API objects as
+sections). The table of contents takes its sections from the start page's navigation, and each
+entry keeps its page's URL, so ``get_library_info`` lists the site like an llms.txt library and
+``read_page`` reads a page by path or by URL. The catalog entry records the crawl (start URL,
+scope, each page's content hash): a refresh re-crawls with conditional GETs and writes nothing
+when no page changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterator, Mapping
+
+from bs4 import BeautifulSoup
+
+from docs_mcp.indexer.build import Documents, write_source
+from docs_mcp.indexer.libraries.spec import LibrarySpec
+from docs_mcp.indexer.records import IndexReport
+from docs_mcp.indexer.sources.config import SOURCES_FOLDER, SourceSettings
+from docs_mcp.indexer.sources.crawl_store import CrawlStore
+from docs_mcp.indexer.sources.crawler import CrawlLimits, CrawlReport, CrawlStep, SiteCrawler
+from docs_mcp.indexer.sources.errors import InvalidContentError
+from docs_mcp.indexer.sources.fetch import Fetcher
+from docs_mcp.indexer.sources.ingest import index_embeddings, stored_entry
+from docs_mcp.indexer.sources.safety import host_of
+from docs_mcp.indexer.sources.site_links import normal_url, page_path, section_names
+
+SITE = "site"
+CRAWL_FILE = "sites.sqlite"
+
+
+@dataclass(frozen=True)
+class SiteRequest:
+    """What `docs-mcp add site` was asked."""
+
+    library_id: str
+    url: str
+    name: str = ""
+    description: str = ""
+    languages: tuple[str, ...] = ()
+    limits: CrawlLimits = field(default_factory=CrawlLimits)
+
+
+@dataclass(frozen=True)
+class SiteResult:
+    """A crawl and what it wrote (``report`` None when no page changed and nothing was written)."""
+
+    crawl: CrawlReport
+    report: IndexReport | None
+
+
+@dataclass(frozen=True)
+class SiteSource:
+    """The crawled pages of one site, as a Source for the one writer."""
+
+    request: SiteRequest
+    crawl: CrawlReport
+    pages: Mapping[str, bytes]  # URL -> HTML, in the order the crawl met them
+    spec: LibrarySpec
+
+    def paths(self) -> dict[str, str]:
+        """URL -> document path (below the library's mount), no two pages on one path."""
+        out: dict[str, str] = {}
+        taken: set[str] = set()
+        for url in self.pages:
+            path = page_path(url, self.crawl.scope)
+            stem, dot, suffix = path.rpartition(".")
+            n = 1
+            while path in taken:
+                n += 1
+                path = f"{stem}-{n}.{suffix}" if dot else f"{path}-{n}"
+            taken.add(path)
+            out[url] = path
+        return out
+
+    def digests(self) -> dict[str, str]:
+        """URL -> content hash of every page (a refresh writes nothing when these are the indexed ones)."""
+        return {url: hashlib.sha256(body).hexdigest()[:16] for url, body in self.pages.items()}
+
+    @contextmanager
+    def documents(self) -> Iterator[Documents]:
+        """The pages as a temporary folder of HTML files."""
+        with tempfile.TemporaryDirectory(prefix="docs-mcp-site-") as folder:
+            root = Path(folder) / "docs"
+            root.mkdir()
+            description = self.spec.description or f"{self.spec.name} documentation"
+            (Path(folder) / "metadata.json").write_text(json.dumps({"corpus_description": description}), encoding="utf-8")
+            for url, path in self.paths().items():
+                target = root / path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(self.pages[url])
+            yield Documents(root)
+
+    def catalog_entry(self, planned: Mapping[str, Any]) -> dict[str, Any]:
+        """The planned entry with the crawl's origin and each TOC entry's URL."""
+        urls = {self.spec.mount + path: url for url, path in self.paths().items()}
+        toc = [{**entry, "url": urls[entry["path"]]} if entry.get("path") in urls else entry for entry in planned.get("toc") or ()]
+        return {
+            **planned,
+            "origin": SITE,
+            "source": self.crawl.start_url,
+            "scope": self.crawl.scope,
+            "crawled_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "crawl": {"max_pages": self.request.limits.max_pages, "concurrency": self.request.limits.concurrency, "rate": self.request.limits.rate},
+            "pages": self.digests(),
+            "toc": toc,
+        }
+
+
+def add_site(
+    settings: SourceSettings,
+    request: SiteRequest,
+    *,
+    embeddings: str | None = None,
+    progress: Callable[[CrawlStep], None] | None = None,
+    build_progress: Any = None,
+) -> SiteResult:
+    """Crawl the site and write it as its library; when the library was crawled from this URL before, write only if a page changed.
+
+    Raises:
+        UrlNotAllowedError: the URL may not be fetched (shape, private address).
+        CrawlError: the site's robots.txt cannot be read or forbids the start URL.
+        InvalidContentError: the crawl found no HTML page to index.
+        ModelLoadError, IndexLockedError, IndexFormatError, LibraryError: as for any build.
+    """
+    index_dir = Path(settings.index_dir)
+    policy = settings.policy.allowing({host_of(request.url)})  # the user named this site: its host may be read
+    fetcher = Fetcher(policy)
+    store = CrawlStore(index_dir / SOURCES_FOLDER / CRAWL_FILE)
+    try:
+        crawl = SiteCrawler(fetcher, store, request.limits, progress=progress).crawl(request.library_id, request.url)
+        pages = {page.url: store.body(request.library_id, page.url) for page in store.pages(request.library_id)}
+    finally:
+        store.close()
+        fetcher.close()
+    if not pages:
+        raise InvalidContentError(
+            f"No HTML documentation page was found under {crawl.scope} ({crawl.skipped} skipped, {crawl.failed} failed).",
+            "Check the URL (the crawl stays under its folder), or the site's robots.txt.",
+        )
+    start_html = pages.get(crawl.start_url) or next(iter(pages.values()))
+    spec = LibrarySpec(
+        library_id=request.library_id,
+        name=request.name or _title(start_html) or request.library_id,
+        description=request.description,
+        languages=request.languages,
+        sections=section_names(start_html.decode("utf-8", errors="replace"), crawl.start_url, crawl.scope),
+    )
+    source = SiteSource(request, crawl, pages, spec)
+    previous = stored_entry(index_dir, request.library_id)
+    same_site = previous is not None and previous.get("origin") == SITE and start_url_of(previous) == crawl.start_url
+    if same_site and dict(previous.get("pages") or {}) == source.digests() and _same_spec(previous, spec):
+        return SiteResult(crawl, None)  # every page as indexed: nothing to write
+    chosen = index_embeddings(index_dir, embeddings)
+    return SiteResult(crawl, write_source(source, index_dir, embeddings=chosen, progress=build_progress))
+
+
+def _same_spec(entry: Mapping[str, Any], spec: LibrarySpec) -> bool:
+    """Whether the stored entry already describes the library as ``spec`` does (a new --name is a change)."""
+    return (entry.get("name"), entry.get("description") or "", tuple(entry.get("languages") or ())) == (spec.name, spec.description, spec.languages)
+
+
+def _title(html: bytes) -> str:
+    soup = BeautifulSoup(html.decode("utf-8", errors="replace"), "html.parser")
+    heading = soup.find("h1")
+    title = heading.get_text(" ", strip=True) if heading else (soup.title.get_text(" ", strip=True) if soup.title else "")
+    return " ".join(title.replace("¶", "").split())
+
+
+def refresh_request(library_id: str, entry: Mapping[str, Any]) -> SiteRequest:
+    """The request that crawls a site library again as it was added (its catalog entry)."""
+    limits = entry.get("crawl") or {}
+    return SiteRequest(
+        library_id, start_url_of(entry), entry.get("name") or "", entry.get("description") or "", tuple(entry.get("languages") or ()),
+        CrawlLimits(**{key: limits[key] for key in ("max_pages", "concurrency", "rate") if key in limits}),
+    )  # fmt: skip
+
+
+def start_url_of(entry: Mapping[str, Any]) -> str:
+    """The start URL a site library was crawled from (its catalog entry's ``source``)."""
+    return normal_url(str(entry.get("source") or ""))

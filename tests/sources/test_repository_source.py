@@ -1,0 +1,40 @@
+"""`docs-mcp add github:OWNER/REPO[@REF]` as a real subprocess against a loopback GitHub-API lookalike serving a real `git archive`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from site_server import serve_site
+from test_archive import git, repository  # noqa: F401 - the repository fixture
+from test_github import TOKEN, github_lookalike
+from test_source_commands import TEST_MODE, run
+
+
+def test_a_repository_is_indexed_at_a_commit_and_refreshed_by_its_ref(repository: Path, tmp_path: Path) -> None:  # noqa: F811
+    sha = git(repository, "rev-parse", "HEAD").decode().strip()
+    archive = git(repository, "archive", "--format=tar.gz", f"--prefix=acme-widget-{sha[:7]}/", "HEAD")
+    index = tmp_path / "index"
+    with serve_site(tmp_path, github_lookalike(archive, sha)) as (base, log):
+        env = {**TEST_MODE, "DOCS_MCP_GITHUB_API": base, "GITHUB_TOKEN": TOKEN, "DOCS_MCP_FETCH_ALLOW": "localhost"}
+        added = run("add", "github:acme/widget", "--index", str(index), "--model", "none", env=env)
+        again = run("add", "github:acme/widget", "--index", str(index), env=env)
+        refreshed = run("refresh", "acme/widget", "--index", str(index), env=env)
+        archives = [path for path, _ in log.requests if path.startswith("/codeload/")]
+    assert added.returncode == 0, added.stderr
+    assert added.stdout.splitlines()[0] == f"added acme/widget: github:acme/widget@main at commit {sha[:12]}"
+    assert TOKEN not in added.stdout + added.stderr + again.stdout + refreshed.stdout
+    assert "unchanged (every page as indexed)" in again.stdout and len(archives) == 1  # the same commit is not downloaded again
+    assert refreshed.stdout.splitlines()[0] == f"unchanged acme/widget  github:acme/widget@main: commit {sha[:12]}"
+    metadata = json.loads((index / "metadata.json").read_text(encoding="utf-8"))
+    entry = metadata["libraries"]["acme/widget"]
+    assert (entry["origin"], entry["repository"], entry["ref"], entry["commit"]) == ("github", "acme/widget", "main", sha)
+    assert sorted(item["path"] for item in entry["toc"]) == ["acme/widget/README.md", "acme/widget/docs/api/index.md", "acme/widget/docs/guide.rst"]
+    assert TOKEN not in (index / "metadata.json").read_text(encoding="utf-8")
+
+
+def test_a_missing_repository_is_one_clear_line(tmp_path: Path) -> None:
+    with serve_site(tmp_path, lambda base: {}) as (base, _):
+        missing = run("add", "github:acme/nothing@v1", "--index", str(tmp_path / "index"), env={**TEST_MODE, "DOCS_MCP_GITHUB_API": base})
+    assert missing.returncode == 1 and "Traceback" not in missing.stderr
+    assert "error: GitHub has no repository or ref acme/nothing (a private repository needs a token: set GITHUB_TOKEN)." in missing.stderr

@@ -1,0 +1,80 @@
+"""`docs-mcp add site` and `refresh` as real subprocesses against real built sites on loopback:
+a real MkDocs site (tests/sources/fixtures/mkdocs-site) and real Python documentation pages; then served over MCP."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from mcp_session import serve_over_stdio
+from site_server import serve_site
+from test_source_commands import TEST_MODE, run
+
+MKDOCS = Path(__file__).parent / "fixtures" / "mkdocs-site"
+BUILT_FOR = "http://127.0.0.1:8000/"  # the site_url the fixture was built with
+
+
+def mkdocs_routes(base: str) -> dict[str, tuple[int, str, bytes]]:
+    """The site's own sitemap, its URLs moved to where the test serves it."""
+    sitemap = (MKDOCS / "site" / "sitemap.xml").read_text(encoding="utf-8").replace(BUILT_FOR, base + "/")
+    return {"/sitemap.xml": (200, "application/xml", sitemap.encode())}
+
+
+@pytest.fixture
+def mkdocs_site(tmp_path: Path) -> Path:
+    root = tmp_path / "site"
+    shutil.copytree(MKDOCS / "site", root)
+    return root
+
+
+def test_a_mkdocs_site_is_crawled_indexed_and_served(mkdocs_site: Path, tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    with serve_site(mkdocs_site, mkdocs_routes) as (base, log):
+        added = run("add", "site", base + "/", "--library", "fastapi/sample", "--index", str(index), "--model", "none", "--quiet", env=TEST_MODE)
+        assert added.returncode == 0, added.stderr
+        assert added.stdout.splitlines()[0].startswith(f"added fastapi/sample: 7 pages from {base}/ in ")
+        # The sample links pages it does not hold (and a template placeholder): three 404s, as on real sites.
+        assert "(7 downloaded, 0 not modified, 0 duplicates, 0 skipped, 3 failed)" in added.stdout
+        again = run("add", "site", base + "/", "--library", "fastapi/sample", "--index", str(index), "--quiet", env=TEST_MODE)
+        refreshed = run("refresh", "--index", str(index), env=TEST_MODE)
+        statuses = log.statuses("/")  # folder URLs of the site: every page request
+    assert again.returncode == 0 and "(0 downloaded, 7 not modified" in again.stdout and "unchanged (every page as indexed)" in again.stdout
+    assert refreshed.stdout.splitlines()[-2:] == [
+        f"unchanged fastapi/sample  {base}/: 7 pages, 0 downloaded, 7 not modified", "1 URLs: 0 updated, 1 unchanged, 0 failed",
+    ]  # fmt: skip
+    assert statuses.count(200) == 7 and statuses.count(304) == 14  # the second crawl and the refresh download nothing
+    entry = json.loads((index / "metadata.json").read_text(encoding="utf-8"))["libraries"]["fastapi/sample"]
+    assert (entry["origin"], entry["source"], entry["scope"]) == ("site", base + "/", base + "/")
+    paths = {item["path"]: item for item in entry["toc"]}
+    background = paths["fastapi/sample/tutorial/background-tasks/index.html"]
+    assert background["url"] == base + "/tutorial/background-tasks/" and background["title"] == "Background Tasks"
+    assert background["section"] == "Tutorial - User Guide"  # the site's navigation names the section
+    with serve_over_stdio(index, tmp_path / "server.log") as session:
+        hit = session.search(query="BackgroundTasks add_task")["hits"][0]
+        assert hit["filepath"] == "fastapi/sample/tutorial/background-tasks/index.html"
+        by_url = json.loads(session.call("read_page", {"url": base + "/tutorial/background-tasks/"}).content[0].text)
+        by_path = json.loads(session.call("read_page", {"path": "fastapi/sample/tutorial/background-tasks/index.html"}).content[0].text)
+        info = json.loads(session.call("get_library_info", {"library_id": "fastapi/sample"}).content[0].text)
+    assert by_url["content"] == by_path["content"] and "add_task" in by_url["content"]
+    assert "Tutorial - User Guide" in info["available_sections"]
+
+
+def test_a_site_that_is_not_html_documentation_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "www").mkdir()
+    (tmp_path / "www" / "index.html").write_bytes(b"\x89PNG not html")
+
+    def png(base: str) -> dict[str, tuple[int, str, bytes]]:
+        return {"/index.html": (200, "image/png", b"\x89PNG")}
+
+    with serve_site(tmp_path / "www", png) as (base, _):
+        refused = run("add", "site", base + "/index.html", "--library", "x/y", "--index", str(tmp_path / "index"), "--quiet", env=TEST_MODE)
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    assert "error: No HTML documentation page was found under" in refused.stderr
+
+
+def test_without_the_test_switch_loopback_is_refused(mkdocs_site: Path, tmp_path: Path) -> None:
+    with serve_site(mkdocs_site, mkdocs_routes) as (base, log):
+        refused = run("add", "site", base + "/", "--library", "x/y", "--index", str(tmp_path / "index"), "--quiet")
+    assert refused.returncode == 1 and "error:" in refused.stderr and log.requests == []
