@@ -28,6 +28,7 @@ _SCHEMA = (
         library_id TEXT NOT NULL, url TEXT NOT NULL, state TEXT NOT NULL, seq INTEGER NOT NULL,
         etag TEXT NOT NULL DEFAULT '', last_modified TEXT NOT NULL DEFAULT '', digest TEXT NOT NULL DEFAULT '',
         body BLOB, note TEXT NOT NULL DEFAULT '', fetched_at REAL NOT NULL DEFAULT 0,
+        last_state TEXT NOT NULL DEFAULT '',
         PRIMARY KEY (library_id, url)
     )""",
 )
@@ -43,6 +44,7 @@ class StoredUrl:
     last_modified: str = ""
     digest: str = ""
     note: str = ""
+    last_state: str = ""  # what the previous crawl made of it ('' before its first fetch)
 
     @property
     def validators(self) -> tuple[str, str]:
@@ -97,7 +99,10 @@ class CrawlStore:
                 (library_id, start_url, scope, time.time(), robots),
             )
             if not resume:
-                self._conn.execute("UPDATE urls SET state = ? WHERE library_id = ?", (QUEUED, library_id))
+                self._conn.execute(
+                    "UPDATE urls SET last_state = CASE WHEN state = ? THEN last_state ELSE state END, state = ? WHERE library_id = ?",
+                    (QUEUED, QUEUED, library_id),
+                )
         return resume
 
     def finish(self, library_id: str) -> None:
@@ -122,13 +127,13 @@ class CrawlStore:
     def queued(self, library_id: str, limit: int) -> list[StoredUrl]:
         """The next queued URLs, first met first."""
         rows = self._all(
-            "SELECT url, state, etag, last_modified, digest, note FROM urls WHERE library_id = ? AND state = ? ORDER BY seq LIMIT ?",
+            "SELECT url, state, etag, last_modified, digest, note, last_state FROM urls WHERE library_id = ? AND state = ? ORDER BY seq LIMIT ?",
             (library_id, QUEUED, limit),
         )
         return [StoredUrl(*row) for row in rows]
 
     def get(self, library_id: str, url: str) -> StoredUrl | None:
-        row = self._one("SELECT url, state, etag, last_modified, digest, note FROM urls WHERE library_id = ? AND url = ?", (library_id, url))
+        row = self._one("SELECT url, state, etag, last_modified, digest, note, last_state FROM urls WHERE library_id = ? AND url = ?", (library_id, url))
         return StoredUrl(*row) if row else None
 
     def body(self, library_id: str, url: str) -> bytes:
@@ -150,7 +155,7 @@ class CrawlStore:
 
     def pages(self, library_id: str) -> list[StoredUrl]:
         """The indexed pages, in the order they were met."""
-        rows = self._all("SELECT url, state, etag, last_modified, digest, note FROM urls WHERE library_id = ? AND state = ? ORDER BY seq, url",
+        rows = self._all("SELECT url, state, etag, last_modified, digest, note, last_state FROM urls WHERE library_id = ? AND state = ? ORDER BY seq, url",
                          (library_id, PAGE))  # fmt: skip
         return [StoredUrl(*row) for row in rows]
 

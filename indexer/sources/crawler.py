@@ -178,7 +178,12 @@ class SiteCrawler:
         except SourceUnavailableError as error:
             store.record(library_id, url, FAILED, note=error.message)
             return "failed"
-        if fetched.not_modified:  # the stored body is still the page: judged again as if downloaded
+        if fetched.not_modified and entry.last_state in (PAGE, DUPLICATE, SKIPPED):
+            # Unchanged since the last crawl: what it was then it is now (its links are known already).
+            tally.not_modified += 1
+            store.record(library_id, url, entry.last_state, note=entry.note)
+            return "not-modified" if entry.last_state == PAGE else entry.last_state
+        if fetched.not_modified:  # the stored body is still the page (a resumed crawl): judged again as if downloaded
             tally.not_modified += 1
             body, final, media = store.body(library_id, url), url, HTML_TYPES[0]
             etag, last_modified = entry.validators
