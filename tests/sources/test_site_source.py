@@ -78,3 +78,22 @@ def test_without_the_test_switch_loopback_is_refused(mkdocs_site: Path, tmp_path
     with serve_site(mkdocs_site, mkdocs_routes) as (base, log):
         refused = run("add", "site", base + "/", "--library", "x/y", "--index", str(tmp_path / "index"), "--quiet")
     assert refused.returncode == 1 and "error:" in refused.stderr and log.requests == []
+
+
+PYTHON_DOCS = Path("/usr/share/doc/python3/html")  # Debian's python3-doc (.ci/run installs it)
+
+
+@pytest.mark.skipif(not (PYTHON_DOCS / "tutorial" / "index.html").is_file(), reason="python3-doc is not installed")
+def test_the_python_tutorial_of_python3_doc_is_crawled_and_then_revalidated(tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    with serve_site(PYTHON_DOCS.resolve()) as (base, log):
+        first = run("add", "site", base + "/tutorial/index.html", "--library", "python/tutorial", "--index", str(index), "--model", "none",
+                    "--quiet", env=TEST_MODE)  # fmt: skip
+        second = run("add", "site", base + "/tutorial/index.html", "--library", "python/tutorial", "--index", str(index), "--quiet", env=TEST_MODE)
+        pages = [status for path, status in log.requests if path.startswith("/tutorial/")]
+    assert first.returncode == 0, first.stderr
+    crawled = int(first.stdout.split(": ", 1)[1].split(" pages", 1)[0])
+    assert crawled >= 15 and f"({crawled} downloaded, 0 not modified" in first.stdout  # the tutorial's chapters, nothing outside it
+    assert f"(0 downloaded, {crawled} not modified" in second.stdout and pages.count(304) == crawled
+    toc = json.loads((index / "metadata.json").read_text(encoding="utf-8"))["libraries"]["python/tutorial"]["toc"]
+    assert {"python/tutorial/controlflow.html", "python/tutorial/venv.html"} <= {entry["path"] for entry in toc}
