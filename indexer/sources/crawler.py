@@ -194,8 +194,9 @@ class SiteCrawler:
         if not in_scope(final, scope):
             store.record(library_id, url, SKIPPED, note=f"redirected out of the crawl's scope, to {final}")
             return "skipped"
-        if media not in HTML_TYPES:
-            store.record(library_id, url, SKIPPED, note=f"not an HTML page ({media or 'no content type'})")
+        if media not in HTML_TYPES:  # validators kept: the next crawl's conditional GET costs no download
+            store.record(library_id, url, SKIPPED, note=f"not an HTML page ({media or 'no content type'})", body=b"", etag=etag,
+                         last_modified=last_modified)  # fmt: skip
             return "skipped"
         keep = {"body": body, "etag": etag, "last_modified": last_modified, "digest": hashlib.sha256(body).hexdigest()}
         state, note = self._judge(library_id, scope, url, final, body, keep["digest"])
