@@ -146,7 +146,7 @@ def test_a_format_page_round_trips_through_get_doc(tmp_path: Path) -> None:
     build_index(docs, tmp_path / "index", embeddings="none")
     scan = scan_corpus(docs)
     with serve_over_stdio(tmp_path / "index", tmp_path / "server.log") as session:
-        for chunk in [chunks_of(scan, path)[1] for path in ("rst/authentication.rst", "html/library/bisect.html", "notebooks/Running Code.ipynb")]:
+        for chunk in [chunks_of(scan, path)[1] for path in ("rst/authentication.rst", "html/library/bisect.html", "notebooks/Running Code.ipynb", "mdx/what-is-mdx.mdx")]:
             text = session.call("get_doc", {"chunk_id": chunk.chunk_id}).content[0].text
             header, _, body = text.partition("\n")
             assert header == f"--- Chunk: {chunk.chunk_id} (Chunk 2 of {chunk.file_chunk_count}) (Target) ---"

@@ -23,16 +23,18 @@ def git(repo: Path, *args: str) -> bytes:
 def repository(tmp_path: Path) -> Path:
     repo = write_corpus(tmp_path / "repo", {
         "README.md": "# Widget\n\nA widget library.\n",
-        "docs/guide.rst": "Guide\n=====\n\nUse it.\n",
+        "docs/guide.rst": "Guide\n=====\n\nUse it.\n\nInstalling\n----------\n\nRun ``pip install widget``.\n",
         "docs/api/index.md": "# API\n",
         "docs/.docs-mcp.json": '{"version": "1"}',
         "src/widget.py": "print('code')\n",
         "node_modules/dep/README.md": "# Dep\n",
-        ".gitignore": "build/\n",
+        ".gitignore": "build/\ndrafts/\n",
+        "docs/drafts/wip.md": "# Work in progress\n",  # committed although .gitignore names it (git add -f)
     })  # fmt: skip
     (repo / "docs" / "link.md").symlink_to("/etc/passwd")
     git(repo, "init", "-q")
     git(repo, "add", "-A")
+    git(repo, "add", "-f", "docs/drafts/wip.md")
     git(repo, "commit", "-q", "-m", "docs")
     return repo
 
@@ -41,8 +43,9 @@ def test_a_git_archive_unpacks_to_its_documentation(repository: Path, tmp_path: 
     archive = git(repository, "archive", "--format=tar.gz", "--prefix=acme-widget-0123abc/", "HEAD")
     unpacked = unpack_docs(io.BytesIO(archive), tmp_path / "out")
     found = sorted(p.relative_to(tmp_path / "out").as_posix() for p in (tmp_path / "out").rglob("*") if p.is_file())
-    assert found == [".gitignore", "README.md", "docs/.docs-mcp.json", "docs/api/index.md", "docs/guide.rst", "node_modules/dep/README.md"]
-    assert unpacked.files == 6 and unpacked.skipped >= 2  # src/widget.py, the symlink (and folder entries)
+    assert found == [".gitignore", "README.md", "docs/.docs-mcp.json", "docs/api/index.md", "docs/drafts/wip.md", "docs/guide.rst",
+                     "node_modules/dep/README.md"]  # fmt: skip
+    assert unpacked.files == 7 and unpacked.skipped >= 2  # src/widget.py, the symlink (and folder entries)
     assert not (tmp_path / "out" / "docs" / "link.md").exists()
 
 

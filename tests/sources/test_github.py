@@ -66,7 +66,7 @@ def test_a_repository_resolves_to_a_commit_and_downloads_its_archive(repository:
         resolved = github.resolve(parse_repo("github:acme/widget"))
         body = github.archive(resolved)
     assert (resolved.ref, resolved.commit, resolved.html_url) == ("main", sha, "https://github.com/acme/widget")
-    assert unpack_docs(io.BytesIO(body), tmp_path / "docs").files == 6
+    assert unpack_docs(io.BytesIO(body), tmp_path / "docs").files == 7
     sent = dict(log.authorization)
     assert sent["/repos/acme/widget"] == f"Bearer {TOKEN}"
     assert sent[f"/codeload/acme/widget/tar.gz/{sha}"] == ""  # the redirect to another host never carries the token

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from mcp_session import serve_over_stdio
 from site_server import serve_site
 from test_archive import git, repository  # noqa: F401 - the repository fixture
 from test_github import TOKEN, github_lookalike
@@ -29,8 +30,17 @@ def test_a_repository_is_indexed_at_a_commit_and_refreshed_by_its_ref(repository
     metadata = json.loads((index / "metadata.json").read_text(encoding="utf-8"))
     entry = metadata["libraries"]["acme/widget"]
     assert (entry["origin"], entry["repository"], entry["ref"], entry["commit"]) == ("github", "acme/widget", "main", sha)
+    # node_modules and the committed file .gitignore names are not indexed
     assert sorted(item["path"] for item in entry["toc"]) == ["acme/widget/README.md", "acme/widget/docs/api/index.md", "acme/widget/docs/guide.rst"]
     assert TOKEN not in (index / "metadata.json").read_text(encoding="utf-8")
+    with serve_over_stdio(index, tmp_path / "server.log") as session:
+        hit = session.search(query="install widget")["hits"][0]
+        page = session.call("get_doc", {"chunk_id": hit["chunk_id"]}).content[0].text
+        missing = session.call("get_doc", {"chunk_id": "acme/widget/docs/drafts/wip.md#work-in-progress"})
+    assert hit["chunk_id"] == "acme/widget/docs/guide.rst#guide/installing"  # the .rst page's heading path
+    assert page.splitlines()[0] == "--- Chunk: acme/widget/docs/guide.rst#guide/installing (Chunk 2 of 2) (Target) ---"
+    assert "pip install widget" in page
+    assert missing.is_error and "wip" in missing.content[0].text
 
 
 def test_a_missing_repository_is_one_clear_line(tmp_path: Path) -> None:
