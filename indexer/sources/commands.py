@@ -1,7 +1,7 @@
 """`docs-mcp add llms-txt|site|github:...` and `docs-mcp refresh [LIBRARY]`: options in, one service call, output out.
 
 `docs-mcp add github:OWNER/REPO[@REF]` is written with the repository in place of a sub-command name:
-the `add` group sends any argument starting with ``github:`` to its `github` command.
+the `add` group sends an argument ``SCHEME:...`` to its command named SCHEME.
 """
 
 from __future__ import annotations
@@ -20,18 +20,19 @@ INDEX_HELP = "Index folder to add the library to (created if needed)."
 MODEL_HELP = "Embedding model for a new index (as `docs-mcp index --model`); an existing index keeps its own."
 
 
-class _AddGroup(TyperGroup):
-    """The `add` group: ``add github:OWNER/REPO`` runs ``add github github:OWNER/REPO``."""
+class SchemeGroup(TyperGroup):
+    """A command group whose commands may also be named by a scheme: `add github:acme/widget` runs `add github github:acme/widget`."""
 
-    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[Any, Any, list[str]]:
-        if args and args[0].startswith("github:"):
-            return "github", self.commands["github"], args
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        scheme, colon, _ = args[0].partition(":") if args else ("", "", "")
+        if colon and scheme in self.commands:
+            return scheme, self.commands[scheme], args
         return super().resolve_command(ctx, args)
 
 
 def register_sources(app: typer.Typer) -> None:
     """Add the `add` group and the `refresh` command to the root `docs-mcp` app."""
-    group = typer.Typer(name="add", cls=_AddGroup, help="Add a library whose documentation lives on the web: an llms.txt, a docs site, a GitHub repository.",
+    group = typer.Typer(name="add", cls=SchemeGroup, help="Add a library whose documentation lives on the web: an llms.txt, a docs site, a GitHub repository.",
                         no_args_is_help=True)  # fmt: skip
     group.command("llms-txt")(add_llms_txt)
     group.command("site")(add_site)
