@@ -19,6 +19,7 @@ from typing import Any, Mapping, Protocol
 from docs_mcp.indexer.errors import CorpusProblemsError
 from docs_mcp.indexer.file_rules import FileRules
 from docs_mcp.indexer.generation import ANY_GENERATION, EmbedVia, Progress, ProgressFn, write_index
+from docs_mcp.indexer.libraries.catalog import with_one_pin
 from docs_mcp.indexer.libraries.merge import plan_build
 from docs_mcp.indexer.libraries.spec import LibrarySpec
 from docs_mcp.indexer.records import IndexReport
@@ -92,6 +93,7 @@ def write_source(
     catalog = plan.catalog
     if source.spec is not None:  # a folder indexed as the implicit library keeps the entry planning made
         library_id = source.spec.library_id
-        catalog = replace(catalog, libraries={**catalog.libraries, library_id: source.catalog_entry(catalog.libraries[library_id])})
+        entries = {**catalog.libraries, library_id: source.catalog_entry(catalog.libraries[library_id])}
+        catalog = replace(catalog, libraries=with_one_pin(entries, library_id))
     return write_index(scan, index_dir, embeddings=embeddings, annotate=catalog.annotate, progress=progress, started=started,
                        planned_on=planned_on, embed_via=embed_via)  # fmt: skip

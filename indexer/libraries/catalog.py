@@ -20,6 +20,7 @@ from docs_mcp.indexer.discover import discover
 from docs_mcp.indexer.libraries.spec import LIBRARY_KEY, LibrarySpec
 from docs_mcp.indexer.records import CorpusScan
 from docs_mcp.indexer.libraries.templates import PromptTemplate
+from docs_mcp.indexer.libraries.versions import parse_ref, version_facet
 from docs_mcp.indexer.libraries.toc import toc_entries
 
 RESOURCE_PROPERTY = "mcp_resource"
@@ -39,6 +40,12 @@ class Catalog:
         metadata["libraries"] = {key: dict(value) for key, value in sorted(self.libraries.items())}
         metadata["prompts"] = [dict(prompt) for prompt in self.prompts]
         taxonomy = metadata.setdefault("taxonomy", {})
+        facet = version_facet(self.libraries)
+        if LIBRARY_KEY in taxonomy and facet:
+            # A base ID filters its default version: listed among the values, so the schema's enum offers it.
+            entry = taxonomy[LIBRARY_KEY]
+            entry["values"] = sorted({*entry.get("values", ()), *facet["aliases"]})
+            entry.update(facet)
         for key, values in self.resource_marks.items():
             if key in taxonomy:
                 known = set(taxonomy[key].get("values", ()))
@@ -66,6 +73,19 @@ def library_entry(
         "stats": {"files": len(toc), "chunks": len(scan.chunks)},
         "toc": [entry.as_json() for entry in toc],
     }
+
+
+def with_one_pin(libraries: Mapping[str, Mapping[str, Any]], library_id: str) -> dict[str, Mapping[str, Any]]:
+    """``libraries`` where ``library_id``, if pinned, is the only pinned version of its library (a project pins one)."""
+    ref = parse_ref(library_id)
+    if ref is None or not ref.version or not libraries[library_id].get("pinned"):
+        return dict(libraries)
+    out = {}
+    for other, entry in libraries.items():
+        other_ref = parse_ref(other)
+        same_base = other != library_id and other_ref is not None and other_ref.base_id == ref.base_id
+        out[other] = {**entry, "pinned": False} if same_base and entry.get("pinned") else entry
+    return out
 
 
 def prompt_entries(templates: Iterable[PromptTemplate], spec: LibrarySpec, taken: Iterable[str]) -> list[dict[str, Any]]:

@@ -35,6 +35,7 @@ from docs_mcp.indexer.records import KeyConfig
 from docs_mcp.indexer.records import Chunk, CorpusScan
 from docs_mcp.indexer.taxonomy import discover_taxonomy
 from docs_mcp.indexer.libraries.templates import find_templates
+from docs_mcp.indexer.libraries.versions import parse_ref
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ def plan_build(
     spec = spec or implicit_spec(scan)
     templates, template_problems = find_templates(Path(docs_dir))
     kept = _existing(Path(index_dir), lambda library_id, entry: not _replaces(spec, library_id, entry))
+    _check_versions(spec.library_id, kept.libraries)
     indexed_at = _now()
     entry = library_entry(spec, scan, source=str(Path(docs_dir).resolve()), indexed_at=indexed_at)
     libraries = {**kept.libraries, spec.library_id: entry}
@@ -151,6 +153,21 @@ def _single_description(libraries: Mapping[str, Mapping[str, Any]], metadata: Ma
         return _several_description(libraries)
     (entry,) = libraries.values()
     return entry.get("corpus_description") or entry.get("description") or metadata.get("corpus_description", "")
+
+
+def _check_versions(library_id: str, kept: Mapping[str, Any]) -> None:
+    """Refuse a library that exists both with and without versions: ``org/p`` would own ``org/p/v1/``'s paths."""
+    ref = parse_ref(library_id)
+    if ref is None:
+        return
+    for other in kept:
+        other_ref = parse_ref(other)
+        if other_ref is not None and other_ref.base_id == ref.base_id and bool(other_ref.version) != bool(ref.version):
+            versioned, plain = (library_id, other) if ref.version else (other, library_id)
+            raise LibraryError(
+                f"'{versioned}' is a version of '{plain}', which the index holds without a version.",
+                f"Remove '{plain}' first (docs-mcp libraries remove {plain}), or index it with a version too ({ref.base_id}/vVERSION).",
+            )
 
 
 def _check_collisions(new: CorpusScan, kept: StoredLibraries) -> None:

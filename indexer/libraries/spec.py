@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from docs_mcp.indexer.errors import LibraryError
+from docs_mcp.indexer.libraries.versions import GRAMMAR, parse_ref
 from docs_mcp.indexer.manifest import MANIFEST_NAME
 from docs_mcp.indexer.records import Chunk, CorpusScan
 
@@ -24,8 +25,6 @@ from docs_mcp.indexer.records import Chunk, CorpusScan
 LIBRARY_KEY = "library"
 LIBRARY_KEY_DESCRIPTION = "Library (documentation set) the page belongs to; resolve_library describes each."
 IMPLICIT_OWNER = "local"
-_ID_PART = r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}"
-_LIBRARY_ID = re.compile(rf"{_ID_PART}/{_ID_PART}")
 _SLUG_DROP = re.compile(r"[^a-z0-9._-]+")
 _ID_EXAMPLE = "'fastapi/fastapi' or 'acme/payments-sdk'"
 
@@ -54,17 +53,19 @@ class LibrarySpec:
 
 
 def check_library_id(value: str) -> str:
-    """``value`` if it is a valid library ID (``org/project``).
+    """``value`` as a library ID: ``org/project``, or ``org/project/vVERSION`` for one version of it
+    (``org/project@VERSION`` is written in that form).
 
     Raises:
-        LibraryError: it is not two names of letters, digits, ``.``, ``_`` or ``-`` joined by ``/``.
+        LibraryError: it is not two names of letters, digits, ``.``, ``_`` or ``-`` joined by ``/`` (and a version).
     """
-    if not _LIBRARY_ID.fullmatch(value or ""):
+    ref = parse_ref(value or "") if (value or "") == (value or "").strip() else None
+    if ref is None:
         raise LibraryError(
             f"'{value}' is not a library ID.",
-            f"Use the form org/project, e.g. {_ID_EXAMPLE} (letters, digits, '.', '_', '-').",
+            f"Use the form {GRAMMAR}, e.g. {_ID_EXAMPLE} (letters, digits, '.', '_', '-').",
         )
-    return value
+    return ref.library_id
 
 
 def requested_spec(

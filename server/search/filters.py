@@ -5,6 +5,11 @@ A filter keeps the chunks whose key has exactly the asked value. A key's configu
 without the key, and ``filter_keeps`` (``{"scope": "global*"}``) also keeps chunks whose other
 key matches a glob, unless the request filters on that other key too. The bundled corpus
 sets both on ``language``, so an agent asking about Go still sees the shared guides.
+
+Two more settings serve libraries held at several versions (indexer/libraries/versions.py):
+``aliases`` names a value by another (``pypi/tomli`` -> ``pypi/tomli/v2.0.1``, its default
+version), and ``unfiltered_values`` are the values a search without a filter on the key keeps
+(every library at its default version: older versions answer only when asked for).
 """
 
 from __future__ import annotations
@@ -24,12 +29,24 @@ class FilterRule:
 
     keeps_unset: bool = False
     keeps: tuple[tuple[str, str], ...] = ()  # (other key, glob of its values)
+    aliases: tuple[tuple[str, str], ...] = ()  # (value as asked, value as stored)
+    unfiltered: tuple[str, ...] | None = None  # the values kept when the key is not filtered (None: all)
 
     @classmethod
     def from_entry(cls, entry: Mapping[str, Any]) -> "FilterRule":
         """The rule of one ``taxonomy`` entry of an index's metadata.json."""
         keeps = entry.get("filter_keeps") or {}
-        return cls(bool(entry.get("filter_keeps_unset")), tuple(sorted(keeps.items())))
+        unfiltered = entry.get("unfiltered_values")
+        return cls(
+            bool(entry.get("filter_keeps_unset")),
+            tuple(sorted(keeps.items())),
+            tuple(sorted((entry.get("aliases") or {}).items())),
+            None if unfiltered is None else tuple(unfiltered),
+        )
+
+    def canonical(self, value: str) -> str:
+        """The stored value ``value`` names (itself unless it is an alias)."""
+        return dict(self.aliases).get(value, value)
 
     def relaxed_by(self, filters: Mapping[str, str]) -> bool:
         """Whether this rule relaxes the filter in a request with ``filters`` (not when it filters a kept key)."""
@@ -88,14 +105,18 @@ class TaxonomyColumns:
 def filter_mask(
     columns: TaxonomyColumns, filters: Mapping[str, str], size: int, rules: Mapping[str, FilterRule] | None = None
 ) -> np.ndarray | None:
-    """The chunks that pass every filter, or None when nothing is filtered."""
-    if not filters:
+    """The chunks that pass every filter (and every unfiltered key's default values), or None when nothing is filtered."""
+    rules = rules or {}
+    defaults = {key: rule.unfiltered for key, rule in rules.items() if rule.unfiltered is not None and key not in filters and key in columns.codes}
+    if not filters and not defaults:
         return None
     mask = np.ones(size, dtype=bool)
     for key, value in sorted(filters.items()):
-        selected = columns.equals(key, value) if size else np.zeros(0, dtype=bool)
-        rule = (rules or {}).get(key, FilterRule())
+        rule = rules.get(key, FilterRule())
+        selected = columns.equals(key, rule.canonical(value)) if size else np.zeros(0, dtype=bool)
         if key in columns.codes and rule.relaxed_by(filters):
             selected = selected | columns.kept_by(key, rule)
         mask &= selected
+    for key, values in sorted(defaults.items()):
+        mask &= np.isin(columns.codes[key], [columns.values[key].index(v) for v in values if v in columns.values[key]])
     return mask
