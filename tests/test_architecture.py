@@ -42,6 +42,7 @@ _GATEWAY = f"{_SERVER}.gateway"
 _SOURCES = "docs_mcp.indexer.sources"
 _FLEET = f"{_SERVER}.fleet"
 _INDEXER_FLEET = "docs_mcp.indexer.fleet"
+_PACKAGES = "docs_mcp.indexer.packages"
 # The gateway reuses the engine, the contract's argument checks and the libraries' error shape;
 # every other part of the contract and the libraries is theirs alone.
 _GATEWAY_MAY_NOT = (
@@ -74,15 +75,17 @@ PRODUCT_RULES: dict[str, tuple[str, ...]] = {
                          f"{_SERVER}.app", _GATEWAY, "mcp", "mcp_types", _SOURCES),
     f"{_SERVER}.sessions": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team",
                             f"{_SERVER}.app", _GATEWAY, "mcp", "mcp_types"),
-    "docs_mcp.indexer": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, _INDEXER_FLEET),
+    "docs_mcp.indexer": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, _INDEXER_FLEET, _PACKAGES),
     # The fleet's control plane and shared storage use the index files only; publishing a build is the CLI's business.
-    _INDEXER_FLEET: ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, "docs_mcp.indexer.commands"),
-    "docs_mcp.indexer.libraries": ("docs_mcp.indexer.build", _SOURCES),
+    _INDEXER_FLEET: ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, _PACKAGES, "docs_mcp.indexer.commands"),
+    "docs_mcp.indexer.libraries": ("docs_mcp.indexer.build", _SOURCES, _PACKAGES),
     # Formats turn one file's text into markdown: they know nothing of libraries, builds or fetching.
-    "docs_mcp.indexer.formats": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES),
-    "docs_mcp.indexer.build": (_SOURCES,),
+    "docs_mcp.indexer.formats": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, _PACKAGES),
+    "docs_mcp.indexer.build": (_SOURCES, _PACKAGES),
     # Sources (folders, llms.txt) hand their documents to the one writer (build); the writer knows no source.
-    _SOURCES: ("docs_mcp.indexer.commands",),
+    _SOURCES: ("docs_mcp.indexer.commands", _PACKAGES),
+    # Package registries use the sources (fetcher, ingest) and the writer; no source knows them.
+    _PACKAGES: ("docs_mcp.indexer.commands",),
 }
 # The index's database: only these indexer modules import duckdb. The server and eval read an index only
 # through the index store (indexer/index_store.py), whose DuckDB implementation is the one read-side module.

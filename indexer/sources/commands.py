@@ -30,15 +30,18 @@ class SchemeGroup(TyperGroup):
         return super().resolve_command(ctx, args)
 
 
-def register_sources(app: typer.Typer) -> None:
-    """Add the `add` group and the `refresh` command to the root `docs-mcp` app."""
-    group = typer.Typer(name="add", cls=SchemeGroup, help="Add a library whose documentation lives on the web: an llms.txt, a docs site, a GitHub repository.",
-                        no_args_is_help=True)  # fmt: skip
+def register_sources(app: typer.Typer) -> typer.Typer:
+    """Add the `add` group and the `refresh` command to the root `docs-mcp` app; the `add` group, for other sources' commands."""
+    group = typer.Typer(
+        name="add", cls=SchemeGroup, no_args_is_help=True,
+        help="Add a library whose documentation lives on the web: an llms.txt, a docs site, a GitHub repository, a PyPI or npm package.",
+    )  # fmt: skip
     group.command("llms-txt")(add_llms_txt)
     group.command("site")(add_site)
     group.command("github")(add_github)
     app.add_typer(group, name="add")
     app.command("refresh")(refresh)
+    return group
 
 
 def add_llms_txt(

@@ -9,6 +9,7 @@ default; tests inject zeros), then reported as SOURCE_UNAVAILABLE.
 from __future__ import annotations
 
 import logging
+import ssl
 import time
 from dataclasses import dataclass
 from typing import Callable, Mapping
@@ -73,7 +74,10 @@ class Fetcher:
         self._delays = delays
         self._sleep = sleep
         timeout = httpx.Timeout(policy.timeout, connect=min(policy.timeout, 5.0))
-        self._client = httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False, headers={"User-Agent": USER_AGENT})
+        # The system's certificate store (and OpenSSL's SSL_CERT_FILE/SSL_CERT_DIR), not certifi's: a company's own
+        # CA, which its proxies and registry mirrors use, is trusted where the operating system trusts it.
+        self._client = httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False, verify=ssl.create_default_context(),
+                                    headers={"User-Agent": USER_AGENT})
 
     def close(self) -> None:
         self._client.close()

@@ -20,10 +20,11 @@ import tempfile
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
-from docs_mcp.indexer.build import Documents, write_source
+from docs_mcp.indexer.build import Documents, Source, write_source
 from docs_mcp.indexer.errors import IndexChangedError, IndexLockedError
 from docs_mcp.indexer.index_file import live_generation, open_index
 from docs_mcp.indexer.libraries.spec import LibrarySpec
@@ -84,9 +85,10 @@ class SourcePages:
 
 
 def index_pages(
-    index_dir: Path, source: SourcePages, *, sleep: Callable[[float], None], delays: Iterable[float] = (1.0, 3.0)
+    index_dir: Path, source: Source, *, sleep: Callable[[float], None], delays: Iterable[float] = (1.0, 3.0)
 ) -> IndexReport:
-    """Write ``source`` as its library into the index at ``index_dir``, keeping every other library.
+    """Write ``source`` (an llms.txt library's pages, a package release...) as its library into the index at
+    ``index_dir``, keeping every other library, with the index's embedding model; retried when another writer raced.
 
     Raises:
         IndexLockedError: another process kept the index locked through every attempt.
@@ -133,7 +135,16 @@ def _catalog_entry(planned: Mapping[str, Any], spec: LibrarySpec, source: Source
         "ttl_hours": source.library.ttl_hours,
         "pages": source.digests(),
         "toc": toc,
+        # Where each indexed page came from: its URL, the ETag (else content hash) it had, when it was fetched.
+        "provenance": {
+            spec.mount + paths[page.url]: {"url": page.url, "revision": page.etag or f"sha256:{page.digest}", "fetched_at": _iso(page.fetched_at)}
+            for page in source.pages
+        },
     }
+
+
+def _iso(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 def _write_documents(root: Path, source: SourcePages) -> None:

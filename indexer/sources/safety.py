@@ -57,6 +57,8 @@ class FetchPolicy:
     max_bytes: int = DEFAULT_MAX_BYTES
     timeout: float = DEFAULT_TIMEOUT
     max_redirects: int = DEFAULT_MAX_REDIRECTS
+    # Private networks an operator trusts for one kind of request (a registry mirror on 10.x): never metadata addresses.
+    allowed_networks: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
 
     def allowing(self, hosts: Iterable[str]) -> FetchPolicy:
         """This policy with ``hosts`` added to the allowlist."""
@@ -127,6 +129,8 @@ def check_address(address: str, policy: FetchPolicy, host: str) -> None:
         ip = ip.ipv4_mapped
     if ip.is_loopback and policy.allow_loopback:
         return
+    if any(ip in network for network in policy.allowed_networks if network.version == ip.version) and not _metadata(ip):
+        return
     if _forbidden(ip):
         raise UrlNotAllowedError(
             f"'{host}' resolves to {ip}, a private, loopback, link-local or metadata address; it is never fetched.",
@@ -146,6 +150,10 @@ def check_resolved(host: str, port: int, policy: FetchPolicy, resolver: Resolver
         raise SourceUnavailableError(f"'{host}' cannot be resolved to an address.", "Check the host name, or try again later.")
     for address in addresses:
         check_address(address, policy, host)
+
+
+def _metadata(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    return any(ip in network for network in _ALSO_FORBIDDEN[1:] if network.version == ip.version)
 
 
 def _forbidden(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:

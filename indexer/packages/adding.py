@@ -1,0 +1,81 @@
+"""Add one release of a package to an index: resolve, skip what is indexed as it is, download, write.
+
+A release is immutable: the library ``pypi/NAME/vVERSION`` indexed from an archive with the
+registry's digest D is up to date for as long as the registry says D, so adding it again costs
+one (cached) registry read and no download, no write.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from docs_mcp.indexer.libraries.store import catalog_entries
+from docs_mcp.indexer.packages.refs import PackageRef
+from docs_mcp.indexer.packages.registry_client import RegistryClient
+from docs_mcp.indexer.packages.source import ARCHIVE, fetch_release
+from docs_mcp.indexer.schema import METADATA_FILE
+from docs_mcp.indexer.sources.ingest import index_pages
+
+ADDED = "added"
+UNCHANGED = "unchanged"
+
+
+@dataclass(frozen=True)
+class Added:
+    """What adding one release did."""
+
+    library_id: str
+    status: str  # ADDED or UNCHANGED
+    documents: int
+    chunks: int
+    source: str  # the archive's URL
+    seconds: float
+    embedded: int = 0
+
+
+def indexed_libraries(index_dir: Path) -> dict[str, Mapping[str, Any]]:
+    """The catalog entries of the index at ``index_dir`` by library ID (none when there is no index yet)."""
+    try:
+        metadata = json.loads((Path(index_dir) / METADATA_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return catalog_entries(metadata) if isinstance(metadata, dict) and metadata.get("libraries") else {}
+
+
+def archive_revision(entry: Mapping[str, Any] | None) -> str:
+    """The digest of the archive a package library was indexed from ('' for any other library)."""
+    return next((s.get("revision", "") for s in (entry or {}).get("sources") or () if s.get("kind") == ARCHIVE), "")
+
+
+def add_package(
+    index_dir: Path,
+    ref: PackageRef,
+    client: RegistryClient,
+    *,
+    pinned: bool = False,
+    added_by: str = "add",
+    sleep: Callable[[float], None] = time.sleep,
+) -> Added:
+    """Index the release ``ref`` names (its newest without a version) as its library, unless it is indexed as it is.
+
+    Raises:
+        PackageNotFoundError, PackageFetchError: the package, version or archive cannot be had.
+        ModelLoadError, IndexLockedError, IndexFormatError: as for any build.
+    """
+    started = time.perf_counter()
+    info, release = client.release(ref)
+    ref = ref.at(release.version)
+    entry = indexed_libraries(index_dir).get(ref.library_id)
+    if entry is not None and release.digest and archive_revision(entry) == release.digest and bool(entry.get("pinned")) == pinned:
+        stats = entry.get("stats") or {}
+        return Added(ref.library_id, UNCHANGED, int(stats.get("files", 0)), int(stats.get("chunks", 0)), str(entry.get("source", "")), time.perf_counter() - started)
+    source = fetch_release(client, ref, pinned=pinned, added_by=added_by)
+    report = index_pages(Path(index_dir), source, sleep=sleep)
+    written = indexed_libraries(index_dir).get(ref.library_id) or {}
+    stats = written.get("stats") or {}
+    return Added(ref.library_id, ADDED, int(stats.get("files", 0)), int(stats.get("chunks", 0)), source.archive.url,
+                 time.perf_counter() - started, report.embedded)  # fmt: skip

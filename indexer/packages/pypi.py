@@ -1,0 +1,82 @@
+"""The PyPI JSON API (``GET {base}/pypi/{name}/json``) read into a PackageInfo.
+
+The project document lists every release's files; the sdist of a release (else a wheel) is its
+archive. File URLs are resolved against the document's URL: mirrors serve them relative.
+Only the latest release's metadata is in the document; a pinned release's long description is
+read from its own archive (PKG-INFO), see ``source``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+from urllib.parse import quote, urljoin
+
+from docs_mcp.indexer.packages.info import SDIST, WHEEL, PackageInfo, Release
+from docs_mcp.indexer.packages.refs import PYPI
+from docs_mcp.indexer.packages.urls import first_url, https_repository
+
+DEFAULT_PYPI = "https://pypi.org"
+LICENSE_CHARS = 100
+_DOC_KEYS = ("documentation", "docs", "doc")
+_REPO_KEYS = ("source", "source code", "repository", "code", "github", "git")
+_HOME_KEYS = ("homepage", "home", "home page")
+
+
+def project_url(base: str, name: str) -> str:
+    """The JSON document of project ``name`` on the PyPI at ``base``."""
+    return f"{base.rstrip('/')}/pypi/{quote(name, safe='')}/json"
+
+
+def read_project(document: Mapping[str, Any], url: str) -> PackageInfo:
+    """The package a PyPI project document describes (``url``: where it was read)."""
+    info = document.get("info") or {}
+    urls = {str(k).strip().lower(): str(v) for k, v in (info.get("project_urls") or {}).items() if v}
+    homepage = first_url(urls, _HOME_KEYS) or str(info.get("home_page") or "")
+    repository = https_repository(first_url(urls, _REPO_KEYS) or (homepage if "github.com/" in homepage else ""))
+    releases = {version: _release(version, files, url) for version, files in (document.get("releases") or {}).items()}
+    return PackageInfo(
+        ecosystem=PYPI,
+        name=str(info.get("name") or ""),
+        summary=str(info.get("summary") or "").strip(),
+        license=_license(info),
+        homepage=homepage,
+        repository=repository,
+        documentation=first_url(urls, _DOC_KEYS) or str(info.get("docs_url") or ""),
+        latest=str(info.get("version") or ""),
+        releases=releases,
+        registry_url=url,
+        long_description=str(info.get("description") or ""),
+        description_type=str(info.get("description_content_type") or ""),
+    )
+
+
+def _release(version: str, files: list[Mapping[str, Any]], url: str) -> Release:
+    """A release's archive: its sdist, else its first pure-Python wheel, else any wheel."""
+    files = [f for f in files or [] if isinstance(f, Mapping)]
+    sdists = [f for f in files if f.get("packagetype") == SDIST]
+    wheels = sorted((f for f in files if f.get("packagetype") == "bdist_wheel"), key=lambda f: ("none-any" not in str(f.get("filename")), str(f.get("filename"))))
+    chosen = (sdists or wheels or [None])[0]
+    yanked = bool(files) and all(f.get("yanked") for f in files)
+    if chosen is None:
+        return Release(version, yanked=yanked)
+    sha256 = (chosen.get("digests") or {}).get("sha256", "")
+    return Release(
+        version=version,
+        archive_url=urljoin(url, str(chosen.get("url") or "")),
+        archive_kind=SDIST if chosen in sdists else WHEEL,
+        digest=f"sha256:{sha256}" if sha256 else "",
+        size=int(chosen.get("size") or 0),
+        published=str(chosen.get("upload_time_iso_8601") or chosen.get("upload_time") or ""),
+        yanked=yanked,
+    )
+
+
+def _license(info: Mapping[str, Any]) -> str:
+    expression = str(info.get("license_expression") or "").strip()
+    if expression:
+        return expression
+    text = str(info.get("license") or "").strip()
+    if text:  # some projects paste the whole licence here: its first line names it
+        return text.splitlines()[0][:LICENSE_CHARS]
+    classifiers = [c for c in info.get("classifiers") or [] if str(c).startswith("License ::")]
+    return str(classifiers[0]).rsplit("::", 1)[-1].strip() if classifiers else ""

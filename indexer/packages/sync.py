@@ -1,0 +1,154 @@
+"""``docs-mcp sync``: the index holds the documentation of every direct dependency at the version the project locks.
+
+Planning reads the project (``manifests``) and the index's catalog: a dependency whose locked
+version is indexed and pinned is ``unchanged`` without a network request; one that no lock file
+settles is resolved to the newest release its specifier allows (the registry's answer is cached
+for a TTL). Fetching runs in parallel (registry documents and archives); writing is one library
+at a time, as each download completes, through the one writer. A dependency that cannot be had
+(unknown to the registry, no documentation, offline) is reported and the others go on. Versions
+that sync itself pinned before and the lock no longer names are removed; versions added by hand
+(``docs-mcp add``) are kept.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable, Sequence
+
+from docs_mcp.errors import DocsMcpError
+from docs_mcp.indexer.libraries.ops import remove_library
+from docs_mcp.indexer.libraries.versions import parse_ref
+from docs_mcp.indexer.packages.adding import ADDED, Added, indexed_libraries
+from docs_mcp.indexer.packages.errors import PackageSpecError
+from docs_mcp.indexer.packages.project import Dependency, Project
+from docs_mcp.indexer.packages.refs import PackageRef, package_ref
+from docs_mcp.indexer.packages.registry_client import RegistryClient
+from docs_mcp.indexer.packages.source import PackageSource, fetch_release
+from docs_mcp.indexer.packages.specifiers import best_version
+from docs_mcp.indexer.sources.ingest import index_pages
+
+SYNC = "sync"
+FETCH = "fetch"  # planned: to download and index
+UNCHANGED = "unchanged"  # indexed and pinned at the locked version: nothing to do
+UNRESOLVED = "unresolved"  # the version or the package cannot be found
+FAILED = "failed"  # found, but its documentation could not be fetched or indexed
+REMOVED = "removed"  # a version sync pinned before, no longer locked
+DEFAULT_WORKERS = 6
+
+
+@dataclass(frozen=True)
+class SyncItem:
+    """One dependency's fate: what it resolved to and what sync did (or, planning, will do)."""
+
+    dependency: Dependency
+    ref: PackageRef | None  # with the version to index; None when unresolved
+    status: str
+    detail: str = ""
+    added: Added | None = None
+    seconds: float = 0.0
+
+    @property
+    def label(self) -> str:
+        return str(self.ref) if self.ref else f"{self.dependency.ecosystem}:{self.dependency.name}"
+
+
+def plan_sync(project: Project, index_dir: Path, client: RegistryClient, *, include_dev: bool = True) -> list[SyncItem]:
+    """What sync would do for each direct dependency (registry documents are read only for unlocked ones)."""
+    indexed = indexed_libraries(index_dir)
+    items = []
+    for dep in project.dependencies:
+        if dep.dev and not include_dev:
+            continue
+        try:
+            version = dep.version or _newest_allowed(dep, client)
+            ref = package_ref(dep.ecosystem, dep.name, version)
+        except (DocsMcpError, ValueError) as error:
+            items.append(SyncItem(dep, None, UNRESOLVED, _message(error)))
+            continue
+        entry = indexed.get(ref.library_id)
+        status = UNCHANGED if entry is not None and entry.get("pinned") else FETCH
+        how = f"locked in {dep.locked_in}" if dep.locked_in else (f"newest allowed by '{dep.specifier}'" if dep.specifier and not dep.version else "pinned")
+        items.append(SyncItem(dep, ref, status, how))
+    return items
+
+
+def run_sync(
+    items: Sequence[SyncItem],
+    index_dir: Path,
+    client: RegistryClient,
+    *,
+    workers: int = DEFAULT_WORKERS,
+    report: Callable[[SyncItem], None] = lambda item: None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> list[SyncItem]:
+    """Fetch the planned dependencies in parallel, index each as its download completes; every item's outcome."""
+    done = [item for item in items if item.status != FETCH]
+    for item in done:
+        report(item)
+    todo = [item for item in items if item.status == FETCH]
+    with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="docs-mcp-sync") as pool:
+        started = {pool.submit(_timed_fetch, client, item.ref): item for item in todo if item.ref}
+        pending: set[Future] = set(started)
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in sorted(finished, key=lambda f: started[f].label):
+                outcome = _write(started[future], future, index_dir, sleep)
+                report(outcome)
+                done.append(outcome)
+    for removed in _remove_superseded(index_dir, [item.ref for item in items if item.ref is not None]):
+        report(removed)
+        done.append(removed)
+    return sorted(done, key=lambda item: (item.dependency.ecosystem, item.dependency.name, item.status))
+
+
+def _timed_fetch(client: RegistryClient, ref: PackageRef) -> tuple[PackageSource, float]:
+    started = time.perf_counter()
+    return fetch_release(client, ref, pinned=True, added_by=SYNC), time.perf_counter() - started
+
+
+def _write(item: SyncItem, future: Future, index_dir: Path, sleep: Callable[[float], None]) -> SyncItem:
+    started = time.perf_counter()
+    try:
+        source, fetch_seconds = future.result()
+        report = index_pages(Path(index_dir), source, sleep=sleep)
+    except DocsMcpError as error:
+        return replace(item, status=FAILED, detail=_message(error))
+    entry = indexed_libraries(index_dir).get(source.ref.library_id) or {}
+    stats = entry.get("stats") or {}
+    seconds = fetch_seconds + time.perf_counter() - started
+    added = Added(source.ref.library_id, ADDED, int(stats.get("files", 0)), int(stats.get("chunks", 0)), source.archive.url, seconds, report.embedded)
+    return replace(item, status=ADDED, added=added, seconds=seconds)
+
+
+def _remove_superseded(index_dir: Path, locked: Sequence[PackageRef]) -> list[SyncItem]:
+    """Remove the versions sync pinned before whose package the project now locks at another version."""
+    wanted = {ref.base_id: ref.library_id for ref in locked}
+    removed = []
+    for library_id, entry in sorted(indexed_libraries(index_dir).items()):
+        ref = parse_ref(library_id)
+        if ref and ref.base_id in wanted and wanted[ref.base_id] != library_id and entry.get("added_by") == SYNC:
+            remove_library(Path(index_dir), library_id)
+            dependency = Dependency(str(entry.get("origin") or ""), str((entry.get("package") or {}).get("name") or ref.base_id), ref.version)
+            removed.append(SyncItem(dependency, None, REMOVED, f"{library_id}: the project now locks {wanted[ref.base_id]}"))
+    return removed
+
+
+def _newest_allowed(dep: Dependency, client: RegistryClient) -> str:
+    """The newest release the dependency's specifier allows.
+
+    Raises:
+        PackageNotFoundError, PackageFetchError: from the registry.
+        PackageSpecError: no release satisfies the specifier.
+    """
+    info = client.package(dep.ecosystem, dep.name)
+    version = best_version(dep.ecosystem, dep.specifier, info.versions) if dep.specifier else info.newest
+    if not version:
+        raise PackageSpecError(f"No release of {dep.name} satisfies '{dep.specifier}' (declared in {dep.declared_in}).", "Lock the project (uv lock, npm install...) or widen the range.")
+    return version
+
+
+def _message(error: BaseException) -> str:
+    return str(error) if isinstance(error, DocsMcpError) else f"{type(error).__name__}: {error}"
