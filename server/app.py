@@ -23,6 +23,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from docs_mcp import __version__
+from docs_mcp.indexer.packages.registry_client import RegistryClient, RegistrySettings
 from docs_mcp.indexer.sources.config import source_settings
 from docs_mcp.indexer.sources.service import SourceService
 from docs_mcp.server.contract.cursor import cursor_generation
@@ -34,8 +35,9 @@ from docs_mcp.server.errors import quoted
 from docs_mcp.server.gateway import Gateway, gateway_specs
 from docs_mcp.server.instructions import IndexSummary, server_instructions
 from docs_mcp.server.libraries import prompts, resources
+from docs_mcp.server.libraries.packages import lookups_enabled
 from docs_mcp.server.libraries.remote import Sources
-from docs_mcp.server.libraries.tools import library_specs, searched_libraries
+from docs_mcp.server.libraries.tools import library_specs, search_provenance
 from docs_mcp.server.sessions import SessionStore, SessionValues, redis_sessions
 from docs_mcp.server.search.modes import Mode
 from docs_mcp.server.stdio_guard import guarded_stdio
@@ -105,8 +107,9 @@ def tool_registry(mode: str, sources: Sources | None, gateway: Gateway | None = 
 
     ``sources`` is read by the library tools when they run; listing the tools needs none.
     """
-    # A search reports the libraries it searched beside the contract's SearchResult (structured content only).
-    contract = contract_specs(mode, search_extras=searched_libraries)
+    # A search reports the libraries it searched and each hit's provenance beside the contract's SearchResult
+    # (structured content only).
+    contract = contract_specs(mode, search_extras=search_provenance)
     return ToolRegistry([*contract, *library_specs(mode, sources), *(gateway_specs(gateway) if gateway else [])])
 
 
@@ -148,7 +151,8 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None, 
             "whose scores are not probabilities and which returns hits for off-topic queries; "
             "re-index with the packaged model, or train a ranking for this one (docs-mcp train-ranking)"
         )
-    sources = Sources(SourceService(source_settings(Path(index_dir))), live)
+    packages = RegistryClient(RegistrySettings.for_index(Path(index_dir))) if lookups_enabled() else None
+    sources = Sources(SourceService(source_settings(Path(index_dir))), live, packages)
     registry = tool_registry(settings.mode, sources, gateway)
 
     @asynccontextmanager
@@ -160,6 +164,8 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None, 
         finally:
             # Join the warm-up and close DuckDB before the interpreter shuts down (else: SIGABRT).
             await anyio.to_thread.run_sync(live.close)
+            if packages is not None:
+                packages.close()
 
     return Server(
         SERVER_NAME,

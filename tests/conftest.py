@@ -13,6 +13,7 @@ default embedding model with its weights' checksum (read from the model package;
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -80,3 +81,11 @@ def corpus_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     index_dir = tmp_path_factory.mktemp("corpus-index") / "index"
     build_index(REPO_ROOT / "corpus", index_dir)
     return index_dir
+
+
+# The suite never reaches a package registry: resolve_library's live lookups are off for every server the tests
+# start (in process or as a subprocess, which inherits this), and the registries point at a closed loopback port.
+# Tests of the registries serve recorded documents on loopback and set these themselves.
+os.environ.setdefault("DOCS_MCP_REGISTRY_LOOKUPS", "0")
+os.environ.setdefault("DOCS_MCP_PYPI_URL", "http://127.0.0.1:9")
+os.environ.setdefault("DOCS_MCP_NPM_URL", "http://127.0.0.1:9")

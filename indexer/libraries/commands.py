@@ -30,7 +30,7 @@ def libraries(
     index: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", help=INDEX_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the list as JSON."),
 ) -> None:
-    """List the libraries of an index: ID, name, version, documents, chunks, languages, when indexed."""
+    """List the libraries of an index: ID, name, version, documents, chunks, languages, source, when indexed, stale pages."""
     if ctx.invoked_subcommand is not None:
         return
     import orjson
@@ -41,13 +41,14 @@ def libraries(
     if as_json:
         typer.echo(orjson.dumps([item.listing() for item in listed], option=orjson.OPT_INDENT_2).decode())
         return
-    rows = [("ID", "NAME", "VERSION", "DOCS", "CHUNKS", "LANGUAGES", "INDEXED")]
+    rows = [("ID", "NAME", "VERSION", "DOCS", "CHUNKS", "LANGUAGES", "SOURCE", "INDEXED", "STALE")]
     rows += [
-        (item.library_id, item.name + (" (unnamed corpus)" if item.implicit else ""), item.version,
-         str(item.documents), str(item.chunks), ", ".join(item.languages), item.indexed_at)
+        (item.library_id, item.name + (" (unnamed corpus)" if item.implicit else ""), item.version + (" (pinned)" if item.pinned else ""),
+         str(item.documents), str(item.chunks), ", ".join(item.languages), ", ".join(str(s.get("kind", "")) for s in item.sources),
+         item.indexed_at, str(item.stale_pages()))
         for item in listed
     ]  # fmt: skip
-    for line in table_lines(rows, right_aligned={3, 4}):
+    for line in table_lines(rows, right_aligned={3, 4, 8}):
         typer.echo(line)
 
 

@@ -4,9 +4,12 @@ knows it before it is indexed. The library tools, ``docs-mcp libraries`` and the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Mapping
 
+from docs_mcp.indexer.libraries.versions import parse_ref
 from docs_mcp.redact import redact
 
 LOCAL = "local"
@@ -52,6 +55,12 @@ class Library:
     documents: int = 0  # files indexed, as the catalog counted them
     location: str = ""  # where the documents came from: a docs folder, an llms.txt URL (may carry a key)
     implicit: bool = False  # the unnamed library of an index built without --library
+    pinned: bool = False  # the version a project's lock file pins (docs-mcp sync)
+    ttl_hours: float = 0.0  # how long fetched pages stay fresh (0: they do not age: a folder, a release's archive)
+    # Where the documents came from, by kind, and each document's own provenance (path -> url, revision, fetched_at).
+    sources: tuple[Mapping[str, Any], ...] = field(default=(), compare=False)
+    provenance: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, compare=False)
+    package: Mapping[str, Any] = field(default_factory=dict, compare=False)  # a registry package's metadata
 
     @classmethod
     def from_entry(cls, library_id: str, entry: Mapping[str, Any]) -> "Library":
@@ -71,6 +80,11 @@ class Library:
             documents=int((entry.get("stats") or {}).get("files", 0)),
             location=entry.get("source", ""),
             implicit=bool(entry.get("implicit")),
+            pinned=bool(entry.get("pinned")),
+            ttl_hours=float(entry.get("ttl_hours") or 0.0),
+            sources=tuple(entry.get("sources") or _sources_of(entry)),
+            provenance=dict(entry.get("provenance") or {}),
+            package=dict(entry.get("package") or {}),
         )
 
     def listing(self) -> dict[str, Any]:
@@ -78,8 +92,44 @@ class Library:
         return {
             "library_id": self.library_id, "name": self.name, "version": self.version, "languages": list(self.languages),
             "documents": self.documents, "chunks": self.chunks, "indexed_at": self.indexed_at, "source": redact(self.location),
-            "implicit": self.implicit,
+            "implicit": self.implicit, "pinned": self.pinned, "stale_pages": self.stale_pages(),
+            "sources": [{**s, "url": redact(str(s.get("url") or ""))} for s in self.sources],
         }  # fmt: skip
+
+    def freshness(self) -> dict[str, Any]:
+        """Per library, what the health resource shows: version, sources (kind and URL), index date, stale pages."""
+        urls = [str(s.get("url") or "") for s in self.sources]
+        return {
+            "library_id": self.library_id, "version": self.version or None, "pinned": self.pinned,
+            "sources": [{"kind": s.get("kind", ""), "url": redact(u) if u.startswith(("http://", "https://")) else None}
+                        for s, u in zip(self.sources, urls)],
+            "indexed_at": self.indexed_at or None, "documents": self.documents, "chunks": self.chunks, "stale_pages": self.stale_pages(),
+        }  # fmt: skip
+
+    @property
+    def base_id(self) -> str:
+        """The library's ID without its version (``pypi/tomli`` for ``pypi/tomli/v2.0.1``)."""
+        ref = parse_ref(self.library_id)
+        return ref.base_id if ref else self.library_id
+
+    def stale_pages(self, now: float | None = None) -> int:
+        """How many fetched documents are older than the library's TTL (0 for folders and release archives)."""
+        if not self.ttl_hours:
+            return 0
+        limit = (time.time() if now is None else now) - self.ttl_hours * 3600
+        return sum(_epoch(p.get("fetched_at", "")) < limit for p in self.provenance.values())
+
+    def origin_of(self, path: str) -> dict[str, Any]:
+        """Where the document at ``path`` came from, and when: the provenance an answer carries."""
+        known = self.provenance.get(path) or {}
+        return {
+            "library_id": self.library_id,
+            "version": self.version or None,
+            "source_url": known.get("url") or (self.location if not self.origin and self.location.startswith(("http://", "https://")) else None),
+            "revision": known.get("revision") or None,
+            "fetched_at": known.get("fetched_at") or None,
+            "indexed_at": self.indexed_at or None,
+        }
 
     @property
     def sections(self) -> list[str]:
@@ -88,4 +138,20 @@ class Library:
 
     def names(self) -> list[str]:
         """What an agent may call this library: ID, project, name and aliases."""
-        return [self.library_id, self.library_id.split("/")[-1], self.name, *self.aliases]
+        return [self.library_id, self.base_id, self.base_id.split("/")[-1], self.name, *self.aliases]
+
+
+def _sources_of(entry: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The sources of a library indexed before sources were recorded: its folder or llms.txt."""
+    location = entry.get("source") or ""
+    if not location:
+        return []
+    kind = entry.get("origin") or ("url" if location.startswith(("http://", "https://")) else "folder")
+    return [{"kind": kind, "url": location, "revision": "", "fetched_at": entry.get("indexed_at", "")}]
+
+
+def _epoch(iso: str) -> float:
+    try:
+        return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0.0

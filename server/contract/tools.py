@@ -26,8 +26,9 @@ from docs_mcp.server.errors import ChunkNotFoundError, NoVectorsError
 from docs_mcp.server.search.expansion import Expansions
 from docs_mcp.server.search.hints import build_hint
 
-# What another product adds to a search's structured content (the libraries it searched).
-SearchExtras = Callable[[ServedIndex, Mapping[str, Any] | None], Mapping[str, Any]]
+# What another product adds to a search's structured content (the libraries it searched, where each hit came
+# from), given the index, the arguments and the SearchResult; the text stays the contract's.
+SearchExtras = Callable[[ServedIndex, Mapping[str, Any] | None, Mapping[str, Any]], Mapping[str, Any]]
 
 
 def contract_specs(mode: str, search_extras: SearchExtras | None = None) -> list[ToolSpec[Any]]:
@@ -36,8 +37,8 @@ def contract_specs(mode: str, search_extras: SearchExtras | None = None) -> list
 
     def structured(data: dict[str, Any], call: ToolCall) -> dict[str, Any]:
         query, expansions = _query_of(call.arguments)
-        extras = search_extras(call.index, call.arguments) if search_extras else {}
-        return {**sized_hits(call.index, data, query, expansions), **extras}
+        sized = sized_hits(call.index, data, query, expansions)
+        return {**sized, **(search_extras(call.index, call.arguments, sized) if search_extras else {})}
 
     return [
         ToolSpec(

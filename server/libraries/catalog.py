@@ -13,7 +13,8 @@ from docs_mcp.indexer.libraries.library import Library, TocEntry
 from docs_mcp.indexer.libraries.store import catalog_entries
 from docs_mcp.server.libraries.fuzzy import best_score, compact, words
 from docs_mcp.server.errors import quoted
-from docs_mcp.server.libraries.errors import LibraryNotFoundError
+from docs_mcp.indexer.libraries.versions import default_versions, parse_ref, version_key
+from docs_mcp.server.libraries.errors import LibraryNotFoundError, VersionNotFoundError
 
 MIN_RELEVANCE = 0.3
 TOKEN_FACTOR = 0.95  # one word of a longer query naming the library
@@ -39,6 +40,26 @@ class LibraryCatalog:
         self.libraries = dict(sorted(libraries.items()))
         # Longest mount first: a path belongs to the most specific library.
         self._by_mount = sorted(self.libraries.values(), key=lambda lib: -len(lib.mount))
+        # Base ID -> its versions, newest first; and the version that answers for the base ID.
+        self._versions: dict[str, list[Library]] = {}
+        for library in self.libraries.values():
+            if library.base_id != library.library_id:
+                self._versions.setdefault(library.base_id, []).append(library)
+        for versions in self._versions.values():
+            versions.sort(key=lambda lib: version_key(lib.version), reverse=True)
+        self.defaults = default_versions({lib.library_id: {"pinned": lib.pinned} for lib in self.libraries.values()})
+
+    def versions_of(self, base_id: str) -> list[Library]:
+        """The versions of ``base_id`` the index holds, newest first (none for an unversioned library)."""
+        return list(self._versions.get(base_id, ()))
+
+    def default_of(self, library: Library) -> Library:
+        """The version that answers for ``library``'s base ID (itself when it has no versions)."""
+        chosen = self.defaults.get(library.base_id)
+        return self.libraries[chosen] if chosen else library
+
+    def is_default(self, library: Library) -> bool:
+        return self.default_of(library).library_id == library.library_id
 
     @classmethod
     def from_metadata(cls, metadata: Mapping[str, Any], registered: tuple[Library, ...] = ()) -> "LibraryCatalog":
@@ -63,6 +84,16 @@ class LibraryCatalog:
         folded = {key.casefold(): lib for key, lib in self.libraries.items()}
         if library_id.casefold() in folded:
             return folded[library_id.casefold()]
+        ref = parse_ref(library_id)
+        if ref is not None:
+            base = next((b for b in self._versions if b.casefold() == ref.base_id.casefold()), None)
+            if base is not None and not ref.version:
+                return self.libraries[self.defaults[base]]
+            versioned = folded.get(ref.library_id.casefold()) if ref.version else None
+            if versioned is not None:
+                return versioned
+            if base is not None:
+                raise self._no_version(base, ref.version)
         matches = self.resolve(library_id)
         floor = max(SUGGEST_RELEVANCE, matches[0].relevance - SUGGEST_SPREAD) if matches else 1.0
         close = [m.library.library_id for m in matches if m.relevance >= floor][:SUGGESTIONS]
@@ -72,15 +103,26 @@ class LibraryCatalog:
             f"{guess}Use resolve_library to discover libraries; this index has: {', '.join(self.libraries)}.",
         )
 
+    def _no_version(self, base: str, version: str) -> VersionNotFoundError:
+        have = ", ".join(lib.version for lib in self._versions[base])
+        default = self.libraries[self.defaults[base]]
+        return VersionNotFoundError(
+            f"Library {quoted(base)} is indexed at {have}, not at version {version}; no other version is substituted.",
+            f"Ask for one of its versions ({base}/v{default.version} answers '{base}'), or index that version: {_add_command(default, version)}.",
+        )
+
     def resolve(self, query: str, language: str | None = None, *, tagged_languages: Mapping[str, Sequence[str]] | None = None) -> list[Match]:
         """Every library that matches ``query`` (and has ``language``), best first, ties by ID.
 
         A library has the languages it lists and those ``tagged_languages`` gives for it
-        (its sections' language taxonomy values).
+        (its sections' language taxonomy values). A library held at several versions is matched
+        once, by the version that answers for it (its ``versions`` lists the others).
         """
         matches = []
         tagged = tagged_languages or {}
         for library in self.libraries.values():
+            if not self.is_default(library):
+                continue
             languages = {lang.casefold() for lang in (*library.languages, *tagged.get(library.library_id, ()))}
             if language and language.casefold() not in languages:
                 continue
@@ -96,6 +138,16 @@ class LibraryCatalog:
     def entry(self, filepath: str) -> TocEntry | None:
         """The TOC entry of a stored file path, if it is a document of the index."""
         return next((e for e in self.owner(filepath).toc if e.path == filepath), None) if self.libraries else None
+
+
+def _add_command(library: Library, version: str) -> str:
+    """The command that indexes ``library`` at ``version``: its package spec, or a folder under the versioned ID."""
+    package = library.package
+    if package.get("ecosystem") == "pypi":
+        return f"docs-mcp add pypi:{package.get('name')}=={version}"
+    if package.get("ecosystem") == "npm":
+        return f"docs-mcp add npm:{package.get('name')}@{version}"
+    return f"docs-mcp index DOCS_DIR --library {library.base_id}/v{version}"
 
 
 def _relevance(query: str, library: Library) -> float:

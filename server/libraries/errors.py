@@ -2,6 +2,7 @@
 
     ToolError (server.core.tool_errors)
     ├── LibraryNotFoundError   LIBRARY_NOT_FOUND, with did-you-mean suggestions
+    │   └── VersionNotFoundError VERSION_NOT_FOUND: the library is indexed, not at that version (never substituted)
     ├── TopicNotFoundError     TOPIC_NOT_FOUND
     ├── PageNotFoundError      PAGE_NOT_FOUND
     └── PathNotAllowedError    PATH_NOT_ALLOWED
@@ -16,6 +17,12 @@ class LibraryNotFoundError(ToolError):
     """No library has the given ID."""
 
     code = "LIBRARY_NOT_FOUND"
+
+
+class VersionNotFoundError(LibraryNotFoundError):
+    """The library is indexed, but not at the version asked for; the message lists the versions it has."""
+
+    code = "VERSION_NOT_FOUND"
 
 
 class TopicNotFoundError(ToolError):

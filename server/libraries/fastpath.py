@@ -61,7 +61,7 @@ def find_candidates(
     """The hits for ``topic`` within ``libraries``, with content and confidence, best first.
 
     One search covers every library when all are
-    asked for; otherwise each library is searched on its own and the hits are merged
+    asked for (each at its default version); otherwise each library is searched on its own and the hits are merged
     by confidence, which, unlike the fused score, is comparable across searches.
     A ``language`` (a value of the index's language taxonomy) filters like search_docs's
     ``language`` filter (which may keep untagged or shared sections, as metadata.json says).
@@ -73,7 +73,8 @@ def find_candidates(
         TopicNotFoundError: nothing in those libraries matches.
         IndexFormatError: the index cannot be read.
     """
-    every = {lib.library_id for lib in libraries} == set(catalog.libraries)
+    # A search without a library filter covers every library at its default version (older versions only when named).
+    every = {lib.library_id for lib in libraries} == set(catalog.libraries) and all(catalog.is_default(lib) for lib in libraries)
     scopes: list[Mapping[str, str]] = [{}] if every or not catalog.several else [{LIBRARY_KEY: lib.library_id} for lib in libraries]
     if language:
         scopes = [{**scope, LANGUAGE_KEY: language} for scope in scopes]

@@ -12,6 +12,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from docs_mcp.indexer.packages.registry_client import RegistryClient
 from docs_mcp.indexer.sources.errors import WrongToolError
 from docs_mcp.indexer.sources.registry import CONTEXT7, LLMS_TXT, RegisteredLibrary
 from docs_mcp.indexer.sources.service import SourceService
@@ -40,6 +41,7 @@ class Sources:
 
     service: SourceService
     live: LiveIndex
+    registry: RegistryClient | None = None  # PyPI and npm, for resolve_library's live lookups (None: off)
 
     def registered(self) -> tuple[Library, ...]:
         """The registry's libraries as catalog entries (those the index holds are replaced by theirs)."""
@@ -89,6 +91,8 @@ class Sources:
             "cached": page.cached,
             "stale": page.stale,
             "fetched_at": page.fetched_at,
+            "provenance": {"library_id": page.library_id or None, "version": None, "source_url": page.url, "revision": None,
+                           "fetched_at": page.fetched_at, "indexed_at": None},  # fmt: skip
         }
         if page.warning:
             answer["warning"] = page.warning

@@ -167,6 +167,8 @@ def health(index: ServedIndex, sessions: LibrarySessions) -> dict[str, Any]:
         # The model as the index recorded it: name, weights checksum, runtime, every file's digest.
         "embedding": None if index.engine.store.model is None else index.engine.store.model.as_json(),
         "ranking": ranking_facts(metadata.get("ranker")),  # learned or the fusion: origin, off-topic floor
+        # Per library: version, where its documents came from, when indexed, how many fetched pages are past their TTL.
+        "libraries": [library.freshness() for library in catalog.libraries.values() if library.indexed],
     }
 
 

@@ -36,6 +36,8 @@ from docs_mcp.indexer.sources.repository import GITHUB
 from docs_mcp.indexer.sources.site import SITE
 from docs_mcp.indexer.sources.site_links import normal_url
 from docs_mcp.server.libraries.catalog import LibraryCatalog
+from docs_mcp.server.libraries.errors import LibraryNotFoundError
+from docs_mcp.server.libraries.packages import KNOWN_RELEVANCE, registry_packages
 from docs_mcp.server.libraries.pages import line_fields, locate, read_lines
 from docs_mcp.server.libraries.remote import Prepared, Sources, refuse_remote
 from docs_mcp.server.libraries.schemas import (
@@ -84,8 +86,17 @@ def resolve_library(index: ServedIndex, args: ResolveArgs, sources: Sources) -> 
         {**_summary(match.library, catalog, topics), "relevance": match.relevance, "next": _next_calls(match.library, catalog)}
         for match in catalog.resolve(args.query, args.language, tagged_languages=_tagged_languages(topics))
     ]
-    hint = None if results else f"No library matches {quoted(args.query)}. This index holds: {', '.join(catalog.libraries)}."
-    return {"query": args.query, "results": results, "hint": hint}
+    answer: dict[str, Any] = {"query": args.query, "results": results}
+    if sources.registry is not None and not any(r["relevance"] >= KNOWN_RELEVANCE for r in results):
+        packages, note = registry_packages(sources.registry, args.query, args.language)
+        if packages:
+            answer["packages"] = packages  # in PyPI/npm, not indexed: `add` says how to index one
+        if note:
+            answer["registry_note"] = note
+    hint = None if results or answer.get("packages") else f"No library matches {quoted(args.query)}. This index holds: {', '.join(catalog.libraries)}."
+    if not results and answer.get("packages"):
+        hint = f"No indexed library matches {quoted(args.query)}; 'packages' lists the registries' packages of that name: index one with its 'add' command."
+    return {**answer, "hint": hint}
 
 
 def get_library_info(index: ServedIndex, args: InfoArgs, sources: Sources) -> str:
@@ -112,6 +123,9 @@ def get_library_info(index: ServedIndex, args: InfoArgs, sources: Sources) -> st
         **_summary(library, catalog, topics, all_sections=True),
         "indexed_at": library.indexed_at,
         "chunks": library.chunks,
+        "sources": [_shown_source(source) for source in library.sources],
+        "stale_pages": library.stale_pages(),
+        **({"package": dict(library.package)} if library.package else {}),
         "available_sections": library.sections,
         "next": _next_calls(library, catalog),
         **_freshness(prepared),
@@ -150,11 +164,14 @@ def read_page(index: ServedIndex, args: PageArgs, sources: Sources) -> dict[str,
     path = locate(catalog, files, args.path or "", library)
     content, total, returned = read_lines(index.engine.store, path, args.offset, args.max_lines)
     entry = catalog.entry(path)
+    owner = catalog.owner(path)
     return {
-        "library_id": catalog.owner(path).library_id,
+        "library_id": owner.library_id,
+        "version": owner.version or None,
         "path": path,
         "title": entry.title if entry else path,
         **line_fields(content, total, args.offset, returned),
+        "provenance": owner.origin_of(path),
     }
 
 
@@ -195,9 +212,12 @@ def get_docs(index: ServedIndex, args: DocsArgs, mode: str, sources: Sources) ->
     packed = pack(candidates, args.max_tokens, index.engine.content_words(args.topic))
     content = "\n\n".join(p.block for p in packed)
     top = packed[0].candidate.confidence
+    resolved = {asked: lib.library_id for asked, lib in zip(args.libraries, libraries) if asked != lib.library_id}
     return {
         "topic": args.topic,
         "libraries": [lib.library_id for lib in libraries],
+        # A library asked for without a version answers at its default one (pinned, else newest), and says so.
+        **({"resolved_versions": resolved} if resolved else {}),
         "confidence": top,
         "content": content,
         "tokens": count_tokens(content),
@@ -213,6 +233,7 @@ def get_docs(index: ServedIndex, args: DocsArgs, mode: str, sources: Sources) ->
                 "chunk_tokens": count_tokens(p.candidate.content),  # the whole chunk, for get_doc
                 "passage": p.passage,
                 "truncated": p.truncated,
+                "provenance": catalog.owner(p.candidate.hit.filepath).origin_of(p.candidate.hit.filepath),
             }
             for p in packed
         ],
@@ -220,6 +241,13 @@ def get_docs(index: ServedIndex, args: DocsArgs, mode: str, sources: Sources) ->
         "hint": None if top >= LOW_CONFIDENCE else "Low confidence: read related_pages with read_page, or browse get_library_info.",
         **_freshness(prepared),
     }
+
+
+def _shown_source(source: Mapping[str, Any]) -> dict[str, Any]:
+    """A library's source as answers show it: kind, URL (a folder's local path is not shown), revision, fetched_at."""
+    url = str(source.get("url") or "")
+    return {"kind": source.get("kind", ""), "url": url if url.startswith(("http://", "https://")) else None,
+            "revision": source.get("revision") or None, "fetched_at": source.get("fetched_at") or None}  # fmt: skip
 
 
 def _freshness(prepared: Prepared) -> dict[str, Any]:
@@ -257,14 +285,22 @@ def get_context7_docs(index: ServedIndex, args: Context7Args, sources: Sources) 
     return sources.context7_docs(args, catalog_of(index, sources.registered()))
 
 
-def searched_libraries(index: ServedIndex, arguments: Mapping[str, Any] | None) -> dict[str, list[str]]:
-    """The libraries a search_docs call searched: the one its ``library`` filter names, else every library of the index.
-
-    Reported beside the contract's SearchResult (structured content), since an llms.txt library
-    is searched only over the pages fetched so far.
+def search_provenance(index: ServedIndex, arguments: Mapping[str, Any] | None, result: Mapping[str, Any]) -> dict[str, Any]:
+    """What search_docs' structured content adds to the contract's SearchResult: the libraries searched (at the
+    versions searched) and, on every hit, where it comes from (library, version, source URL, revision, fetched and
+    indexed times). An llms.txt library is searched only over the pages fetched so far.
     """
+    catalog = catalog_of(index)
     chosen = (arguments or {}).get(LIBRARY_KEY)
-    return {"searched_libraries": [chosen] if isinstance(chosen, str) else sorted(catalog_of(index).libraries)}
+    if isinstance(chosen, str):
+        try:
+            searched = [catalog.get(chosen).library_id]
+        except LibraryNotFoundError:
+            searched = [chosen]
+    else:
+        searched = sorted(lib.library_id for lib in catalog.libraries.values() if lib.indexed and catalog.is_default(lib))
+    hits = [{**hit, "provenance": catalog.owner(hit["filepath"]).origin_of(hit["filepath"])} for hit in result.get("hits") or ()]
+    return {"hits": hits, "searched_libraries": searched}
 
 
 def _unindexed_url(catalog: LibraryCatalog, files: Mapping[str, Any], path: str, library: Library | None) -> str:
@@ -289,6 +325,21 @@ def _summary(library: Library, catalog: LibraryCatalog, topics: Mapping[str, Map
         "tool": GET_CONTEXT7_DOCS if library.source == REMOTE else GET_DOCS,
         "indexed": library.indexed,
         **({"origin": library.origin} if library.origin else {}),
+        **_versions(library, catalog),
+    }
+
+
+def _versions(library: Library, catalog: LibraryCatalog) -> dict[str, Any]:
+    """For a library held at versions: its base ID, every version indexed (newest first) and the one the base ID means."""
+    versions = catalog.versions_of(library.base_id)
+    if not versions:
+        return {}
+    default = catalog.default_of(library)
+    return {
+        "base_id": library.base_id,
+        "pinned": library.pinned,
+        "default_version": default.version,
+        "versions": [{"version": v.version, "library_id": v.library_id, "pinned": v.pinned, "indexed_at": v.indexed_at} for v in versions],
     }
 
 

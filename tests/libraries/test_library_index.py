@@ -156,7 +156,7 @@ def test_the_libraries_table_keeps_columns_apart_for_long_ids(docs, tmp_path: Pa
     table = subprocess.run([sys.executable, "-m", "docs_mcp", "libraries", "--index", str(index)], capture_output=True, text=True, check=True).stdout
     header, *rows = table.splitlines()
     columns = re.split(r"\s{2,}", header.strip())
-    assert columns == ["ID", "NAME", "VERSION", "DOCS", "CHUNKS", "LANGUAGES", "INDEXED"]
+    assert columns == ["ID", "NAME", "VERSION", "DOCS", "CHUNKS", "LANGUAGES", "SOURCE", "INDEXED", "STALE"]
     for row in rows:
         cells = re.split(r"\s{2,}", row.strip())
         assert len(cells) == len(columns), row

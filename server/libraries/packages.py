@@ -1,0 +1,63 @@
+"""resolve_library's live registry lookups: packages the index does not hold, as PyPI and npm describe them.
+
+A query that names no indexed or registered library well (no match at ``KNOWN_RELEVANCE`` or
+above) and reads as a package name is looked up in PyPI and npm at once (or the one its
+``language`` means), each in at most ``LOOKUP_TIMEOUT`` seconds, one attempt; answers are cached
+with the registry TTL. When a registry cannot be reached, the answer says so in one line
+(``registry_note``) and lists what the index and the cache have. ``DOCS_MCP_REGISTRY_LOOKUPS=0``
+turns lookups off (air-gapped servers).
+"""
+
+from __future__ import annotations
+
+import re
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Mapping
+
+from docs_mcp.environment import environment
+from docs_mcp.indexer.packages.errors import PackageSpecError
+from docs_mcp.indexer.packages.refs import NPM, PYPI, package_ref
+from docs_mcp.indexer.packages.registry_client import Lookup, RegistryClient
+
+LOOKUPS_ENV = "DOCS_MCP_REGISTRY_LOOKUPS"
+KNOWN_RELEVANCE = 0.9  # an indexed library this close answers the query: no lookup
+_PACKAGE_NAME = re.compile(r"@?[A-Za-z0-9][A-Za-z0-9._/-]{0,213}")
+_ECOSYSTEMS_OF = {"python": (PYPI,), "javascript": (NPM,), "typescript": (NPM,), "js": (NPM,), "ts": (NPM,), "node": (NPM,)}
+
+
+def lookups_enabled(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether resolve_library may ask the registries (``DOCS_MCP_REGISTRY_LOOKUPS``, on by default)."""
+    return (environment() if environ is None else environ).get(LOOKUPS_ENV, "1") != "0"
+
+
+def registry_packages(registry: RegistryClient, query: str, language: str | None) -> tuple[list[dict[str, Any]], str]:
+    """The packages named ``query`` in the registries ``language`` allows, and a one-line note when one could not be asked."""
+    name = query.strip()
+    if not _PACKAGE_NAME.fullmatch(name):
+        return [], ""
+    ecosystems = _ECOSYSTEMS_OF.get((language or "").casefold(), () if language else (PYPI, NPM))
+    refs = []
+    for ecosystem in ecosystems:
+        try:
+            refs.append(package_ref(ecosystem, name))
+        except PackageSpecError:
+            continue
+    if not refs:
+        return [], ""
+    with ThreadPoolExecutor(max_workers=len(refs), thread_name_prefix="docs-mcp-lookup") as pool:
+        found: list[Lookup] = list(pool.map(lambda ref: registry.lookup(ref.ecosystem, ref.name), refs))
+    packages, notes = [], []
+    for ref, lookup in zip(refs, found):
+        if lookup.offline:
+            notes.append(lookup.offline)
+        if lookup.info is not None:
+            latest = lookup.info.newest
+            spec = f"{ref.ecosystem}:{ref.name}{'==' if ref.ecosystem == PYPI else '@'}{latest}" if latest else f"{ref.ecosystem}:{ref.name}"
+            packages.append({
+                "registry": ref.ecosystem, "library_id": ref.base_id, "indexed": False, **lookup.info.summary_json(),
+                "add": f"docs-mcp add {spec}", **({"cached": True} if lookup.offline else {}),
+            })  # fmt: skip
+    note = ""
+    if notes:
+        note = f"{'; '.join(notes)}: answered from this index and the registry cache only."
+    return packages, note
