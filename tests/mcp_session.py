@@ -80,9 +80,10 @@ def serve_over_stdio(index_dir: Path | None, errlog_path: Path, *extra: str, env
     With ``index_dir`` None the server is given no --index (it reads DOCS_MCP_INDEX or the config file).
 
     ``env`` adds variables to the SDK's default (safe, minimal) environment of the subprocess. The
-    curated library list is left out unless ``env`` asks for it: its libraries live on the internet.
+    curated library list and the registry lookups are left out unless ``env`` asks for them: they live on the internet.
     """
-    env = {"DOCS_MCP_CURATED_LIBRARIES": "0", **(env or {})}
+    # Nor are PyPI and npm asked about unknown names (resolve_library's live lookups): the suite stays off the network.
+    env = {"DOCS_MCP_CURATED_LIBRARIES": "0", "DOCS_MCP_REGISTRY_LOOKUPS": "0", **(env or {})}
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "docs_mcp", "serve", *(["--index", str(index_dir)] if index_dir else []), *extra], env=env
     )

@@ -140,8 +140,8 @@ def _check_count(count: int) -> None:
 
 
 def _zip_regular(info: zipfile.ZipInfo) -> bool:
-    mode = info.external_attr >> 16
-    return not info.is_dir() and (mode == 0 or stat.S_ISREG(mode))
+    kind = stat.S_IFMT(info.external_attr >> 16)  # 0: a zip made without Unix modes
+    return not info.is_dir() and kind in (0, stat.S_IFREG)
 
 
 def _read_tar(tar: tarfile.TarFile, info: tarfile.TarInfo) -> bytes:
@@ -158,12 +158,12 @@ def _read_zip(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
 
 
 def _single_top(members: list[_Member]) -> str:
-    """The one top folder every member is under ('' when there is none, as in a wheel)."""
-    tops = {PurePosixPath(m.name).parts[0] for m in members if PurePosixPath(m.name).parts}
+    """The one top folder every member with a safe path is under ('' when there is none, as in a wheel)."""
+    tops = {PurePosixPath(m.name).parts[0] for m in members if _inside_path(m.name, "") is not None}
     if len(tops) != 1:
         return ""
     (top,) = tops
-    return top if any(len(PurePosixPath(m.name).parts) > 1 for m in members) else ""
+    return top if any(len(PurePosixPath(m.name).parts) > 1 and _inside_path(m.name, "") for m in members) else ""
 
 
 def _inside_path(name: str, top: str) -> PurePosixPath | None:

@@ -1,0 +1,46 @@
+"""Package-registry fixtures: the loopback registry serving recorded PyPI and npm data, and an index built from it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from loopback_registry import LoopbackRegistry
+
+
+@pytest.fixture
+def registry() -> Iterator[LoopbackRegistry]:
+    """A fresh loopback registry (its request log starts empty)."""
+    with LoopbackRegistry() as served:
+        yield served
+
+
+@pytest.fixture(scope="session")
+def session_registry() -> Iterator[LoopbackRegistry]:
+    with LoopbackRegistry() as served:
+        yield served
+
+
+def client_for(registry: LoopbackRegistry, index: Path, **extra: str):
+    """A RegistryClient of ``index`` reading the loopback registry, without retry waits."""
+    from docs_mcp.indexer.packages.registry_client import RegistryClient, RegistrySettings
+
+    return RegistryClient(RegistrySettings.for_index(index, registry.environment(**extra)), delays=())
+
+
+@pytest.fixture(scope="session")
+def versions_index(session_registry: LoopbackRegistry, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real index (default model) holding tomli 1.2.3 and 2.0.1 and ms 2.1.3, added from the loopback registry."""
+    from docs_mcp.indexer.packages.adding import add_package
+    from docs_mcp.indexer.packages.refs import parse_package_spec
+
+    index = tmp_path_factory.mktemp("versions") / "index"
+    client = client_for(session_registry, index)
+    try:
+        for spec in ("pypi:tomli==1.2.3", "pypi:tomli==2.0.1", "npm:ms@2.1.3"):
+            add_package(index, parse_package_spec(spec), client)
+    finally:
+        client.close()
+    return index

@@ -1,0 +1,103 @@
+"""A PyPI and npm registry on loopback serving the recorded documents and archives of ``registry/``.
+
+    GET /pypi/{name}/json            the recorded PyPI project document (404 for any other name)
+    GET /packages/.../{file}         a recorded sdist, by file name (PyPI's file URLs resolve here)
+    GET /{name}                      the recorded npm package document, its tarball URLs pointing here
+    GET /{name}/-/{file}             a recorded npm tarball
+
+Answers carry an ETag and honour If-None-Match (304), as the real registries do. ``requests``
+lists every path asked, so a test can prove that a second run asked nothing; ``down`` makes every
+answer a 503 (a registry outage); ``tamper`` serves archives with a byte changed.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote
+
+DATA = Path(__file__).parent / "registry"
+NPM_ORIGIN = b"https://registry.npmjs.org/"
+
+
+class LoopbackRegistry:
+    """The server, started on a free loopback port for the life of a ``with`` block."""
+
+    def __init__(self) -> None:
+        self.requests: list[str] = []
+        self.down = False
+        self.tamper = False
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def environment(self, **extra: str) -> dict[str, str]:
+        """The variables that point docs-mcp at this registry (test mode: loopback fetches allowed)."""
+        return {"DOCS_MCP_PYPI_URL": self.url, "DOCS_MCP_NPM_URL": self.url, "DOCS_MCP_ALLOW_PRIVATE_FETCH": "1", **extra}
+
+    def __enter__(self) -> "LoopbackRegistry":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def body(self, path: str) -> tuple[bytes, str] | None:
+        """What ``path`` serves, and its media type."""
+        parts = [unquote(p) for p in path.split("?", 1)[0].split("/") if p]
+        if len(parts) == 3 and parts[0] == "pypi" and parts[2] == "json":
+            document = DATA / f"{parts[1].lower()}.json.gz"
+            return (gzip.decompress(document.read_bytes()), "application/json") if document.is_file() else None
+        if parts and (parts[0] == "packages" or (len(parts) >= 3 and parts[-2] == "-")):
+            archive = DATA / parts[-1]
+            if not archive.is_file() or archive.suffix not in (".gz", ".tgz"):
+                return None
+            body = archive.read_bytes()
+            return (body[:-1] + bytes([body[-1] ^ 1]) if self.tamper else body), "application/octet-stream"
+        if len(parts) == 1:
+            document = DATA / f"{parts[0]}.json.gz"
+            if document.is_file():
+                return gzip.decompress(document.read_bytes()).replace(NPM_ORIGIN, f"{self.url}/".encode()), "application/json"
+        return None
+
+
+def _handler(registry: LoopbackRegistry) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the http.server hook
+            registry.requests.append(self.path)
+            if registry.down:
+                self._answer(503, b"down", "text/plain")
+                return
+            found = registry.body(self.path)
+            if found is None:
+                self._answer(404, b"not found", "text/plain")
+                return
+            body, media = found
+            etag = '"' + hashlib.sha256(body).hexdigest()[:16] + '"'
+            if self.headers.get("If-None-Match") == etag:
+                self.send_response(304)
+                self.send_header("ETag", etag)
+                self.end_headers()
+                return
+            self._answer(200, body, media, etag)
+
+        def _answer(self, status: int, body: bytes, media: str, etag: str = "") -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", media)
+            self.send_header("Content-Length", str(len(body)))
+            if etag:
+                self.send_header("ETag", etag)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *_args: object) -> None:
+            return
+
+    return Handler
