@@ -90,7 +90,10 @@ def run_sync(
         report(item)
     todo = [item for item in items if item.status == FETCH]
     with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="docs-mcp-sync") as pool:
-        started = {pool.submit(_timed_fetch, client, item.ref): item for item in todo if item.ref}
+        indexed = indexed_libraries(index_dir)
+        # A version added by hand and now locked keeps saying so: sync never removes what it did not add.
+        started = {pool.submit(_timed_fetch, client, item.ref, str((indexed.get(item.ref.library_id) or {}).get("added_by") or SYNC)): item
+                   for item in todo if item.ref}  # fmt: skip
         pending: set[Future] = set(started)
         while pending:
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -104,9 +107,9 @@ def run_sync(
     return sorted(done, key=lambda item: (item.dependency.ecosystem, item.dependency.name, item.status))
 
 
-def _timed_fetch(client: RegistryClient, ref: PackageRef) -> tuple[PackageSource, float]:
+def _timed_fetch(client: RegistryClient, ref: PackageRef, added_by: str) -> tuple[PackageSource, float]:
     started = time.perf_counter()
-    return fetch_release(client, ref, pinned=True, added_by=SYNC), time.perf_counter() - started
+    return fetch_release(client, ref, pinned=True, added_by=added_by), time.perf_counter() - started
 
 
 def _write(item: SyncItem, future: Future, index_dir: Path, sleep: Callable[[float], None]) -> SyncItem:

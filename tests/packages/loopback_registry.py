@@ -53,7 +53,7 @@ class LoopbackRegistry:
         """What ``path`` serves, and its media type."""
         parts = [unquote(p) for p in path.split("?", 1)[0].split("/") if p]
         if len(parts) == 3 and parts[0] == "pypi" and parts[2] == "json":
-            document = DATA / f"{parts[1].lower()}.json.gz"
+            document = DATA / f"pypi-{parts[1].lower()}.json.gz"
             return (gzip.decompress(document.read_bytes()), "application/json") if document.is_file() else None
         if parts and (parts[0] == "packages" or (len(parts) >= 3 and parts[-2] == "-")):
             archive = DATA / parts[-1]
@@ -62,7 +62,7 @@ class LoopbackRegistry:
             body = archive.read_bytes()
             return (body[:-1] + bytes([body[-1] ^ 1]) if self.tamper else body), "application/octet-stream"
         if len(parts) == 1:
-            document = DATA / f"{parts[0]}.json.gz"
+            document = DATA / f"npm-{parts[0]}.json.gz"
             if document.is_file():
                 return gzip.decompress(document.read_bytes()).replace(NPM_ORIGIN, f"{self.url}/".encode()), "application/json"
         return None

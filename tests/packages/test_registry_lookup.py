@@ -1,0 +1,50 @@
+"""resolve_library looks names the index does not hold up in PyPI and npm (a real server, the loopback registry),
+and says in one line when a registry cannot be reached."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from loopback_registry import LoopbackRegistry
+from mcp_session import serve_over_stdio
+
+
+def test_an_unknown_name_is_looked_up_in_both_registries_and_an_outage_is_one_line(registry: LoopbackRegistry, versions_index: Path, tmp_path: Path) -> None:
+    env = registry.environment(DOCS_MCP_REGISTRY_LOOKUPS="1", DOCS_MCP_REGISTRY_CACHE=str(tmp_path / "registry.sqlite"))
+    with serve_over_stdio(versions_index, tmp_path / "server.log", env=env) as server:
+        answer = server.json("resolve_library", {"query": "ms", "language": "python"})
+        assert answer["results"] == [] and "packages" not in answer and registry.requests == ["/pypi/ms/json"]  # python: PyPI only
+        registry.requests.clear()
+        tomli = server.json("resolve_library", {"query": "tomli"})
+        assert "packages" not in tomli and registry.requests == []  # the index holds it: nobody was asked
+        unknown = server.json("resolve_library", {"query": "ms", "language": "javascript"})
+        assert [r["library_id"] for r in unknown["results"]] == ["npm/ms/v2.1.3"] and "packages" not in unknown
+        registry.requests.clear()
+        found = server.json("resolve_library", {"query": "left-pad"})
+        assert sorted(registry.requests) == ["/left-pad", "/pypi/left-pad/json"]  # both registries, once each
+        assert found["results"] == [] and "packages" not in found and "registry_note" not in found  # neither has it
+        server.json("resolve_library", {"query": "left-pad"})
+        assert len(registry.requests) == 2  # their "no" is cached for the TTL
+        registry.down = True
+        offline = server.json("resolve_library", {"query": "chalkboard-renderer"})
+        assert offline["results"] == [] and "packages" not in offline
+        assert offline["registry_note"].count("could not be reached") == 2 and "\n" not in offline["registry_note"]
+
+
+def test_a_registry_package_shows_name_summary_licence_versions_and_how_to_add_it(registry: LoopbackRegistry, tmp_path: Path) -> None:
+    from docs_mcp.indexer import build_index
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text("# Guide\n\nA small guide about deployment and configuration.\n")
+    index = tmp_path / "index"
+    build_index(docs, index, embeddings="none")
+    env = registry.environment(DOCS_MCP_REGISTRY_LOOKUPS="1")
+    with serve_over_stdio(index, tmp_path / "server.log", env=env) as server:
+        answer = server.json("resolve_library", {"query": "tomli"})
+    (package,) = answer["packages"]
+    assert package["registry"] == "pypi" and package["library_id"] == "pypi/tomli" and package["indexed"] is False
+    assert (package["summary"], package["license"], package["latest"]) == ("A lil' TOML parser", "MIT", "2.5.0")
+    assert package["versions"][:3] == ["2.5.0", "2.4.1", "2.4.0"] and package["version_count"] == 32
+    assert package["repository"] == "https://github.com/hukkin/tomli" and package["add"] == "docs-mcp add pypi:tomli==2.5.0"
+    assert "packages" in answer["hint"]

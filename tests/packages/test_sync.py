@@ -1,0 +1,106 @@
+"""`docs-mcp sync` on real project files against the loopback registry: locked versions indexed and pinned, the
+pinned version answering for its library, unknown dependencies reported, a second run fetching nothing, a new lock
+replacing the version sync pinned before, and `docs-mcp add` through the same registry."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from loopback_registry import LoopbackRegistry
+
+UV_LOCK = """version = 1
+requires-python = ">=3.10"
+
+[[package]]
+name = "app"
+version = "0.1.0"
+source = {{ virtual = "." }}
+dependencies = [{{ name = "tomli" }}, {{ name = "no-such-package" }}]
+
+[[package]]
+name = "tomli"
+version = "{tomli}"
+source = {{ registry = "https://pypi.org/simple" }}
+
+[[package]]
+name = "no-such-package"
+version = "1.0.0"
+source = {{ registry = "https://pypi.org/simple" }}
+"""
+
+
+def _project(root: Path, tomli: str) -> Path:
+    root.mkdir(exist_ok=True)
+    (root / "pyproject.toml").write_text('[project]\nname = "app"\nversion = "0.1.0"\ndependencies = ["tomli>=1", "no-such-package"]\n')
+    (root / "uv.lock").write_text(UV_LOCK.format(tomli=tomli))
+    (root / "package.json").write_text(json.dumps({"name": "app", "dependencies": {"ms": "^2.0.0"}}))
+    (root / "package-lock.json").write_text(json.dumps({"lockfileVersion": 3, "packages": {"": {}, "node_modules/ms": {"version": "2.0.0"}}}))
+    return root
+
+
+def _cli(registry: LoopbackRegistry, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, **registry.environment()}
+    return subprocess.run([sys.executable, "-m", "docs_mcp", *args], capture_output=True, text=True, env=env, check=False, timeout=600)
+
+
+def _catalog(index: Path) -> dict:
+    return json.loads((index / "metadata.json").read_text())["libraries"]
+
+
+def test_sync_indexes_locked_versions_reports_unknown_ones_and_a_rerun_fetches_nothing(registry: LoopbackRegistry, tmp_path: Path) -> None:
+    project, index = _project(tmp_path / "app", tomli="1.2.3"), tmp_path / "index"
+    dry = _cli(registry, "sync", str(project), "--index", str(index), "--dry-run", "--json")
+    assert dry.returncode == 0, dry.stderr
+    planned = {row["name"]: row for row in json.loads(dry.stdout)["dependencies"]}
+    assert planned["tomli"]["status"] == "would fetch" and planned["tomli"]["library_id"] == "pypi/tomli/v1.2.3"
+    assert planned["ms"]["status"] == "would fetch" and planned["ms"]["library_id"] == "npm/ms/v2.0.0"
+    assert not index.exists() and registry.requests == []  # locked versions: planning asked the registry nothing
+
+    # Someone added a newer tomli by hand first: the project's pin must still win.
+    assert _cli(registry, "add", "pypi:tomli==2.0.1", "--index", str(index)).returncode == 0
+    first = _cli(registry, "sync", str(project), "--index", str(index), "--json")
+    assert first.returncode == 0, first.stderr
+    outcome = {row["name"]: row for row in json.loads(first.stdout)["dependencies"]}
+    assert outcome["tomli"]["status"] == outcome["ms"]["status"] == "added"
+    assert outcome["no-such-package"]["status"] == "failed" and "PyPI has no package 'no-such-package'" in outcome["no-such-package"]["detail"]
+    assert "1 dependencies have no documentation in the index" in first.stderr
+    catalog = _catalog(index)
+    assert catalog["pypi/tomli/v1.2.3"]["pinned"] and not catalog["pypi/tomli/v2.0.1"]["pinned"] and catalog["npm/ms/v2.0.0"]["pinned"]
+    taxonomy = json.loads((index / "metadata.json").read_text())["taxonomy"]["library"]
+    assert taxonomy["aliases"]["pypi/tomli"] == "pypi/tomli/v1.2.3"  # pinned beats newest
+
+    registry.requests.clear()
+    again = _cli(registry, "sync", str(project), "--index", str(index), "--json")
+    assert again.returncode == 0, again.stderr
+    statuses = {row["name"]: row["status"] for row in json.loads(again.stdout)["dependencies"]}
+    assert statuses["tomli"] == statuses["ms"] == "unchanged"
+    assert registry.requests == []  # indexed deps: not one request (and the unknown one: the registry's "no" is cached)
+
+    # The lock moves tomli to 2.0.1: sync pins it and drops 1.2.3, which it had added itself.
+    _project(project, tomli="2.0.1")
+    moved = _cli(registry, "sync", str(project), "--index", str(index), "--json")
+    rows = json.loads(moved.stdout)["dependencies"]
+    assert any(row["status"] == "removed" and "pypi/tomli/v1.2.3" in row["detail"] for row in rows)
+    catalog = _catalog(index)
+    assert "pypi/tomli/v1.2.3" not in catalog and catalog["pypi/tomli/v2.0.1"]["pinned"] and catalog["pypi/tomli/v2.0.1"]["added_by"] == "add"
+
+
+def test_sync_resolves_an_unlocked_range_to_the_newest_release_it_allows(registry: LoopbackRegistry, tmp_path: Path) -> None:
+    project, index = tmp_path / "web", tmp_path / "index"
+    project.mkdir()
+    (project / "package.json").write_text(json.dumps({"name": "web", "dependencies": {"ms": "~2.0.0"}}))
+    done = _cli(registry, "sync", str(project), "--index", str(index), "--dry-run")
+    assert done.returncode == 0, done.stderr
+    assert "npm/ms/v2.0.0" in done.stdout and "would fetch" in done.stdout
+    assert registry.requests == ["/ms"]
+
+
+def test_add_reports_an_unknown_version_with_the_newest_ones(registry: LoopbackRegistry, tmp_path: Path) -> None:
+    done = _cli(registry, "add", "npm:ms@9.9.9", "--index", str(tmp_path / "index"))
+    assert done.returncode == 1 and "npm has no version 9.9.9 of ms" in done.stderr and "2.1.3" in done.stderr
+    done = _cli(registry, "add", "cargo:serde", "--index", str(tmp_path / "index"))
+    assert done.returncode == 2
