@@ -7,7 +7,7 @@ from typing import Iterator
 
 import pytest
 
-from loopback_registry import LoopbackRegistry
+from loopback_registry import LoopbackRegistry, client_for
 
 
 @pytest.fixture
@@ -21,13 +21,6 @@ def registry() -> Iterator[LoopbackRegistry]:
 def session_registry() -> Iterator[LoopbackRegistry]:
     with LoopbackRegistry() as served:
         yield served
-
-
-def client_for(registry: LoopbackRegistry, index: Path, **extra: str):
-    """A RegistryClient of ``index`` reading the loopback registry, without retry waits."""
-    from docs_mcp.indexer.packages.registry_client import RegistryClient, RegistrySettings
-
-    return RegistryClient(RegistrySettings.for_index(index, registry.environment(**extra)), delays=())
 
 
 @pytest.fixture(scope="session")

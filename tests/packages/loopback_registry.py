@@ -101,3 +101,10 @@ def _handler(registry: LoopbackRegistry) -> type[BaseHTTPRequestHandler]:
             return
 
     return Handler
+
+
+def client_for(registry: LoopbackRegistry, index: Path, **extra: str):
+    """A RegistryClient of ``index`` reading the loopback registry, without retry waits."""
+    from docs_mcp.indexer.packages.registry_client import RegistryClient, RegistrySettings
+
+    return RegistryClient(RegistrySettings.for_index(index, registry.environment(**extra)), delays=())
