@@ -1,26 +1,27 @@
 """The one writer: every source's documents planned with the index's other libraries, then written.
 
-A ``Source`` (indexer/sources: a docs folder, an llms.txt library; sites, repositories and
-registries to come) hands its documents over as a docs folder; ``write_source`` scans it as the
+A ``Source`` (indexer/sources: a docs folder, an llms.txt library; indexer/packages: a release of a
+package; sites and repositories to come) hands its documents over as a docs folder; ``write_source`` scans it as the
 source's library, keeps the index's other libraries (``plan_build``), lets the source complete
 its catalog entry, and writes the new generation with
 :func:`docs_mcp.indexer.generation.write_index`, which swaps it in atomically. Nothing else
 writes an index: ``docs-mcp index`` and the server's fetched llms.txt pages go through here.
+``write_sources`` writes several named libraries in one generation (``docs-mcp sync``).
 """
 
 from __future__ import annotations
 
 import time
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Mapping, Protocol
+from typing import Any, Mapping, Protocol, Sequence
 
-from docs_mcp.indexer.errors import CorpusProblemsError
+from docs_mcp.indexer.errors import CorpusProblemsError, LibraryError
 from docs_mcp.indexer.file_rules import FileRules
 from docs_mcp.indexer.generation import ANY_GENERATION, EmbedVia, Progress, ProgressFn, write_index
 from docs_mcp.indexer.libraries.catalog import with_one_pin
-from docs_mcp.indexer.libraries.merge import plan_build
+from docs_mcp.indexer.libraries.merge import plan_build, plan_builds
 from docs_mcp.indexer.libraries.spec import LibrarySpec
 from docs_mcp.indexer.records import IndexReport
 
@@ -97,3 +98,31 @@ def write_source(
         catalog = replace(catalog, libraries=with_one_pin(entries, library_id))
     return write_index(scan, index_dir, embeddings=embeddings, annotate=catalog.annotate, progress=progress, started=started,
                        planned_on=planned_on, embed_via=embed_via)  # fmt: skip
+
+
+def write_sources(
+    sources: Sequence[Source],
+    index_dir: Path,
+    *,
+    embeddings: str = "default",
+    planned_on: str | None | object = ANY_GENERATION,
+) -> IndexReport:
+    """Write several named libraries in one new generation (one build instead of one per library: ``docs-mcp sync``).
+
+    Raises:
+        As :func:`write_source`; LibraryError also when a library is given twice or has no spec.
+    """
+    if len(sources) == 1:
+        return write_source(sources[0], index_dir, embeddings=embeddings, planned_on=planned_on)
+    if any(source.spec is None for source in sources):
+        raise LibraryError("Only named libraries can be written together.", "Index a folder's implicit library on its own.")
+    started = time.perf_counter()
+    with ExitStack() as stack:
+        documents = [stack.enter_context(source.documents()) for source in sources]
+        plan = plan_builds([(d.root, source.spec, d.metadata_file, d.rules) for d, source in zip(documents, sources)], Path(index_dir))
+    entries = dict(plan.catalog.libraries)
+    for source in sources:
+        library_id = source.spec.library_id
+        entries = with_one_pin({**entries, library_id: source.catalog_entry(entries[library_id])}, library_id)
+    catalog = replace(plan.catalog, libraries=entries)
+    return write_index(plan.scan, index_dir, embeddings=embeddings, annotate=catalog.annotate, started=started, planned_on=planned_on)

@@ -7,10 +7,11 @@ or removing one library costs no embedding work for the others.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from docs_mcp.indexer.libraries.catalog import (
     Catalog,
@@ -55,32 +56,44 @@ def plan_build(
         CorpusNotFoundError, ManifestError: from scanning the corpus.
         LibraryError: the library's paths would collide with another library's.
     """
-    scan = scan_corpus(Path(docs_dir), metadata_file=metadata_file, rules=rules)
-    spec = spec or implicit_spec(scan)
-    templates, template_problems = find_templates(Path(docs_dir))
-    kept = _existing(Path(index_dir), lambda library_id, entry: not _replaces(spec, library_id, entry))
-    _check_versions(spec.library_id, kept.libraries)
+    return plan_builds([(Path(docs_dir), spec, metadata_file, rules)], index_dir)
+
+
+def plan_builds(parts: Sequence[tuple[Path, LibrarySpec | None, Path | None, FileRules | None]], index_dir: Path) -> BuildPlan:
+    """Scan each ``(docs_dir, spec, metadata_file, rules)`` as its library, all in one build, and keep the index's other libraries.
+
+    Raises:
+        CorpusNotFoundError, ManifestError: from scanning a corpus.
+        LibraryError: two libraries' paths would collide, or a library is asked twice.
+    """
+    scans = [scan_corpus(Path(docs_dir), metadata_file=metadata_file, rules=rules) for docs_dir, _, metadata_file, rules in parts]
+    specs = [spec or implicit_spec(scan) for (_, spec, _, _), scan in zip(parts, scans)]
+    if len({spec.library_id for spec in specs}) < len(specs):
+        raise LibraryError("One build was asked to write the same library twice.", "Write each library once.")
+    kept = _existing(Path(index_dir), lambda library_id, entry: not any(_replaces(spec, library_id, entry) for spec in specs))
     indexed_at = _now()
-    entry = library_entry(spec, scan, source=str(Path(docs_dir).resolve()), indexed_at=indexed_at)
-    libraries = {**kept.libraries, spec.library_id: entry}
-    new_prompts = prompt_entries(templates, spec, (p["name"] for p in kept.prompts))
-    mounted = mount(scan, spec)
-    _check_collisions(mounted, kept)
-    catalog = Catalog(
-        libraries=libraries,
-        prompts=tuple(kept.prompts) + tuple(new_prompts),
-        resource_marks=merge_marks(kept.marks, resource_marks(Path(docs_dir), metadata_file)),
-    )
-    configs = {**kept.configs, **{key.name: key.config() for key in scan.taxonomy}}
-    combined = _combine(
-        kept.chunks + mounted.chunks,
-        {**kept.files, **mounted.files},
-        configs,
-        libraries,
-        description=scan.corpus_description,
-    )
-    problems = scan.problems + template_problems
-    plan = replace(combined, root=scan.root, problems=problems, skipped=mounted.skipped, skipped_files=scan.skipped_files, other_files=scan.other_files)
+    libraries, prompts, marks, configs = dict(kept.libraries), list(kept.prompts), [kept.marks], dict(kept.configs)
+    chunks, files, skipped, problems = list(kept.chunks), dict(kept.files), [], []
+    skipped_files: Counter[str] = Counter()
+    other_files: Counter[str] = Counter()
+    for (docs_dir, _, metadata_file, _), spec, scan in zip(parts, specs, scans):
+        _check_versions(spec.library_id, libraries)
+        templates, template_problems = find_templates(Path(docs_dir))
+        libraries[spec.library_id] = library_entry(spec, scan, source=str(Path(docs_dir).resolve()), indexed_at=indexed_at)
+        prompts += prompt_entries(templates, spec, (p["name"] for p in prompts))
+        mounted = mount(scan, spec)
+        _check_collisions(mounted, files)
+        marks.append(resource_marks(Path(docs_dir), metadata_file))
+        configs.update({key.name: key.config() for key in scan.taxonomy})
+        chunks += mounted.chunks
+        files.update(mounted.files)
+        skipped += mounted.skipped
+        problems += [*scan.problems, *template_problems]
+        skipped_files.update(scan.skipped_files)
+        other_files.update(scan.other_files)
+    catalog = Catalog(libraries=libraries, prompts=tuple(prompts), resource_marks=merge_marks(*marks))
+    combined = _combine(chunks, files, configs, libraries, description=scans[0].corpus_description)
+    plan = replace(combined, root=scans[0].root, problems=tuple(problems), skipped=tuple(skipped), skipped_files=dict(skipped_files), other_files=dict(other_files))
     return BuildPlan(plan, catalog)
 
 
@@ -170,8 +183,8 @@ def _check_versions(library_id: str, kept: Mapping[str, Any]) -> None:
             )
 
 
-def _check_collisions(new: CorpusScan, kept: StoredLibraries) -> None:
-    clash = sorted(set(new.files) & set(kept.files))
+def _check_collisions(new: CorpusScan, taken: Mapping[str, str]) -> None:
+    clash = sorted(set(new.files) & set(taken))
     if clash:
         raise LibraryError(
             f"'{clash[0]}' would belong to two libraries ({len(clash)} path(s) collide).",

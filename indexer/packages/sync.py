@@ -3,8 +3,8 @@
 Planning reads the project (``manifests``) and the index's catalog: a dependency whose locked
 version is indexed and pinned is ``unchanged`` without a network request; one that no lock file
 settles is resolved to the newest release its specifier allows (the registry's answer is cached
-for a TTL). Fetching runs in parallel (registry documents and archives); writing is one library
-at a time, as each download completes, through the one writer. A dependency that cannot be had
+for a TTL). Fetching runs in parallel (registry documents and archives); the downloads finished
+at each moment are written together, one new generation for all of them, through the one writer. A dependency that cannot be had
 (unknown to the registry, no documentation, offline) is reported and the others go on. Versions
 that sync itself pinned before and the lock no longer names are removed; versions added by hand
 (``docs-mcp add``) are kept.
@@ -97,8 +97,8 @@ def run_sync(
         pending: set[Future] = set(started)
         while pending:
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in sorted(finished, key=lambda f: started[f].label):
-                outcome = _write(started[future], future, index_dir, sleep)
+            # Every download finished by now goes into one build: one new generation, not one per library.
+            for outcome in _write_batch([(started[f], f) for f in sorted(finished, key=lambda f: started[f].label)], index_dir, sleep):
                 report(outcome)
                 done.append(outcome)
     for removed in _remove_superseded(index_dir, [item.ref for item in items if item.ref is not None]):
@@ -112,17 +112,38 @@ def _timed_fetch(client: RegistryClient, ref: PackageRef, added_by: str) -> tupl
     return fetch_release(client, ref, pinned=True, added_by=added_by), time.perf_counter() - started
 
 
-def _write(item: SyncItem, future: Future, index_dir: Path, sleep: Callable[[float], None]) -> SyncItem:
-    started = time.perf_counter()
-    try:
-        source, fetch_seconds = future.result()
-        report = index_pages(Path(index_dir), source, sleep=sleep)
-    except DocsMcpError as error:
-        return replace(item, status=FAILED, detail=_message(error))
-    entry = indexed_libraries(index_dir).get(source.ref.library_id) or {}
-    stats = entry.get("stats") or {}
-    seconds = fetch_seconds + time.perf_counter() - started
-    added = Added(source.ref.library_id, ADDED, int(stats.get("files", 0)), int(stats.get("chunks", 0)), source.archive.url, seconds, report.embedded)
+def _write_batch(batch: list[tuple[SyncItem, Future]], index_dir: Path, sleep: Callable[[float], None]) -> list[SyncItem]:
+    """Index the downloads of ``batch`` in one build; if that fails, one by one (a release without documentation
+    must not keep the others out)."""
+    outcomes, fetched = [], []
+    for item, future in batch:
+        try:
+            fetched.append((item, *future.result()))
+        except DocsMcpError as error:
+            outcomes.append(replace(item, status=FAILED, detail=_message(error)))
+    if len(fetched) > 1:
+        started = time.perf_counter()
+        try:
+            report = index_pages(Path(index_dir), [source for _, source, _ in fetched], sleep=sleep)
+        except DocsMcpError:
+            pass  # written one by one below, each failure reported with its own cause
+        else:
+            write_seconds = time.perf_counter() - started
+            return outcomes + [_added(item, source, seconds + write_seconds, report.embedded, index_dir) for item, source, seconds in fetched]
+    for item, source, seconds in fetched:
+        started = time.perf_counter()
+        try:
+            report = index_pages(Path(index_dir), source, sleep=sleep)
+        except DocsMcpError as error:
+            outcomes.append(replace(item, status=FAILED, detail=_message(error)))
+            continue
+        outcomes.append(_added(item, source, seconds + time.perf_counter() - started, report.embedded, index_dir))
+    return outcomes
+
+
+def _added(item: SyncItem, source: PackageSource, seconds: float, embedded: int, index_dir: Path) -> SyncItem:
+    stats = (indexed_libraries(index_dir).get(source.ref.library_id) or {}).get("stats") or {}
+    added = Added(source.ref.library_id, ADDED, int(stats.get("files", 0)), int(stats.get("chunks", 0)), source.archive.url, seconds, embedded)
     return replace(item, status=ADDED, added=added, seconds=seconds)
 
 

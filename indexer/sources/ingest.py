@@ -22,9 +22,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
-from docs_mcp.indexer.build import Documents, Source, write_source
+from docs_mcp.indexer.build import Documents, Source, write_source, write_sources
 from docs_mcp.indexer.errors import IndexChangedError, IndexLockedError
 from docs_mcp.indexer.index_file import live_generation, open_index
 from docs_mcp.indexer.libraries.spec import LibrarySpec
@@ -85,10 +85,11 @@ class SourcePages:
 
 
 def index_pages(
-    index_dir: Path, source: Source, *, sleep: Callable[[float], None], delays: Iterable[float] = (1.0, 3.0)
+    index_dir: Path, source: Source | Sequence[Source], *, sleep: Callable[[float], None], delays: Iterable[float] = (1.0, 3.0)
 ) -> IndexReport:
     """Write ``source`` (an llms.txt library's pages, a package release...) as its library into the index at
     ``index_dir``, keeping every other library, with the index's embedding model; retried when another writer raced.
+    Several sources are written in one build.
 
     Raises:
         IndexLockedError: another process kept the index locked through every attempt.
@@ -103,6 +104,8 @@ def index_pages(
             try:
                 planned_on = live_generation(index_dir)
                 embeddings = index_embeddings(index_dir)
+                if isinstance(source, Sequence):
+                    return write_sources(source, index_dir, embeddings=embeddings, planned_on=planned_on)
                 return write_source(source, index_dir, embeddings=embeddings, planned_on=planned_on)
             except (IndexChangedError, IndexLockedError):
                 if attempt == len(waits) - 1:
