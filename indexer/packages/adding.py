@@ -35,6 +35,8 @@ class Added:
     source: str  # the archive's URL
     seconds: float
     embedded: int = 0
+    richer: str = ""  # the richer source's URL (packages/richer.py), '' when none had this version
+    notes: tuple[str, ...] = ()  # what the richer sources could not give, and why
 
 
 def indexed_libraries(index_dir: Path) -> dict[str, Mapping[str, Any]]:
@@ -78,4 +80,4 @@ def add_package(
     written = indexed_libraries(index_dir).get(ref.library_id) or {}
     stats = written.get("stats") or {}
     return Added(ref.library_id, ADDED, int(stats.get("files", 0)), int(stats.get("chunks", 0)), source.archive.url,
-                 time.perf_counter() - started, report.embedded)  # fmt: skip
+                 time.perf_counter() - started, report.embedded, source.richer.url if source.richer else "", source.notes)  # fmt: skip

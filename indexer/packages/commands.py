@@ -53,7 +53,10 @@ def _add(ecosystem: str, spec: str, index: Path) -> None:
     finally:
         client.close()
     verb = "already indexed" if added.status == UNCHANGED else "added"
-    typer.echo(f"{verb} {added.library_id}: {added.documents} documents, {added.chunks} chunks in {added.seconds:.1f} s, from {added.source}")
+    also = f" and {added.richer}" if added.richer else ""
+    typer.echo(f"{verb} {added.library_id}: {added.documents} documents, {added.chunks} chunks in {added.seconds:.1f} s, from {added.source}{also}")
+    for note in added.notes:
+        typer.echo(f"note: {note}", err=True)
 
 
 def sync(
@@ -134,7 +137,8 @@ def _print_outcome(items, files, *, dry_run: bool, as_json: bool) -> None:
             {"ecosystem": i.dependency.ecosystem, "name": i.dependency.name, "library_id": i.ref.library_id if i.ref else None,
              "version": i.ref.version if i.ref else None, "status": "would fetch" if dry_run and i.status == FETCH else i.status,
              "detail": i.detail, "documents": i.added.documents if i.added else None, "chunks": i.added.chunks if i.added else None,
-             "seconds": round(i.seconds, 2), "source": i.added.source if i.added else None}
+             "seconds": round(i.seconds, 2), "source": i.added.source if i.added else None,
+             "richer_source": i.added.richer if i.added else None, "notes": list(i.added.notes) if i.added else []}
             for i in items
         ]  # fmt: skip
         typer.echo(orjson.dumps({"files": list(files), "dependencies": rows}, option=orjson.OPT_INDENT_2).decode())

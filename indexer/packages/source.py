@@ -6,6 +6,8 @@ documentation files of its archive (``archive.wanted``). They are written to a t
 folder and indexed as the library ``pypi/NAME/vVERSION`` (``npm/NAME/vVERSION``) through the one
 writer; the catalog entry records the package's metadata and, for every document, where it came
 from (the archive's URL and member), the archive's digest (its revision) and when it was fetched.
+The first richer source that has this version's documentation (packages/richer.py: an llms.txt at
+its documentation site, ...) adds its pages under ``site/``, each with its URL and ETag.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, Sequence
 
 from docs_mcp.indexer.build import Documents
 from docs_mcp.indexer.discover import MARKDOWN_SUFFIXES
@@ -28,6 +30,7 @@ from docs_mcp.indexer.packages.archive import unpack_docs
 from docs_mcp.indexer.packages.errors import PackageFetchError
 from docs_mcp.indexer.packages.info import SDIST, PackageInfo, Release
 from docs_mcp.indexer.packages.refs import NPM, PYPI, PackageRef
+from docs_mcp.indexer.packages.richer import RicherDocs, RicherSource, default_chain, richer_docs
 from docs_mcp.indexer.packages.registry_client import Downloaded, RegistryClient
 
 ARCHIVE = "archive"
@@ -50,6 +53,8 @@ class PackageSource:
     pinned: bool = False  # a project's lock file pins this version (docs-mcp sync)
     added_by: str = "add"  # "add" or "sync": sync replaces only the versions it added
     members: dict[str, str] = field(default_factory=dict, compare=False)  # document path -> archive member, once written
+    richer: RicherDocs | None = None  # the richer source's pages (packages/richer.py), written beside the archive's
+    notes: tuple[str, ...] = ()  # what the richer sources could not give, and why
 
     @property
     def spec(self) -> LibrarySpec:
@@ -72,7 +77,10 @@ class PackageSource:
             written = _write_documents(root, self)
             self.members.clear()
             self.members.update(written)
-            if not written:
+            for page in self.richer.pages if self.richer else ():
+                (root / page.path).parent.mkdir(parents=True, exist_ok=True)
+                (root / page.path).write_text(page.markdown, encoding="utf-8")
+            if not written and not self.richer:
                 raise PackageFetchError(
                     f"{self.ref} ships no documentation: no long description, README or docs folder in its archive.",
                     "Index its documentation site (docs-mcp add llms-txt URL) or repository instead.",
@@ -98,20 +106,27 @@ class PackageSource:
                 "repository": self.info.repository, "documentation": self.info.documentation,
                 "latest": self.info.newest, "published": self.release.published,
             },  # fmt: skip
-            "sources": [source],
+            "sources": [source, *([self.richer.source_json()] if self.richer else [])],
             "provenance": {path: self._provenance(relative) for path, relative in member.items()},
+            **({"source_notes": list(self.notes)} if self.notes else {}),
         }
 
 
     def _provenance(self, member: str) -> dict[str, str]:
         """Where one document came from: a member of the archive (its URL + ``#member``), or the registry's document."""
+        page = next((p for p in self.richer.pages if p.path == member), None) if self.richer else None
+        if page is not None:
+            return {"url": page.url, "revision": page.revision, "fetched_at": self.richer.fetched_at}
         if member == REGISTRY_DOCUMENT:
             return {"url": self.info.registry_url, "revision": "", "fetched_at": self.fetched_at}
         return {"url": f"{self.archive.url}#{member}", "revision": self.archive.digest, "fetched_at": self.fetched_at}
 
 
-def fetch_release(client: RegistryClient, ref: PackageRef, *, pinned: bool = False, added_by: str = "add") -> PackageSource:
-    """Resolve ``ref`` (its newest release when it has no version) and download its archive.
+def fetch_release(
+    client: RegistryClient, ref: PackageRef, *, pinned: bool = False, added_by: str = "add", chain: Sequence[RicherSource] | None = None
+) -> PackageSource:
+    """Resolve ``ref`` (its newest release when it has no version), download its archive, then read the first richer
+    source of ``chain`` (default: packages/richer.py's order) that has that version's documentation.
 
     Raises:
         PackageNotFoundError: no such package or version.
@@ -119,7 +134,8 @@ def fetch_release(client: RegistryClient, ref: PackageRef, *, pinned: bool = Fal
     """
     info, release = client.release(ref)
     downloaded = client.download(release)
-    return PackageSource(ref.at(release.version), info, release, downloaded, _now(), pinned, added_by)
+    richer, notes = richer_docs(default_chain(allow_loopback=client.settings.allow_loopback) if chain is None else chain, info, release.version)
+    return PackageSource(ref.at(release.version), info, release, downloaded, _now(), pinned, added_by, richer=richer, notes=notes)
 
 
 def _write_documents(root: Path, source: PackageSource) -> dict[str, str]:

@@ -143,7 +143,8 @@ def _write_batch(batch: list[tuple[SyncItem, Future]], index_dir: Path, sleep: C
 
 def _added(item: SyncItem, source: PackageSource, seconds: float, embedded: int, index_dir: Path) -> SyncItem:
     stats = (indexed_libraries(index_dir).get(source.ref.library_id) or {}).get("stats") or {}
-    added = Added(source.ref.library_id, ADDED, int(stats.get("files", 0)), int(stats.get("chunks", 0)), source.archive.url, seconds, embedded)
+    added = Added(source.ref.library_id, ADDED, int(stats.get("files", 0)), int(stats.get("chunks", 0)), source.archive.url, seconds, embedded,
+                  source.richer.url if source.richer else "", source.notes)  # fmt: skip
     return replace(item, status=ADDED, added=added, seconds=seconds)
 
 

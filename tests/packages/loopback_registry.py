@@ -4,16 +4,20 @@
     GET /packages/.../{file}         a recorded sdist, by file name (PyPI's file URLs resolve here)
     GET /{name}                      the recorded npm package document, its tarball URLs pointing here
     GET /{name}/-/{file}             a recorded npm tarball
+    GET /site/...                    a documentation site's pages (``site``: path -> body, media type)
 
 Answers carry an ETag and honour If-None-Match (304), as the real registries do. ``requests``
 lists every path asked, so a test can prove that a second run asked nothing; ``down`` makes every
-answer a 503 (a registry outage); ``tamper`` serves archives with a byte changed.
+answer a 503 (a registry outage); ``tamper`` serves archives with a byte changed. ``documentation``
+(a URL) is set as every served package's documentation site: PyPI's ``project_urls`` gets a
+``Documentation`` entry and the npm document a ``homepage`` (the rest of the documents stays as recorded).
 """
 
 from __future__ import annotations
 
 import gzip
 import hashlib
+import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -30,6 +34,8 @@ class LoopbackRegistry:
         self.requests: list[str] = []
         self.down = False
         self.tamper = False
+        self.documentation = ""
+        self.site: dict[str, tuple[bytes, str]] = {}
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -52,9 +58,11 @@ class LoopbackRegistry:
     def body(self, path: str) -> tuple[bytes, str] | None:
         """What ``path`` serves, and its media type."""
         parts = [unquote(p) for p in path.split("?", 1)[0].split("/") if p]
+        if parts and parts[0] == "site":
+            return self.site.get(path.split("?", 1)[0])
         if len(parts) == 3 and parts[0] == "pypi" and parts[2] == "json":
             document = DATA / f"pypi-{parts[1].lower()}.json.gz"
-            return (gzip.decompress(document.read_bytes()), "application/json") if document.is_file() else None
+            return (self._documented(gzip.decompress(document.read_bytes()), "pypi"), "application/json") if document.is_file() else None
         if parts and (parts[0] == "packages" or (len(parts) >= 3 and parts[-2] == "-")):
             archive = DATA / parts[-1]
             if not archive.is_file() or archive.suffix not in (".gz", ".tgz"):
@@ -64,8 +72,20 @@ class LoopbackRegistry:
         if len(parts) == 1:
             document = DATA / f"npm-{parts[0]}.json.gz"
             if document.is_file():
-                return gzip.decompress(document.read_bytes()).replace(NPM_ORIGIN, f"{self.url}/".encode()), "application/json"
+                body = gzip.decompress(document.read_bytes()).replace(NPM_ORIGIN, f"{self.url}/".encode())
+                return self._documented(body, "npm"), "application/json"
         return None
+
+    def _documented(self, body: bytes, registry: str) -> bytes:
+        """The document with ``documentation`` as the package's documentation site (unchanged when it is unset)."""
+        if not self.documentation:
+            return body
+        document = json.loads(body)
+        if registry == "pypi":
+            document["info"]["project_urls"] = {**(document["info"].get("project_urls") or {}), "Documentation": self.documentation}
+        else:
+            document["homepage"] = self.documentation
+        return json.dumps(document).encode()
 
 
 def _handler(registry: LoopbackRegistry) -> type[BaseHTTPRequestHandler]:

@@ -1,0 +1,170 @@
+"""After a release's own archive, the richer source its metadata points to, tried in a documented order.
+
+    1. llms-txt   an llms.txt at the package's documentation site, and the pages it links on that site
+    2. github     its repository's docs at the release tag           (joins when indexer/sources has it)
+    3. site       a crawl of its documentation site                   (joins when indexer/sources has it)
+
+Each is a ``RicherSource``: given the package and the version, it returns the pages it found or
+None when the metadata points to nothing of its kind. The first one that finds pages wins; the
+archive's documents are always kept beside them (under ``site/`` or ``repository/``). A source
+answers only for the version asked: a documentation site serves what it serves today, so its
+llms.txt is read for the registry's newest release, or when its URL names the version; for an
+older release it is skipped and the note says why (an answer never comes from another version
+silently). A page that cannot be fetched is left out and noted; the release is indexed anyway.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Callable, Protocol, Sequence
+from urllib.parse import urljoin, urlsplit
+
+from docs_mcp.indexer.packages.info import PackageInfo
+from docs_mcp.indexer.sources.convert import to_markdown
+from docs_mcp.indexer.sources.errors import SourceError
+from docs_mcp.indexer.sources.fetch import Fetcher
+from docs_mcp.indexer.sources.llms_txt import LlmsTxt, parse_llms_txt
+from docs_mcp.indexer.sources.paths import page_paths
+from docs_mcp.indexer.sources.safety import FetchPolicy, host_of
+
+LLMS_TXT_SOURCE = "llms-txt"
+SITE_FOLDER = "site"
+MAX_SITE_PAGES = 100
+SITE_SECONDS = 120.0  # all the pages of one site, however many the llms.txt links
+CODE_HOSTS = frozenset({"github.com", "gitlab.com", "bitbucket.org", "codeberg.org"})  # repositories, not sites
+
+
+@dataclass(frozen=True)
+class RicherPage:
+    """One page of a richer source, as markdown, at its path under the library."""
+
+    path: str
+    markdown: str
+    url: str
+    revision: str  # the page's ETag, or the commit it was read at
+
+
+@dataclass(frozen=True)
+class RicherDocs:
+    """What a richer source gave: its pages, where it is, and what was left out."""
+
+    kind: str
+    url: str
+    revision: str
+    fetched_at: str
+    pages: tuple[RicherPage, ...]
+    notes: tuple[str, ...] = ()
+
+    def source_json(self) -> dict[str, str]:
+        """The catalog's ``sources`` entry."""
+        return {"kind": self.kind, "url": self.url, "revision": self.revision, "fetched_at": self.fetched_at}
+
+
+class RicherSource(Protocol):
+    """A source of a package's documentation beyond its archive."""
+
+    kind: str
+
+    def find(self, info: PackageInfo, version: str) -> RicherDocs | None:
+        """The pages of ``info`` at ``version``, or None when the metadata points to nothing of this kind.
+
+        Raises:
+            SourceError: the source exists but cannot be read, or does not serve that version (the message says).
+        """
+        ...
+
+
+def richer_docs(chain: Sequence[RicherSource], info: PackageInfo, version: str) -> tuple[RicherDocs | None, tuple[str, ...]]:
+    """The first source of ``chain`` that finds pages, and a note for each one tried before it that could not."""
+    notes = []
+    for source in chain:
+        try:
+            found = source.find(info, version)
+        except SourceError as error:
+            notes.append(f"{source.kind}: {error.message}")
+            continue
+        if found is not None and found.pages:
+            return found, (*notes, *found.notes)
+    return None, tuple(notes)
+
+
+class LlmsTxtAtDocsSite:
+    """The llms.txt at the package's documentation site (its documentation URL, else a homepage that is not a repository)."""
+
+    kind = LLMS_TXT_SOURCE
+
+    def __init__(self, *, allow_loopback: bool = False, delays: tuple[float, ...] = (1.0,), clock: Callable[[], float] = time.monotonic) -> None:
+        self._allow_loopback = allow_loopback
+        self._delays = delays
+        self._clock = clock
+
+    def find(self, info: PackageInfo, version: str) -> RicherDocs | None:
+        candidates = llms_txt_candidates(info)
+        if not candidates:
+            return None
+        fetcher = Fetcher(FetchPolicy(frozenset({host_of(c) for c in candidates}), self._allow_loopback), delays=self._delays)
+        try:
+            for url in candidates:
+                try:
+                    fetched = fetcher.get(url)
+                    text = fetched.body.decode("utf-8", errors="replace")
+                    llms = parse_llms_txt(text, fetched.url)
+                except SourceError:
+                    continue  # no llms.txt there: the next candidate
+                if version != info.newest and not _names_version(fetched.url, version):
+                    raise SourceError(
+                        f"{fetched.url} documents what the site serves today (the newest release, {info.newest}), not {version}.",
+                        "Its repository's docs at the release tag are the exact source for an older version.",
+                    )
+                return self._pages(fetcher, llms, text, fetched.etag)
+        finally:
+            fetcher.close()
+        return None
+
+    def _pages(self, fetcher: Fetcher, llms: LlmsTxt, text: str, llms_etag: str) -> RicherDocs:
+        """The llms.txt and the pages it links on its own site, at most MAX_SITE_PAGES in SITE_SECONDS."""
+        host = host_of(llms.url)
+        linked = [e.url for e in llms.entries if host_of(e.url) == host]
+        paths = page_paths(linked, llms.url)
+        pages = [RicherPage(f"{SITE_FOLDER}/{paths[llms.url]}", text, llms.url, llms_etag)]
+        notes = [f"{len(linked) - MAX_SITE_PAGES} pages past the first {MAX_SITE_PAGES} left out"] if len(linked) > MAX_SITE_PAGES else []
+        started = self._clock()
+        for url in list(dict.fromkeys(linked))[:MAX_SITE_PAGES]:
+            if self._clock() - started > SITE_SECONDS:
+                notes.append(f"stopped after {SITE_SECONDS:g} s: {url} and the pages after it left out")
+                break
+            try:
+                fetched = fetcher.get(url)
+                pages.append(RicherPage(f"{SITE_FOLDER}/{paths[url]}", to_markdown(fetched).markdown, fetched.url, fetched.etag))
+            except SourceError as error:
+                notes.append(f"{url} left out: {error.message}")
+        return RicherDocs(LLMS_TXT_SOURCE, llms.url, llms_etag, _now(), tuple(pages), tuple(notes))
+
+
+def llms_txt_candidates(info: PackageInfo) -> list[str]:
+    """Where an llms.txt may be: beside the documentation URL, then at its site's root (same for a homepage that is a site)."""
+    sites = [url for url in (info.documentation, info.homepage) if url and urlsplit(url).scheme in ("http", "https") and host_of(url) not in CODE_HOSTS]
+    candidates = []
+    for url in sites:
+        parts = urlsplit(url)
+        path = parts.path or "/"
+        folder = path if path.endswith("/") or "." not in path.rsplit("/", 1)[-1] else path.rsplit("/", 1)[0] + "/"
+        root = f"{parts.scheme}://{parts.netloc}"
+        candidates += [urljoin(root, folder.rstrip("/") + "/llms.txt"), f"{root}/llms.txt"]
+    return list(dict.fromkeys(candidates))
+
+
+def default_chain(*, allow_loopback: bool = False) -> tuple[RicherSource, ...]:
+    """The sources tried after the archive, in the documented order (the GitHub and site sources join here)."""
+    return (LlmsTxtAtDocsSite(allow_loopback=allow_loopback),)
+
+
+def _names_version(url: str, version: str) -> bool:
+    """Whether the URL's path has the version as one of its segments (``/en/2.31.0/``, ``/v2.31.0/``)."""
+    return any(segment in (version, f"v{version}") for segment in urlsplit(url).path.split("/"))
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
