@@ -9,8 +9,8 @@ None when the metadata points to nothing of its kind. The first one that finds p
 archive's documents are always kept beside them (under ``site/`` or ``repository/``). A source
 answers only for the version asked: a documentation site serves what it serves today, so its
 llms.txt is read for the registry's newest release, or when its URL names the version; for an
-older release it is skipped and the note says why (an answer never comes from another version
-silently). A page that cannot be fetched is left out and noted; the release is indexed anyway.
+older release it is not even asked, and the note says why (an answer never comes from another
+version silently). A page that cannot be fetched is left out and noted; the release is indexed anyway.
 """
 
 from __future__ import annotations
@@ -104,6 +104,13 @@ class LlmsTxtAtDocsSite:
         candidates = llms_txt_candidates(info)
         if not candidates:
             return None
+        if version != info.newest:
+            candidates = [url for url in candidates if _names_version(url, version)]
+            if not candidates:  # not even asked: its pages would be the newest release's
+                raise SourceError(
+                    f"the documentation site ({info.documentation or info.homepage}) serves the newest release, {info.newest}, not {version}; not read.",
+                    "Its repository's docs at the release tag are the exact source for an older version.",
+                )
         fetcher = Fetcher(FetchPolicy(frozenset({host_of(c) for c in candidates}), self._allow_loopback), delays=self._delays)
         try:
             for url in candidates:
@@ -114,10 +121,7 @@ class LlmsTxtAtDocsSite:
                 except SourceError:
                     continue  # no llms.txt there: the next candidate
                 if version != info.newest and not _names_version(fetched.url, version):
-                    raise SourceError(
-                        f"{fetched.url} documents what the site serves today (the newest release, {info.newest}), not {version}.",
-                        "Its repository's docs at the release tag are the exact source for an older version.",
-                    )
+                    raise SourceError(f"{url} redirects to {fetched.url}, which does not document {version}; not read.", "")
                 return self._pages(fetcher, llms, text, fetched.etag)
         finally:
             fetcher.close()
