@@ -72,12 +72,17 @@ def test_every_answer_carries_its_provenance_and_the_text_of_search_stays_the_co
     text_hits = __import__("json").loads(result.content[0].text)["hits"]
     assert all("provenance" not in hit for hit in text_hits)  # seed 003's SearchResult, unchanged
     provenance = result.structured_content["hits"][0]["provenance"]
+    assert result.structured_content["hits"][0]["passage"]  # beside the passage and tokens every hit carries
+    expanded = server.call("search_docs_expanded", {"query": "parse_float", "library": NEW, "keywords": "ValueError illegal types"})
+    assert expanded.structured_content["hits"][0]["provenance"]["version"] == "2.0.1"
     assert provenance["library_id"] == NEW and provenance["version"] == "2.0.1"
     assert provenance["source_url"].endswith("tomli-2.0.1.tar.gz#PKG-INFO")  # the long description of exactly that release
     assert provenance["revision"] == "sha256:de526c12914f0c550d15924c62d72abc48d6fe7364aa87328337a31007fe8a4f"
     assert provenance["fetched_at"] and provenance["indexed_at"]
     page = server.json("read_page", {"path": f"{NEW}/README.md", "max_lines": 5})
     assert page["version"] == "2.0.1" and page["provenance"] == provenance
+    old_page = server.json("read_page", {"path": "README.md", "library_id": "pypi/tomli@1.2.3", "max_lines": 3})
+    assert old_page["version"] == "1.2.3" and old_page["provenance"]["source_url"].endswith("tomli-1.2.3.tar.gz#PKG-INFO")
     info = server.json("get_library_info", {"library_id": "pypi/tomli"})
     assert info["library_id"] == NEW and info["stale_pages"] == 0
     assert info["sources"] == [{"kind": "archive", "url": provenance["source_url"].split("#")[0], "revision": provenance["revision"],
