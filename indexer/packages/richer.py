@@ -32,6 +32,7 @@ from docs_mcp.indexer.sources.safety import FetchPolicy, host_of
 LLMS_TXT_SOURCE = "llms-txt"
 SITE_FOLDER = "site"
 MAX_SITE_PAGES = 100
+MAX_SITE_BYTES = 50 * 1024 * 1024  # the pages of one site together, as the archive's documentation is bounded
 SITE_SECONDS = 120.0  # all the pages of one site, however many the llms.txt links
 CODE_HOSTS = frozenset({"github.com", "gitlab.com", "bitbucket.org", "codeberg.org"})  # repositories, not sites
 
@@ -128,20 +129,21 @@ class LlmsTxtAtDocsSite:
         return None
 
     def _pages(self, fetcher: Fetcher, llms: LlmsTxt, text: str, llms_etag: str) -> RicherDocs:
-        """The llms.txt and the pages it links on its own site, at most MAX_SITE_PAGES in SITE_SECONDS."""
+        """The llms.txt and the pages it links on its own site: at most MAX_SITE_PAGES, MAX_SITE_BYTES, SITE_SECONDS."""
         host = host_of(llms.url)
-        linked = [e.url for e in llms.entries if host_of(e.url) == host]
+        linked = list(dict.fromkeys(e.url for e in llms.entries if host_of(e.url) == host and e.url != llms.url))
         paths = page_paths(linked, llms.url)
         pages = [RicherPage(f"{SITE_FOLDER}/{paths[llms.url]}", text, llms.url, llms_etag)]
         notes = [f"{len(linked) - MAX_SITE_PAGES} pages past the first {MAX_SITE_PAGES} left out"] if len(linked) > MAX_SITE_PAGES else []
-        started = self._clock()
-        for url in list(dict.fromkeys(linked))[:MAX_SITE_PAGES]:
-            if self._clock() - started > SITE_SECONDS:
-                notes.append(f"stopped after {SITE_SECONDS:g} s: {url} and the pages after it left out")
+        started, size = self._clock(), len(text)
+        for url in linked[:MAX_SITE_PAGES]:
+            if self._clock() - started > SITE_SECONDS or size > MAX_SITE_BYTES:
+                notes.append(f"stopped after {SITE_SECONDS:g} s or {MAX_SITE_BYTES:,} bytes: {url} and the pages after it left out")
                 break
             try:
                 fetched = fetcher.get(url)
                 pages.append(RicherPage(f"{SITE_FOLDER}/{paths[url]}", to_markdown(fetched).markdown, fetched.url, fetched.etag))
+                size += len(fetched.body)
             except SourceError as error:
                 notes.append(f"{url} left out: {error.message}")
         return RicherDocs(LLMS_TXT_SOURCE, llms.url, llms_etag, _now(), tuple(pages), tuple(notes))

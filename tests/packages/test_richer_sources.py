@@ -7,6 +7,8 @@ also serves; the site's pages are real documentation (two pages of this project'
 from __future__ import annotations
 
 import hashlib
+
+import pytest
 import os
 import subprocess
 import sys
@@ -15,9 +17,10 @@ from pathlib import Path
 from loopback_registry import LoopbackRegistry, client_for
 
 from docs_mcp.indexer.packages.adding import add_package, indexed_libraries
-from docs_mcp.indexer.packages.info import PackageInfo
+from docs_mcp.indexer.packages.info import PackageInfo, Release
 from docs_mcp.indexer.packages.refs import parse_package_spec
-from docs_mcp.indexer.packages.richer import llms_txt_candidates
+from docs_mcp.indexer.packages import richer
+from docs_mcp.indexer.packages.richer import LlmsTxtAtDocsSite, llms_txt_candidates
 
 GUIDE = Path(__file__).resolve().parents[2] / "corpus" / "guide"
 MS = "npm/ms/v2.1.3"
@@ -88,3 +91,19 @@ def test_llms_txt_is_looked_for_beside_the_documentation_url_then_at_its_sites_r
     assert llms_txt_candidates(info) == ["https://x.readthedocs.io/en/stable/llms.txt", "https://x.readthedocs.io/llms.txt"]
     assert llms_txt_candidates(PackageInfo("npm", "y", homepage="https://y.dev")) == ["https://y.dev/llms.txt"]
     assert llms_txt_candidates(PackageInfo("npm", "z", homepage="https://github.com/o/z#readme")) == []
+
+
+def test_a_sites_pages_are_bounded_in_number_and_bytes_and_only_its_own_host_is_read(registry: LoopbackRegistry, monkeypatch: pytest.MonkeyPatch) -> None:
+    site = _serve_site(registry, "ms")
+    info = PackageInfo("npm", "ms", documentation=site, latest="2.1.3", releases={"2.1.3": Release("2.1.3")})
+    source = LlmsTxtAtDocsSite(allow_loopback=True, delays=())
+    monkeypatch.setattr(richer, "MAX_SITE_PAGES", 1)
+    found = source.find(info, "2.1.3")
+    assert found is not None and [p.path for p in found.pages] == ["site/llms.md", "site/filters.md"]
+    assert found.notes == ("2 pages past the first 1 left out",)  # pagination and gone; elsewhere.example is never a candidate
+    monkeypatch.setattr(richer, "MAX_SITE_PAGES", 100)
+    monkeypatch.setattr(richer, "MAX_SITE_BYTES", 10)  # the llms.txt alone is larger
+    found = source.find(info, "2.1.3")
+    assert found is not None and [p.path for p in found.pages] == ["site/llms.md"]
+    assert found.notes == (f"stopped after 120 s or 10 bytes: {site}filters.md and the pages after it left out",)
+    assert not any(r.startswith("/site/ms/pagination") for r in registry.requests)
