@@ -34,7 +34,7 @@ from docs_mcp.indexer.packages.metadata_cache import CachedPackage, MetadataCach
 from docs_mcp.indexer.packages.npm import DEFAULT_NPM, package_url, read_package
 from docs_mcp.indexer.packages.pypi import DEFAULT_PYPI, project_url, read_project
 from docs_mcp.indexer.packages.refs import NPM, PYPI, PackageRef
-from docs_mcp.indexer.sources.errors import RemotePageNotFoundError, SourceError, SourceUnavailableError
+from docs_mcp.indexer.sources.errors import RemotePageNotFoundError, SourceError, SourceUnavailableError, UrlNotAllowedError
 from docs_mcp.indexer.sources.fetch import DEFAULT_DELAYS, Fetched, Fetcher
 from docs_mcp.indexer.sources.safety import FetchPolicy, host_of, loopback_allowed
 
@@ -162,7 +162,7 @@ class RegistryClient:
             logger.warning("%s unreachable, using its answer of %s for %s", self.settings.registry_name(ecosystem), _iso(cached.fetched_at), name)
             entry = cached
         except SourceError as error:
-            raise PackageFetchError(f"{self.settings.registry_name(ecosystem)} answer for '{name}' cannot be read: {error.message}", error.hint) from error
+            raise PackageFetchError(f"{self.settings.registry_name(ecosystem)} answer for '{name}' cannot be read: {error.message}", _hint(error)) from error
         return self._known(entry)
 
     def lookup(self, ecosystem: str, name: str) -> Lookup:
@@ -207,7 +207,7 @@ class RegistryClient:
         try:
             fetched: Fetched = self._fetcher.get(release.archive_url, policy=policy)
         except SourceError as error:
-            raise PackageFetchError(f"The archive of version {release.version} cannot be downloaded: {error.message}", error.hint or "Try again later.") from error
+            raise PackageFetchError(f"The archive of version {release.version} cannot be downloaded: {error.message}", _hint(error) or "Try again later.") from error
         digest = _check_digest(fetched.body, release)
         return Downloaded(fetched.url, fetched.body, digest, fetched.etag)
 
@@ -236,6 +236,13 @@ class RegistryClient:
             registry = self.settings.registry_name(entry.ecosystem)
             raise PackageNotFoundError(f"{registry} has no package '{entry.name}'.", f"Check the name (as you would `{'pip install' if entry.ecosystem == PYPI else 'npm install'}` it).")
         return entry.info
+
+
+def _hint(error: SourceError) -> str:
+    """What to do about a failed registry request: a refused private address may be a mirror the operator trusts."""
+    if isinstance(error, UrlNotAllowedError) and "private" in error.message:
+        return f"A registry mirror (or a proxy) on a private network is reached only when {NETWORKS_ENV} lists it, e.g. {NETWORKS_ENV}=10.20.0.0/16."
+    return error.hint
 
 
 def _with(policy: FetchPolicy, fetcher: Fetcher) -> FetchPolicy:

@@ -103,8 +103,9 @@ def test_registry_requests_never_reach_private_addresses_unless_the_operator_tru
     refused = RegistryClient(RegistrySettings.for_index(tmp_path, {"DOCS_MCP_PYPI_URL": registry.url}), delays=())
     trusted = RegistryClient(RegistrySettings.for_index(tmp_path / "b", {"DOCS_MCP_PYPI_URL": registry.url, "DOCS_MCP_REGISTRY_NETWORKS": "127.0.0.0/8"}), delays=())
     try:
-        with pytest.raises(PackageFetchError, match="loopback"):
+        with pytest.raises(PackageFetchError, match="loopback") as refusal:
             refused.package("pypi", "tomli")
+        assert "DOCS_MCP_REGISTRY_NETWORKS=10.20.0.0/16" in refusal.value.hint  # what to do when it is a mirror
         assert trusted.package("pypi", "tomli").name == "tomli"
     finally:
         refused.close()
