@@ -114,7 +114,7 @@ def main() -> None:
         source = (entry.get("sources") or [{}])[0]
         rows.append({
             "library_id": dep["library_id"], "status": dep["status"], "pinned": dep["version"], "newest": (entry.get("package") or {}).get("latest"),
-            "documents": dep["documents"], "chunks": dep["chunks"], "seconds": dep["seconds"],
+            "documents": dep["documents"], "chunks": dep["chunks"], "seconds": dep["seconds"], "download_seconds": dep.get("download_seconds"),
             "source": f"{source.get('kind', '')}: {str(source.get('url', '')).rsplit('/', 1)[-1]}",
             "documents_list": [t["path"].removeprefix(entry.get("mount", "")) for t in entry.get("toc", [])][:6],
             **checked.get(dep["library_id"] or "", {}),
@@ -126,10 +126,10 @@ def main() -> None:
         "total_chunks": sum(r["chunks"] or 0 for r in rows),
     }  # fmt: skip
     print(f"first sync {summary['first_sync_seconds']} s, second {summary['second_sync_seconds']} s ({', '.join(sorted(rerun))}); load {summary['load_average_at_start']}")
-    print("| library | pinned | newest | docs | chunks | s | source | answers name the pin |")
+    print("| library | pinned | newest | docs | chunks | s (download) | source | answers name the pin |")
     print("| --- | --- | --- | ---: | ---: | ---: | --- | --- |")
     for r in rows:
-        print(f"| {r['library_id']} | {r['pinned']} | {r['newest']} | {r['documents']} | {r['chunks']} | {r['seconds']} | {r['source']} | {r.get('names_pinned')} |")
+        print(f"| {r['library_id']} | {r['pinned']} | {r['newest']} | {r['documents']} | {r['chunks']} | {r['seconds']} ({r['download_seconds']}) | {r['source']} | {r.get('names_pinned')} |")
     if args.report:
         args.report.write_text(json.dumps({"summary": summary, "libraries": rows}, indent=2))
     print(json.dumps(summary))

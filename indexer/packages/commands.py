@@ -137,7 +137,7 @@ def _print_outcome(items, files, *, dry_run: bool, as_json: bool) -> None:
             {"ecosystem": i.dependency.ecosystem, "name": i.dependency.name, "library_id": i.ref.library_id if i.ref else None,
              "version": i.ref.version if i.ref else None, "status": "would fetch" if dry_run and i.status == FETCH else i.status,
              "detail": i.detail, "documents": i.added.documents if i.added else None, "chunks": i.added.chunks if i.added else None,
-             "seconds": round(i.seconds, 2), "source": i.added.source if i.added else None,
+             "seconds": round(i.seconds, 2), "download_seconds": round(i.download_seconds, 2), "source": i.added.source if i.added else None,
              "richer_source": i.added.richer if i.added else None, "notes": list(i.added.notes) if i.added else []}
             for i in items
         ]  # fmt: skip

@@ -48,7 +48,8 @@ class SyncItem:
     status: str
     detail: str = ""
     added: Added | None = None
-    seconds: float = 0.0
+    seconds: float = 0.0  # from its download's start until its build went live
+    download_seconds: float = 0.0  # of which: reading the registry and downloading (the rest is indexing, shared by its batch)
 
     @property
     def label(self) -> str:
@@ -129,7 +130,7 @@ def _write_batch(batch: list[tuple[SyncItem, Future]], index_dir: Path, sleep: C
             pass  # written one by one below, each failure reported with its own cause
         else:
             write_seconds = time.perf_counter() - started
-            return outcomes + [_added(item, source, seconds + write_seconds, report.embedded, index_dir) for item, source, seconds in fetched]
+            return outcomes + [_added(item, source, seconds, write_seconds, report.embedded, index_dir) for item, source, seconds in fetched]
     for item, source, seconds in fetched:
         started = time.perf_counter()
         try:
@@ -137,15 +138,15 @@ def _write_batch(batch: list[tuple[SyncItem, Future]], index_dir: Path, sleep: C
         except DocsMcpError as error:
             outcomes.append(replace(item, status=FAILED, detail=_message(error)))
             continue
-        outcomes.append(_added(item, source, seconds + time.perf_counter() - started, report.embedded, index_dir))
+        outcomes.append(_added(item, source, seconds, time.perf_counter() - started, report.embedded, index_dir))
     return outcomes
 
 
-def _added(item: SyncItem, source: PackageSource, seconds: float, embedded: int, index_dir: Path) -> SyncItem:
+def _added(item: SyncItem, source: PackageSource, download: float, write: float, embedded: int, index_dir: Path) -> SyncItem:
     stats = (indexed_libraries(index_dir).get(source.ref.library_id) or {}).get("stats") or {}
-    added = Added(source.ref.library_id, ADDED, int(stats.get("files", 0)), int(stats.get("chunks", 0)), source.archive.url, seconds, embedded,
-                  source.richer.url if source.richer else "", source.notes)  # fmt: skip
-    return replace(item, status=ADDED, added=added, seconds=seconds)
+    added = Added(source.ref.library_id, ADDED, int(stats.get("files", 0)), int(stats.get("chunks", 0)), source.archive.url, download + write,
+                  embedded, source.richer.url if source.richer else "", source.notes)  # fmt: skip
+    return replace(item, status=ADDED, added=added, seconds=download + write, download_seconds=download)
 
 
 def _remove_superseded(index_dir: Path, locked: Sequence[PackageRef]) -> list[SyncItem]:
