@@ -34,7 +34,7 @@ _SKIP_FOLDERS = {"node_modules", "tests", "test", "__pycache__", "_build", "buil
 
 
 @dataclass(frozen=True)
-class Unpacked:
+class UnpackedRelease:
     """What unpacking wrote (paths relative to the destination), the metadata file's text, and what it left out."""
 
     files: tuple[str, ...]
@@ -51,7 +51,7 @@ class _Member:
     read: Callable[[], bytes]  # reads at most MAX_FILE_BYTES + 1
 
 
-def unpack_docs(data: bytes, destination: Path) -> Unpacked:
+def unpack_docs(data: bytes, destination: Path) -> UnpackedRelease:
     """Write the documentation files of the archive ``data`` (tar, tar.gz or zip) under ``destination``.
 
     Raises:
@@ -61,7 +61,7 @@ def unpack_docs(data: bytes, destination: Path) -> Unpacked:
         return _unpack(members, destination)
 
 
-def _unpack(members: list[_Member], destination: Path) -> Unpacked:
+def _unpack(members: list[_Member], destination: Path) -> UnpackedRelease:
     written: list[str] = []
     total = skipped = 0
     metadata = ""
@@ -92,7 +92,7 @@ def _unpack(members: list[_Member], destination: Path) -> Unpacked:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(body)
         written.append(relative.as_posix())
-    return Unpacked(tuple(written), total, skipped, metadata)
+    return UnpackedRelease(tuple(written), total, skipped, metadata)
 
 
 def wanted(relative: PurePosixPath) -> bool:

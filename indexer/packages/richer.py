@@ -6,7 +6,7 @@
 
 Each is a ``RicherSource``: given the package and the version, it returns the pages it found or
 None when the metadata points to nothing of its kind. The first one that finds pages wins; the
-archive's documents are always kept beside them (under ``site/`` or ``repository/``). A source
+archive's documents are always kept beside them (under ``website/`` or ``repository/``). A source
 answers only for the version asked: a documentation site serves what it serves today, so its
 llms.txt is read for the registry's newest release, or when its URL names the version; for an
 older release it is not even asked, and the note says why (an answer never comes from another
@@ -30,7 +30,7 @@ from docs_mcp.indexer.sources.paths import page_paths
 from docs_mcp.indexer.sources.safety import FetchPolicy, host_of
 
 LLMS_TXT_SOURCE = "llms-txt"
-SITE_FOLDER = "site"
+SITE_FOLDER = "website"  # not "site": the folder walk skips a site/ folder as a static-site build output
 MAX_SITE_PAGES = 100
 MAX_SITE_BYTES = 50 * 1024 * 1024  # the pages of one site together, as the archive's documentation is bounded
 SITE_SECONDS = 120.0  # all the pages of one site, however many the llms.txt links

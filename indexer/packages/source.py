@@ -24,7 +24,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Iterator, Mapping, Sequence
 
 from docs_mcp.indexer.build import Documents
-from docs_mcp.indexer.discover import MARKDOWN_SUFFIXES
+from docs_mcp.indexer.formats import is_page
 from docs_mcp.indexer.libraries.spec import LibrarySpec
 from docs_mcp.indexer.packages.archive import unpack_docs
 from docs_mcp.indexer.packages.errors import PackageFetchError
@@ -38,7 +38,6 @@ LANGUAGES = {PYPI: ("python",), NPM: ("javascript",)}
 _SUFFIX_OF_TYPE = {"text/markdown": ".md", "text/x-rst": ".rst", "text/plain": ".txt"}
 README_STEM = "README"
 REGISTRY_DOCUMENT = "(registry)"  # a document read from the registry's answer, not from the archive
-_TEXT_SUFFIXES = tuple(s for s in (".rst", ".txt", "") if s not in MARKDOWN_SUFFIXES)
 
 
 @dataclass(frozen=True)
@@ -176,11 +175,9 @@ def _header_description(value: str) -> str:
 
 
 def _readable(root: Path, path: str) -> str:
-    """``path``, read as markdown when it is plain text or reStructuredText, which the indexer reads as markdown only.
-
-    reStructuredText's titles (``===``/``---`` underlines) and literal blocks read as markdown's.
-    """
-    if PurePosixPath(path).suffix.lower() not in _TEXT_SUFFIXES:
+    """``path``, or, for plain text (``CHANGES.txt``, ``README``), the same file read as markdown: the indexer reads
+    markdown, reStructuredText, HTML and notebooks as they are (indexer/formats), text files not at all."""
+    if is_page(path):
         return path
     (root / path).rename(root / f"{path}.md")
     return f"{path}.md"

@@ -59,8 +59,8 @@ def test_the_newest_release_gains_the_pages_its_docs_sites_llms_txt_links_each_w
     entry = indexed_libraries(index)[MS]
     assert [(s["kind"], s["url"].rsplit("/", 1)[-1]) for s in entry["sources"]] == [("archive", "ms-2.1.3.tgz"), ("llms-txt", "llms.txt")]
     paths = sorted(t["path"].removeprefix(f"{MS}/") for t in entry["toc"])
-    assert paths == ["readme.md", "site/filters.md", "site/llms.md", "site/pagination.md"]  # the archive's README kept beside
-    provenance = entry["provenance"][f"{MS}/site/pagination.md"]
+    assert paths == ["readme.md", "website/filters.md", "website/llms.md", "website/pagination.md"]  # the archive's README kept beside
+    provenance = entry["provenance"][f"{MS}/website/pagination.md"]
     assert provenance["url"] == f"{site}pagination.md" and provenance["revision"] == _etag((GUIDE / "pagination.md").read_bytes())
     assert entry["provenance"][f"{MS}/readme.md"]["url"].endswith("ms-2.1.3.tgz#readme.md")
     (note,) = entry["source_notes"]
@@ -80,7 +80,7 @@ def test_an_older_release_never_takes_the_pages_the_site_serves_for_the_newest(r
     assert "note: llms-txt: " in done.stderr and "not 2.0.1" in done.stderr
     entry = indexed_libraries(index)["pypi/tomli/v2.0.1"]
     assert [s["kind"] for s in entry["sources"]] == ["archive"]
-    assert not any(t["path"].startswith("pypi/tomli/v2.0.1/site/") for t in entry["toc"])
+    assert not any(t["path"].startswith("pypi/tomli/v2.0.1/website/") for t in entry["toc"])
     (note,) = entry["source_notes"]
     assert note.startswith("llms-txt: the documentation site (") and "serves the newest release, 2.5.0, not 2.0.1" in note
     assert not [r for r in registry.requests if r.startswith("/site/")]  # not even its llms.txt was asked
@@ -99,11 +99,11 @@ def test_a_sites_pages_are_bounded_in_number_and_bytes_and_only_its_own_host_is_
     source = LlmsTxtAtDocsSite(allow_loopback=True, delays=())
     monkeypatch.setattr(richer, "MAX_SITE_PAGES", 1)
     found = source.find(info, "2.1.3")
-    assert found is not None and [p.path for p in found.pages] == ["site/llms.md", "site/filters.md"]
+    assert found is not None and [p.path for p in found.pages] == ["website/llms.md", "website/filters.md"]
     assert found.notes == ("2 pages past the first 1 left out",)  # pagination and gone; elsewhere.example is never a candidate
     monkeypatch.setattr(richer, "MAX_SITE_PAGES", 100)
     monkeypatch.setattr(richer, "MAX_SITE_BYTES", 10)  # the llms.txt alone is larger
     found = source.find(info, "2.1.3")
-    assert found is not None and [p.path for p in found.pages] == ["site/llms.md"]
+    assert found is not None and [p.path for p in found.pages] == ["website/llms.md"]
     assert found.notes == (f"stopped after 120 s or 10 bytes: {site}filters.md and the pages after it left out",)
     assert not any(r.startswith("/site/ms/pagination") for r in registry.requests)
