@@ -1,8 +1,8 @@
 """After a release's own archive, the richer source its metadata points to, tried in a documented order.
 
     1. llms-txt   an llms.txt at the package's documentation site, and the pages it links on that site
-    2. github     its repository's docs at the release tag           (joins when indexer/sources has it)
-    3. site       a crawl of its documentation site                   (joins when indexer/sources has it)
+    2. github     its repository's docs at the release tag           (to wire: sources/github.py, sources/archive.py)
+    3. site       a crawl of its documentation site                   (to wire: sources/site.py)
 
 Each is a ``RicherSource``: given the package and the version, it returns the pages it found or
 None when the metadata points to nothing of its kind. The first one that finds pages wins; the
