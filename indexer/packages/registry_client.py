@@ -36,6 +36,7 @@ from docs_mcp.indexer.packages.pypi import DEFAULT_PYPI, project_url, read_proje
 from docs_mcp.indexer.packages.refs import NPM, PYPI, PackageRef
 from docs_mcp.indexer.sources.errors import RemotePageNotFoundError, SourceError, SourceUnavailableError, UrlNotAllowedError
 from docs_mcp.indexer.sources.fetch import DEFAULT_DELAYS, Fetched, Fetcher
+from docs_mcp.indexer.sources.github import GitHubSettings
 from docs_mcp.indexer.sources.safety import FetchPolicy, host_of, loopback_allowed
 
 logger = logging.getLogger(__name__)
@@ -65,6 +66,7 @@ class RegistrySettings:
     ttl_hours: float = DEFAULT_TTL_HOURS
     allow_loopback: bool = False
     networks: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
+    github: GitHubSettings = GitHubSettings()  # where a package's repository is read at its release tag (packages/repository_docs.py)
 
     @classmethod
     def for_index(cls, index_dir: Path, environ: Mapping[str, str] | None = None) -> "RegistrySettings":
@@ -81,6 +83,7 @@ class RegistrySettings:
             ttl_hours=max(0.0, ttl),
             allow_loopback=loopback_allowed(env),
             networks=_networks(env.get(NETWORKS_ENV, "")),
+            github=GitHubSettings.from_environment(env),
         )
 
     def policy(self, max_bytes: int, timeout: float) -> FetchPolicy:

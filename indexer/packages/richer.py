@@ -1,16 +1,18 @@
 """After a release's own archive, the richer source its metadata points to, tried in a documented order.
 
-    1. llms-txt   an llms.txt at the package's documentation site, and the pages it links on that site
-    2. github     its repository's docs at the release tag           (to wire: sources/github.py, sources/archive.py)
-    3. site       a crawl of its documentation site                   (to wire: sources/site.py)
+    1. llms-txt   an llms.txt at the package's documentation site, and the pages it links on that site (here)
+    2. github     its repository's docs folder at the release tag (repository_docs.py)
+    3. site       a bounded crawl of its documentation site (site_crawl.py)
 
 Each is a ``RicherSource``: given the package and the version, it returns the pages it found or
-None when the metadata points to nothing of its kind. The first one that finds pages wins; the
-archive's documents are always kept beside them (under ``website/`` or ``repository/``). A source
-answers only for the version asked: a documentation site serves what it serves today, so its
-llms.txt is read for the registry's newest release, or when its URL names the version; for an
-older release it is not even asked, and the note says why (an answer never comes from another
-version silently). A page that cannot be fetched is left out and noted; the release is indexed anyway.
+None when the metadata points to nothing of its kind; ``chain.default_chain`` lists them in that
+order. The first one that finds pages wins; the archive's documents are always kept beside them
+(under ``website/`` or ``repository/``). A source answers only for the version asked: a
+documentation site serves what it serves today, so its llms.txt and its pages are read for the
+registry's newest release, or when its URL names the version; for an older release it is not even
+asked, and the note says why (an answer never comes from another version silently), while a
+repository's tag names the release exactly. A page that cannot be fetched is left out and noted;
+the release is indexed anyway.
 """
 
 from __future__ import annotations
@@ -106,12 +108,9 @@ class LlmsTxtAtDocsSite:
         if not candidates:
             return None
         if version != info.newest:
-            candidates = [url for url in candidates if _names_version(url, version)]
+            candidates = [url for url in candidates if names_version(url, version)]
             if not candidates:  # not even asked: its pages would be the newest release's
-                raise SourceError(
-                    f"the documentation site ({info.documentation or info.homepage}) serves the newest release, {info.newest}, not {version}; not read.",
-                    "Its repository's docs at the release tag are the exact source for an older version.",
-                )
+                raise serves_newest_only(info, version)
         fetcher = Fetcher(FetchPolicy(frozenset({host_of(c) for c in candidates}), self._allow_loopback), delays=self._delays)
         try:
             for url in candidates:
@@ -121,7 +120,7 @@ class LlmsTxtAtDocsSite:
                     llms = parse_llms_txt(text, fetched.url)
                 except SourceError:
                     continue  # no llms.txt there: the next candidate
-                if version != info.newest and not _names_version(fetched.url, version):
+                if version != info.newest and not names_version(fetched.url, version):
                     raise SourceError(f"{url} redirects to {fetched.url}, which does not document {version}; not read.", "")
                 return self._pages(fetcher, llms, text, fetched.etag)
         finally:
@@ -146,14 +145,18 @@ class LlmsTxtAtDocsSite:
                 size += len(fetched.body)
             except SourceError as error:
                 notes.append(f"{url} left out: {error.message}")
-        return RicherDocs(LLMS_TXT_SOURCE, llms.url, llms_etag, _now(), tuple(pages), tuple(notes))
+        return RicherDocs(LLMS_TXT_SOURCE, llms.url, llms_etag, now(), tuple(pages), tuple(notes))
+
+
+def docs_sites(info: PackageInfo) -> list[str]:
+    """The package's documentation sites: its documentation URL, then a homepage that is not a code host."""
+    return [url for url in (info.documentation, info.homepage) if url and urlsplit(url).scheme in ("http", "https") and host_of(url) not in CODE_HOSTS]
 
 
 def llms_txt_candidates(info: PackageInfo) -> list[str]:
     """Where an llms.txt may be: beside the documentation URL, then at its site's root (same for a homepage that is a site)."""
-    sites = [url for url in (info.documentation, info.homepage) if url and urlsplit(url).scheme in ("http", "https") and host_of(url) not in CODE_HOSTS]
     candidates = []
-    for url in sites:
+    for url in docs_sites(info):
         parts = urlsplit(url)
         path = parts.path or "/"
         folder = path if path.endswith("/") or "." not in path.rsplit("/", 1)[-1] else path.rsplit("/", 1)[0] + "/"
@@ -162,15 +165,19 @@ def llms_txt_candidates(info: PackageInfo) -> list[str]:
     return list(dict.fromkeys(candidates))
 
 
-def default_chain(*, allow_loopback: bool = False) -> tuple[RicherSource, ...]:
-    """The sources tried after the archive, in the documented order (the GitHub and site sources join here)."""
-    return (LlmsTxtAtDocsSite(allow_loopback=allow_loopback),)
+def serves_newest_only(info: PackageInfo, version: str) -> SourceError:
+    """Why a documentation site is not read for an older release: its pages are the newest release's."""
+    return SourceError(
+        f"the documentation site ({info.documentation or info.homepage}) serves the newest release, {info.newest}, not {version}; not read.",
+        "Its repository's docs at the release tag are the exact source for an older version.",
+    )
 
 
-def _names_version(url: str, version: str) -> bool:
+def names_version(url: str, version: str) -> bool:
     """Whether the URL's path has the version as one of its segments (``/en/2.31.0/``, ``/v2.31.0/``)."""
     return any(segment in (version, f"v{version}") for segment in urlsplit(url).path.split("/"))
 
 
-def _now() -> str:
+def now() -> str:
+    """The time, to the second, as the catalog writes it."""
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")

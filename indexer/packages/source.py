@@ -7,7 +7,8 @@ folder and indexed as the library ``pypi/NAME/vVERSION`` (``npm/NAME/vVERSION``)
 writer; the catalog entry records the package's metadata and, for every document, where it came
 from (the archive's URL and member), the archive's digest (its revision) and when it was fetched.
 The first richer source that has this version's documentation (packages/richer.py: an llms.txt at
-its documentation site, ...) adds its pages under ``site/``, each with its URL and ETag.
+its documentation site, its repository's docs folder at the release tag, a crawl of its site) adds
+its pages under ``website/`` or ``repository/``, each with its URL and its ETag or commit.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import tempfile
 import textwrap
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterator, Mapping, Sequence
 
@@ -30,7 +30,8 @@ from docs_mcp.indexer.packages.archive import unpack_docs
 from docs_mcp.indexer.packages.errors import PackageFetchError
 from docs_mcp.indexer.packages.info import SDIST, PackageInfo, Release
 from docs_mcp.indexer.packages.refs import NPM, PYPI, PackageRef
-from docs_mcp.indexer.packages.richer import RicherDocs, RicherSource, default_chain, richer_docs
+from docs_mcp.indexer.packages.chain import default_chain
+from docs_mcp.indexer.packages.richer import RicherDocs, RicherSource, now, richer_docs
 from docs_mcp.indexer.packages.registry_client import Downloaded, RegistryClient
 
 ARCHIVE = "archive"
@@ -133,8 +134,8 @@ def fetch_release(
     """
     info, release = client.release(ref)
     downloaded = client.download(release)
-    richer, notes = richer_docs(default_chain(allow_loopback=client.settings.allow_loopback) if chain is None else chain, info, release.version)
-    return PackageSource(ref.at(release.version), info, release, downloaded, _now(), pinned, added_by, richer=richer, notes=notes)
+    richer, notes = richer_docs(default_chain(client.settings.github, allow_loopback=client.settings.allow_loopback) if chain is None else chain, info, release.version)
+    return PackageSource(ref.at(release.version), info, release, downloaded, now(), pinned, added_by, richer=richer, notes=notes)
 
 
 def _write_documents(root: Path, source: PackageSource) -> dict[str, str]:
@@ -182,6 +183,3 @@ def _readable(root: Path, path: str) -> str:
     (root / path).rename(root / f"{path}.md")
     return f"{path}.md"
 
-
-def _now() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")

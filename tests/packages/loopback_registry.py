@@ -4,7 +4,8 @@
     GET /packages/.../{file}         a recorded sdist, by file name (PyPI's file URLs resolve here)
     GET /{name}                      the recorded npm package document, its tarball URLs pointing here
     GET /{name}/-/{file}             a recorded npm tarball
-    GET /site/...                    a documentation site's pages (``site``: path -> body, media type)
+    GET /site/..., /repos/...        a documentation site's pages, a GitHub API lookalike's answers and archives
+                                     (``site``: path -> body, media type; GitHub's API base is this server)
 
 Answers carry an ETag and honour If-None-Match (304), as the real registries do. ``requests``
 lists every path asked, so a test can prove that a second run asked nothing; ``down`` makes every
@@ -45,7 +46,8 @@ class LoopbackRegistry:
 
     def environment(self, **extra: str) -> dict[str, str]:
         """The variables that point docs-mcp at this registry (test mode: loopback fetches allowed)."""
-        return {"DOCS_MCP_PYPI_URL": self.url, "DOCS_MCP_NPM_URL": self.url, "DOCS_MCP_ALLOW_PRIVATE_FETCH": "1", **extra}
+        return {"DOCS_MCP_PYPI_URL": self.url, "DOCS_MCP_NPM_URL": self.url, "DOCS_MCP_GITHUB_API": self.url, "DOCS_MCP_ALLOW_PRIVATE_FETCH": "1",
+                **extra}  # fmt: skip
 
     def __enter__(self) -> "LoopbackRegistry":
         self._thread.start()
@@ -58,7 +60,7 @@ class LoopbackRegistry:
     def body(self, path: str) -> tuple[bytes, str] | None:
         """What ``path`` serves, and its media type."""
         parts = [unquote(p) for p in path.split("?", 1)[0].split("/") if p]
-        if parts and parts[0] == "site":
+        if parts and parts[0] in ("site", "repos"):
             return self.site.get(path.split("?", 1)[0])
         if len(parts) == 3 and parts[0] == "pypi" and parts[2] == "json":
             document = DATA / f"pypi-{parts[1].lower()}.json.gz"

@@ -81,9 +81,11 @@ def test_an_older_release_never_takes_the_pages_the_site_serves_for_the_newest(r
     entry = indexed_libraries(index)["pypi/tomli/v2.0.1"]
     assert [s["kind"] for s in entry["sources"]] == ["archive"]
     assert not any(t["path"].startswith("pypi/tomli/v2.0.1/website/") for t in entry["toc"])
-    (note,) = entry["source_notes"]
-    assert note.startswith("llms-txt: the documentation site (") and "serves the newest release, 2.5.0, not 2.0.1" in note
-    assert not [r for r in registry.requests if r.startswith("/site/")]  # not even its llms.txt was asked
+    llms, github, site = entry["source_notes"]  # the chain's three steps, in order
+    assert llms.startswith("llms-txt: the documentation site (") and "serves the newest release, 2.5.0, not 2.0.1" in llms
+    assert github == "github: github.com/hukkin/tomli has no tag v2.0.1 or 2.0.1 (or is private); not read."
+    assert site.startswith("site: the documentation site (") and "serves the newest release, 2.5.0, not 2.0.1" in site
+    assert not [r for r in registry.requests if r.startswith("/site/")]  # not even its llms.txt was asked, nor crawled
 
 
 def test_llms_txt_is_looked_for_beside_the_documentation_url_then_at_its_sites_root_never_on_a_code_host() -> None:

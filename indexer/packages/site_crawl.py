@@ -1,0 +1,93 @@
+"""Step 3 of the richer-source chain: a bounded crawl of the package's documentation site.
+
+The site is the package's documentation URL, else a homepage that is not a code host
+(richer.docs_sites). It is crawled by the site source's crawler (sources/crawler.py: robots.txt,
+sitemaps, links under the start URL's folder, polite pacing, duplicates once, every request through
+the fetcher's safety checks), into a crawl store of its own that lives as long as the crawl, and
+bounded as the llms.txt step is: at most MAX_SITE_PAGES URLs, MAX_SITE_BYTES of pages and
+SITE_SECONDS. A site serves what it serves today, so it is crawled only for the registry's newest
+release, or when its URL names the version (``/en/2.31.0/``); for an older release it is not asked.
+Each page keeps its URL and ETag as provenance, under ``website/`` as an HTML file.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+from docs_mcp.indexer.packages import richer
+from docs_mcp.indexer.packages.info import PackageInfo
+from docs_mcp.indexer.packages.richer import SITE_FOLDER, RicherDocs, RicherPage, docs_sites, names_version, now, serves_newest_only
+from docs_mcp.indexer.sources.crawl_store import CrawlStore
+from docs_mcp.indexer.sources.crawler import CrawlLimits, CrawlStep, SiteCrawler
+from docs_mcp.indexer.sources.fetch import Fetcher
+from docs_mcp.indexer.sources.safety import FetchPolicy, host_of
+from docs_mcp.indexer.sources.site_links import page_path
+
+SITE_SOURCE = "site"
+_CRAWL_ID = "package-site"  # the one crawl of the temporary store
+
+
+class _Bounded(Exception):
+    """The crawl reached its time or size bound: what it has is kept."""
+
+
+class DocsSiteCrawl:
+    """The pages under the package's documentation URL, crawled."""
+
+    kind = SITE_SOURCE
+
+    def __init__(self, *, allow_loopback: bool = False, rate: float = 4.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self._allow_loopback = allow_loopback
+        self._rate = rate
+        self._clock = clock
+
+    def find(self, info: PackageInfo, version: str) -> RicherDocs | None:
+        sites = docs_sites(info)
+        if not sites:
+            return None
+        start = sites[0]
+        if version != info.newest and not names_version(start, version):
+            raise serves_newest_only(info, version)  # not even asked: its pages would be the newest release's
+        fetcher = Fetcher(FetchPolicy(frozenset({host_of(start)}), self._allow_loopback))
+        with tempfile.TemporaryDirectory(prefix="docs-mcp-package-site-") as folder:
+            store = CrawlStore(Path(folder) / "crawl.sqlite")
+            try:
+                return self._crawl(fetcher, store, start)
+            finally:
+                store.close()
+                fetcher.close()
+
+    def _crawl(self, fetcher: Fetcher, store: CrawlStore, start: str) -> RicherDocs | None:
+        limits = CrawlLimits(max_pages=richer.MAX_SITE_PAGES, rate=self._rate)
+        started, size = self._clock(), 0
+        notes: list[str] = []
+
+        def bound(step: CrawlStep) -> None:  # called on the crawl's own thread after each URL
+            nonlocal size
+            if step.outcome == "page":
+                size += len(store.body(_CRAWL_ID, step.url))
+            if self._clock() - started > richer.SITE_SECONDS or size > richer.MAX_SITE_BYTES:
+                raise _Bounded
+
+        crawler = SiteCrawler(fetcher, store, limits, progress=bound, clock=self._clock)
+        try:
+            report = crawler.crawl(_CRAWL_ID, start)
+            scope, known = report.scope, report.pages + report.duplicates + report.skipped + report.failed
+            if known >= richer.MAX_SITE_PAGES:
+                notes.append(f"the crawl stopped at {richer.MAX_SITE_PAGES} URLs of {scope}; the pages past them left out")
+        except _Bounded:
+            crawl = store.crawl(_CRAWL_ID)
+            scope = crawl.scope if crawl else start
+            notes.append(f"the crawl of {scope} stopped after {richer.SITE_SECONDS:g} s or {richer.MAX_SITE_BYTES:,} bytes; the pages after it left out")
+        pages: dict[str, RicherPage] = {}
+        for stored in store.pages(_CRAWL_ID):
+            path = f"{SITE_FOLDER}/{page_path(stored.url, scope)}"
+            if path not in pages:  # ``guide/`` and ``guide/index.html`` are one page
+                body = store.body(_CRAWL_ID, stored.url).decode("utf-8", errors="replace")
+                pages[path] = RicherPage(path, body, stored.url, stored.etag)
+        if not pages:
+            return None
+        return RicherDocs(SITE_SOURCE, start, "", now(), tuple(pages.values()), tuple(notes))
