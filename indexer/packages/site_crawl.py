@@ -39,7 +39,7 @@ class DocsSiteCrawl:
 
     kind = SITE_SOURCE
 
-    def __init__(self, *, allow_loopback: bool = False, rate: float = 4.0, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, *, allow_loopback: bool = False, rate: float = CrawlLimits().rate, clock: Callable[[], float] = time.monotonic) -> None:
         self._allow_loopback = allow_loopback
         self._rate = rate
         self._clock = clock

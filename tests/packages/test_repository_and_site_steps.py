@@ -14,8 +14,10 @@ import subprocess
 import tarfile
 from pathlib import Path
 
+import pytest
 from loopback_registry import LoopbackRegistry, client_for
 
+from docs_mcp.indexer.packages import richer
 from docs_mcp.indexer.packages.adding import add_package, indexed_libraries
 from docs_mcp.indexer.packages.info import PackageInfo, Release
 from docs_mcp.indexer.packages.refs import parse_package_spec
@@ -132,21 +134,17 @@ def test_the_newest_release_without_llms_txt_or_repository_docs_takes_a_bounded_
     assert "/site/ms/llms.txt" in registry.requests and "/site/ms/404.html" not in registry.requests
 
 
-def test_an_older_release_never_takes_the_pages_of_the_site_and_the_crawl_is_bounded(registry: LoopbackRegistry, monkeypatch) -> None:
+def test_an_older_release_never_takes_the_pages_of_the_site_and_the_crawl_is_bounded(registry: LoopbackRegistry, monkeypatch: pytest.MonkeyPatch) -> None:
     base = _serve_mkdocs(registry)
     releases = {"2.0.0": Release("2.0.0"), "2.1.3": Release("2.1.3")}
     info = PackageInfo("npm", "ms", documentation=base, latest="2.1.3", releases=releases)
     crawl = DocsSiteCrawl(allow_loopback=True, rate=1000.0)
-    try:
+    with pytest.raises(SourceError) as older:
         crawl.find(info, "2.0.0")
-    except SourceError as error:
-        assert "serves the newest release, 2.1.3, not 2.0.0; not read." in error.message
-    else:
-        raise AssertionError("an older release was given the site's pages")
-    assert not [r for r in registry.requests if r.startswith("/site/")]
-    from docs_mcp.indexer.packages import richer
-
+    assert "serves the newest release, 2.1.3, not 2.0.0; not read." in older.value.message
+    assert not [r for r in registry.requests if r.startswith("/site/")]  # not one page of the site was asked
     monkeypatch.setattr(richer, "MAX_SITE_BYTES", 1)  # the first page is over: the crawl stops and keeps it
     found = crawl.find(info, "2.1.3")
     assert found is not None and [p.path for p in found.pages] == ["website/index.html"]
     assert found.notes == (f"the crawl of {base} stopped after 120 s or 1 bytes; the pages after it left out",)
+    assert not [r for r in registry.requests if r.startswith("/site/ms/tutorial/")]  # stopped before the start page's links were asked
