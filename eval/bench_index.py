@@ -66,11 +66,11 @@ def bench_index(docs_dir: Path, *, work_dir: Path | None = None) -> IndexBench:
         out = Path(scratch) / "index-0"
         for number, (label, embeddings, reuse) in enumerate(RUNS):
             out = out if reuse else Path(scratch) / f"index-{number}"
-            runs.append(_timed_build(label, Path(docs_dir), out, embeddings, Path(scratch)))
+            runs.append(timed_build(label, Path(docs_dir), out, embeddings, Path(scratch)))
     return IndexBench(str(docs_dir), tuple(runs))
 
 
-def _timed_build(label: str, docs_dir: Path, out: Path, embeddings: str, scratch: Path) -> BuildRun:
+def timed_build(label: str, docs_dir: Path, out: Path, embeddings: str, scratch: Path) -> BuildRun:
     result = scratch / "report.json"
     child = run_child(
         "docs_mcp.eval.bench_index",

@@ -36,6 +36,7 @@ def register(app: typer.Typer) -> None:
     app.command("eval")(eval_command)
     app.command("bench")(bench_command)
     app.command("bench-index")(bench_index_command)
+    app.command("bench-serve")(bench_serve_command)
     app.command("bench-gateway")(bench_gateway_command)
     app.command("train-ranking")(train_ranking_command)
 
@@ -230,6 +231,37 @@ def bench_index_command(
         stages = ", ".join(f"{stage} {seconds:.1f}" for stage, seconds in run.stage_seconds.items() if seconds >= 0.05)
         live = ", ".join(f"{label} after {seconds:.1f} s" for label, seconds in run.live_after.items())
         typer.echo(f"  {run.label}: live: {live}; seconds per stage: {stages}")
+    if json_file:
+        json_file.write_bytes(orjson.dumps(result.as_json(), option=orjson.OPT_INDENT_2))
+
+
+def bench_serve_command(
+    docs_dir: Path = typer.Argument(..., help="Folder of markdown documentation to serve (queries are sampled from it)."),
+    index: Optional[Path] = typer.Option(None, "--index", help="Our index of DOCS_DIR (default: build one, timed, into the work folder)."),
+    reference: Optional[Path] = typer.Option(
+        None, "--reference", help="A built checkout of the reference server (speakeasy-api/docs-mcp) to compare with, in its full-text mode."
+    ),
+    reference_index: Optional[Path] = typer.Option(None, "--reference-index", help="The reference's index of DOCS_DIR (default: build one, timed, with its CLI)."),
+    golden: Optional[Path] = typer.Option(None, "--golden", help="Take the queries from this golden file first (then from the corpus)."),
+    queries: int = typer.Option(200, "--queries", min=10, max=10_000, help="Distinct warm queries timed per server."),
+    starts: int = typer.Option(5, "--starts", min=1, max=100, help="Cold starts (spawn to the first answered search) per server."),
+    load: int = typer.Option(0, "--load", min=0, max=64, help="Spin this many processes during the measurements (a named CPU load)."),
+    node: str = typer.Option("node", "--node", help="Node.js executable that runs the reference server."),
+    work_dir: Optional[Path] = typer.Option(None, "--work-dir", help="Keep built indexes and server logs here (default: a temporary folder)."),
+    json_file: Optional[Path] = typer.Option(None, "--json", help="Also write the figures to this JSON file."),
+) -> None:
+    """Time the server as an agent meets it, over MCP stdio: spawn to first search, search latency, peak memory, builds."""
+    import orjson
+
+    from docs_mcp.eval.bench_serve import ServePlan, render_serve_bench, run_serve_bench
+    from docs_mcp.eval.paths import check_output_file, check_output_folder
+
+    check_output_file(json_file, "--json")
+    check_output_folder(work_dir, "--work-dir")
+    plan = ServePlan(docs=docs_dir, index=index, reference=reference, reference_index=reference_index, golden=golden,
+                     queries=queries, starts=starts, load=load, node=node)
+    result = run_serve_bench(plan, work_dir, progress=lambda phase: typer.echo(f"bench-serve: {phase}...", err=True))
+    typer.echo(render_serve_bench(result).rstrip("\n"))
     if json_file:
         json_file.write_bytes(orjson.dumps(result.as_json(), option=orjson.OPT_INDENT_2))
 
