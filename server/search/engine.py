@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping, Protocol, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -39,18 +39,13 @@ from docs_mcp.server.search.records import Hit, SearchPage
 from docs_mcp.server.ranking.model import RERANK_DEPTH, RankerModel, by_probability
 from docs_mcp.server.search.semantic import chunk_similarities, similarities
 from docs_mcp.server.search.query_model import query_model
+from docs_mcp.server.search.query_vectors import QueryEmbedder, QueryVectors
 from docs_mcp.server.search.signals import Signal
 from docs_mcp.server.search.snippets import Needles, make_snippet
 from docs_mcp.server.search.topk import top_k
 
 # Under an approximate vector index, this many of the best BM25 candidates get their exact cosine.
 EXACT_COSINES = RERANK_DEPTH
-
-
-class QueryEmbedder(Protocol):
-    """Turns a query into a unit vector of the index's dimensions."""
-
-    def embed_query(self, text: str) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
@@ -121,7 +116,7 @@ class Engine:
         self._lexical = LexicalScorer(self.arrays.postings, store.stems, self.settings.field_weights)
         self._vectors = self.arrays.vectors if store.model is not None else None
         self._word_sets: LruCache[int, frozenset[str]] = LruCache("word-sets", lru_cache.WORD_SETS)
-        self._query_vectors: LruCache[str, np.ndarray] = LruCache("query-vectors", lru_cache.QUERY_VECTORS)
+        self._query_vectors = QueryVectors(self._query_embedder)
         self.collapser = Collapser(self.arrays, self._word_set, jaccard=self.settings.collapse_jaccard, cosine=self.settings.collapse_cosine)
         self._model_lock = threading.Lock()  # the query model loads once
         self._columns_lock = threading.Lock()  # the library tools' columns are read once
@@ -236,6 +231,9 @@ class Engine:
 
     def _fusion(self, query: str, words: Sequence[str], filters: Mapping[str, str], mode: str, legs: QueryLegs | None = None) -> _Fusion:
         legs = legs or QueryLegs.plain(query)
+        if mode != "bm25" and self._vectors is not None and self.size and words:
+            for text in legs.vector:
+                self._query_vectors.begin(text)  # the query embeds on an encoder thread while the words are scored
         allowed = filter_mask(self.taxonomy, filters, self.size, self.filter_rules)
         terms = self._lexical.query_terms(legs.lexical) if mode != "vector" and self.size else QueryTerms(())
         lexical = self._lexical_signal(terms, mode, allowed, legs.lexical_extra)
@@ -359,7 +357,7 @@ class Engine:
 
     def _query_vector(self, query: str) -> np.ndarray:
         """The query's embedding; recent ones are kept, as pages and get_docs re-ask for them."""
-        return self._query_vectors.get_or_compute(query, lambda text: self._query_embedder().embed_query(text))
+        return self._query_vectors.get(query)
 
     def _mean_vector(self, texts: Sequence[str]) -> np.ndarray:
         """The normalised mean of the texts' embeddings: one query vector for an expanded query's vector side."""

@@ -54,6 +54,11 @@ class LruCache(Generic[K, V]):
             while len(self._entries) > self.bound:
                 self._entries.popitem(last=False)
 
+    def pop(self, key: K) -> V | None:
+        """Forget ``key``; its value, or None."""
+        with self._lock:
+            return self._entries.pop(key, None)
+
     def get_or_compute(self, key: K, compute: Callable[[K], V]) -> V:
         """The cached value, or ``compute(key)`` remembered; computed outside the lock (it may be slow)."""
         value = self.get(key)

@@ -9,7 +9,6 @@ for the model meanwhile waits for the load in flight instead of starting a secon
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,9 +20,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-# Two threads: a query embeds in ~3.4 ms instead of ~6 ms on one; more gain little on one
-# short sequence and would take cores from concurrent requests.
-QUERY_THREADS = min(2, os.cpu_count() or 1)
+# One thread per query: the search's other work runs beside it on the second core (query_vectors.py),
+# and a pool of threads per operator waits for its slowest one whenever the machine is busy.
+QUERY_THREADS = 1
 # One load at a time: a second caller waits, then finds the model in the indexer's cache.
 _loading = threading.Lock()
 
