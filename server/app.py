@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import anyio
 import mcp_types as types
@@ -23,24 +23,22 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from docs_mcp import __version__
-from docs_mcp.indexer.packages.registry_client import RegistryClient, RegistrySettings
-from docs_mcp.indexer.sources.config import source_settings
-from docs_mcp.indexer.sources.service import SourceService
 from docs_mcp.server.contract.cursor import cursor_generation
 from docs_mcp.server.contract.schemas import SEARCH_DOCS
 from docs_mcp.server.contract.tools import contract_specs
 from docs_mcp.server.core.live_index import LiveIndex
 from docs_mcp.server.core.registry import ToolCall, ToolRegistry
 from docs_mcp.server.errors import quoted
-from docs_mcp.server.gateway import Gateway, gateway_specs
 from docs_mcp.server.instructions import IndexSummary, server_instructions
 from docs_mcp.server.libraries import prompts, resources
-from docs_mcp.server.libraries.packages import lookups_enabled
 from docs_mcp.server.libraries.remote import Sources
 from docs_mcp.server.libraries.tools import library_specs, search_provenance
 from docs_mcp.server.sessions import SessionStore, SessionValues, redis_sessions
 from docs_mcp.server.search.modes import Mode
 from docs_mcp.server.stdio_guard import guarded_stdio
+
+if TYPE_CHECKING:  # the gateway's modules load only for a server that has upstream servers
+    from docs_mcp.server.gateway import Gateway
 
 logger = logging.getLogger(__name__)
 
@@ -110,7 +108,11 @@ def tool_registry(mode: str, sources: Sources | None, gateway: Gateway | None = 
     # A search reports the libraries it searched and each hit's provenance beside the contract's SearchResult
     # (structured content only).
     contract = contract_specs(mode, search_extras=search_provenance)
-    return ToolRegistry([*contract, *library_specs(mode, sources), *(gateway_specs(gateway) if gateway else [])])
+    if gateway is None:
+        return ToolRegistry([*contract, *library_specs(mode, sources)])
+    from docs_mcp.server.gateway import gateway_specs
+
+    return ToolRegistry([*contract, *library_specs(mode, sources), *gateway_specs(gateway)])
 
 
 def tool_list(metadata: Mapping[str, Any]) -> list[types.Tool]:
@@ -151,8 +153,7 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None, 
             "whose scores are not probabilities and which returns hits for off-topic queries; "
             "re-index with the packaged model, or train a ranking for this one (docs-mcp train-ranking)"
         )
-    packages = RegistryClient(RegistrySettings.for_index(Path(index_dir))) if lookups_enabled() else None
-    sources = Sources(SourceService(source_settings(Path(index_dir))), live, packages)
+    sources = Sources.opened_on_use(Path(index_dir), live)
     registry = tool_registry(settings.mode, sources, gateway)
 
     @asynccontextmanager
@@ -164,8 +165,7 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None, 
         finally:
             # Join the warm-up and close DuckDB before the interpreter shuts down (else: SIGABRT).
             await anyio.to_thread.run_sync(live.close)
-            if packages is not None:
-                packages.close()
+            sources.close_registry()
 
     return Server(
         SERVER_NAME,

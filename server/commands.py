@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import logging
 import sys
+from contextlib import nullcontext
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Optional
+from typing import TYPE_CHECKING, ContextManager, Mapping, Optional
 
 import typer
 
@@ -21,6 +22,7 @@ from docs_mcp.server.search.blas import use_one_blas_thread
 from docs_mcp.server.search.modes import Mode
 
 if TYPE_CHECKING:
+    from docs_mcp.server.gateway import Gateway, GatewayConfig
     from docs_mcp.server.team.config import TeamSettings
 
 MAX_SEARCH_WORKERS = 64
@@ -87,7 +89,7 @@ def serve(
 
         prefetch_query_model(index or Path(DEFAULT_INDEX_DIR))  # overlaps the MCP SDK's imports below
     from docs_mcp.server.app import ServerSettings, run_stdio
-    from docs_mcp.server.gateway import load_gateway_config, open_gateway
+    from docs_mcp.server.gateway import load_gateway_config
 
     settings = ServerSettings(mode=mode.value, search_workers=search_workers or 0)
     gateway_config = load_gateway_config(config_path(config, environment()))
@@ -96,7 +98,7 @@ def serve(
     if transport is Transport.stdio:
         _refuse_http_flags([flag for flag, value in http_only.items() if value is not None])
         logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-        with open_gateway(gateway_config) as gateway:
+        with _gateway(gateway_config) as gateway:
             run_stdio(index or Path(DEFAULT_INDEX_DIR), settings, gateway)
         return
     try:
@@ -105,10 +107,20 @@ def serve(
         if error.name != "docs_mcp.server.team.http_transport":
             raise
         raise UsageError("The http transport is not available in this version.", "Use --transport stdio.") from None
-    with open_gateway(gateway_config) as gateway:
+    with _gateway(gateway_config) as gateway:
         run_http(index, settings, host=host, port=port, config_file=config, redis_url=redis_url,
                  log_format=log_format.value if log_format else None, gateway=gateway,
                  allow_any_host=allow_any_host or None, search_workers=search_workers)
+
+
+def _gateway(config: GatewayConfig) -> ContextManager[Gateway | None]:
+    """The gateway over ``config``'s upstream servers while the block runs; with none enabled, None without
+    importing the gateway's modules (httpx, its catalog index: a slower start for every server)."""
+    if not config.enabled:
+        return nullcontext(None)
+    from docs_mcp.server.gateway import open_gateway
+
+    return open_gateway(config)
 
 
 def _stdio_index_and_workers(team: TeamSettings, index: Optional[Path], search_workers: Optional[int]) -> tuple[Path, int]:

@@ -13,8 +13,6 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Mapping, Protocol, Sequence
 
-import httpx
-
 from docs_mcp.server.gateway.catalog_index import CatalogIndex
 from docs_mcp.server.gateway.explain import explain
 from docs_mcp.server.gateway.records import ToolEntry
@@ -125,6 +123,8 @@ class RemoteProvider:
         Raises:
             httpx.HTTPError, ValueError: the call failed or the answer is malformed.
         """
+        import httpx  # here, not at the top: a server without a remote search service never loads it
+
         body = {
             "query": list(request.queries),
             "context": request.context,
@@ -164,6 +164,8 @@ class FallbackProvider:
         self.local = local
 
     def search(self, request: SearchRequest) -> Ranking:
+        import httpx
+
         try:
             return self.remote.search(request)
         except (httpx.HTTPError, ValueError) as error:

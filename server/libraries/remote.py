@@ -9,19 +9,25 @@ tool answers from ``live.current()``, the generation that now holds the pages.
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass
-from typing import Any, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Generic, Sequence, TypeVar
 
-from docs_mcp.indexer.packages.registry_client import RegistryClient
 from docs_mcp.indexer.sources.errors import WrongToolError
 from docs_mcp.indexer.sources.registry import CONTEXT7, LLMS_TXT, RegisteredLibrary
-from docs_mcp.indexer.sources.service import SourceService
 from docs_mcp.server.core.live_index import LiveIndex, ServedIndex
 from docs_mcp.server.libraries.arguments import Context7Args, PageArgs
 from docs_mcp.indexer.libraries.library import LOCAL, REMOTE, Library
 from docs_mcp.server.libraries.catalog import LibraryCatalog
 from docs_mcp.server.libraries.pages import line_fields, window
 from docs_mcp.server.libraries.schemas import GET_CONTEXT7_DOCS, GET_DOCS
+
+if TYPE_CHECKING:
+    from docs_mcp.indexer.packages.registry_client import RegistryClient
+    from docs_mcp.indexer.sources.service import SourceService
+
+T = TypeVar("T")
 
 logger = logging.getLogger(__name__)
 
@@ -35,13 +41,61 @@ class Prepared:
     warnings: tuple[str, ...]  # pages that could not be fetched, refreshes that failed
 
 
-@dataclass(frozen=True)
 class Sources:
     """The remote-source side of one server: the service, and the live index it writes to."""
 
-    service: SourceService
-    live: LiveIndex
-    registry: RegistryClient | None = None  # PyPI and npm, for resolve_library's live lookups (None: off)
+    def __init__(
+        self,
+        service: SourceService | Callable[[], SourceService],
+        live: LiveIndex,
+        registry: RegistryClient | Callable[[], RegistryClient | None] | None = None,
+    ) -> None:
+        """``service`` and ``registry`` (PyPI and npm, for resolve_library's live lookups; None: off), or functions
+        that open them when a library tool first needs them."""
+        self._service: _OnFirstUse[SourceService] = _OnFirstUse(service)
+        self._registry: _OnFirstUse[RegistryClient | None] = _OnFirstUse(registry)
+        self.live = live
+
+    @classmethod
+    def opened_on_use(cls, index_dir: Path, live: LiveIndex) -> Sources:
+        """The sources of the index at ``index_dir``, their service and package registry opened on first use.
+
+        Fetching, converting and indexing pages, and asking package registries (httpx, BeautifulSoup,
+        the index writer) are imported then, not at start: a server that only searches never loads
+        them (measured: about 0.2 CPU-s and 6 MB of a stdio server's start).  The test mode's warning
+        stays a start-up one.
+        """
+        from docs_mcp.indexer.sources.safety import warn_if_loopback_allowed
+
+        warn_if_loopback_allowed()
+
+        def open_service() -> SourceService:
+            from docs_mcp.indexer.sources.config import source_settings
+            from docs_mcp.indexer.sources.service import SourceService
+
+            return SourceService(source_settings(Path(index_dir)))
+
+        def open_registry() -> RegistryClient | None:
+            from docs_mcp.indexer.packages.registry_client import RegistryClient, RegistrySettings
+            from docs_mcp.server.libraries.packages import lookups_enabled
+
+            return RegistryClient(RegistrySettings.for_index(Path(index_dir))) if lookups_enabled() else None
+
+        return cls(open_service, live, open_registry)
+
+    @property
+    def service(self) -> SourceService:
+        return self._service.get()
+
+    @property
+    def registry(self) -> RegistryClient | None:
+        return self._registry.get()
+
+    def close_registry(self) -> None:
+        """Close the package registry client, if one was opened."""
+        client = self._registry.opened()
+        if client is not None:
+            client.close()
 
     def registered(self) -> tuple[Library, ...]:
         """The registry's libraries as catalog entries (those the index holds are replaced by theirs)."""
@@ -144,3 +198,23 @@ def _library(registered: RegisteredLibrary, source: str) -> Library:
         origin=CONTEXT7 if source == REMOTE else LLMS_TXT,
         indexed=False,
     )
+
+
+class _OnFirstUse(Generic[T]):
+    """A value, or a function that makes it the first time it is asked for (once, under a lock)."""
+
+    def __init__(self, value: T | Callable[[], T]) -> None:
+        self._make: Callable[[], T] | None = value if callable(value) else None
+        self._value: T | None = None if callable(value) else value
+        self._lock = threading.Lock()
+
+    def get(self) -> T:
+        with self._lock:
+            if self._make is not None:
+                self._value, self._make = self._make(), None
+            return self._value  # type: ignore[return-value]
+
+    def opened(self) -> T | None:
+        """The value if it has been made, without making it."""
+        with self._lock:
+            return None if self._make is not None else self._value

@@ -1,0 +1,57 @@
+"""A stdio server that only searches does not load what only fetching pages or the gateway need.
+
+Spawn to the first answered search is mostly imports (issue 28): the page fetcher and converter
+(httpx, BeautifulSoup, the index writer) load when a library tool first needs them, the
+gateway's modules only for a server with upstream servers.  A fresh interpreter shows which
+modules a server's start and its first search loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+DEFERRED = ("httpx", "bs4", "rich", "docs_mcp.indexer.sources.service", "docs_mcp.indexer.build", "docs_mcp.server.gateway.service")
+
+SERVE_AND_SEARCH = """
+import json
+import sys
+from pathlib import Path
+
+from docs_mcp.server.app import ServerSettings, build_server, open_live, tool_registry
+from docs_mcp.server.core.registry import ToolCall
+from docs_mcp.server.libraries.remote import Sources
+
+index_dir, then, watched = Path(sys.argv[1]), sys.argv[2], sys.argv[3:]
+settings = ServerSettings(mode="bm25", warm=False)
+build_server(index_dir, settings)
+live = open_live(index_dir, settings)
+registry = tool_registry("bm25", Sources.opened_on_use(index_dir, live))
+served = live.acquire()
+answer = registry.get("search_docs").answer(ToolCall(served, {"query": "retry backoff"}))
+assert not answer.is_error and answer.structured["hits"], answer
+if then == "--library-tool":
+    resolved = registry.get("resolve_library").answer(ToolCall(served, {"query": "guide"}))
+    assert not resolved.is_error, resolved
+live.release(served)
+live.close()
+print(json.dumps(sorted(name for name in watched if name in sys.modules)))
+"""
+
+
+def _loaded(index: Path, *extra: str) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", SERVE_AND_SEARCH, str(index), *extra, *DEFERRED], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_a_server_that_answered_a_search_has_not_loaded_fetching_or_the_gateway(tiny_index) -> None:
+    assert _loaded(tiny_index, "--search-only") == []
+
+
+def test_a_library_tool_opens_the_remote_sources_on_first_use(tiny_index) -> None:
+    assert "docs_mcp.indexer.sources.service" in _loaded(tiny_index, "--library-tool")
