@@ -22,6 +22,7 @@ from typing import Any, Iterator, Mapping
 import duckdb
 import orjson
 
+from docs_mcp.indexer.absent_modules import mark_absent
 from docs_mcp.indexer.errors import IndexerError, IndexFormatError, IndexLockedError, IndexNotFoundError, IndexWriteError
 from docs_mcp.indexer.faults import fault_point
 from docs_mcp.indexer.extensions import OFFLINE_CONFIG, load_extensions
@@ -117,6 +118,7 @@ def connect(db_path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
         IndexLockedError, IndexFormatError: translated from DuckDB's errors.
         ExtensionLoadError: an extension package is missing.
     """
+    mark_absent()  # else DuckDB searches the path for pandas on every value a query binds
     try:
         conn = duckdb.connect(str(db_path), read_only=read_only, config=dict(OFFLINE_CONFIG))
     except duckdb.Error as error:
