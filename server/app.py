@@ -26,8 +26,8 @@ from docs_mcp import __version__
 from docs_mcp.server.contract.cursor import cursor_generation
 from docs_mcp.server.contract.schemas import SEARCH_DOCS
 from docs_mcp.server.contract.tools import contract_specs
-from docs_mcp.server.core.live_index import LiveIndex
-from docs_mcp.server.core.registry import ToolCall, ToolRegistry
+from docs_mcp.server.core.live_index import LiveIndex, ServedIndex
+from docs_mcp.server.core.registry import ToolAnswer, ToolCall, ToolRegistry
 from docs_mcp.server.errors import quoted
 from docs_mcp.server.instructions import IndexSummary, server_instructions
 from docs_mcp.server.libraries import prompts, resources
@@ -203,11 +203,18 @@ async def _call_tool(ctx: ServerRequestContext[AppState], params: types.CallTool
     if not spec.leases_index:
         answer = await anyio.to_thread.run_sync(spec.answer, ToolCall(None, params.arguments, ctx.request, ctx.request_id))
         return answer if isinstance(answer, types.CallToolResult) else answer.result()
-    index = await anyio.to_thread.run_sync(state.live.acquire, _issuing_generation(state.live, params))
-    try:
-        answer = await anyio.to_thread.run_sync(spec.answer, ToolCall(index, params.arguments, ctx.request, ctx.request_id))
-    finally:
-        state.live.release(index)
+    generation = _issuing_generation(state.live, params)
+
+    def leased_answer() -> tuple[ServedIndex, ToolAnswer | types.CallToolResult]:
+        # Lease, answer and release on one worker thread: each hop between the event loop and a thread
+        # waits for the scheduler, which on a busy machine is most of a search's time.
+        index = state.live.acquire(generation)
+        try:
+            return index, spec.answer(ToolCall(index, params.arguments, ctx.request, ctx.request_id))
+        finally:
+            state.live.release(index)
+
+    index, answer = await anyio.to_thread.run_sync(leased_answer)
     if isinstance(answer, types.CallToolResult):
         return answer
     if not answer.is_error:
