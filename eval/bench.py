@@ -190,15 +190,20 @@ def _corpus_queries(docs: Path, seed: int, n: int) -> dict[str, Any]:
     queries = []
     for i in range(n):
         chunk = rng.choice(chunks)
-        words = chunk.text.split()
-        if i % 2 == 0 and chunk.heading:
-            queries.append(chunk.heading)
-        elif len(words) > 3:
-            start = rng.randrange(len(words) - 3)
-            queries.append(" ".join(words[start : start + 3]))
-        else:
-            queries.append(chunk.title or chunk.filepath)
+        queries.append(sampled_query(chunk, rng, heading=i % 2 == 0) or chunk.title or chunk.filepath)
     return {"files": len(scan.files), "chunks": len(chunks), "queries": queries}
+
+
+def sampled_query(chunk: Any, rng: random.Random, *, heading: bool) -> str | None:
+    """A query taken from ``chunk`` (a scanned Chunk): its heading when ``heading``, else a three-word run of its
+    text; None when it has neither."""
+    if heading and chunk.heading:
+        return chunk.heading
+    words = chunk.text.split()
+    if len(words) > 3:
+        start = rng.randrange(len(words) - 3)
+        return " ".join(words[start : start + 3])
+    return None
 
 
 def _step_build(job: dict[str, Any]) -> dict[str, Any]:

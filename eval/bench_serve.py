@@ -30,6 +30,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from docs_mcp.eval.bench import sampled_query
 from docs_mcp.eval.bench_index import BuildRun, timed_build
 from docs_mcp.eval.cpu_load import CpuLoad, load_average
 from docs_mcp.eval.errors import EvalRunError
@@ -175,13 +176,9 @@ def corpus_queries(docs: Path, golden: Path | None, count: int, seed: int) -> li
     for attempt in range(count * 20):
         if len(dict.fromkeys(queries)) >= count or not chunks:
             break
-        chunk = rng.choice(chunks)
-        words = chunk.text.split()
-        if attempt % 2 == 0 and chunk.heading:
-            queries.append(chunk.heading)
-        elif len(words) > 3:
-            start = rng.randrange(len(words) - 3)
-            queries.append(" ".join(words[start : start + 3]))
+        query = sampled_query(rng.choice(chunks), rng, heading=attempt % 2 == 0)
+        if query:
+            queries.append(query)
     distinct = list(dict.fromkeys(query.strip() for query in queries if query.strip()))
     if len(distinct) < WARMUP_QUERIES + 1:
         raise EvalRunError(f"{docs} gives only {len(distinct)} distinct queries.", "Benchmark a larger corpus, or pass --golden with more queries.")

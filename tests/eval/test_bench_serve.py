@@ -1,0 +1,39 @@
+"""bench-serve times real `docs-mcp serve` processes over MCP stdio: starts, searches, memory, and its own build."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from docs_mcp.eval.bench_serve import OURS_BM25, OURS_HYBRID, ServePlan, corpus_queries, render_serve_bench, run_serve_bench
+from docs_mcp.eval.errors import EvalRunError
+
+SKYLINE = Path(__file__).parent / "fixtures" / "skyline"
+
+
+def test_both_of_our_modes_are_timed_over_stdio_from_a_build_of_the_corpus(tmp_path: Path) -> None:
+    bench = run_serve_bench(ServePlan(docs=SKYLINE / "docs", queries=10, starts=2), tmp_path / "work")
+    assert [figures.label for figures in bench.servers] == [OURS_HYBRID, OURS_BM25]
+    for figures in bench.servers:
+        assert len(figures.starts_s) == 2 and all(start > 0 for start in figures.starts_s)
+        assert 0 < figures.search_p50_ms <= figures.search_p95_ms
+        assert figures.peak_rss_mb > 50 and figures.cpu_ms_per_search > 0
+        assert figures.first_answer_identical  # a fresh server answers its first search as a warm one does
+    (build,) = bench.builds
+    assert build.seconds > 0 and set(build.live_after) >= {"full-text"}
+    assert bench.queries == 10 and set(bench.load) == {"start", "after starts", "end"}
+    table = render_serve_bench(bench)
+    assert OURS_HYBRID in table and "spawn to 1st search s" in table
+
+
+def test_the_queries_are_distinct_and_the_same_for_a_seed() -> None:
+    first = corpus_queries(SKYLINE / "docs", None, 20, seed=3)
+    assert len(first) == len(set(first)) == 20
+    assert corpus_queries(SKYLINE / "docs", None, 20, seed=3) == first
+
+
+def test_a_reference_checkout_that_is_not_built_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    with pytest.raises(EvalRunError) as refused:
+        run_serve_bench(ServePlan(docs=SKYLINE / "docs", reference=tmp_path), tmp_path / "work")
+    assert "packages/server/dist/bin.js" in str(refused.value)
