@@ -32,9 +32,6 @@ from docs_mcp.server.libraries.arguments import (
     parse_resolve_args,
 )
 from docs_mcp.indexer.libraries.library import REMOTE, Library
-from docs_mcp.indexer.sources.repository import GITHUB
-from docs_mcp.indexer.sources.site import SITE
-from docs_mcp.indexer.sources.site_links import normal_url
 from docs_mcp.server.libraries.catalog import LibraryCatalog
 from docs_mcp.server.libraries.errors import LibraryNotFoundError
 from docs_mcp.server.libraries.packages import KNOWN_RELEVANCE, registry_packages
@@ -177,6 +174,12 @@ def read_page(index: ServedIndex, args: PageArgs, sources: Sources) -> dict[str,
 
 def _crawled_path(catalog: LibraryCatalog, url: str) -> str | None:
     """The indexed path of ``url`` when it is a page of a crawled site or a repository library (None otherwise)."""
+    # Imported here: these modules bring the crawler's and the fetcher's (BeautifulSoup, httpx, the index
+    # writer), which a server that only searches never needs (tests/server/test_start_imports.py).
+    from docs_mcp.indexer.sources.repository import GITHUB
+    from docs_mcp.indexer.sources.site import SITE
+    from docs_mcp.indexer.sources.site_links import normal_url
+
     wanted = {url, normal_url(url)}
     for library in catalog.libraries.values():
         if library.origin in (SITE, GITHUB):
