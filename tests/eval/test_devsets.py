@@ -18,18 +18,27 @@ from docs_mcp.eval.golden import load_golden
 from docs_mcp.eval.judgments import IndexedChunk, resolve_judgments
 from docs_mcp.indexer import CorpusScan, scan_corpus
 from docs_mcp.indexer.file_rules import FileRules
+from docs_mcp.server.search.identifiers import is_lookup
 
 DEVSETS = Path(__file__).parents[2] / "eval" / "devsets"
+BUNDLED = "bundled"  # the repository's own corpus/ folder, not one of ../shared/corpora
 CORPUS_OF = {  # set file stem -> corpus folder under ../shared/corpora
     "fastapi-tune": "fastapi",
     "fastapi-heldout": "fastapi",
+    "fastapi-identifiers": "fastapi",
     "powershell-tune": "powershell/7.5",
     "powershell-heldout": "powershell/7.5",
+    "powershell-identifiers": "powershell/7.5",
     "dub-report": "dub",
+    "dub-identifiers": "dub",
     "opentelemetry-report": "opentelemetry",
     "fastapi-zh-report": "fastapi-zh",
     "python-docs-report": "/usr/share/doc/python3/html",  # Debian's python3-doc
+    "opentelemetry-identifiers": "opentelemetry",
+    "corpus-identifiers": BUNDLED,
+    "corpus-offtopic": BUNDLED,
 }
+IDENTIFIER_SETS = sorted(name for name in CORPUS_OF if name.endswith("-identifiers"))
 
 
 def test_every_set_in_the_folder_names_its_corpus():
@@ -43,7 +52,10 @@ def scans(shared_dir):
 
     def scan_of(corpus: str, only: tuple[str, ...] = ()) -> CorpusScan:
         if corpus not in made:
-            root = Path(corpus) if Path(corpus).is_absolute() else shared_dir / "corpora" / corpus
+            if corpus == BUNDLED:
+                root = Path(__file__).parents[2] / "corpus"
+            else:
+                root = Path(corpus) if Path(corpus).is_absolute() else shared_dir / "corpora" / corpus
             if not root.is_dir():
                 pytest.skip(f"{root} is not installed")
             made[corpus] = scan_corpus(root, rules=FileRules(include=only))
@@ -80,3 +92,10 @@ def test_the_report_sets_have_every_style_and_off_topic_queries(name):
     queries = load_golden(DEVSETS / f"{name}.jsonl")
     assert {q.category for q in queries} == {"keyword", "natural", "paraphrase", "off-topic"}
     assert sum(q.off_topic for q in queries) >= 20
+
+
+@pytest.mark.parametrize("name", IDENTIFIER_SETS)
+def test_an_identifier_set_asks_at_least_20_bare_identifiers(name):
+    queries = load_golden(DEVSETS / f"{name}.jsonl")
+    assert len(queries) >= 20 and {q.category for q in queries} == {"identifier"}
+    assert all(is_lookup(q.query) for q in queries)
