@@ -297,25 +297,55 @@ def bench_gateway_command(
 
 
 def train_ranking_command(
-    sets: list[str] = typer.Option(..., "--set", help="GOLDEN=INDEX: a golden file and the index it runs on (repeatable)."),
-    out: Path = typer.Option(..., "--out", help="Rankers file to write: INDEX/rankers.json makes every later build of that index record it."),
+    sets: list[str] = typer.Option(..., "--set", help="GOLDEN=INDEX: a golden file and the index it runs on (repeatable; sets on one index are one corpus)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Rankers file to write: INDEX/rankers.json makes every later build of that index record it."),
+    loco: bool = typer.Option(False, "--loco", help="Print the leave-one-corpus-out validation: each corpus held out, the fusion against hybrid search."),
+    json_file: Optional[Path] = typer.Option(None, "--json", help="Write every figure of the validation to this file."),
+    tools: Optional[str] = typer.Option(None, "--tools", help="CONFIG=GOLDEN: also fit tool discovery's relevance on this gateway config's tools, leaving one server out at a time."),
 ) -> None:
-    """Train the learned ranking on golden sets (tune halves only) and write its weights, floor and CV figures."""
+    """Train the learned parts of hybrid search on golden sets, each chosen by leave-one-corpus-out validation."""
     import orjson
 
     from docs_mcp.errors import UsageError
     from docs_mcp.eval.paths import check_output_file
-    from docs_mcp.eval.training import train_file
+    from docs_mcp.eval.train_ranking import train_file
 
+    if out is None and not loco:
+        raise UsageError("Nothing to do: pass --out FILE to write the rankers file, --loco to print the validation, or both.",
+                         "Example: docs-mcp train-ranking --set eval/devsets/fastapi-tune.jsonl=.docs-mcp --loco")
     check_output_file(out, "--out")
+    check_output_file(json_file, "--json")
     pairs = []
     for item in sets:
         golden, sep, index = item.partition("=")
         if not sep or not golden or not index:
             raise UsageError(f"--set {item!r} is not GOLDEN=INDEX.", "Example: --set eval/devsets/fastapi-tune.jsonl=.docs-mcp")
         pairs.append((Path(golden), Path(index)))
+    tool_sets = None
+    if tools is not None:
+        config, sep, tool_golden = tools.partition("=")
+        if not sep or not config or not tool_golden:
+            raise UsageError(f"--tools {tools!r} is not CONFIG=GOLDEN.", "Example: --tools tests/gateway/upstreams.toml=eval/golden/gateway.jsonl")
+        tool_sets = (Path(config), Path(tool_golden))
     with progress_bar("train") as advance:
-        advance(0, len(pairs))
-        data = train_file(pairs)
-    out.write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
-    typer.echo(f"wrote {out}: gate floor {data['rankers'][0]['gate']['floor']}, {data['rankers'][0]['training']}", err=True)
+        data, report, tools_report = train_file(pairs, progress=advance, tools=tool_sets)
+    if loco:
+        from docs_mcp.eval.loco_report import render_loco
+
+        if report is None:
+            raise UsageError("--loco needs at least two corpora (--set pairs on two indexes): one is held out at a time.",
+                             "Add --set GOLDEN=INDEX pairs for other corpora.")
+        typer.echo(render_loco(report))
+        if tools_report is not None:
+            typer.echo("\ntool discovery, one upstream server held out at a time:")
+            typer.echo(render_loco(tools_report))
+    if json_file and report is not None:
+        from docs_mcp.eval.loco_report import loco_dict
+
+        figures = {"documentation": loco_dict(report), "tools": loco_dict(tools_report) if tools_report else None}
+        json_file.write_bytes(orjson.dumps(figures, option=orjson.OPT_INDENT_2) + b"\n")
+        typer.echo(f"wrote {json_file}", err=True)
+    if out:
+        out.write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+        record = data["rankers"][0]
+        typer.echo(f"wrote {out}: floor {record['floor']}, ordering {'learned' if record['ordering'] else 'the fusion'}", err=True)

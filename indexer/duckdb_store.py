@@ -57,6 +57,7 @@ WHERE dict.term IN (SELECT unnest($terms::VARCHAR[])) AND d.name IN (SELECT unne
 """
 COLUMNS_SQL = f"SELECT chunk_id, heading, breadcrumb, filepath, metadata FROM {CHUNKS_TABLE} ORDER BY id"
 HEADING_PATHS_SQL = f"SELECT chunk_id, filepath, heading_path, headings FROM {CHUNKS_TABLE} ORDER BY id"
+CHUNK_HEADINGS_SQL = f"SELECT id, headings FROM {CHUNKS_TABLE} WHERE id IN (SELECT unnest($rows::INTEGER[]))"
 
 
 class DuckDBStore:
@@ -111,6 +112,10 @@ class DuckDBStore:
     def heading_paths(self) -> list[HeadingPaths]:
         rows = self._query(HEADING_PATHS_SQL)
         return [HeadingPaths(cid, fp, tuple(orjson.loads(path)), tuple(orjson.loads(heads))) for cid, fp, path, heads in rows]
+
+    def chunk_headings(self, rows: Sequence[int]) -> list[tuple[str, ...]]:
+        found = {int(row): tuple(orjson.loads(headings)) for row, headings in self._query(CHUNK_HEADINGS_SQL, {"rows": [int(r) for r in rows]})}
+        return [found.get(int(row), ()) for row in rows]
 
     def rows(self, sql: str, parameters: Mapping[str, Any] | None = None) -> list[tuple[Any, ...]]:
         """The rows of one read query of the indexer's own (a build reading back what it keeps); not for the server."""

@@ -111,6 +111,11 @@ class IndexStore(Protocol):
         """Every chunk's ID, file and headings, by chunks.id."""
         ...
 
+    def chunk_headings(self, rows: Sequence[int]) -> list[tuple[str, ...]]:
+        """Every heading inside each of the chunks ``rows`` (chunks.id), in order: its own and those under it (a page's
+        first chunk holds the page's title); empty for a row that does not exist."""
+        ...
+
     def close(self) -> None:
         """Release the generation; the store is unusable afterwards."""
         ...

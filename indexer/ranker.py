@@ -21,6 +21,12 @@ from docs_mcp.indexer.records import ModelIdentity
 
 RANKERS_FILE = "rankers.json"
 PACKAGED = "packaged"
+RECORD_VERSION = 3  # 3: calibrated score model, floor, optional ordering (2: a ranking and a gate)
+
+
+def is_current(record: Mapping[str, Any] | None) -> bool:
+    """Whether a ranking record is of the format this version reads (older ones are skipped: retrain or re-index)."""
+    return isinstance(record, Mapping) and isinstance(record.get("score"), Mapping) and "floor" in record
 
 
 def ranker_for(identity: ModelIdentity | None, index_dir: Path) -> dict[str, Any] | None:
@@ -63,14 +69,17 @@ def describe_ranking(recorded: Mapping[str, Any] | None, *, has_vectors: bool) -
         )
     facts = ranking_facts(recorded)
     source = "shipped with docs-mcp" if facts["origin"] == PACKAGED else f"from {facts['origin']}"
-    return f"learned ({source}); off-topic floor {facts['floor']}"
+    order = "a learned order" if facts.get("ordering") else "the fusion's order"
+    return f"calibrated scores ({source}), {order}; off-topic floor {facts['floor']}"
 
 
 def ranking_facts(recorded: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Whether an index that recorded ``recorded`` ranks hybrid search with a learned ranking, its origin and off-topic floor."""
+    """Whether an index that recorded ``recorded`` has learned parts (calibrated scores, floor, maybe an ordering), their
+    origin and off-topic floor."""
     if not recorded:
         return {"learned": False}
-    return {"learned": True, "origin": recorded.get("origin", PACKAGED), "floor": (recorded.get("gate") or {}).get("floor")}
+    floor = recorded["floor"] if "floor" in recorded else (recorded.get("gate") or {}).get("floor")
+    return {"learned": True, "origin": recorded.get("origin", PACKAGED), "floor": floor, "ordering": bool(recorded.get("ordering"))}
 
 
 def _read_own(path: Path) -> Mapping[str, Any]:
@@ -87,5 +96,6 @@ def _read_own(path: Path) -> Mapping[str, Any]:
 
 
 def _matching(rankers: Mapping[str, Any], identity: ModelIdentity) -> dict[str, Any] | None:
+    """The current-format record for ``identity`` (a record of an older format is skipped)."""
     wanted = {"provider": identity.provider, "model": identity.name, "checksum": identity.checksum}
-    return next((dict(record) for record in rankers["rankers"] if isinstance(record, dict) and record.get("embedding") == wanted), None)
+    return next((dict(r) for r in rankers["rankers"] if isinstance(r, dict) and r.get("embedding") == wanted and is_current(r)), None)

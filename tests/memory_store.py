@@ -92,6 +92,9 @@ class MemoryStore:
     def heading_paths(self) -> list[HeadingPaths]:
         return [HeadingPaths(c.chunk_id, c.filepath, c.heading_path, c.headings) for c in self._chunks]
 
+    def chunk_headings(self, rows: Sequence[int]) -> list[tuple[str, ...]]:
+        return [self._chunks[int(row)].headings if 0 <= int(row) < len(self._chunks) else () for row in rows]
+
     def close(self) -> None:
         self.closed = True
 

@@ -110,6 +110,7 @@ def run_search_docs(index: ServedIndex, args: SearchArgs, mode: str, expansions:
             args.filters,
             index.filters,
             lambda filters: bool(index.search(args.query, filters, mode=mode, limit=1, **_expanded(expansions)).hits),
+            *index.engine.query_words(args.query),
         )
     next_cursor = cursors.encode(binding, offset + len(page.hits)) if page.has_more else None
     return search_result(page.hits, next_cursor, hint)

@@ -62,7 +62,9 @@ def find_candidates(
 
     One search covers every library when all are
     asked for (each at its default version); otherwise each library is searched on its own and the hits are merged
-    by confidence, which, unlike the fused score, is comparable across searches.
+    by confidence, which, unlike the fused score, is comparable across searches: in hybrid mode it is the hit's
+    calibrated score; without one (another embedding model, full text only, bm25 mode) a curve over the chunk's
+    similarity and term coverage (confidence.py).
     A ``language`` (a value of the index's language taxonomy) filters like search_docs's
     ``language`` filter (which may keep untagged or shared sections, as metadata.json says).
     In bm25 ``mode`` the confidence rests on term coverage alone, as without vectors: the
@@ -91,18 +93,18 @@ def find_candidates(
             "Try other words, search_docs for broader results, or browse the table of contents with get_library_info.",
         )
     engine = index.engine
-    rows = [engine.columns.index_of[chunk_id] for chunk_id in hits]
-    similarity = index.similarities_at(topic, rows) if mode != "bm25" else None  # bm25 never loads the model
-    coverage = term_coverage(engine.store, topic, rows)
     contents = engine.store.contents(list(hits))
+    if mode == "hybrid" and engine.ranker is not None:
+        # Hybrid hits carry calibrated probabilities already (server/ranking/calibration.py).
+        confidences = [round(hit.score, 3) for hit in hits.values()]
+    else:
+        rows = [engine.columns.index_of[chunk_id] for chunk_id in hits]
+        similarity = index.similarities_at(topic, rows) if mode != "bm25" else None  # bm25 never loads the model
+        coverage = term_coverage(engine.store, topic, rows)
+        confidences = [confidence(None if similarity is None else similarity[k], coverage[row]) for k, row in enumerate(rows)]
     found = [
-        Candidate(
-            hit=hit,
-            library_id=catalog.owner(hit.filepath).library_id,
-            content=contents[hit.chunk_id],
-            confidence=confidence(None if similarity is None else similarity[k], coverage[row]),
-        )
-        for k, (hit, row) in enumerate(zip(hits.values(), rows))
+        Candidate(hit=hit, library_id=catalog.owner(hit.filepath).library_id, content=contents[hit.chunk_id], confidence=value)
+        for hit, value in zip(hits.values(), confidences)
     ]
     return found if len(scopes) == 1 else sorted(found, key=lambda c: (-c.confidence, c.hit.chunk_id))
 

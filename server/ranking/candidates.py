@@ -1,21 +1,26 @@
-"""The candidates the learned ranking orders, as training sees them: the public view of one query's pool."""
+"""The candidates the learned parts read, as training sees them: the public view of one query's pool."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Mapping
 
 import numpy as np
 
-from docs_mcp.server.ranking.features import QuerySignals
+from docs_mcp.server.search.evidence import Evidence
+
+# Near-duplicates: the same heading over word sets this alike (Jaccard). A rule that moved them behind the others
+# was measured leaving one corpus out and did not ship (corpus/guide/ranking.md); training still measures it.
+FAMILY_JACCARD = 0.6
 
 
 @dataclass(frozen=True)
 class CandidatePool:
-    """The fusion's best candidates for one query, best first, and what the ranking and its gate read of them."""
+    """The fusion's best candidates for one query, in its order, and what the learned parts read of them."""
 
     rows: np.ndarray  # chunk rows (chunks.id)
     chunk_ids: tuple[str, ...]
-    features: np.ndarray  # (candidates, FEATURES)
-    signals: QuerySignals  # the query's own signals (the gate's inputs but the best logit)
-    family: np.ndarray  # (candidates, candidates): near-duplicates, which the served ranking demotes
-    twins: np.ndarray  # (candidates, candidates): twins across a collapse key, which it drops
+    table: Mapping[str, np.ndarray | float]  # every feature (features.FEATURES), per candidate or per query
+    evidence: Evidence
+    family: np.ndarray  # (candidates, candidates): near-duplicates (FAMILY_JACCARD)
+    twins: np.ndarray  # (candidates, candidates): twins across a collapse key, which the served ranking drops

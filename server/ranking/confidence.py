@@ -1,15 +1,16 @@
-"""How sure get_docs is that a chunk answers a topic: a 0-1 estimate from two absolute signals.
+"""How sure get_docs is that a chunk answers a topic, where hybrid search gives no calibrated score.
 
-The fused search score is relative (the best hit of any query scores about 1), so it
-cannot say "nothing here really matches".  Two signals can:
+Hybrid hits carry a calibrated probability (server/ranking/calibration.py), which get_docs reports as
+its confidence. An index without one (another embedding model, full text only) or a bm25 search has
+only the fused, relative score, so confidence rests on two absolute signals instead:
 
 - ``coverage``: the share of the topic's content words (BM25 terms, stopwords left out)
   that occur in the chunk, read from the index's own term statistics (the index store);
 - ``similarity``: the chunk's best-window cosine similarity to the topic.
 
-They are combined by a logistic curve fitted on graded golden queries (the label: the
-chunk is relevant to its query); see corpus/guide/libraries.md for the fit and how
-confidence relates to correctness.  Below 0.5 means "look further".
+They are combined by a logistic curve fitted by ``docs-mcp train-ranking`` on the graded queries of five
+corpora, and checked leaving one corpus out (the record's ``training.fallback_confidence``; see
+corpus/guide/ranking.md). Below 0.5 means "look further".
 """
 
 from __future__ import annotations
@@ -31,11 +32,11 @@ class Calibration:
     w_coverage: float
 
 
-# Logistic regression on ../shared/golden/fastapi.jsonl: 40 queries x their top-10 hybrid hits, label "graded
-# relevant"; held out, eval/golden/corpus.jsonl scores a Brier of 0.12 over its candidates (see the guide page).
-HYBRID = Calibration(bias=-4.79, w_similarity=5.31, w_coverage=1.87)
+# Fitted on the first 20 fusion candidates of 587 graded queries over FastAPI, the bundled guide, OpenTelemetry,
+# Dub and PowerShell 7.5 (label: graded relevant), as indexer/rankers.json records them (fallback_confidence).
+HYBRID = Calibration(bias=-6.60, w_similarity=5.13, w_coverage=2.66)
 # A full-text-only index has no similarity: coverage alone, fitted the same way.
-LEXICAL = Calibration(bias=-2.85, w_similarity=0.0, w_coverage=3.04)
+LEXICAL = Calibration(bias=-5.19, w_similarity=0.0, w_coverage=3.83)
 
 
 def confidence(similarity: float | None, coverage: float) -> float:

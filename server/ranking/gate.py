@@ -1,28 +1,31 @@
 """The gate: the probability that the corpus answers a query at all, from the query's own signals.
 
-A query under the gate's floor gets zero hits (and the zero-result hint) instead of the
-least-unrelated chunks; a hit's score is the gate's probability times the ranking's (model.py).
+It reads the query's features (features.QUERY_FEATURES: what the corpus knows of the query and how close it
+comes, over the corpus's baselines; whether it holds evidence) and how sure the score model is of the best
+candidate. A query the corpus holds no evidence for (server/search/evidence.py) and whose gate probability is
+under the floor gets zero hits and the zero-result hint instead of the least-unrelated chunks.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any, Mapping
 
 import numpy as np
 
-
-@dataclass(frozen=True)
-class Gate:
-    """P(the corpus answers the query) = sigmoid(bias + weights . GATE_FEATURES); under ``floor``: no hits."""
-
-    weights: tuple[float, ...]
-    bias: float
-    floor: float
-
-    def probability(self, inputs: np.ndarray) -> float:
-        return float(sigmoid(float(inputs @ np.asarray(self.weights)) + self.bias))
+from docs_mcp.server.ranking.calibration import LogisticModel
+from docs_mcp.server.ranking.features import QUERY_FEATURES
 
 
-def sigmoid(x):
-    """The logistic function, elementwise."""
-    return 1.0 / (1.0 + np.exp(-x))
+def gate_inputs(table: Mapping[str, Any], score: LogisticModel) -> dict[str, np.ndarray]:
+    """The gate's inputs (features.GATE_FEATURES) for the candidates whose features are ``table``: the query's features
+    and the logit of its best candidate's score."""
+    inputs = {name: np.asarray(table[name], dtype=np.float64).reshape(-1)[:1] for name in QUERY_FEATURES}
+    inputs["best_score"] = np.array([float(score.logits(table).max())])
+    return inputs
+
+
+def answered(table: Mapping[str, Any], score: LogisticModel, gate: LogisticModel | None) -> float:
+    """The probability that the corpus answers the query: the gate's, or without a gate the best candidate's score."""
+    if gate is None:
+        return float(score.probabilities(table).max())
+    return float(gate.probabilities(gate_inputs(table, score))[0])

@@ -6,7 +6,7 @@ touch them, and the page records (what a hit shows: heading, metadata, the text 
 snippet comes from) are read for the hits of the page only.  A search reads the index
 store (indexer/index_store.py) only to stem query words it has not seen before.  The query model loads on the first vector search (or in
 ``warm``), never for a full-text-only search.  In hybrid mode, an index that records a
-learned ranking (rerank.py) reorders the fusion's best candidates by the model's probability.
+learned ranking (server/ranking) scores them, may hold the query back, and lookups put their identifiers first.
 """
 
 from __future__ import annotations
@@ -21,22 +21,24 @@ import numpy as np
 from docs_mcp.indexer.duckdb_store import open_store
 from docs_mcp.indexer.index_store import ChunkColumns, IndexStore
 from docs_mcp.indexer.page_records import PageRecord
+from docs_mcp.indexer.ranker import is_current, ranker_for
 from docs_mcp.indexer.serving_arrays import ServingArrays
 from docs_mcp.indexer.serving_reader import open_serving_arrays
 from docs_mcp.indexer.vector_index import UNSCORED
 from docs_mcp.server.search import lru_cache
 from docs_mcp.server.search.lru_cache import LruCache
 from docs_mcp.server.search.collapse import Collapser
-from docs_mcp.server.search.diversity import FAMILY_JACCARD, demote_near_duplicates
-from docs_mcp.server.ranking.candidates import CandidatePool
-from docs_mcp.server.ranking.features import QuerySignals, feature_matrix
+from docs_mcp.server.ranking.calibration import capped, non_increasing
+from docs_mcp.server.ranking.candidates import FAMILY_JACCARD, CandidatePool
+from docs_mcp.server.ranking.features import PROBES, Baselines, QuerySignals, candidate_table
+from docs_mcp.server.search.evidence import Evidence, EvidenceFinder
 from docs_mcp.server.search.expansion import EXTRA_WEIGHT, Expansions, QueryLegs
 from docs_mcp.server.search.filters import FilterRule, TaxonomyColumns, filter_mask
 from docs_mcp.server.search.fusion import select_fusion
 from docs_mcp.server.search.modes import MODES
 from docs_mcp.server.search.lexical import DEFAULT_FIELD_WEIGHTS, HEADING_FIELD, LexicalScorer, QueryTerms, tokenize
 from docs_mcp.server.search.records import Hit, SearchPage
-from docs_mcp.server.ranking.model import RERANK_DEPTH, RankerModel, by_probability
+from docs_mcp.server.ranking.model import RERANK_DEPTH, LearnedRanking, by_probability
 from docs_mcp.server.search.semantic import chunk_similarities, similarities
 from docs_mcp.server.search.query_model import query_model
 from docs_mcp.server.search.query_vectors import QueryEmbedder, QueryVectors
@@ -78,6 +80,7 @@ class _Fusion:
     terms: QueryTerms
     lexical: Signal
     vector: Signal
+    allowed: np.ndarray | None  # the chunks the filters allow (None: no filter)
 
     def at(self, rows: np.ndarray) -> np.ndarray:
         """Positions of candidate ``rows`` in ``ids``."""
@@ -87,8 +90,7 @@ class _Fusion:
 @dataclass(frozen=True)
 class _Ranking:
     order: np.ndarray  # chunk rows, best first (at least the page and one more, when there are)
-    ids: np.ndarray  # the candidates' rows, ascending
-    scores: np.ndarray  # the candidates' scores (fusion, or the learned probability), aligned with ids
+    shown: np.ndarray  # the scores of ``order`` as hits show them (non-increasing for calibrated scores)
     lexical: Signal
     vector: Signal
 
@@ -96,8 +98,11 @@ class _Ranking:
 class Engine:
     """Ranks the chunks of one index generation for a query; safe to share between threads."""
 
-    def __init__(self, store: IndexStore, settings: RankingSettings | None = None, *, embedder: QueryEmbedder | None = None) -> None:
-        """Map the generation's serving arrays; ``embedder`` replaces the index's model (benchmarks).
+    def __init__(
+        self, store: IndexStore, settings: RankingSettings | None = None, *, embedder: QueryEmbedder | None = None, learned: str = "ranker"
+    ) -> None:
+        """Map the generation's serving arrays; ``embedder`` replaces the index's model (benchmarks); ``learned`` names
+        the part of the index's ranking record hybrid search uses (``ranker``: documentation; ``tools``: tool discovery).
 
         Raises:
             IndexFormatError: the generation has no (or unreadable) serving arrays: rebuild it.
@@ -122,9 +127,11 @@ class Engine:
         self._columns_lock = threading.Lock()  # the library tools' columns are read once
         self._embedder = embedder
         self._columns: ChunkColumns | None = None
-        recorded = self.metadata.get("ranker")
-        self.ranker = RankerModel.from_metadata(recorded) if recorded and self.has_vectors else None
+        self.ranker = _learned_ranking(self.metadata.get("ranker"), store, self.has_vectors, learned)
         self._code_role = self.arrays.role_names.index("has_code")
+        self._headings: LruCache[int, tuple[str, ...]] = LruCache("chunk-headings", lru_cache.WORD_SETS)
+        self._baselines: Baselines | None = None
+        self._evidence = EvidenceFinder(self._lexical, self.arrays.records.read, self._chunk_headings, self.size)
 
     @property
     def size(self) -> int:
@@ -178,7 +185,7 @@ class Engine:
         page = [int(i) for i in ranking.order[offset : offset + limit]]
         shown = tokenize(legs.lexical)  # the snippet shows the query's words, and the keywords'
         needles = Needles.of([*shown, *self._lexical.stems(shown)])
-        scores = ranking.scores[np.searchsorted(ranking.ids, page)] if page else ()
+        scores = ranking.shown[offset : offset + limit]
         records = self.arrays.records.read(page)
         hits = tuple(
             _hit(record, float(score), needles, lexical_rank, vector_rank)
@@ -190,6 +197,11 @@ class Engine:
         """The words of ``text`` a search matches on: tokenized, the stop words the index leaves out left out."""
         return self._lexical.content_words(text)
 
+    def query_words(self, query: str) -> tuple[list[str], list[str]]:
+        """The query's words (stop words aside), and those of them no chunk holds: what a zero-result hint reports."""
+        words = self._lexical.content_words(query)
+        return words, [word for word, stem in zip(words, self._lexical.stems(words)) if self._lexical.term_id(stem) < 0]
+
     def query_similarities(self, query: str) -> np.ndarray | None:
         """Best-window cosine similarity of every chunk (by chunks.id) to ``query``; None without vectors."""
         if self._vectors is None or not tokenize(query):
@@ -197,19 +209,14 @@ class Engine:
         return similarities(self._vectors, self._query_vector(query), self.size, self.arrays.vector_index)
 
     def candidate_pool(self, query: str, filters: Mapping[str, str] | None = None) -> CandidatePool:
-        """The fusion's best ``RERANK_DEPTH`` candidates for ``query`` with their features, the query's signals,
-        and which candidates are near-duplicates or twins: what training learns the ranking and its gate from."""
-        head, features, signals = self.candidates(query, filters)
-        collapse = [key for key in self.collapse_keys if key not in (filters or {})]
-        family, twins = self._pairs(head, collapse)
-        return CandidatePool(head, tuple(self.columns.chunk_id[int(i)] for i in head), features, signals, family, twins)
-
-    def candidates(self, query: str, filters: Mapping[str, str] | None = None) -> tuple[np.ndarray, np.ndarray, QuerySignals]:
-        """The fusion's best ``RERANK_DEPTH`` candidates, best first, their features and the query's signals:
-        what the learned ranking and its gate read."""
+        """The fusion's best ``RERANK_DEPTH`` candidates for ``query``, in its order, with every feature, the query's
+        evidence, and which candidates are near-duplicates or twins: what training learns the ranking's parts from."""
         fusion = self._fusion(query, tokenize(query), dict(filters or {}), "fusion")
         head = top_k(fusion.ids, fusion.scores, RERANK_DEPTH)
-        return head, self._features(head, fusion), self._query_signals(query, fusion, head)
+        evidence = self._evidence.find(query, fusion.lexical.scores, fusion.allowed)
+        table = self._table(QueryLegs.plain(query), head, fusion, evidence, first_rank=0)
+        family, twins = self._pairs(head, [key for key in self.collapse_keys if key not in (filters or {})])
+        return CandidatePool(head, tuple(self.columns.chunk_id[int(i)] for i in head), table, evidence, family, twins)
 
     # -- ranking ---------------------------------------------------------------------------
 
@@ -223,11 +230,14 @@ class Engine:
         fusion = self._fusion(query, words, filters, mode, legs)
         scores = fusion.scores
         ranked: Callable[[int], np.ndarray] = lambda wanted: top_k(fusion.ids, fusion.scores, wanted)
-        if mode == "hybrid" and self.ranker is not None:
-            ranked, scores = self._learned(legs.gate, fusion, self.ranker, abstain)
+        if mode == "hybrid" and len(fusion.ids):
+            ranked, scores = self._hybrid(legs, fusion, abstain)
         collapse = [k for k in self.collapse_keys if k not in filters]
         order = self._collapsed(ranked, len(fusion.ids), collapse, stop_after) if collapse else ranked(stop_after)
-        return _Ranking(order, fusion.ids, scores, fusion.lexical, fusion.vector)
+        shown = scores[fusion.at(order)] if len(order) else np.zeros(0)
+        if mode == "hybrid" and self.ranker is not None:
+            shown = capped(shown, 1.0)  # past the head, and where collapse dropped a twin, no score rises
+        return _Ranking(order, shown, fusion.lexical, fusion.vector)
 
     def _fusion(self, query: str, words: Sequence[str], filters: Mapping[str, str], mode: str, legs: QueryLegs | None = None) -> _Fusion:
         legs = legs or QueryLegs.plain(query)
@@ -248,7 +258,7 @@ class Engine:
             fused = self._fuse(lexical, vector, ids, alpha=self.settings.alpha, floor=self.settings.vector_base)
         file_best = _file_best(fused, ids, self.arrays) if len(ids) else np.zeros(0)
         scores = fused + self.settings.file_boost * file_best if self.settings.file_boost else fused
-        return _Fusion(ids, scores, fused, file_best, terms, lexical, vector)
+        return _Fusion(ids, scores, fused, file_best, terms, lexical, vector, allowed)
 
     def _lexical_signal(self, terms: QueryTerms, mode: str, allowed: np.ndarray | None, extra: str = "") -> Signal:
         if mode == "vector" or not self.size:
@@ -272,49 +282,91 @@ class Engine:
             scores[best] = chunk_similarities(self._vectors, query_vector, best, self.arrays.vector_index)
         return Signal(scores, _allowed(scores >= self.settings.vector_base, allowed))
 
-    def _learned(self, query: str, fusion: _Fusion, ranker: RankerModel, abstain: bool) -> tuple[Callable[[int], np.ndarray], np.ndarray]:
-        """How the learned ranking orders the fusion's candidates (near-duplicates demoted), and their probabilities.
+    def _hybrid(self, legs: QueryLegs, fusion: _Fusion, abstain: bool) -> tuple[Callable[[int], np.ndarray], np.ndarray]:
+        """How hybrid search orders the fusion's candidates, and their scores (aligned with ``fusion.ids``).
 
-        The probabilities are aligned with ``fusion.ids``; a query the gate holds under its floor
-        has no candidates, when ``abstain``.
+        A lookup's best candidates come first by how their headings name its identifiers (evidence.py).
+        With a learned ranking, the head's order may be the learned one,
+        scores are calibrated probabilities, and when ``abstain``, a query gets no candidates when the
+        filters exclude a lookup's only matches, or when the corpus holds no evidence for it and no
+        candidate's probability reaches the floor.  The evidence and the lookup are the full-text side's words (the
+        query and an agent's keywords); the learned parts read every word the agent wrote (expansion.py).
         """
         head = top_k(fusion.ids, fusion.scores, RERANK_DEPTH)
-        probability = np.zeros(len(fusion.ids))
-        if not len(head):
-            return (lambda wanted: head), probability
-        signals = self._query_signals(query, fusion, head)
-        logits = ranker.logits(self._features(head, fusion))
-        answered = ranker.gate.probability(signals.gate_inputs(float(logits.max())))
-        if abstain and answered < ranker.gate.floor:
-            return (lambda wanted: head[:0]), probability
-        at_head = fusion.at(head)
-        probability[at_head] = answered / (1.0 + np.exp(-logits))
-        reordered = by_probability(head, probability[at_head])
+        evidence = self._evidence.find(legs.lexical, fusion.lexical.scores, fusion.allowed)
+        if abstain and evidence.only_elsewhere:
+            return (lambda wanted: head[:0]), np.zeros(len(fusion.ids))
+        table = self._table(legs, head, fusion, evidence, first_rank=0)
+        ranking = self.ranker
+        served = head
+        scores = fusion.scores.copy()
+        if ranking is not None:
+            probability = ranking.score.probabilities(table)
+            if abstain and not evidence.holds and ranking.answered(table) < ranking.floor:
+                return (lambda wanted: head[:0]), np.zeros(len(fusion.ids))
+            if ranking.ordering is not None:
+                served = by_probability(head, ranking.ordering.logits(table))
+        if evidence.lookup:
+            tiers = np.asarray(table["lookup_tier"])[_positions(head, served)]
+            served = served[np.lexsort((np.arange(len(served)), -tiers))]
+        last = 1.0
+        if ranking is not None:
+            scores = np.zeros(len(fusion.ids))
+            shown = non_increasing(probability[_positions(head, served)])
+            scores[fusion.at(served)] = shown
+            last = float(shown[-1])
 
         def ranked(wanted: int) -> np.ndarray:
             tail = top_k(fusion.ids, fusion.scores, wanted)[RERANK_DEPTH:]  # past the head: the fusion's order
-            if len(tail):
-                probability[fusion.at(tail)] = answered * ranker.probabilities(self._features(tail, fusion))
-            return demote_near_duplicates(np.concatenate([reordered, tail]), wanted, self._same_family)
+            if len(tail) and ranking is not None:
+                rest = self._table(legs, tail, fusion, evidence, first_rank=RERANK_DEPTH, lookups=False)
+                scores[fusion.at(tail)] = capped(ranking.score.probabilities(rest), last)
+            return np.concatenate([served, tail])
 
-        return ranked, probability
+        return ranked, scores
 
-    def _query_signals(self, query: str, fusion: _Fusion, head: np.ndarray) -> QuerySignals:
-        """What the query is as a whole: its known words, best cosine, and the best coverage and the top
-        cosine among the ``head`` (the fusion's best candidates, best first)."""
+    def _table(self, legs: QueryLegs, rows: np.ndarray, fusion: _Fusion, evidence: Evidence, first_rank: int, lookups: bool = True) -> dict:
+        """Every feature of candidate ``rows`` (in the fusion's order from ``first_rank``) and of the query."""
+        terms = fusion.terms
+        words = max(len(self._lexical.content_words(legs.lexical)), 1)  # the words ``terms`` come from
+        at = fusion.at(rows)
+        table = candidate_table(
+            fused=fusion.fused[at],
+            file_best=fusion.file_best[at],
+            file_boost=self.settings.file_boost,
+            cosine=fusion.vector.scores[rows],
+            heading_share=self._lexical.matches(terms.all, rows, HEADING_FIELD) / max(len(terms.all), 1),
+            coverage=self._lexical.matches(terms.own, rows) / words,
+            has_code=self.arrays.roles[rows, self._code_role],
+            lookup_tiers=self._evidence.lookup_tiers(legs.lexical, rows) if lookups and evidence.lookup else np.zeros(len(rows)),
+            ranks=np.arange(first_rank, first_rank + len(rows)),
+        )
+        head = top_k(fusion.ids, fusion.scores, RERANK_DEPTH) if first_rank else rows
+        return {**table, **self._query_signals(legs.gate, fusion, head, evidence).table()}
+
+    def _query_signals(self, query: str, fusion: _Fusion, head: np.ndarray, evidence: Evidence) -> QuerySignals:
+        """What the query is as a whole: its known words, best cosine (within the filters), the best coverage and the
+        top cosine among the ``head`` (the fusion's best candidates, best first), and its evidence."""
         words = max(len(self._lexical.content_words(query)), 1)
         coverage = float(self._lexical.matches(fusion.terms.own, head).max()) / words if len(head) else 0.0
-        cosines = fusion.vector.scores
-        best = float(cosines.max()) if self.size else 0.0
+        cosines = np.asarray(fusion.vector.scores)
+        allowed = cosines if fusion.allowed is None else cosines[fusion.allowed]
+        best = float(allowed.max()) if len(allowed) else 0.0
         top = float(cosines[head[0]]) if len(head) else 0.0
-        return QuerySignals(self._lexical.known_share(query), best_cosine=_unit(best), best_coverage=min(coverage, 1.0), top_cosine=_unit(top))
+        return QuerySignals(self._lexical.known_share(query), _unit(best), min(coverage, 1.0), _unit(top), evidence, self.baselines)
 
-    def _features(self, rows: np.ndarray, fusion: _Fusion) -> np.ndarray:
-        terms = fusion.terms.all
-        heading_share = self._lexical.matches(terms, rows, HEADING_FIELD) / max(len(terms), 1)
-        at = fusion.at(rows)
-        cosine = fusion.vector.scores[rows]
-        return feature_matrix(fusion.fused[at], fusion.file_best[at], cosine, heading_share, self.arrays.roles[rows, self._code_role])
+    @property
+    def baselines(self) -> Baselines:
+        """What the corpus scores for questions it does not answer (features.PROBES), computed once."""
+        with self._model_lock:
+            known = self._baselines
+        if known is None:
+            best = [float(sims.max()) for probe in PROBES if (sims := self.query_similarities(probe)) is not None and len(sims)]
+            shares = [self._lexical.known_share(probe) for probe in PROBES] if self.size else [0.0]
+            known = Baselines(float(np.mean(shares)), float(np.mean(best)) if best else 0.0)
+            with self._model_lock:
+                self._baselines = known
+        return known
 
     def _pairs(self, head: np.ndarray, collapse: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """Which candidates are near-duplicates (same heading, same words) and which are twins across ``collapse``."""
@@ -329,8 +381,13 @@ class Engine:
                     twins[a, b] = self.collapser.twins(int(head[a]), int(head[b]), collapse)
         return family, twins
 
-    def _same_family(self, a: int, b: int) -> bool:
-        return self.collapser.near_duplicates(a, b, FAMILY_JACCARD)
+    def _chunk_headings(self, rows: Sequence[int]) -> list[tuple[str, ...]]:
+        """Every heading inside each chunk of ``rows`` (its own, the ones under it, a page's title for its first chunk)."""
+        missing = [int(row) for row in rows if self._headings.get(int(row)) is None]
+        if missing:
+            for row, headings in zip(missing, self.store.chunk_headings(missing)):
+                self._headings.put(row, headings)
+        return [self._headings.get(int(row)) or () for row in rows]
 
     def _collapsed(self, ranked: Callable[[int], np.ndarray], total: int, keys: Sequence[str], stop_after: int) -> np.ndarray:
         """The best ``stop_after`` chunks left after collapse; more candidates are ranked only while twins fall out.
@@ -396,6 +453,29 @@ def _file_best(scores: np.ndarray, ids: np.ndarray, arrays: ServingArrays) -> np
     best = np.zeros(len(arrays.file_starts), dtype=scores.dtype)  # the max of the values is exact in their own type
     np.maximum.at(best, files, scores)
     return best.astype(np.float64, copy=False)[files]  # as the sum it joins
+
+
+def _positions(head: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The position in ``head`` of each of ``rows`` (every one of them is in ``head``)."""
+    where = {int(row): k for k, row in enumerate(head.tolist())}
+    return np.fromiter((where[int(row)] for row in rows), dtype=np.int64, count=len(rows))
+
+
+def _learned_ranking(recorded: Mapping | None, store: IndexStore, has_vectors: bool, part: str = "ranker") -> LearnedRanking | None:
+    """The learned ranking an index recorded (its ``tools`` part for tool discovery); for a record of an older format,
+    the one this version ships for the index's embedding model (the index's text and vectors are unchanged; only the
+    learned weights are newer)."""
+    if not has_vectors or not recorded:
+        return None
+    if not is_current(recorded):
+        recorded = ranker_for(store.model, Path(store.path))
+        if not is_current(recorded):
+            return None
+    if part == "tools":
+        recorded = recorded.get("tools")
+        if not is_current(recorded):
+            return None
+    return LearnedRanking.from_metadata(recorded)
 
 
 def _unit(value: float) -> float:

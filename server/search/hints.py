@@ -2,7 +2,9 @@
 
 For each filter the caller set, every other value of that taxonomy key is
 tried with the rest of the filters unchanged; the values under which the query
-finds something become ``suggested_filters``.
+finds something become ``suggested_filters``. The message says only what is true: which
+of the query's words the documentation does not contain at all, and, when it contains them
+all, that no section matched the query closely enough to be an answer.
 """
 
 from __future__ import annotations
@@ -24,18 +26,40 @@ class Hint:
     suggested_filters: Mapping[str, tuple[str, ...]]
 
 
-def build_hint(query: str, filters: Mapping[str, str], taxonomy: Mapping[str, Sequence[str]], matches: Matcher) -> Hint:
+MAX_QUOTED_WORDS = 5
+TRY_OTHER_WORDS = "try other words (a synonym, fewer words, or an exact identifier)."
+
+
+def build_hint(
+    query: str,
+    filters: Mapping[str, str],
+    taxonomy: Mapping[str, Sequence[str]],
+    matches: Matcher,
+    words: Sequence[str] = (),
+    unknown: Sequence[str] = (),
+) -> Hint:
     """The hint for ``query`` under ``filters``, which found nothing.
 
     ``taxonomy`` maps each key to its values; ``matches`` runs the query under
-    other filters.
+    other filters; ``words`` are the query's words (stop words aside) and ``unknown``
+    those of them the documentation does not contain at all.
     """
     suggested = {
         key: values
         for key in sorted(filters)
         if (values := _other_matching_values(key, filters, taxonomy.get(key, ()), matches))
     }
-    return Hint(_message(query, filters, suggested, matches), suggested)
+    return Hint(_message(query, filters, suggested, matches, _why(words, unknown)), suggested)
+
+
+def _why(words: Sequence[str], unknown: Sequence[str]) -> str:
+    """Why nothing matched, from what the documentation holds of the query's words."""
+    if not words or len(set(unknown)) >= len(set(words)):
+        return "The documentation contains none of its words"
+    if unknown:
+        listed = ", ".join(f"'{word}'" for word in list(dict.fromkeys(unknown))[:MAX_QUOTED_WORDS])
+        return f"The documentation does not contain {listed}, and no section matches the rest of it closely enough to be an answer"
+    return "Its words occur in the documentation, but no section matches it closely enough to be an answer"
 
 
 def _other_matching_values(
@@ -44,19 +68,16 @@ def _other_matching_values(
     return tuple(value for value in values if value != filters[key] and matches({**filters, key: value}))
 
 
-def _message(query: str, filters: Mapping[str, str], suggested: Mapping[str, tuple[str, ...]], matches: Matcher) -> str:
+def _message(query: str, filters: Mapping[str, str], suggested: Mapping[str, tuple[str, ...]], matches: Matcher, why: str) -> str:
     quoted = _quote(query)
     if not filters:
-        return (
-            f"0 results found for {quoted}. Nothing in the documentation matches it: "
-            "try other words (a synonym, fewer words, or an exact identifier)."
-        )
+        return f"0 results found for {quoted}. {why}: {TRY_OTHER_WORDS}"
     found = f"0 results found for {quoted} with {_describe(filters)}."
     if suggested:
         return f"{found} The query matches under the values in suggested_filters: retry with one of them."
     if matches({}):
         return f"{found} The query matches only without these filters: run search_docs again without them."
-    return f"{found} Nothing matches without the filters either: try other words."
+    return f"{found} Nothing matches without the filters either. {why}: {TRY_OTHER_WORDS}"
 
 
 def _describe(filters: Mapping[str, str]) -> str:

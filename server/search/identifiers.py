@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 # Characters that wrap a word in prose or markdown and are not part of it.
 _WRAPPING = "`'\"“”‘’()[]{}<>,;!?"
@@ -30,6 +31,8 @@ _BACKTICKED = re.compile(r"`([^`\s]+)`")
 # A word of a heading or a text, as names are written: ``dub.links.create(`` gives ``dub.links.create``.
 _NAME = re.compile(r"-?[A-Za-z0-9_$][\w$]*(?:(?:\.|::|/|-)[\w$]+)*")
 _ALNUM = re.compile(r"[^0-9A-Za-z]+")
+_PATH_PARTS = re.compile(r"\.|::|/")
+_JOINERS = r"[_\-.:/$]*"  # what may join the letters of one name: snake, kebab, dotted, :: and / paths
 # A lookup is a handful of names, not a sentence written in them.
 LOOKUP_WORDS = 3
 
@@ -86,21 +89,45 @@ class Name:
     @classmethod
     def of(cls, written: str) -> "Name":
         exact = written != written.lower()
-        parts = tuple(key for part in re.split(r"\.|::|/", written) if (key := name_key(part, exact_case=exact)))
+        parts = tuple(key for part in _PATH_PARTS.split(written) if (key := name_key(part, exact_case=exact)))
         return cls(written, exact, name_key(written, exact_case=exact), parts if len(parts) > 1 else ())
 
     def named_in(self, text: str) -> bool:
-        """Whether ``text`` writes this name (case as the query writes it, separators aside)."""
-        return self.key in names_in(text, exact_case=self.exact_case)
+        """Whether ``text`` writes this name (case as the query writes it, separators aside); a dotted name also as
+        the end of a longer path (``domains.check_status`` in ``dub.domains.check_status``)."""
+        return bool(self.key) and self._pattern().search(text) is not None
+
+    def _pattern(self) -> re.Pattern[str]:
+        return _name_pattern(self.key, self.exact_case, bool(self.parts))
 
     def path_named_in(self, heading: str, above: str) -> bool:
         """Whether a section names this dotted name by its path: its ``heading`` writes the last part and the
         headings ``above`` it another (``create`` under ``Links`` for ``dub.links.create``)."""
         if not self.parts or self.parts[-1] not in names_in(heading, exact_case=self.exact_case):
             return False
-        return bool(set(self.parts[:-1]) & names_in(above, exact_case=self.exact_case))
+        parts_above = {part for path in paths_in(above, exact_case=self.exact_case) for part in path}
+        return bool(set(self.parts[:-1]) & parts_above)
+
+
+@lru_cache(maxsize=1024)
+def _name_pattern(key: str, exact_case: bool, dotted: bool) -> re.Pattern[str]:
+    """A whole name-shaped word whose letters and digits are ``key``, joiners anywhere between them; a dotted name may
+    also end a longer path."""
+    start = r"(?:(?<=[.:/])|(?<![\w$.:/-]))" if dotted else r"(?<![\w$.:/-])"
+    body = _JOINERS.join(re.escape(char) for char in key)
+    return re.compile(f"{start}-?{body}(?![\\w$]|{_JOINERS[:-1]}+[\\w$])", 0 if exact_case else re.IGNORECASE)
 
 
 def names_in(text: str, *, exact_case: bool) -> set[str]:
     """The comparable forms of every name-shaped word of ``text``."""
     return {name_key(match.group(0), exact_case=exact_case) for match in _NAME.finditer(text)}
+
+
+def paths_in(text: str, *, exact_case: bool) -> set[tuple[str, ...]]:
+    """The parts (comparable forms) of every name-shaped word of ``text``, split at ``.``, ``::`` and ``/``."""
+    found = set()
+    for match in _NAME.finditer(text):
+        parts = tuple(key for part in _PATH_PARTS.split(match.group(0)) if (key := name_key(part, exact_case=exact_case)))
+        if parts:
+            found.add(parts)
+    return found

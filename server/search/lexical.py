@@ -129,6 +129,21 @@ class LexicalScorer:
             counts += found if field is None else found & (p.tf[lo + at, field] > 0)
         return counts
 
+    def term_id(self, stemmed: str) -> int:
+        """The id of a stemmed word, -1 when no chunk holds it."""
+        return self._term_id(stemmed)
+
+    def holding_all(self, term_ids: Sequence[int]) -> np.ndarray:
+        """The chunks (ascending) that hold every one of ``term_ids``, rarest term first."""
+        p = self._p
+        if not term_ids:
+            return np.zeros(0, dtype=np.int64)
+        ordered = sorted(term_ids, key=lambda t: int(p.df[t]))
+        found = p.docs[int(p.starts[ordered[0]]) : int(p.starts[ordered[0] + 1])]
+        for tid in ordered[1:]:
+            found = np.intersect1d(found, p.docs[int(p.starts[tid]) : int(p.starts[tid + 1])], assume_unique=True)
+        return found.astype(np.int64)
+
     def _ids_of(self, words: Sequence[str]) -> list[int]:
         """Distinct term ids of ``words`` (tokenized) that occur in the index."""
         ids: list[int] = []

@@ -14,7 +14,7 @@ CASES = str(SKYLINE / "cases.json")
 ON_TOPIC = {"query": "fahrenheit instead of celsius", "relevant": [{"chunk_id": "guides/units.md", "grade": 2}]}
 OFF_TOPIC = {"query": "sourdough starter feeding schedule", "style": "off-topic", "relevant": []}
 # What the commands start once their input is checked: none of it may run when an output path is wrong.
-WORK = ("docs_mcp.eval.runner.evaluate", "docs_mcp.eval.bench.run_bench", "docs_mcp.eval.training.train_file", "docs_mcp.eval.bench_index.bench_index")
+WORK = ("docs_mcp.eval.runner.evaluate", "docs_mcp.eval.bench.run_bench", "docs_mcp.eval.train_ranking.train_file", "docs_mcp.eval.bench_index.bench_index")
 
 
 def golden(tmp_path: Path, *queries: dict, name: str = "golden.jsonl") -> Path:
@@ -80,8 +80,7 @@ def test_train_ranking_says_how_many_queries_it_needs_before_opening_an_index(ru
     code, _, err = run_cli("train-ranking", "--set", f"{golden(tmp_path, *queries)}={skyline_text_index}", "--out", str(out))
     assert code == 1 and "Traceback" not in err and not out.exists()
     assert messages(err) == [
-        'error: Training needs at least 5 on-topic queries (one per cross-validation fold) and 1 off-topic query ("style": "off-topic", '
-        f"for the gate); the --set golden files hold {held}.",
+        f'error: Training needs at least 5 on-topic queries and 1 off-topic query ("style": "off-topic"); the --set golden files hold {held}.',
         "hint: Add graded queries, and questions the docs do not answer with style off-topic, to the golden files.",
     ]
 

@@ -1,60 +1,75 @@
-"""Training the learned ranking: a logistic fit that finds the signal, a gate whose floor keeps recall, a readable record."""
+"""Fitting the learned parts on pools: a score model that finds the signal and reads as a probability, a gate and floor
+that hold back off-topic queries but not answered ones, evidence that overrides the gate, a readable record."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 
 from docs_mcp.eval.golden import GoldenQuery
+from docs_mcp.eval.loco import RULES, choose_floor, fit_parts, measure, record_of
 from docs_mcp.eval.metrics import Judgment
-from docs_mcp.eval.training import ABSTENTION_TARGET, Pool, fit_gate, fit_ranking, model_record, score, train
-from docs_mcp.server.ranking.features import FEATURES, GATE_FEATURES
-from docs_mcp.server.ranking.gate import Gate
-from docs_mcp.server.ranking.model import RankerModel
-
-WIDTH = len(FEATURES)
+from docs_mcp.eval.training import FUSION, Pool, fit_gate, fit_score, served, shown_scores, withheld
+from docs_mcp.server.search.evidence import Evidence
+from docs_mcp.server.ranking.features import FEATURES
+from docs_mcp.server.ranking.model import LearnedRanking
 
 
-def pool(qid: str, good: float, bad: float, cosine: float, off_topic: bool = False) -> Pool:
-    """Two candidates whose first feature is ``good`` and ``bad``; the first is relevant unless off-topic.
-
-    ``cosine`` is the query's best cosine (the gate's signal).
-    """
-    features = np.zeros((2, WIDTH))
-    features[:, 0] = [good, bad]
-    grades = np.array([0.0 if off_topic else 2.0, 0.0])
-    judgments = () if off_topic else (Judgment(frozenset({f"{qid}-a"}), 2.0),)
-    query = GoldenQuery(qid, "q", (), category="off-topic" if off_topic else "keyword")
-    empty = np.zeros((2, 2), dtype=bool)
-    return Pool(query, (f"{qid}-a", f"{qid}-b"), features, grades, judgments, empty, empty, np.array([1.0, cosine, 1.0, cosine]))
-
-
-ON_TOPIC = [pool(f"q{i}", 0.9 - i * 0.01, 0.2 + i * 0.01, cosine=0.6 + i * 0.01) for i in range(10)]
-OFF_TOPIC = [pool(f"o{i}", 0.1, 0.05, cosine=0.2 + i * 0.01, off_topic=True) for i in range(10)]
+def pool(qid: str, cosine: float, off_topic: bool = False, corpus: str = "a", evidence: Evidence = Evidence()) -> Pool:
+    """Three candidates in the fusion's order; the second is the relevant one (unless off-topic), and it is the one
+    closest in meaning. ``cosine`` is the query's best cosine."""
+    table = {name: np.zeros(3) for name in FEATURES}
+    table["cosine"] = np.array([cosine - 0.2, cosine, cosine - 0.3])
+    table["fusion"] = np.array([1.0, 0.9, 0.5])
+    table["best_cosine"] = np.full(3, cosine)
+    grades = np.array([0.0, 0.0 if off_topic else 2.0, 0.0])
+    judgments = () if off_topic else (Judgment(frozenset({f"{qid}-1"}), 2.0),)
+    query = GoldenQuery(qid, "q", (), category="off-topic" if off_topic else "natural", where=f"{corpus}.jsonl:line 1")
+    empty = np.zeros((3, 3), dtype=bool)
+    return Pool(query, corpus, tuple(f"{qid}-{i}" for i in range(3)), table, grades, judgments, empty, empty, evidence)
 
 
-def test_the_ranking_finds_the_feature_that_separates_relevant_chunks():
-    model = fit_ranking(ON_TOPIC + OFF_TOPIC, penalty=1.0)
-    assert model.weights[0] > 1.0 and np.allclose(model.weights[1:], 0.0)
-    assert score(ON_TOPIC, model).ndcg == 1.0
+ON_TOPIC = [pool(f"q{i}", cosine=0.6 + i * 0.02) for i in range(10)]
+OFF_TOPIC = [pool(f"o{i}", cosine=0.15 + i * 0.02, off_topic=True) for i in range(10)]
 
 
-def test_the_gate_holds_back_off_topic_queries_without_losing_recall():
-    model, _ = train([ON_TOPIC + OFF_TOPIC])
-    result = score(ON_TOPIC + OFF_TOPIC, model)
-    assert result.recall == 1.0 and result.recall_lost == 0.0 and result.abstention >= ABSTENTION_TARGET
-    assert model.gate.weights[GATE_FEATURES.index("best_cosine")] > 0  # closer corpora answer
+def test_the_score_model_finds_the_signal_and_its_probabilities_read_in_list_order():
+    score = fit_score(ON_TOPIC + OFF_TOPIC, FEATURES, penalty=1.0)
+    assert score.weights[FEATURES.index("cosine")] > 0
+    parts = replace(RULES, score=score)
+    shown, relevant = shown_scores(ON_TOPIC[5], parts)
+    assert list(shown) == sorted(shown, reverse=True) and 0 <= shown.min() and shown.max() <= 1  # pooled: no rise
+    # A real answer scores above every candidate of a question the corpus does not answer.
+    assert score.probabilities(ON_TOPIC[0].table)[1] > score.probabilities(OFF_TOPIC[-1].table).max()
 
 
-def test_without_a_floor_every_query_is_answered():
-    ranking = fit_ranking(ON_TOPIC, penalty=1.0)
-    weights, bias = fit_gate(ON_TOPIC + OFF_TOPIC, ranking)
-    open_gate = RankerModel(ranking.weights, ranking.bias, Gate(weights, bias, 0.0))
-    assert score(OFF_TOPIC, open_gate).abstention == 0.0
+def test_the_floor_is_chosen_where_the_gate_was_not_fitted_and_holds_back_off_topic_queries_only():
+    train = {"a": ON_TOPIC[:5] + OFF_TOPIC[:5], "b": ON_TOPIC[5:] + OFF_TOPIC[5:]}
+    score = fit_score(ON_TOPIC + OFF_TOPIC, FEATURES, penalty=1.0)
+    parts = replace(RULES, score=score, gate=fit_gate(ON_TOPIC + OFF_TOPIC, score))
+    parts = replace(parts, floor=choose_floor(train, parts, penalty=1.0))
+    assert parts.floor > 0
+    assert not any(withheld(p, parts) for p in ON_TOPIC)
+    assert all(withheld(p, parts) for p in OFF_TOPIC)
+    assert served(ON_TOPIC[0], parts) == ["q0-0", "q0-1", "q0-2"]  # the fusion's order: no ordering was fitted
 
 
-def test_the_record_names_every_feature():
-    record = model_record(RankerModel(tuple(range(WIDTH)), -1.0, Gate((1.0,) * len(GATE_FEATURES), -2.0, 0.3)), {"penalty": 1.0})
-    assert record["features"] == list(FEATURES) and list(record["weights"]) == list(FEATURES)
-    assert record["gate"]["features"] == list(GATE_FEATURES) and record["gate"]["floor"] == 0.3
-    assert RankerModel.from_metadata(record).gate.floor == 0.3
+def test_evidence_overrides_the_gate_and_a_lookup_found_only_elsewhere_gets_nothing():
+    score = fit_score(ON_TOPIC + OFF_TOPIC, FEATURES, penalty=1.0)
+    parts = replace(RULES, score=score, floor=1.0)  # a floor no query reaches
+    named = pool("n", cosine=0.1, evidence=Evidence(within=("get_token",), lookup=True))
+    elsewhere = pool("e", cosine=0.9, evidence=Evidence(elsewhere=("WidgetClientV2",), lookup=True))
+    assert not withheld(named, parts) and withheld(ON_TOPIC[0], parts)
+    assert withheld(elsewhere, replace(parts, floor=0.0)) and not withheld(elsewhere, FUSION)
 
+
+def test_the_plain_fusion_answers_everything_and_the_record_reads_back():
+    assert measure(OFF_TOPIC, FUSION).off_topic_zero == 0
+    train = {"a": ON_TOPIC[:5] + OFF_TOPIC[:5], "b": ON_TOPIC[5:] + OFF_TOPIC[5:]}
+    parts = fit_parts(train, ordering=False)
+    record = record_of(parts, train, (), ordering=False, floor=True)
+    assert record["ordering"] is None and record["score"]["features"] == list(FEATURES)
+    learned = LearnedRanking.from_metadata(record)
+    assert learned.floor == record["floor"] and learned.gate is not None
+    assert learned.answered(ON_TOPIC[9].table) > learned.floor > learned.answered(OFF_TOPIC[0].table)

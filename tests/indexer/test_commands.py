@@ -42,15 +42,15 @@ def test_an_index_records_its_own_trained_ranking_and_a_broken_one_stops_the_bui
     docs, out_dir = make_corpus(GOOD), tmp_path / "ix"
     out_dir.mkdir()
     shipped = json.loads((Path(__file__).parents[2] / "indexer" / "rankers.json").read_text())
-    shipped["rankers"][0]["gate"]["floor"] = 0.5
+    shipped["rankers"][0]["floor"] = 0.5
     (out_dir / "rankers.json").write_text(json.dumps(shipped))
     code, out, _ = cli("index", str(docs), "--out", str(out_dir), "--quiet")
-    assert code == 0 and f"  ranking:      learned (from {out_dir / 'rankers.json'}); off-topic floor 0.5\n" in out
+    assert code == 0 and f"  ranking:      calibrated scores (from {out_dir / 'rankers.json'}), the fusion's order; off-topic floor 0.5\n" in out
     with open_index(out_dir) as reader:
-        assert reader.metadata["ranker"]["gate"]["floor"] == 0.5
+        assert reader.metadata["ranker"]["floor"] == 0.5
         generation = reader.generation
     code, out, _ = cli("info", "--index", str(out_dir))
-    assert code == 0 and f"  ranking:     learned (from {out_dir / 'rankers.json'}); off-topic floor 0.5" in out
+    assert code == 0 and f"  ranking:     calibrated scores (from {out_dir / 'rankers.json'}), the fusion's order; off-topic floor 0.5" in out
     (out_dir / "rankers.json").write_text('{"rankers": 3}')
     code, out, err = cli("index", str(make_corpus({"other.md": "# Other\n\nText.\n"})), "--out", str(out_dir), "--quiet")
     assert code == 1 and "Traceback" not in err

@@ -43,7 +43,7 @@ def test_health_reports_the_index(libraries_server, libraries_index) -> None:
     assert embedding["runtime"].startswith("onnxruntime ")
     assert {f["name"]: f["sha256"] for f in embedding["files"]} == DIGESTS  # which model built the index, file by file
     shipped = json.loads((Path(__file__).parents[2] / "indexer" / "rankers.json").read_text())["rankers"][0]
-    assert health["ranking"] == {"learned": True, "origin": "packaged", "floor": shipped["gate"]["floor"]}
+    assert health["ranking"] == {"learned": True, "origin": "packaged", "floor": shipped["floor"], "ordering": False}
 
 
 def test_a_marked_document_reads_as_markdown(libraries_server) -> None:

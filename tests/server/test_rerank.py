@@ -1,4 +1,4 @@
-"""The learned ranking: features are the named columns, probabilities order the head, near-duplicates step back."""
+"""The learned parts as an index records them: named features, probabilities that read in list order."""
 
 from __future__ import annotations
 
@@ -6,59 +6,44 @@ import numpy as np
 import pytest
 
 from docs_mcp.errors import UsageError
-from docs_mcp.server.search.diversity import demote_near_duplicates
-from docs_mcp.server.ranking.features import FEATURES, GATE_FEATURES, QuerySignals, feature_matrix
-from docs_mcp.server.ranking.gate import Gate
-from docs_mcp.server.ranking.model import RankerModel, by_probability
+from docs_mcp.server.ranking.calibration import LogisticModel, capped, non_increasing
+from docs_mcp.server.ranking.features import CANDIDATE_FEATURES, candidate_table
+from docs_mcp.server.ranking.model import LearnedRanking, by_probability
 
 
-def signals(vector) -> QuerySignals:
-    return QuerySignals(known_share=1.0, best_cosine=max(vector), best_coverage=0.5, top_cosine=vector[0])
-
-
-def model(**weights: float) -> RankerModel:
-    return RankerModel(tuple(weights.get(name, 0.0) for name in FEATURES), -1.0, Gate((0.0,) * len(GATE_FEATURES), 0.0, 0.5))
+def table(n: int = 2, **columns) -> dict:
+    base = dict(fused=np.ones(n), file_best=np.ones(n), file_boost=1.0, cosine=np.full(n, 0.5), heading_share=np.zeros(n),
+                coverage=np.zeros(n), has_code=np.zeros(n), lookup_tiers=np.zeros(n), ranks=np.arange(n))  # fmt: skip
+    return candidate_table(**{**base, **columns})
 
 
 def test_features_are_the_named_columns():
-    matrix = feature_matrix(np.array([1.0, 0.1]), np.array([1.0, 0.4]), np.array([0.6, 0.3]), np.array([1.0, 0.0]), np.array([0.0, 1.0]))
-    column = {name: matrix[:, i].tolist() for i, name in enumerate(FEATURES)}
-    assert column["cosine_gap"] == pytest.approx([0.0, -0.3]) and column["heading_match"] == [1.0, 0.0]
-    assert column["fused"] == [1.0, 0.1] and column["file_best"] == [1.0, 0.4] and column["has_code"] == [0.0, 1.0]
+    columns = table(fused=np.array([1.0, 0.1]), file_best=np.array([1.0, 0.4]), cosine=np.array([0.6, 0.3]), ranks=np.array([0, 1]))
+    assert set(columns) == set(CANDIDATE_FEATURES)
+    assert columns["cosine_gap"] == pytest.approx([0.0, -0.3]) and columns["fusion"] == pytest.approx([2.0, 0.5])
+    assert columns["log_rank"] == pytest.approx([0.0, np.log(2)])
 
 
 def test_a_chunk_without_a_vector_has_the_widest_cosine_gap():
-    matrix = feature_matrix(np.ones(2), np.ones(2), np.array([0.7, -1.0]), np.zeros(2), np.zeros(2))
-    assert matrix[:, FEATURES.index("cosine_gap")].tolist() == pytest.approx([0.0, -0.7])
-
-
-def test_the_gate_reads_the_query_signals_and_the_best_logit():
-    inputs = signals([0.6]).gate_inputs(best_logit=2.0)
-    assert dict(zip(GATE_FEATURES, inputs.tolist())) == {"known_share": 1.0, "best_cosine": 0.6, "best_coverage": 0.5, "top_cosine": 0.6, "best_logit": 2.0}
-    gate = Gate((0.0, 10.0, 0.0, 0.0, 0.0), -5.0, 0.5)
-    assert gate.probability(inputs) > 0.5 > gate.probability(signals([0.3]).gate_inputs(2.0))
+    assert table(cosine=np.array([0.7, -1.0]))["cosine_gap"] == pytest.approx([0.0, -0.7])
 
 
 def test_the_model_reorders_by_probability_and_ties_keep_the_fusion_order():
-    head = np.array([0, 1, 2, 3])
-    features = feature_matrix(np.full(4, 0.5), np.full(4, 0.5), np.full(4, 0.5), np.zeros(4), np.array([0.0, 1.0, 0.0, 0.0]))
-    probability = model(has_code=3.0).probabilities(features)
-    assert by_probability(head, probability).tolist() == [1, 0, 2, 3]  # the chunk with an example first
-    assert probability[1] == pytest.approx(1 / (1 + np.exp(-2.0))) and probability[0] < probability[1]
+    model = LogisticModel(("has_code",), (3.0,), -1.0)
+    probability = model.probabilities(table(4, has_code=np.array([0.0, 1.0, 0.0, 0.0])))
+    assert by_probability(np.array([0, 1, 2, 3]), probability).tolist() == [1, 0, 2, 3]
+    assert probability[1] == pytest.approx(1 / (1 + np.exp(-2.0)))
 
 
-def test_a_record_with_other_features_is_refused_with_a_hint():
+def test_pooled_probabilities_never_rise_down_the_list_and_keep_their_mean():
+    pooled = non_increasing(np.array([0.9, 0.3, 0.5, 0.2, 0.4]))
+    assert pooled.tolist() == pytest.approx([0.9, 0.4, 0.4, 0.3, 0.3]) and pooled.sum() == pytest.approx(2.3)
+    assert capped(np.array([0.5, 0.6, 0.2]), 0.45).tolist() == [0.45, 0.45, 0.2]
+
+
+def test_a_record_with_other_features_or_of_the_older_format_is_refused_with_a_hint():
     with pytest.raises(UsageError, match="features") as raised:
-        RankerModel.from_metadata({"features": ["anchor_match"], "weights": {"anchor_match": 1.0}, "bias": 0.0, "floor": 0.5})
+        LearnedRanking.from_metadata({"score": {"features": ["anchor_match"], "weights": {"anchor_match": 1.0}, "bias": 0.0}, "floor": 0.5})
     assert "--mode fusion" in raised.value.hint
-
-
-def test_near_duplicates_step_behind_the_others():
-    family = {frozenset({0, 1})}
-    ordered = demote_near_duplicates(np.array([0, 1, 2, 3]), 10, lambda a, b: frozenset({a, b}) in family)
-    assert ordered.tolist() == [0, 2, 3, 1]
-
-
-def test_demotion_decides_only_the_first_kept_chunks():
-    ordered = demote_near_duplicates(np.array([0, 1, 2, 3, 4]), 2, lambda a, b: {a, b} == {0, 1})
-    assert ordered.tolist() == [0, 2, 1, 3, 4]
+    with pytest.raises(UsageError, match="older format"):
+        LearnedRanking.from_metadata({"features": ["fused"], "weights": {"fused": 1.0}, "bias": 0.0, "gate": {"floor": 0.2}})

@@ -140,7 +140,7 @@ def test_a_query_that_matches_nothing_gets_the_hint_not_noise(tiny_server):
         "hits": [],
         "next_cursor": None,
         "hint": {
-            "message": "0 results found for 'zqxjv wvkplm'. Nothing in the documentation matches it: "
+            "message": "0 results found for 'zqxjv wvkplm'. The documentation contains none of its words: "
             "try other words (a synonym, fewer words, or an exact identifier).",
             "suggested_filters": {},
         },
