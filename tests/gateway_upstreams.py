@@ -1,7 +1,7 @@
 """Our test upstream MCP servers and a gateway config file naming them; shared by tests/gateway and
 tests/team (tests/ is on sys.path).
 
-Five catalogs run as stdio servers, the sixth (browser) over streamable HTTP on 127.0.0.1.
+Seven catalogs run as stdio servers, the eighth (browser) over streamable HTTP on 127.0.0.1.
 The config also carries tool docs, per-project permissions and small limits the tests reach.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Iterator
 
 UPSTREAM_SERVER = Path(__file__).parent / "gateway" / "upstream_server.py"
-STDIO_CATALOGS = ("github", "files", "postgres", "slack", "calendar")
+STDIO_CATALOGS = ("github", "files", "postgres", "slack", "calendar", "mail", "helpdesk")
 HTTP_CATALOG = "browser"
 CALL_TIMEOUT = 5  # seconds: ample for an echo on a loaded machine; the timeout test makes an upstream wait far longer
 MAX_ARGUMENT_BYTES = 2048
@@ -76,7 +76,7 @@ def http_upstream(catalog: str = HTTP_CATALOG) -> Iterator[str]:
 
 
 def write_gateway_config(folder: Path, http_url: str, *, settings: str = "") -> Path:
-    """A docs-mcp.toml with the six upstreams, tool docs next to it, permissions and ``[gateway]`` ``settings``."""
+    """A docs-mcp.toml with the eight upstreams, tool docs next to it, permissions and ``[gateway]`` ``settings``."""
     folder.mkdir(parents=True, exist_ok=True)
     docs = folder / "tool-docs"
     docs.mkdir(exist_ok=True)

@@ -139,5 +139,5 @@ class CatalogIndex:
         write_index(scan, self.index_dir, embeddings=self.embeddings)
         # The previous engine is not closed here: a search in another thread may still hold it;
         # its read-only connection closes when the last snapshot that names it is dropped.
-        engine = Engine(open_store(self.index_dir), self.ranking)
+        engine = Engine(open_store(self.index_dir), self.ranking, learned="tools")
         return CatalogSnapshot(engine, tools, engine.generation)

@@ -82,12 +82,14 @@ class LocalProvider:
         best: dict[str, Ranked] = {}
         # Enough hits that ``max_results`` permitted ones survive even if every forbidden tool ranks first.
         limit = request.max_results + len(snapshot.tools.keys() - allowed)
+        mode = mode or self.mode
+        calibrated = mode == "hybrid" and snapshot.engine.ranker is not None
         for query in request.queries:
-            page = snapshot.engine.search(query, mode=_engine_mode(mode or self.mode), limit=limit)
+            page = snapshot.engine.search(query, mode=_engine_mode(mode, calibrated), limit=limit, abstain=False)
             hits = [hit for hit in page.hits if hit.chunk_id in allowed]
             top = max((hit.score for hit in hits), default=0.0)
             for hit in hits:
-                relevance = _relevance(hit.score, top, mode or self.mode)
+                relevance = round(hit.score, 4) if calibrated else _relevance(hit.score, top, mode)
                 if hit.chunk_id not in best or relevance > best[hit.chunk_id].relevance:
                     entry = snapshot.tools[hit.chunk_id]
                     best[hit.chunk_id] = Ranked(hit.chunk_id, relevance, explain(query, entry, self.docs.get(entry.key), hit))
@@ -95,14 +97,15 @@ class LocalProvider:
         return Ranking(tuple(ordered[: request.max_results]), self.name)
 
 
-def _engine_mode(mode: str) -> str:
-    """The engine's mode for a gateway mode: hybrid is the fusion, since the learned ranking (and its
-    abstention floor) was trained on documentation sections, not on tool descriptions."""
-    return "fusion" if mode == "hybrid" else mode
+def _engine_mode(mode: str, calibrated: bool) -> str:
+    """The engine's mode for a gateway mode: hybrid with the tools' own learned parts (calibrated relevance, fitted on
+    tool queries, never holding a query back), else the fusion."""
+    return "hybrid" if mode == "hybrid" and calibrated else ("fusion" if mode == "hybrid" else mode)
 
 
 def _relevance(score: float, top: float, mode: str) -> float:
-    """0-1: the hybrid score is a convex sum of 0-1 signals already; BM25 is scaled by the best hit."""
+    """0-1 without calibrated scores: the fusion is a convex sum of 0-1 signals already; BM25 is scaled by the best hit
+    (so the first tool reads 1.0 whatever it is: only the calibrated relevance of hybrid mode is absolute)."""
     if mode == "hybrid" or mode == "vector":
         return round(min(max(score, 0.0), 1.0), 4)
     return round(score / top, 4) if top > 0 else 0.0

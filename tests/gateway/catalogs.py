@@ -1,4 +1,4 @@
-"""The tools of our six test upstream servers: realistic names, descriptions and parameters.
+"""The tools of our eight test upstream servers: realistic names, descriptions and parameters.
 
 Each tool is (name, description, {param: (json type, description, required)}). The servers
 (tests/gateway/upstream_server.py) answer any call with its arguments echoed; the golden
@@ -172,6 +172,44 @@ CATALOGS: dict[str, list[tuple[str, str, Params]]] = {
         ("extract_links", "List every hyperlink on the page with its text and target.", {}),
         ("wait_for_selector", "Wait until an element appears on the page, up to a timeout.",
          {"selector": ("string", "CSS selector.", True), "timeout_ms": ("integer", "Maximum wait.", False)}),
+    ],
+    "mail": [
+        ("send_email", "Send an e-mail to one or more recipients, with optional CC and file attachments.",
+         {"to": ("array", "Recipient addresses.", True), "subject": ("string", "Subject line.", True),
+          "body": ("string", "Message text.", True), "cc": ("array", "Addresses to copy.", False),
+          "attachments": ("array", "Paths of files to attach.", False)}),
+        ("list_inbox", "List the newest messages in the inbox with sender, subject and date.",
+         {"unread_only": ("boolean", "Only unread messages.", False), "limit": ("integer", "Maximum messages.", False)}),
+        ("search_mail", "Search the mailbox by sender, subject, words or date range.",
+         {"query": ("string", "Search text, e.g. 'from:ana invoice'.", True)}),
+        ("read_email", "Read the full text and attachments list of one e-mail.",
+         {"message_id": ("string", "Message ID.", True)}),
+        ("reply_to_email", "Reply to an e-mail, to its sender or to everyone on it.",
+         {"message_id": ("string", "Message to answer.", True), "body": ("string", "Reply text.", True),
+          "reply_all": ("boolean", "Answer every recipient.", False)}),
+        ("forward_email", "Forward an e-mail with its attachments to other people.",
+         {"message_id": ("string", "Message to forward.", True), "to": ("array", "Recipients.", True)}),
+        ("create_draft", "Save an e-mail as a draft to finish and send later.",
+         {"to": ("array", "Recipients.", False), "subject": ("string", "Subject.", False), "body": ("string", "Text.", False)}),
+        ("archive_email", "Move an e-mail out of the inbox into the archive.",
+         {"message_id": ("string", "Message ID.", True)}),
+    ],
+    "helpdesk": [
+        ("create_ticket", "Open a support ticket in the help desk queue with a subject, description and priority.",
+         {"subject": ("string", "Short summary.", True), "description": ("string", "What the customer reported.", True),
+          "priority": ("string", "low, normal, high or urgent.", False)}),
+        ("update_ticket", "Change the status, priority or assignee of a support ticket.",
+         {"ticket_id": ("string", "Ticket ID.", True), "status": ("string", "open, pending or solved.", False),
+          "priority": ("string", "New priority.", False)}),
+        ("list_tickets", "List support tickets by status, priority or requester.",
+         {"status": ("string", "open, pending or solved.", False), "requester": ("string", "Customer e-mail.", False)}),
+        ("assign_ticket", "Assign a support ticket to an agent or a group.",
+         {"ticket_id": ("string", "Ticket ID.", True), "assignee": ("string", "Agent or group.", True)}),
+        ("add_ticket_comment", "Add a public reply or an internal note to a support ticket.",
+         {"ticket_id": ("string", "Ticket ID.", True), "body": ("string", "Comment text.", True),
+          "internal": ("boolean", "Visible to agents only.", False)}),
+        ("merge_tickets", "Merge duplicate support tickets into one.",
+         {"target_id": ("string", "Ticket to keep.", True), "source_ids": ("array", "Duplicates to merge into it.", True)}),
     ],
 }
 

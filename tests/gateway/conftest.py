@@ -43,7 +43,7 @@ def gateway_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def gateway(docs_index: Path, gateway_config: Path, gateway_log: Path) -> Iterator[McpSession]:
-    """`docs-mcp serve --config` over stdio with the six upstreams, shared by the gateway tests."""
+    """`docs-mcp serve --config` over stdio with the eight upstreams, shared by the gateway tests."""
     with serve_over_stdio(docs_index, gateway_log, "--config", str(gateway_config)) as session:
         yield session
 

@@ -1,5 +1,5 @@
 """The meta-tools through a real `docs-mcp serve --config` subprocess and the MCP SDK client, against
-our six upstream servers (five stdio, one streamable HTTP)."""
+our eight upstream servers (seven stdio, one streamable HTTP)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import json
 from typing import Any
 
 import pytest
+
+from catalogs import CATALOGS
 
 from gateway_upstreams import CALL_TIMEOUT, MAX_ARGUMENT_BYTES
 
@@ -45,7 +47,7 @@ def test_discovery_ranks_the_right_tool_first(gateway, query: str, expected: str
     assert results[0]["tool_key"] == expected, [r["tool_key"] for r in results]
 
 
-def test_discovery_results_carry_the_seed_fields_with_relevance_from_1_down(gateway) -> None:
+def test_discovery_results_carry_the_seed_fields_with_calibrated_relevance_best_first(gateway) -> None:
     results = discover(gateway, "run a SELECT against the database", max_results=4)
     top = results[0]
     assert top["tool_key"] == "postgres:query" and (top["tool_name"], top["server_name"]) == ("query", "postgres")
@@ -175,8 +177,9 @@ def test_a_crashed_upstream_is_restarted(gateway) -> None:
 def test_upstream_status_reports_every_server_and_no_secrets(gateway) -> None:
     gateway.json("tool_discovery", {"query": ["anything"]})  # every upstream has been listed once
     statuses = {u["name"]: u for u in gateway.json("upstream_status", {})["upstreams"]}
-    assert list(statuses) == ["github", "files", "postgres", "slack", "calendar", "browser"]
-    assert all(u["state"] == "running" and u["tools"] == 11 for u in statuses.values())
+    assert list(statuses) == ["github", "files", "postgres", "slack", "calendar", "mail", "helpdesk", "browser"]
+    assert all(u["state"] == "running" for u in statuses.values())
+    assert {name: u["tools"] for name, u in statuses.items()} == {name: len(tools) for name, tools in CATALOGS.items()}
     assert statuses["browser"]["transport"] == "http" and statuses["github"]["transport"] == "stdio"
 
 
