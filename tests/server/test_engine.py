@@ -94,7 +94,7 @@ def test_a_language_named_go_is_a_search_word_though_english_drops_it(text_only_
 
 
 def test_the_index_records_the_learned_ranking_and_hybrid_scores_are_probabilities(engine):
-    assert engine.ranker is not None and engine.metadata["ranker"]["features"]
+    assert engine.ranker is not None and engine.metadata["ranker"]["score"]["features"]
     learned = engine.search("retry with backoff", {}, limit=5).hits
     fused = engine.search("retry with backoff", {}, mode="fusion", limit=5).hits
     assert learned and all(0.0 < hit.score < 1.0 for hit in learned)
