@@ -63,7 +63,7 @@ def eval_command(
     golden: Path = typer.Argument(..., help="Golden queries: JSON or JSONL (ours, ../shared/golden's, or the reference server's cases)."),
     index: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", help="Index directory built by `docs-mcp index`."),
     k: int = typer.Option(5, "--k", min=1, max=50, help="Cutoff of every metric (NDCG@k, MRR@k, hit@k, recall@k)."),
-    mode: Mode = typer.Option(Mode.hybrid, "--mode", help="Ranking: hybrid (learned, when the index records a model), fusion (hybrid without it), bm25 or vector only."),
+    mode: Mode = typer.Option(Mode.hybrid, "--mode", help="Ranking: hybrid (the fusion, identifiers first, calibrated scores, off-topic gate), fusion (BM25 + vectors alone), bm25 or vector only."),
     compare: bool = typer.Option(False, "--compare", help="Run hybrid, fusion, bm25 and vector and print them side by side."),
     via_mcp: bool = typer.Option(False, "--via-mcp", help="Spawn `docs-mcp serve` and query it over stdio instead of in-process."),
     json_file: Path | None = typer.Option(None, "--json", help="Write every figure and each query's ranked chunk IDs to this file."),

@@ -57,7 +57,7 @@ def register(app: typer.Typer) -> None:
 def serve(
     index: Optional[Path] = typer.Option(None, "--index", help=f"Index directory built by `docs-mcp index` (default: {DEFAULT_INDEX_DIR})."),
     transport: Optional[Transport] = typer.Option(None, "--transport", help="stdio for one client, http for a team (default: stdio, or server.transport / DOCS_MCP_TRANSPORT)."),
-    mode: Mode = typer.Option(Mode.hybrid, "--mode", help="Ranking: hybrid (learned over BM25 + vectors), fusion (BM25 + vectors, unlearned), bm25 or vector."),
+    mode: Mode = typer.Option(Mode.hybrid, "--mode", help="Ranking: hybrid (the fusion, identifiers first, calibrated scores, off-topic gate), fusion (BM25 + vectors alone), bm25 or vector."),
     host: Optional[str] = typer.Option(None, "--host", help="http: address to bind (default: 127.0.0.1)."),
     port: Optional[int] = typer.Option(None, "--port", help="http: port to listen on (default: 3100)."),
     config: Optional[Path] = typer.Option(None, "--config", help="Config file: team settings and [[upstream]] servers (default: $DOCS_MCP_CONFIG, else ./docs-mcp.toml)."),
@@ -157,7 +157,7 @@ def search(
     limit: int = typer.Option(5, "--limit", min=1, max=50, help="Number of hits to show."),
     filters: list[str] = typer.Option([], "--filter", help="Taxonomy filter KEY=VALUE, e.g. language=python (repeatable)."),
     as_json: bool = typer.Option(False, "--json", help="Print the search_docs JSON result instead of a list."),
-    mode: Mode = typer.Option(Mode.hybrid, "--mode", help="Ranking: hybrid (learned over BM25 + vectors), fusion (BM25 + vectors, unlearned), bm25 or vector."),
+    mode: Mode = typer.Option(Mode.hybrid, "--mode", help="Ranking: hybrid (the fusion, identifiers first, calibrated scores, off-topic gate), fusion (BM25 + vectors alone), bm25 or vector."),
     keywords: Optional[str] = typer.Option(None, "--keywords", help="Terms the answer would contain (API, option, error names): searched as search_docs_expanded does."),
     question: Optional[str] = typer.Option(None, "--question", help="The question restated in the documentation's terms (search_docs_expanded)."),
     hypothetical_answer: Optional[str] = typer.Option(None, "--hypothetical-answer", help="1-3 sentences the documentation might say (search_docs_expanded)."),
