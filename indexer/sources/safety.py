@@ -5,6 +5,11 @@ connecting, and the address the connection actually reached (see fetch.py), so a
 resolves to a public address for the check and a private one for the connection is still
 refused. ``DOCS_MCP_ALLOW_PRIVATE_FETCH=1`` (tests, local development) allows loopback
 addresses only; every other private, link-local and metadata address stays refused.
+
+An IPv6 address can carry an IPv4 address inside it: IPv4-mapped and IPv4-compatible
+addresses, 6to4 (2002::/16), NAT64 (64:ff9b::/96, 64:ff9b:1::/48) and Teredo (2001::/32,
+the client address). Translated or tunnelled ones are refused whenever the IPv4 address they
+carry is not public (loopback included, even in the test mode: they reach it through a relay).
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ _ALSO_FORBIDDEN = (
     ipaddress.ip_network("169.254.169.254/32"),
     ipaddress.ip_network("fd00:ec2::254/128"),
 )
+_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
 _HINT = "Call get_library_info on the library first (its llms.txt domains become readable), or add the domain to DOCS_MCP_FETCH_ALLOW."
 _SHAPE_HINT = "Pass a full http(s) URL (https://docs.example.com/page), or read an indexed page with path and library_id."
 
@@ -116,7 +123,8 @@ def host_allowed(host: str, domains: Iterable[str]) -> bool:
 
 
 def check_address(address: str, policy: FetchPolicy, host: str) -> None:
-    """Refuse a private, loopback (unless allowed), link-local, reserved or metadata address.
+    """Refuse a private, loopback (unless allowed), link-local, reserved or metadata address, or an IPv6
+    address that carries a non-public IPv4 address (6to4, NAT64, Teredo, IPv4-compatible).
 
     Raises:
         UrlNotAllowedError: the address is one of those.
@@ -124,18 +132,51 @@ def check_address(address: str, policy: FetchPolicy, host: str) -> None:
     try:
         ip = ipaddress.ip_address(address.split("%", 1)[0])
     except ValueError as error:
-        raise UrlNotAllowedError(f"'{host}' resolved to '{address}', which is not an IP address.", _HINT) from error
+        raise UrlNotAllowedError(f"'{host}' resolves to '{address}', which is not an IP address.", _HINT) from error
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
-    if ip.is_loopback and policy.allow_loopback:
-        return
     if any(ip in network for network in policy.allowed_networks if network.version == ip.version) and not _metadata(ip):
-        return
+        return  # a network the operator allowed (a private registry), never a metadata address
+    embedded = _embedded_ipv4(ip)
+    if embedded is not None:
+        carried, kind = embedded
+        if _forbidden(carried):
+            raise UrlNotAllowedError(
+                f"'{host}' resolves to {ip}, which carries the IPv4 address {carried} ({kind}); a private, loopback, "
+                "link-local or metadata address is never fetched.",
+                "Only public documentation sites can be read.",
+            )
+        if kind != "IPv4-compatible":
+            return  # e.g. a public site reached through DNS64/NAT64 on an IPv6-only network
+    if ip.is_loopback:
+        if policy.allow_loopback:
+            return
+        raise UrlNotAllowedError(
+            f"'{host}' resolves to {ip}, a loopback address; it is fetched only in the test mode {LOOPBACK_ENV}=1.",
+            f"To test against a site on this machine, start the server with {LOOPBACK_ENV}=1 (local testing only, never "
+            "in production); public documentation sites need no setting.",
+        )
     if _forbidden(ip):
         raise UrlNotAllowedError(
-            f"'{host}' resolves to {ip}, a private, loopback, link-local or metadata address; it is never fetched.",
+            f"'{host}' resolves to {ip}, a private, link-local, reserved or metadata address; it is never fetched.",
             "Only public documentation sites can be read.",
         )
+
+
+def _embedded_ipv4(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> tuple[ipaddress.IPv4Address, str] | None:
+    """The IPv4 address a translated or tunnelled IPv6 address carries, and the scheme's name (None for others)."""
+    if not isinstance(ip, ipaddress.IPv6Address):
+        return None
+    if ip.sixtofour is not None:
+        return ip.sixtofour, "6to4"
+    if ip.teredo is not None:
+        return ip.teredo[1], "Teredo"
+    low32 = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    if any(ip in network for network in _NAT64):
+        return low32, "NAT64"
+    if ip in _IPV4_COMPATIBLE and int(ip) > 1:  # :: and ::1 are themselves, not IPv4-compatible
+        return low32, "IPv4-compatible"
+    return None
 
 
 def check_resolved(host: str, port: int, policy: FetchPolicy, resolver: Resolver) -> None:

@@ -81,9 +81,35 @@ def test_loopback_is_refused_unless_the_test_mode_allows_it(address):
 
 def test_loopback_is_refused_by_default_at_fetch_time(site):
     url = site.serve("/retries.md", PAGE)
-    with pytest.raises(UrlNotAllowedError, match="127.0.0.1, a private, loopback"):
+    with pytest.raises(UrlNotAllowedError, match="127.0.0.1, a loopback address") as refused:
         fetcher(FetchPolicy(allowed_domains=frozenset({"127.0.0.1"})))[0].get(url)
     assert site.requests == []
+    assert "DOCS_MCP_ALLOW_PRIVATE_FETCH=1" in refused.value.hint  # how to test against a local site
+
+
+@pytest.mark.parametrize(
+    ("address", "carried"),
+    [
+        ("2002:7f00:1::1", "127.0.0.1 (6to4)"),
+        ("2002:a9fe:a9fe::", "169.254.169.254 (6to4)"),
+        ("2002:c0a8:101::", "192.168.1.1 (6to4)"),
+        ("64:ff9b::7f00:1", "127.0.0.1 (NAT64)"),
+        ("64:ff9b::a9fe:a9fe", "169.254.169.254 (NAT64)"),
+        ("64:ff9b:1::a00:1", "10.0.0.1 (NAT64)"),
+        ("::127.0.0.1", "127.0.0.1 (IPv4-compatible)"),
+        ("::a9fe:a9fe", "169.254.169.254 (IPv4-compatible)"),
+        ("2001:0:4136:e378:8000:63bf:80ff:fffe", "127.0.0.1 (Teredo)"),
+    ],
+)
+def test_ipv6_addresses_that_carry_a_private_ipv4_address_are_refused_even_in_test_mode(address, carried):
+    with pytest.raises(UrlNotAllowedError, match="never fetched") as refused:
+        check_address(address, LOOPBACK, "docs.example.com")
+    assert f"carries the IPv4 address {carried}" in refused.value.message
+
+
+@pytest.mark.parametrize("address", ["2002:5db8:d822::1", "64:ff9b::5db8:d822", "2606:4700::6810:84e5", "93.184.216.34"])
+def test_public_addresses_pass_also_through_6to4_and_nat64(address):
+    check_address(address, FetchPolicy(), "docs.example.com")
 
 
 def test_the_test_mode_is_off_unless_the_variable_is_exactly_1():
