@@ -19,6 +19,8 @@ from typing import Any
 from bs4 import BeautifulSoup, Tag
 from markdownify import MarkdownConverter
 
+from docs_mcp.indexer.formats import FormatError
+
 _DROP = ("script", "style", "noscript", "nav", "header", "footer", "aside", "form", "svg", "iframe", "button", "template")
 # Sphinx and MkDocs sidebars and related-page bars live in divs, not in <nav>.
 _DROP_CLASSES = frozenset(("headerlink", "sphinxsidebar", "related", "toctree-wrapper", "md-sidebar", "md-header", "md-footer", "skip-link"))
@@ -27,6 +29,7 @@ _API_DOMAINS = frozenset(("py", "c", "cpp", "js", "rst", "std", "describe"))
 _QUALIFIED_DOMAINS = frozenset(("py", "c", "cpp", "js"))
 _LANGUAGE_CLASS = re.compile(r"^(?:highlight-|language-|lang-|sourceCode\s)([\w+#.-]+)$")
 _NOT_LANGUAGES = frozenset({"default", "notranslate", "none", "text", "highlight", "sourcecode"})
+MAX_HTML_DEPTH = 200  # real documentation pages nest a few dozen elements at most; the conversion recurses per level
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _H1 = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
 
@@ -40,8 +43,22 @@ class HtmlPage:
 
 
 def html_to_markdown(html: str, fallback_title: str) -> HtmlPage:
-    """The main content of ``html`` as markdown; a page without an H1 gets its title as one."""
+    """The main content of ``html`` as markdown; a page without an H1 gets its title as one.
+
+    Raises:
+        FormatError: the elements nest deeper than MAX_HTML_DEPTH (converting them would exhaust the stack).
+    """
     soup = BeautifulSoup(html, "html.parser")
+    depth = _depth(soup)
+    if depth > MAX_HTML_DEPTH:
+        raise _too_deep(f"{depth} levels")
+    try:
+        return _page(soup, fallback_title)
+    except RecursionError:
+        raise _too_deep("too many levels") from None
+
+
+def _page(soup: BeautifulSoup, fallback_title: str) -> HtmlPage:
     title = soup.title.get_text(" ", strip=True) if soup.title else ""
     _prune(soup)
     _api_headings(soup)
@@ -55,6 +72,20 @@ def html_to_markdown(html: str, fallback_title: str) -> HtmlPage:
     if not heading and markdown.strip():
         markdown = f"# {title}\n\n{markdown}"
     return HtmlPage(title, markdown if markdown.strip() else "")
+
+
+def _depth(soup: BeautifulSoup) -> int:
+    """How deep the element tree goes (walked with a stack: the tree may be deeper than Python's recursion limit)."""
+    deepest, stack = 0, [(soup, 0)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in getattr(node, "contents", ()) if hasattr(child, "contents"))
+    return deepest
+
+
+def _too_deep(depth: str) -> FormatError:
+    return FormatError(f"its HTML nests {depth} deep (at most {MAX_HTML_DEPTH} are converted)")
 
 
 def _prune(soup: BeautifulSoup) -> None:

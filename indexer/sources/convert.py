@@ -2,7 +2,8 @@
 
 HTML goes through the same converter as local ``.html`` pages (indexer/formats/html.py: main
 content only, navigation, headers, footers and scripts dropped). A body that is not text, not a
-documentation content type, or has almost no words is refused as INVALID_CONTENT.
+documentation content type, has almost no words, or is HTML nested deeper than the converter
+reads (no documentation page is) is refused as INVALID_CONTENT.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from docs_mcp.indexer.formats import Converted
+from docs_mcp.indexer.formats import Converted, FormatError
 from docs_mcp.indexer.formats.html import html_to_markdown, markdown_title
 from docs_mcp.indexer.sources.errors import InvalidContentError
 from docs_mcp.indexer.sources.fetch import Fetched
@@ -25,12 +26,18 @@ def to_markdown(fetched: Fetched) -> Converted:
     """The markdown of a fetched page.
 
     Raises:
-        InvalidContentError: binary, an unexpected content type, or (almost) no text.
+        InvalidContentError: binary, an unexpected content type, (almost) no text, or HTML nested too deep.
     """
     media = fetched.content_type.split(";", 1)[0].strip().lower()
     text = _decode(fetched)
     if media in HTML_TYPES or (not media and text.lstrip().lower().startswith(("<!doctype html", "<html"))):
-        page = html_to_markdown(text, _url_title(fetched.url))
+        try:
+            page = html_to_markdown(text, _url_title(fetched.url))
+        except FormatError as error:
+            raise InvalidContentError(
+                f"{fetched.url}: {error}; it is not a documentation page docs-mcp can read.",
+                "Read another page of the table of contents, or the site's markdown version of this page if it has one.",
+            ) from None
         converted = Converted(page.markdown, page.title)
     elif media in MARKDOWN_TYPES:
         markdown = text.replace("\r\n", "\n").replace("\r", "\n").strip() + "\n"

@@ -2,19 +2,25 @@
 
 Each hop of a redirect is checked like the first URL; the address each connection
 reached is checked before a byte of the body is read. A failure that may pass (network
-error, timeout, 5xx, 429) is retried after each delay of ``delays`` (1 s then 3 s by
-default; tests inject zeros), then reported as SOURCE_UNAVAILABLE.
+error, 5xx, 429) is retried after each delay of ``delays`` (1 s then 3 s by default; tests
+inject zeros), then reported as SOURCE_UNAVAILABLE.
+
+One deadline (``FetchPolicy.timeout``) bounds a whole ``get``: waiting for a slot of the
+fetch pool, resolving, connecting, the response headers, the body, every redirect, retry
+and delay between retries. A retry whose delay would end past the deadline is not made.
+The fetch runs as a task on the fetch pool (fetch_pool.py), cancelled at the deadline
+wherever it stands, so a site that sends its headers a byte at a time is cut off too.
 """
 
 from __future__ import annotations
 
 import logging
 import ssl
-import time
 from dataclasses import dataclass
 from typing import Callable, Mapping
 from urllib.parse import urljoin
 
+import anyio
 import httpx
 
 from docs_mcp.redact import redact
@@ -26,7 +32,8 @@ from docs_mcp.indexer.sources.errors import (
     SourceUnavailableError,
     UrlNotAllowedError,
 )
-from docs_mcp.indexer.sources.safety import FetchPolicy, Resolver, check_address, check_resolved, check_url, system_resolver
+from docs_mcp.indexer.sources.fetch_pool import FetchPool
+from docs_mcp.indexer.sources.safety import FetchPolicy, Resolver, check_address, check_resolved, check_url, host_of, system_resolver
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +43,7 @@ NOT_MODIFIED = 304
 _GONE = (404, 410)
 _RETRY_LATER = 429
 _CREDENTIALS = frozenset({"authorization", "cookie", "proxy-authorization"})
+_SLOW_HINT = "The site is slow or down; try again later (cached pages are still served)."
 
 
 @dataclass(frozen=True)
@@ -59,7 +67,11 @@ class _Transient(Exception):
 
 
 class Fetcher:
-    """Safe GETs: one httpx client (no proxies from the environment: they would hide the address reached)."""
+    """Safe GETs on a fetch pool: one httpx client (no proxies from the environment: they would hide the address reached).
+
+    ``sleep`` waits between retries (default: the pool's event loop sleeps); tests inject a recorder.
+    Without a ``pool``, the fetcher makes its own and closes it with itself.
+    """
 
     def __init__(
         self,
@@ -67,74 +79,110 @@ class Fetcher:
         *,
         resolver: Resolver = system_resolver,
         delays: tuple[float, ...] = DEFAULT_DELAYS,
-        sleep: Callable[[float], None] = time.sleep,
+        sleep: Callable[[float], None] | None = None,
+        pool: FetchPool | None = None,
     ) -> None:
         self.policy = policy
         self._resolver = resolver
         self._delays = delays
         self._sleep = sleep
-        timeout = httpx.Timeout(policy.timeout, connect=min(policy.timeout, 5.0))
-        # The system's certificate store (and OpenSSL's SSL_CERT_FILE/SSL_CERT_DIR), not certifi's: a company's own
-        # CA, which its proxies and registry mirrors use, is trusted where the operating system trusts it.
-        self._client = httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False, verify=ssl.create_default_context(),
-                                    headers={"User-Agent": USER_AGENT})
+        self._own_pool = pool is None
+        self.pool = pool or FetchPool()
+        self._client: httpx.AsyncClient | None = None  # made on the pool's event loop, which it belongs to
 
     def close(self) -> None:
-        self._client.close()
+        if self._client is not None:
+            try:
+                self.pool.call(self._client.aclose)
+            except RuntimeError:
+                pass  # the pool was closed first: its loop took the connections with it
+            self._client = None
+        if self._own_pool:
+            self.pool.close()
 
     def get(
         self, url: str, *, etag: str = "", last_modified: str = "", headers: Mapping[str, str] | None = None, policy: FetchPolicy | None = None
     ) -> Fetched:
-        """GET ``url`` (conditionally when ``etag``/``last_modified`` are given), retrying transient failures.
+        """GET ``url`` (conditionally when ``etag``/``last_modified`` are given) within the policy's deadline, retrying transient failures.
 
         Raises:
             UrlNotAllowedError: the URL, a redirect or an address reached is refused.
             RemotePageNotFoundError: the source answered 404 or 410.
             InvalidContentError: the body exceeds the size limit.
-            SourceUnavailableError: the retries failed, or the source refused the request.
+            SourceUnavailableError: the deadline passed, the retries failed, or the source refused the request.
         """
         sent = dict(headers or {})
         if etag:
             sent["If-None-Match"] = etag
         if last_modified:
             sent["If-Modified-Since"] = last_modified
-        last = ""
-        for attempt, delay in enumerate((0.0, *self._delays)):
-            if delay:
-                self._sleep(delay)
-            try:
-                return self._follow(url, sent, policy or self.policy)
-            except _Transient as failure:
-                last = str(failure)
-                logger.info("fetch %s failed (attempt %d): %s", redact(url), attempt + 1, redact(str(last)))
+        policy = policy or self.policy
+        check_url(url, policy)  # a refused URL is refused at once, without a slot of the pool
+        return self.pool.call(self._get, url, sent, policy)
+
+    async def _get(self, url: str, headers: Mapping[str, str], policy: FetchPolicy) -> Fetched:
+        deadline = anyio.current_time() + policy.timeout
+        attempts, last, host = 0, "", host_of(url)
+        try:
+            with anyio.fail_after(policy.timeout):
+                async with self.pool.slot(host):
+                    for delay in (0.0, *self._delays):
+                        if delay:
+                            if anyio.current_time() + delay >= deadline:
+                                break  # the retry would start past the deadline
+                            await self._wait(delay)
+                        attempts += 1
+                        try:
+                            return await self._follow(url, headers, policy)
+                        except _Transient as failure:
+                            last = str(failure)
+                            logger.info("fetch %s failed (attempt %d): %s", redact(url), attempts, redact(last))
+        except TimeoutError:
+            if not attempts:
+                raise SourceUnavailableError(
+                    f"{url} was not fetched: the {self.pool.per_host} fetch slots for '{host}' stayed busy for {policy.timeout:g} s "
+                    "(other reads of this slow site).",
+                    _SLOW_HINT,
+                ) from None
+            tried = f"; {last} before" if last else ""
+            raise SourceUnavailableError(
+                f"{url} did not answer within {policy.timeout:g} s (connecting, headers and body together, "
+                f"{_attempts(attempts)}{tried}).",
+                _SLOW_HINT,
+            ) from None
         raise SourceUnavailableError(
-            f"{url} could not be fetched after {len(self._delays) + 1} attempts: {last}.",
-            "The source seems down; try again later (cached pages are still served).",
+            f"{url} could not be fetched after {_attempts(attempts)}: {last}.", "The source seems down; try again later (cached pages are still served)."
         )
 
-    def _follow(self, url: str, headers: Mapping[str, str], policy: FetchPolicy) -> Fetched:
+    async def _wait(self, seconds: float) -> None:
+        if self._sleep is None:
+            await anyio.sleep(seconds)
+        else:
+            self._sleep(seconds)
+
+    async def _follow(self, url: str, headers: Mapping[str, str], policy: FetchPolicy) -> Fetched:
         first_host = ""
         for _hop in range(policy.max_redirects + 1):
             host, port = check_url(url, policy)
-            check_resolved(host, port, policy, self._resolver)
+            addresses = await anyio.to_thread.run_sync(self._resolver, host, port, abandon_on_cancel=True)
+            check_resolved(host, addresses, policy)
             first_host = first_host or host
             if host != first_host:  # credentials are for the host they were given for, never for where it redirects
                 headers = {name: value for name, value in headers.items() if name.lower() not in _CREDENTIALS}
-            fetched, location = self._once(url, host, headers, policy)
+            fetched, location = await self._once(url, host, headers, policy)
             if fetched is not None:
                 return fetched
             url = urljoin(url, location)
         raise SourceUnavailableError(f"{url}: more than {policy.max_redirects} redirects.", "Check the URL; the site redirects in a loop.")
 
-    def _once(self, url: str, host: str, headers: Mapping[str, str], policy: FetchPolicy) -> tuple[Fetched | None, str]:
-        started = time.monotonic()
+    async def _once(self, url: str, host: str, headers: Mapping[str, str], policy: FetchPolicy) -> tuple[Fetched | None, str]:
         try:
-            with self._client.stream("GET", url, headers=dict(headers)) as response:
+            async with self._http(policy).stream("GET", url, headers=dict(headers)) as response:
                 _check_peer(response, policy, host)
                 if response.has_redirect_location:
                     return None, response.headers.get("location", "")
                 _check_status(response, url)
-                body = b"" if response.status_code == NOT_MODIFIED else _read(response, url, policy, started)
+                body = b"" if response.status_code == NOT_MODIFIED else await _read(response, url, policy)
         except httpx.TransportError as error:
             raise _Transient(f"{type(error).__name__}: {error}" if str(error) else type(error).__name__) from error
         return (
@@ -148,6 +196,23 @@ class Fetcher:
             ),
             "",
         )
+
+    def _http(self, policy: FetchPolicy) -> httpx.AsyncClient:
+        if self._client is None:
+            # The per-operation timeouts are only a backstop: the deadline around the whole get is what bounds it.
+            timeout = httpx.Timeout(policy.timeout, connect=min(policy.timeout, 5.0))
+            limits = httpx.Limits(max_connections=self.pool.capacity, max_keepalive_connections=self.pool.capacity)
+            # The system's certificate store (and OpenSSL's SSL_CERT_FILE/SSL_CERT_DIR), not certifi's: a company's own
+            # CA, which its proxies and registry mirrors use, is trusted where the operating system trusts it.
+            self._client = httpx.AsyncClient(
+                timeout=timeout, limits=limits, follow_redirects=False, trust_env=False, verify=ssl.create_default_context(),
+                headers={"User-Agent": USER_AGENT},
+            )
+        return self._client
+
+
+def _attempts(count: int) -> str:
+    return f"{count} attempt" + ("" if count == 1 else "s")
 
 
 def _check_peer(response: httpx.Response, policy: FetchPolicy, host: str) -> None:
@@ -169,17 +234,15 @@ def _check_status(response: httpx.Response, url: str) -> None:
         raise SourceUnavailableError(f"{url} answered {status}.", "The source refuses the request; check the URL or its access rules.")
 
 
-def _read(response: httpx.Response, url: str, policy: FetchPolicy, started: float) -> bytes:
+async def _read(response: httpx.Response, url: str, policy: FetchPolicy) -> bytes:
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > policy.max_bytes:
         raise _too_large(url, policy)
     chunks, size = [], 0
-    for chunk in response.iter_bytes():
+    async for chunk in response.aiter_bytes():
         size += len(chunk)
         if size > policy.max_bytes:
             raise _too_large(url, policy)
-        if time.monotonic() - started > policy.timeout:
-            raise _Transient(f"the download took longer than {policy.timeout:g} s")
         chunks.append(chunk)
     return b"".join(chunks)
 

@@ -179,14 +179,13 @@ def _embedded_ipv4(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> tuple[i
     return None
 
 
-def check_resolved(host: str, port: int, policy: FetchPolicy, resolver: Resolver) -> None:
-    """Check every address ``host`` resolves to before connecting.
+def check_resolved(host: str, addresses: list[str], policy: FetchPolicy) -> None:
+    """Check every address ``host`` resolved to, before connecting.
 
     Raises:
         UrlNotAllowedError: one of them is refused.
-        SourceUnavailableError: the name resolves to nothing.
+        SourceUnavailableError: the name resolved to nothing.
     """
-    addresses = resolver(host, port)
     if not addresses:
         raise SourceUnavailableError(f"'{host}' cannot be resolved to an address.", "Check the host name, or try again later.")
     for address in addresses:
