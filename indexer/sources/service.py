@@ -1,7 +1,10 @@
 """SourceService: the one interface through which the server (and the CLI) use remote sources.
 
-- ``read_url``: a page by URL (allowlist, cache, fetch, conversion), then its library
-  re-indexed in the background so search_docs finds the page afterwards.
+- ``read_url``: a page by URL (allowlist, cache, fetch, conversion). A page of a library's
+  table of contents (or under its llms.txt's folder) is then indexed into that library in
+  the background, so search_docs finds it afterwards; any other page, even on the same host,
+  is only read: never indexed, never attributed to a library (text planted on a shared host
+  must not become a library's documentation).
 - ``ensure_library`` / ``ensure_pages``: fetch an llms.txt library (its TOC) or some of its
   pages now and add them to the index before answering (get_library_info, get_docs).
 - ``refresh``: revalidate a library's llms.txt and cached pages with conditional GETs.
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+import posixpath
 import re
 import sqlite3
 import threading
@@ -23,6 +27,7 @@ import time
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Mapping
+from urllib.parse import unquote, urlsplit
 
 from docs_mcp.redact import redact
 from docs_mcp.indexer.libraries.store import catalog_entries
@@ -31,11 +36,18 @@ from docs_mcp.indexer.sources.page_cache import CachedPage, PageCache
 from docs_mcp.indexer.sources.config import SourceSettings
 from docs_mcp.indexer.sources.context7 import Context7Client
 from docs_mcp.indexer.sources.convert import to_markdown
-from docs_mcp.indexer.sources.errors import LlmsTxtNotFoundError, RemotePageNotFoundError, SourceError, SourceUnavailableError
+from docs_mcp.indexer.sources.errors import (
+    InvalidContentError,
+    LlmsTxtNotFoundError,
+    RemotePageNotFoundError,
+    SourceError,
+    SourceUnavailableError,
+)
 from docs_mcp.indexer.sources.fetch import DEFAULT_DELAYS, Fetcher
 from docs_mcp.indexer.sources.ingest import SourcePages, index_pages, indexed_digests
 from docs_mcp.indexer.sources.paths import page_paths
 from docs_mcp.indexer.sources.llms_txt import LlmsTxt, parse_llms_txt
+from docs_mcp.indexer.sources.refusals import Refusals
 from docs_mcp.indexer.sources.registry import CONTEXT7, LLMS_TXT, RegisteredLibrary
 from docs_mcp.indexer.sources.safety import FetchPolicy, check_url, host_of, warn_if_loopback_allowed
 from docs_mcp.indexer.sources.job_thread import Worker
@@ -92,13 +104,14 @@ class SourceService:
         delays: tuple[float, ...] = DEFAULT_DELAYS,
     ) -> None:
         self.settings = settings
-        self.fetcher = fetcher or Fetcher(settings.policy, sleep=sleep, delays=delays)
+        self.fetcher = fetcher or Fetcher(settings.policy, delays=delays)
         self._cache = cache
         self._cache_lock = threading.Lock()
         self.context7 = Context7Client(settings.context7_url, settings.context7_key, self.fetcher)
         self._sleep = sleep
         self._delays = delays
         self._worker = Worker()
+        self._refusals = Refusals()
         self._catalog: tuple[tuple[int, int, int], dict[str, Mapping[str, Any]]] | None = None
         warn_if_loopback_allowed()
         for problem in settings.registry.problems:
@@ -159,6 +172,8 @@ class SourceService:
         library = self._owner(url)
         ttl = library.ttl_hours if library else _DEFAULT.ttl_hours
         page, cached, stale = self._get(url, library.library_id if library else "", ttl)
+        if library is not None and page.library_id != library.library_id:
+            page = self.cache.put(replace(page, library_id=library.library_id))  # read before it joined the TOC
         if library is not None and not self._is_indexed(library.library_id, page):
             self._worker.submit(f"index:{library.library_id}", lambda: self.index_library(library.library_id))
         warning = f"The source could not be reached at the last refresh ({page.last_error}); this copy may be outdated." if stale and page.last_error else None
@@ -228,7 +243,8 @@ class SourceService:
         library = self.llms_libraries()[library_id]
         llms_page, _, _ = self._get(library.llms_txt_url, library_id, library.ttl_hours, llms=True)
         llms = parse_llms_txt(llms_page.markdown, library.llms_txt_url)
-        pages = tuple(p for p in self.cache.pages_of(library_id) if p.url != library.llms_txt_url)
+        toc = {entry.url for entry in llms.entries}
+        pages = tuple(p for p in self.cache.pages_of(library_id) if p.url != library.llms_txt_url and _belongs(p.url, library, toc))
         source = SourcePages(library, llms, llms_page.markdown, pages)
         if indexed_digests(self._entries().get(library_id)) == source.digests():
             return False
@@ -279,17 +295,21 @@ class SourceService:
         return page, True, True
 
     def _fetch(self, url: str, library_id: str, previous: CachedPage | None, *, llms: bool = False) -> CachedPage:
+        self._refusals.check(url)
         try:
             fetched = self.fetcher.get(
                 url, etag=previous.etag if previous else "", last_modified=previous.last_modified if previous else "", policy=self.policy()
             )
+            if fetched.not_modified and previous is not None:
+                return self.cache.revalidated(previous)
+            converted = to_markdown(fetched)
         except RemotePageNotFoundError as error:
             if llms:
                 raise LlmsTxtNotFoundError(error.message, "Check the llms.txt URL of the library (docs-mcp add llms-txt URL).") from error
             raise
-        if fetched.not_modified and previous is not None:
-            return self.cache.revalidated(previous)
-        converted = to_markdown(fetched)
+        except InvalidContentError as error:
+            self._refusals.remember(url, error)
+            raise
         if llms:
             parse_llms_txt(converted.markdown, url)  # refuse what is not an llms.txt before caching it
         return self.cache.put(
@@ -324,13 +344,23 @@ class SourceService:
         return RefreshOutcome(library.library_id, url, "updated" if changed else "unchanged")
 
     def _owner(self, url: str) -> RegisteredLibrary | None:
-        libraries = self.llms_libraries()
+        """The library whose table of contents lists ``url`` (or whose llms.txt folder holds it); None for any other URL."""
         entries = self._entries()
-        for library_id, library in libraries.items():
-            if url == library.llms_txt_url or any(t.get("url") == url for t in (entries.get(library_id) or {}).get("toc") or ()):
+        for library_id, library in self.llms_libraries().items():
+            toc = {t.get("url") for t in (entries.get(library_id) or {}).get("toc") or ()} or self._cached_toc(library)
+            if _belongs(url, library, toc):
                 return library
-        host = host_of(url)
-        return next((lib for lib in libraries.values() if host in lib.domains), None)
+        return None
+
+    def _cached_toc(self, library: RegisteredLibrary) -> set[str]:
+        """The TOC URLs of a library not indexed yet, from its cached llms.txt (none before it was fetched)."""
+        page = self.cache.get(library.llms_txt_url) if library.llms_txt_url else None
+        if page is None:
+            return set()
+        try:
+            return {entry.url for entry in parse_llms_txt(page.markdown, page.url).entries}
+        except SourceError:
+            return set()
 
     def _path_of(self, library: RegisteredLibrary, url: str) -> str:
         """The document path ``url`` has (or will have once indexed) in its library, as ingest names it."""
@@ -363,6 +393,28 @@ class SourceService:
 
 
 _DEFAULT = RegisteredLibrary("", "", LLMS_TXT)
+
+
+def _belongs(url: str, library: RegisteredLibrary, toc: set[str] | set[str | None]) -> bool:
+    """Whether ``url`` is the library's llms.txt, an entry of its table of contents, or under the llms.txt's folder."""
+    return bool(library.llms_txt_url) and (url == library.llms_txt_url or url in toc or _under_folder(url, library.llms_txt_url))
+
+
+def _under_folder(url: str, llms_url: str) -> bool:
+    """Same scheme and host as the llms.txt, and a path inside its folder once escapes and dot segments are resolved."""
+    try:
+        page, base = urlsplit(url), urlsplit(llms_url)
+    except ValueError:
+        return False
+    if (page.scheme, page.netloc.lower()) != (base.scheme, base.netloc.lower()):
+        return False
+    raw = unquote(page.path or "/")
+    if "\\" in raw:
+        return False
+    path = posixpath.normpath("/" + raw.lstrip("/"))
+    if raw.endswith("/") and path != "/":
+        path += "/"
+    return path.startswith(base.path.rsplit("/", 1)[0] + "/")
 
 
 def _indexed_library(library_id: str, entry: Mapping[str, Any]) -> RegisteredLibrary:
