@@ -23,17 +23,20 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from docs_mcp import __version__
+from docs_mcp.server.capacity import DEFAULT_SLOW_PER_CALLER, DEFAULT_SLOW_THREADS, ToolCapacity, TooBusyError
 from docs_mcp.server.contract.cursor import cursor_generation
 from docs_mcp.server.contract.schemas import SEARCH_DOCS
 from docs_mcp.server.contract.tools import contract_specs
 from docs_mcp.server.core.live_index import LiveIndex, ServedIndex
-from docs_mcp.server.core.registry import ToolAnswer, ToolCall, ToolRegistry
+from docs_mcp.server.core.registry import ToolAnswer, ToolCall, ToolRegistry, ToolSpec
 from docs_mcp.server.errors import quoted
 from docs_mcp.server.instructions import IndexSummary, server_instructions
 from docs_mcp.server.libraries import prompts, resources
+from docs_mcp.server.gateway.schemas import TOOL_DISCOVERY, TOOL_EXECUTE
 from docs_mcp.server.libraries.remote import Sources
+from docs_mcp.server.libraries.schemas import GET_CONTEXT7_DOCS, GET_DOCS, GET_LIBRARY_INFO, READ_PAGE
 from docs_mcp.server.libraries.tools import library_specs, search_provenance
-from docs_mcp.server.sessions import SessionStore, SessionValues, redis_sessions
+from docs_mcp.server.sessions import LOCAL_SESSION, SESSION_SCOPE, SessionStore, SessionValues, redis_sessions
 from docs_mcp.server.search.modes import Mode
 from docs_mcp.server.stdio_guard import guarded_stdio
 
@@ -61,6 +64,9 @@ class ServerSettings:
     # Redis holding the per-session state (resolved libraries, announced tools) shared by replicas; empty: this process.
     sessions_redis_url: str = ""
     sessions_redis_prefix: str = "docs-mcp"
+    # Tools that wait on remote sites or upstream servers: threads of their own, and calls at once per caller (capacity.py).
+    slow_threads: int = DEFAULT_SLOW_THREADS
+    slow_calls_per_caller: int = DEFAULT_SLOW_PER_CALLER
 
 
 @dataclass
@@ -96,8 +102,13 @@ class AppState:
     sources: Sources
     registry: ToolRegistry
     gateway: Gateway | None = None
+    capacity: ToolCapacity = field(default_factory=lambda: ToolCapacity(SLOW_TOOLS))
     sessions: resources.LibrarySessions = field(default_factory=resources.LibrarySessions)
     announced: AnnouncedTools = field(default_factory=AnnouncedTools)
+
+
+# Tools that may wait on a documentation site or an upstream server (fetches, tool calls): see capacity.py.
+SLOW_TOOLS = frozenset({READ_PAGE, GET_DOCS, GET_LIBRARY_INFO, GET_CONTEXT7_DOCS, TOOL_EXECUTE, TOOL_DISCOVERY})
 
 
 def tool_registry(mode: str, sources: Sources | None, gateway: Gateway | None = None) -> ToolRegistry:
@@ -131,11 +142,13 @@ def open_live(index_dir: Path | str, settings: ServerSettings) -> LiveIndex:
 
 
 def build_server(index_dir: Path | str, settings: ServerSettings | None = None, gateway: Gateway | None = None,
-                 live: LiveIndex | None = None) -> Server[AppState]:
+                 live: LiveIndex | None = None, capacity: ToolCapacity | None = None) -> Server[AppState]:
     """A server for the index at ``index_dir``, opened now so a bad index fails before serving.
 
     With a ``gateway`` (owned and closed by the caller), the meta-tools over its upstream
     servers' tools are offered too. ``live``: the index from ``open_live``, when the caller needs it too.
+    ``capacity`` (default: one from ``settings``) bounds the slow tools; team mode passes its own, to report
+    its load on /healthz.
 
     Raises:
         IndexNotFoundError, IndexFormatError: there is no readable index at ``index_dir``.
@@ -155,17 +168,20 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None, 
         )
     sources = Sources.opened_on_use(Path(index_dir), live)
     registry = tool_registry(settings.mode, sources, gateway)
+    capacity = capacity or ToolCapacity(SLOW_TOOLS, settings.slow_threads, settings.slow_calls_per_caller)
+    capacity.fetches = sources.fetch_pool  # None until a tool first reads a remote page
 
     @asynccontextmanager
     async def lifespan(_: Server[AppState]) -> AsyncIterator[AppState]:
         if settings.warm:
             live.warm_in_background()  # the first tools/list must not wait for the model
         try:
-            yield AppState(live, settings, sources, registry, gateway=gateway, **_shared_sessions(settings))
+            yield AppState(live, settings, sources, registry, gateway=gateway, capacity=capacity, **_shared_sessions(settings))
         finally:
-            # Join the warm-up and close DuckDB before the interpreter shuts down (else: SIGABRT).
+            # Let a background index write of fetched pages finish, join the warm-up and close DuckDB before
+            # the interpreter shuts down (else: SIGABRT, or "terminate called without an active exception").
+            await anyio.to_thread.run_sync(sources.close)
             await anyio.to_thread.run_sync(live.close)
-            sources.close_registry()
 
     return Server(
         SERVER_NAME,
@@ -200,8 +216,19 @@ async def _call_tool(ctx: ServerRequestContext[AppState], params: types.CallTool
         # An unknown tool is protocol misuse (the client did not use tools/list), not a tool error.
         available = state.registry.names
         raise MCPError(types.INVALID_PARAMS, f"Unknown tool {quoted(params.name)}. Call one of the available tools: {', '.join(available)}.")
+    try:
+        async with state.capacity.claim(params.name, _caller(ctx.request)) as threads:
+            return await _answer(ctx, state, spec, params, threads)
+    except TooBusyError as busy:
+        return spec.refusal(busy).result()
+
+
+async def _answer(ctx: ServerRequestContext[AppState], state: AppState, spec: ToolSpec, params: types.CallToolRequestParams,
+                  threads: anyio.CapacityLimiter | None) -> types.CallToolResult:
+    """Run one call on ``threads`` (None: the shared ones), with a lease on the served generation if the tool reads it."""
     if not spec.leases_index:
-        answer = await anyio.to_thread.run_sync(spec.answer, ToolCall(None, params.arguments, ctx.request, ctx.request_id))
+        call = ToolCall(None, params.arguments, ctx.request, ctx.request_id)
+        answer = await anyio.to_thread.run_sync(spec.answer, call, limiter=threads)
         return answer if isinstance(answer, types.CallToolResult) else answer.result()
     generation = _issuing_generation(state.live, params)
 
@@ -214,7 +241,7 @@ async def _call_tool(ctx: ServerRequestContext[AppState], params: types.CallTool
         finally:
             state.live.release(index)
 
-    index, answer = await anyio.to_thread.run_sync(leased_answer)
+    index, answer = await anyio.to_thread.run_sync(leased_answer, limiter=threads)
     if isinstance(answer, types.CallToolResult):
         return answer
     if not answer.is_error:
@@ -224,6 +251,12 @@ async def _call_tool(ctx: ServerRequestContext[AppState], params: types.CallTool
     # Every tool's error also carries the one structured shape {code, message, recoverable, suggestion}; a search
     # carries its SearchResult plus the libraries it searched (the text stays exactly the contract's).
     return answer.result()
+
+
+def _caller(request: Any) -> str:
+    """Whose allowance a call counts against: the API key over HTTP (never a header the caller picks), the local user over stdio."""
+    scope = getattr(request, "scope", None) or {}
+    return str(scope.get(SESSION_SCOPE) or LOCAL_SESSION)
 
 
 def _issuing_generation(live: LiveIndex, params: types.CallToolRequestParams) -> str | None:

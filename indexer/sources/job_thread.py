@@ -14,6 +14,8 @@ from typing import Callable
 
 logger = logging.getLogger(__name__)
 
+CLOSE_WAIT = 120.0  # seconds: an index write of a few fetched pages takes seconds; a stuck one must not hold the exit forever
+
 
 class Worker:
     """A lazily started daemon thread that runs keyed jobs one by one."""
@@ -42,12 +44,25 @@ class Worker:
         with self._cond:
             return self._cond.wait_for(lambda: not self._jobs and not self._busy, timeout)
 
-    def close(self) -> None:
-        """Drop waiting jobs and stop the thread after the running one."""
+    def close(self, wait: float | None = CLOSE_WAIT) -> None:
+        """Drop waiting jobs, and wait up to ``wait`` seconds for the running one to end.
+
+        Waiting matters at exit: an index write left running when the interpreter shuts down
+        dies inside DuckDB or the embedding model's threads ("terminate called without an
+        active exception", SIGABRT).
+        """
         with self._cond:
             self._closed = True
+            dropped = len(self._jobs)
             self._jobs.clear()
             self._cond.notify_all()
+            busy, thread = self._busy, self._thread
+        if dropped:
+            logger.info("%d background job(s) dropped at close; the next read of their pages retries them", dropped)
+        if thread is not None and thread is not threading.current_thread():
+            if busy:
+                logger.info("waiting for a background job (an index write) to finish before closing")
+            thread.join(wait)
 
     def _run(self) -> None:
         while True:

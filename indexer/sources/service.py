@@ -44,6 +44,7 @@ from docs_mcp.indexer.sources.errors import (
     SourceUnavailableError,
 )
 from docs_mcp.indexer.sources.fetch import DEFAULT_DELAYS, Fetcher
+from docs_mcp.indexer.sources.fetch_pool import FetchPool
 from docs_mcp.indexer.sources.ingest import SourcePages, index_pages, indexed_digests
 from docs_mcp.indexer.sources.paths import page_paths
 from docs_mcp.indexer.sources.llms_txt import LlmsTxt, parse_llms_txt
@@ -104,7 +105,8 @@ class SourceService:
         delays: tuple[float, ...] = DEFAULT_DELAYS,
     ) -> None:
         self.settings = settings
-        self.fetcher = fetcher or Fetcher(settings.policy, delays=delays)
+        self._pool = FetchPool(settings.fetch_slots) if fetcher is None else None
+        self.fetcher = fetcher or Fetcher(settings.policy, delays=delays, pool=self._pool)
         self._cache = cache
         self._cache_lock = threading.Lock()
         self.context7 = Context7Client(settings.context7_url, settings.context7_key, self.fetcher)
@@ -132,8 +134,11 @@ class SourceService:
             return self._cache
 
     def close(self) -> None:
+        """Wait for a running background job (an index write), then close the fetcher, its pool and the cache."""
         self._worker.close()
         self.fetcher.close()
+        if self._pool is not None:
+            self._pool.close()
         if self._cache is not None:
             self._cache.close()
 

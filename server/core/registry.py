@@ -103,6 +103,10 @@ class ToolSpec(Generic[Args]):
         text = data if isinstance(data, str) else self.render(data)
         return ToolAnswer(text, self.structured(data, call), is_error=False)
 
+    def refusal(self, error: DocsMcpError) -> ToolAnswer:
+        """The answer to a call refused before it ran (the caller's allowance is used up), worded as this tool words errors."""
+        return self._error(error)
+
     def _error(self, error: BaseException) -> ToolAnswer:
         text = render_error(error) if self.error_text is None else self.error_text(self.name, error)
         return ToolAnswer(text, error_shape(error), is_error=True)

@@ -25,6 +25,7 @@ from docs_mcp.server.libraries.schemas import GET_CONTEXT7_DOCS, GET_DOCS
 
 if TYPE_CHECKING:
     from docs_mcp.indexer.packages.registry_client import RegistryClient
+    from docs_mcp.indexer.sources.fetch_pool import FetchPool
     from docs_mcp.indexer.sources.service import SourceService
 
 T = TypeVar("T")
@@ -96,6 +97,18 @@ class Sources:
         client = self._registry.opened()
         if client is not None:
             client.close()
+
+    def close(self) -> None:
+        """Close what was opened: the service (after its background index write) and the registry client."""
+        service = self._service.opened()
+        if service is not None:
+            service.close()
+        self.close_registry()
+
+    def fetch_pool(self) -> FetchPool | None:
+        """The pool the service fetches pages on, once the service is open (None before: nothing was fetched)."""
+        service = self._service.opened()
+        return service.fetcher.pool if service is not None else None
 
     def registered(self) -> tuple[Library, ...]:
         """The registry's libraries as catalog entries (those the index holds are replaced by theirs)."""

@@ -142,6 +142,11 @@ OPTIONS: tuple[Option, ...] = (
            "Seconds to let in-flight requests finish after SIGTERM before they are cancelled."),
     Option("server.search_workers", _WORKERS, "auto", "DOCS_MCP_SEARCH_WORKERS",
            "Processes that run searches in parallel (auto: one per core; 0: in the server process)."),
+    Option("server.slow_threads", _integer(1, 256), 24, "DOCS_MCP_SLOW_THREADS",
+           "Threads for the tools that wait on documentation sites or upstream servers (read_page by URL, get_docs, "
+           "tool_execute...), apart from the threads of the tools that only read the index."),
+    Option("server.slow_calls_per_key", _integer(1, 256), 6, "DOCS_MCP_SLOW_CALLS_PER_KEY",
+           "Calls of those tools one API key may run at once; one more is refused at once (TOO_BUSY)."),
     Option("server.cursor_secret", _TEXT, "", "DOCS_MCP_CURSOR_SECRET",
            "Secret that signs search cursors; give every replica the same one. Empty: derived from the index.",
            secret=True),

@@ -2,9 +2,13 @@
 
 Each dependency a request needs gets a status: the index generation (CURRENT
 names a readable one), the API key store, and Redis when rate limits are
-shared.  The probe answers 200 only when every one is ``ok`` and the replica is
-not draining, so a load balancer stops sending requests that would fail.  The
-endpoint is open, so it says *what* is down, never where (no URL, no path).
+shared.  ``capacity`` says how loaded the replica is (server/capacity.py): ``busy``
+while slow tools or fetches wait for a slot (other tools are unaffected: still
+200), ``saturated`` while calls wait for the threads every tool shares (503: the
+replica answers late whatever is asked).  The probe answers 200 only when every
+dependency is ``ok``, the replica is not saturated and not draining, so a load
+balancer stops sending requests that would fail or wait.  The endpoint is open,
+so it says *what* is down, never where (no URL, no path).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import anyio
 from docs_mcp import __version__
 from docs_mcp.errors import DocsMcpError
 from docs_mcp.indexer.index_file import live_generation
+from docs_mcp.server.capacity import SATURATED
 from docs_mcp.server.team.errors import KeyStoreError, RateLimiterUnavailableError
 from docs_mcp.server.team.keys import KeyReader
 from docs_mcp.server.team.ratelimit import Limiter
@@ -32,7 +37,7 @@ PING_TIMEOUT = 2.0  # seconds: a probe must answer well within a balancer's own 
 class Readiness:
     """What /healthz reports: the overall status, and each dependency's."""
 
-    status: str  # ok, unavailable or draining
+    status: str  # ok, unavailable, saturated or draining
     generation: str | None
     checks: dict[str, dict[str, Any]]
 
@@ -54,8 +59,10 @@ def served_generation(index_dir: Path) -> str | None:
 
 
 async def readiness(index_dir: Path, verifier: KeyReader, limiter: Limiter, *, shared_limits: bool,
-                    draining: Callable[[], bool], extra: Mapping[str, Callable[[], dict[str, Any]]] | None = None) -> Readiness:
-    """Check every dependency now; ``shared_limits``: rate limits live in Redis; ``extra``: more checks by name (fleet)."""
+                    draining: Callable[[], bool], extra: Mapping[str, Callable[[], dict[str, Any]]] | None = None,
+                    capacity: Callable[[], dict[str, Any]] | None = None) -> Readiness:
+    """Check every dependency now; ``shared_limits``: rate limits live in Redis; ``extra``: more checks by name (fleet);
+    ``capacity``: the server's load report."""
     generation = served_generation(index_dir)
     checks = {
         "index": {"status": OK, "generation": generation} if generation else
@@ -65,7 +72,10 @@ async def readiness(index_dir: Path, verifier: KeyReader, limiter: Limiter, *, s
         **{name: check() for name, check in (extra or {}).items()},
     }
     healthy = all(check["status"] in (OK, NOT_CONFIGURED) for check in checks.values())
-    status = "draining" if draining() else OK if healthy else UNAVAILABLE
+    load = capacity() if capacity is not None else None
+    if load is not None:
+        checks["capacity"] = load
+    status = "draining" if draining() else UNAVAILABLE if not healthy else SATURATED if load and load["status"] == SATURATED else OK
     return Readiness(status, generation, checks)
 
 

@@ -32,7 +32,8 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from docs_mcp import __version__
-from docs_mcp.server.app import ServerSettings, build_server, open_live
+from docs_mcp.server.app import SLOW_TOOLS, ServerSettings, build_server, open_live
+from docs_mcp.server.capacity import ToolCapacity
 from docs_mcp.server.gateway import Gateway
 from docs_mcp.server.team.auth import AuthMiddleware, OriginGuard, check_host_policy, host_patterns, origin_patterns
 from docs_mcp.server.team.body_limit import BodyLimit
@@ -104,8 +105,10 @@ class CountInFlight:
 
 
 def create_app(server: Server[Any], settings: TeamSettings, verifier: KeyReader, limiter: Limiter,
-               traffic: Traffic | None = None, checks: Mapping[str, Callable[[], dict[str, Any]]] | None = None) -> Starlette:
-    """The ASGI app: /mcp behind the guards, /healthz open (``checks``: more readiness checks), CORS and the access log around both."""
+               traffic: Traffic | None = None, checks: Mapping[str, Callable[[], dict[str, Any]]] | None = None,
+               capacity: ToolCapacity | None = None) -> Starlette:
+    """The ASGI app: /mcp behind the guards, /healthz open (``checks``: more readiness checks; ``capacity``: the load it
+    reports), CORS and the access log around both."""
     traffic = traffic or Traffic()
     manager = StreamableHTTPSessionManager(
         app=server,
@@ -121,7 +124,7 @@ def create_app(server: Server[Any], settings: TeamSettings, verifier: KeyReader,
 
     async def healthz(request: Request) -> JSONResponse:
         report = await readiness(settings.index, verifier, limiter, shared_limits=bool(settings["rate_limit.redis_url"]),
-                                 draining=lambda: traffic.draining, extra=checks)
+                                 draining=lambda: traffic.draining, extra=checks, capacity=capacity.load if capacity else None)
         return JSONResponse(report.body(traffic.in_flight), status_code=200 if report.ready else 503)
 
     @contextlib.asynccontextmanager
@@ -222,13 +225,15 @@ def run_http(
     configure_logging(settings["logging.level"], settings["logging.format"], settings.secrets)
     server_settings = replace(server_settings or ServerSettings(), cursor_secret=settings.cursor_secret,
                               search_workers=settings.search_workers, sessions_redis_url=settings["rate_limit.redis_url"],
-                              sessions_redis_prefix=settings["rate_limit.redis_prefix"])
+                              sessions_redis_prefix=settings["rate_limit.redis_prefix"], slow_threads=settings["server.slow_threads"],
+                              slow_calls_per_caller=settings["server.slow_calls_per_key"])
     agent = replica_agent(settings)  # a fleet replica: the registry's live generation, pulled and verified first
     if agent is not None:
         agent.bootstrap()
         server_settings = replace(server_settings, retain_generations=agent.settings.cursor_lifetime)
     live = open_live(settings.index, server_settings)
-    server = build_server(settings.index, server_settings, gateway, live=live)
+    capacity = ToolCapacity(SLOW_TOOLS, server_settings.slow_threads, server_settings.slow_calls_per_caller)
+    server = build_server(settings.index, server_settings, gateway, live=live, capacity=capacity)
     verifier = open_key_reader(settings)
     limiter = open_limiter(settings["rate_limit.redis_url"], settings["rate_limit.redis_prefix"])
     if settings["rate_limit.redis_url"]:
@@ -244,7 +249,7 @@ def run_http(
     if agent is not None:
         port = sock.getsockname()[1]
         agent.start(live, name=default_replica_name(port), url=f"http://{settings['server.host']}:{port}")
-    app = create_app(server, settings, verifier, limiter, traffic, {"fleet": agent.check} if agent else None)
+    app = create_app(server, settings, verifier, limiter, traffic, {"fleet": agent.check} if agent else None, capacity)
     config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on", server_header=False,
                             timeout_graceful_shutdown=settings["server.shutdown_timeout"])
     _report_start(settings, verifier, sock)

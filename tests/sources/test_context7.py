@@ -12,8 +12,19 @@ from docs_mcp.indexer.sources.safety import FetchPolicy
 KEY = "c7-key-that-must-never-show"
 
 
+_OPEN: list[Fetcher] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_fetchers():
+    yield
+    while _OPEN:
+        _OPEN.pop().close()
+
+
 def client(base: str, key: str = KEY) -> Context7Client:
-    return Context7Client(base, key, Fetcher(FetchPolicy(allow_loopback=True, timeout=2), sleep=lambda _s: None))
+    _OPEN.append(Fetcher(FetchPolicy(allow_loopback=True, timeout=2), sleep=lambda _s: None))
+    return Context7Client(base, key, _OPEN[-1])
 
 
 def test_the_request_carries_topic_and_tokens_and_the_key_only_as_a_bearer_token(site):

@@ -27,9 +27,21 @@ class Sleeps:
         self.delays.append(seconds)
 
 
+_OPEN: list[Fetcher] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_fetchers():
+    """Close every fetcher a test made: its connections belong to the pool's event loop."""
+    yield
+    while _OPEN:
+        _OPEN.pop().close()
+
+
 def fetcher(policy: FetchPolicy = LOOPBACK, **kwargs) -> tuple[Fetcher, Sleeps]:
     sleeps = Sleeps()
-    return Fetcher(policy, sleep=sleeps, **kwargs), sleeps
+    _OPEN.append(Fetcher(policy, sleep=sleeps, **kwargs))
+    return _OPEN[-1], sleeps
 
 
 def test_a_page_is_fetched_with_its_validators(site):

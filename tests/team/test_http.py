@@ -107,9 +107,13 @@ def test_healthz_is_open_and_reports_status_generation_version(index_dir: Path, 
     server = servers.start(index_dir)
     body = httpx.get(f"{server.url}/healthz").json()
     generation = (index_dir / "CURRENT").read_text().strip()
+    capacity = body["checks"].pop("capacity")
     assert body == {"status": "ok", "generation": generation, "version": __version__, "in_flight": 0,
                     "checks": {"index": {"status": "ok", "generation": generation}, "keys": {"status": "ok", "active": 0},
                                "redis": {"status": "not_configured"}}}
+    assert capacity == {"status": "ok", "tool_threads": {"in_use": 0, "limit": 40, "waiting": 0},
+                        "slow_threads": {"in_use": 0, "limit": 24, "waiting": 0}, "slow_calls_per_caller": {"busiest": 0, "limit": 6},
+                        "fetches": {"running": 0, "waiting": 0, "capacity": 16, "per_host": 4}}
     # With no key created yet the server says how to make one, and refuses every /mcp request.
     warning = server.wait_for(lambda r: r.get("level") == "warning" and "no API keys" in r.get("msg", ""))
     assert warning["hint"] == f"docs-mcp keys create NAME --index {index_dir}"

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Awaitable, Callable, Iterator
 
 Behaviour = Callable[[asyncio.StreamWriter], Awaitable[None]]
+_SITES: dict[asyncio.AbstractEventLoop, "HostileSite"] = {}  # a behaviour finds its site by the loop it runs on
 STOP_AFTER = 20.0  # seconds: a trickle ends by then, so a fetcher without a deadline finishes (and its test fails) rather than hangs
 
 
@@ -90,6 +91,17 @@ def lying_length(declared: int, body: bytes) -> Behaviour:
     return send
 
 
+def held(body: bytes, content_type: str = "text/markdown; charset=utf-8") -> Behaviour:
+    """Say nothing until the test calls ``HostileSite.release_held()``, then answer in full."""
+
+    async def send(writer: asyncio.StreamWriter) -> None:
+        site = _SITES[asyncio.get_running_loop()]
+        await site._released.wait()
+        writer.write(response_head(length=len(body), content_type=content_type) + body)
+
+    return send
+
+
 def silent() -> Behaviour:
     """Accept the connection, read the request, never answer."""
 
@@ -113,7 +125,9 @@ class HostileSite:
     requests: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        self._arrived = threading.Condition()
         self._loop = asyncio.new_event_loop()
+        _SITES[self._loop] = self
         ready = threading.Event()
         self._thread = threading.Thread(target=self._run, args=(ready,), daemon=True, name="hostile-site")
         self._thread.start()
@@ -133,6 +147,15 @@ class HostileSite:
     def hits(self, path: str) -> int:
         return sum(line.split(" ")[1:2] == [path] for line in self.requests)
 
+    def release_held(self) -> None:
+        """Let every ``held`` response (waiting now or later) answer."""
+        self._loop.call_soon_threadsafe(self._released.set)
+
+    def wait_for_requests(self, count: int, timeout: float = 60.0) -> bool:
+        """Whether ``count`` requests have arrived within ``timeout`` (an event, not a timer)."""
+        with self._arrived:
+            return self._arrived.wait_for(lambda: len(self.requests) >= count, timeout)
+
     def close(self) -> None:
         self._loop.call_soon_threadsafe(self._stop.set)
         self._thread.join(10)
@@ -140,10 +163,12 @@ class HostileSite:
     def _run(self, ready: threading.Event) -> None:
         asyncio.set_event_loop(self._loop)
         self._loop.run_until_complete(self._serve(ready))
+        _SITES.pop(self._loop, None)
         self._loop.close()
 
     async def _serve(self, ready: threading.Event) -> None:
         self._stop = asyncio.Event()
+        self._released = asyncio.Event()
         server = await asyncio.start_server(self._answer, "127.0.0.1", 0)
         self.port = server.sockets[0].getsockname()[1]
         ready.set()
@@ -160,7 +185,9 @@ class HostileSite:
             line = (await reader.readline()).decode("latin-1").strip()
             while (await reader.readline()) not in (b"\r\n", b"\n", b""):
                 pass  # the request headers: read and ignored
-            self.requests.append(line)
+            with self._arrived:
+                self.requests.append(line)
+                self._arrived.notify_all()
             path = line.split(" ")[1] if line.count(" ") >= 2 else "/"
             behaviour = self.routes.get(path) or whole(b"not found", "text/plain", "404 Not Found")
             await behaviour(writer)
