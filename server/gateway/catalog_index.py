@@ -11,13 +11,16 @@ changes (a fingerprint of every chunk), and reuses the vectors of unchanged tool
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from docs_mcp.errors import DocsMcpError
 from docs_mcp.indexer import Chunk, CorpusScan, TaxonomyKey, write_index
 from docs_mcp.indexer.duckdb_store import open_store
+from docs_mcp.server.gateway.errors import CatalogUnavailableError
 from docs_mcp.server.gateway.records import ToolEntry
 from docs_mcp.server.gateway.tooldocs import ToolDoc
 from docs_mcp.server.search.engine import Engine, RankingSettings
@@ -40,6 +43,7 @@ GATEWAY_RANKING = RankingSettings(
     file_boost=0.0,
 )
 SERVER_KEY = "server"
+logger = logging.getLogger(__name__)
 
 
 def tool_chunk(entry: ToolEntry, doc: ToolDoc | None) -> Chunk:
@@ -120,7 +124,15 @@ class CatalogIndex:
         digest = fingerprint(chunks)
         with self._lock:
             if digest != self._fingerprint:
-                self._snapshot = self._build(chunks, {t.key: t for t in tools})
+                try:
+                    self._snapshot = self._build(chunks, {t.key: t for t in tools})
+                except DocsMcpError as error:
+                    # The details (a path in a private temporary folder, an index hint) are for the operator's log only.
+                    logger.error("indexing the tool catalog failed: %s", error)
+                    raise CatalogUnavailableError(
+                        f"The tool catalog ({len(chunks)} tools) could not be indexed for ranking, so tool_discovery cannot answer now.",
+                        "Retry shortly; if it persists, tell the server's operator (the server log has the cause).",
+                    ) from None
                 self._fingerprint = digest
             return self._snapshot
 

@@ -13,6 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from docs_mcp.server.gateway.catalog_bounds import (
+    DEFAULT_MAX_DESCRIPTION_CHARS,
+    DEFAULT_MAX_RESULT_BYTES,
+    DEFAULT_MAX_SCHEMA_BYTES,
+    DEFAULT_MAX_SCHEMA_DEPTH,
+    DEFAULT_MAX_TOOLS,
+    CatalogBounds,
+)
 from docs_mcp.server.gateway.errors import GatewayConfigError
 from docs_mcp.server.gateway.permissions import ProjectRules
 from docs_mcp.server.gateway.records import UpstreamSpec
@@ -37,12 +45,25 @@ class GatewaySettings:
     audit_arguments: bool = False  # log tool_execute arguments in the audit line
     max_argument_bytes: int = 65_536  # tool_execute arguments larger than this are refused (ARGS_TOO_LARGE)
     tool_docs: str = "tool-docs"  # folder of tool docs, relative to the config file
+    # What an upstream may send (catalog_bounds.py, stdio_transport.py): each cut is stated where it happens.
+    max_tools_per_upstream: int = DEFAULT_MAX_TOOLS
+    max_description_chars: int = DEFAULT_MAX_DESCRIPTION_CHARS
+    max_schema_bytes: int = DEFAULT_MAX_SCHEMA_BYTES
+    max_schema_depth: int = DEFAULT_MAX_SCHEMA_DEPTH
+    max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES
+    max_message_bytes: int = 16 * 1024 * 1024  # one message from a stdio upstream; a longer one is dropped
+
+    @property
+    def bounds(self) -> CatalogBounds:
+        return CatalogBounds(self.max_tools_per_upstream, self.max_description_chars, self.max_schema_bytes, self.max_schema_depth,
+                             self.max_result_bytes)
 
 
 _SETTING_KINDS: dict[str, tuple[type, ...]] = {
     "list_ttl": (int, float), "call_timeout": (int, float), "list_timeout": (int, float), "start_timeout": (int, float), "search_url": (str,),
     "search_timeout": (int, float), "mode": (str,), "audit_arguments": (bool,), "max_argument_bytes": (int,),
-    "tool_docs": (str,),
+    "tool_docs": (str,), "max_tools_per_upstream": (int,), "max_description_chars": (int,), "max_schema_bytes": (int,),
+    "max_schema_depth": (int,), "max_result_bytes": (int,), "max_message_bytes": (int,),
 }  # fmt: skip
 
 

@@ -2,8 +2,10 @@
 
 ``LocalProvider`` ranks the catalog's index generation with the engine of ``search_docs``.
 ``RemoteProvider`` sends the available tools and the query to ``POST {search_url}/catalog/search``
-(seed 002's Cloud Search API) with a short timeout; ``FallbackProvider`` answers with the local
-engine whenever the remote one fails in any way (network, status, timeout, a malformed answer).
+(seed 002's Cloud Search API) within one deadline (connecting, headers and body together: a
+service that trickles its answer is cut off too), on a fetch pool of its own; ``FallbackProvider``
+answers with the local engine whenever the remote one fails in any way (network, status,
+deadline, an answer too large or malformed).
 Both only ever see, and only ever return, the tools the caller may use.
 """
 
@@ -13,6 +15,11 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Mapping, Protocol, Sequence
 
+import anyio
+import orjson
+
+from docs_mcp.indexer.sources.fetch_pool import FetchPool
+from docs_mcp.indexer.sources.safety import host_of
 from docs_mcp.server.gateway.catalog_index import CatalogIndex
 from docs_mcp.server.gateway.explain import explain
 from docs_mcp.server.gateway.records import ToolEntry
@@ -21,6 +28,7 @@ from docs_mcp.server.gateway.tooldocs import ToolDoc
 logger = logging.getLogger(__name__)
 
 SEARCH_PATH = "/catalog/search"
+MAX_ANSWER_BYTES = 4 * 1024 * 1024  # a ranking of at most 50 tools is a few KB
 
 
 @dataclass(frozen=True)
@@ -119,15 +127,14 @@ class RemoteProvider:
     def __init__(self, base_url: str, timeout: float) -> None:
         self.url = base_url.rstrip("/") + SEARCH_PATH
         self.timeout = timeout
+        self._pool = FetchPool(capacity=8, per_host=8, name="docs-mcp-tool-search")
 
     def search(self, request: SearchRequest) -> Ranking:
         """Ask the service.
 
         Raises:
-            httpx.HTTPError, ValueError: the call failed or the answer is malformed.
+            httpx.HTTPError, ValueError, TimeoutError: the call failed, took longer than the timeout, or the answer is malformed.
         """
-        import httpx  # here, not at the top: a server without a remote search service never loads it
-
         body = {
             "query": list(request.queries),
             "context": request.context,
@@ -135,9 +142,28 @@ class RemoteProvider:
                       for t in request.tools],
             "maxResults": request.max_results,
         }
-        response = httpx.post(self.url, json=body, timeout=self.timeout)
-        response.raise_for_status()
-        return Ranking(_parse_results(response.json(), {t.key for t in request.tools}, request.max_results), self.name)
+        answer = self._pool.call(self._post, body)
+        return Ranking(_parse_results(answer, {t.key for t in request.tools}, request.max_results), self.name)
+
+    def close(self) -> None:
+        self._pool.close()
+
+    async def _post(self, body: dict[str, Any]) -> Any:
+        import httpx  # here, not at the top: a server without a remote search service never loads it
+
+        try:
+            with anyio.fail_after(self.timeout):
+                async with self._pool.slot(host_of(self.url)), httpx.AsyncClient(timeout=self.timeout, trust_env=False) as http:
+                    async with http.stream("POST", self.url, json=body) as response:
+                        response.raise_for_status()
+                        data = bytearray()
+                        async for chunk in response.aiter_bytes():
+                            data += chunk
+                            if len(data) > MAX_ANSWER_BYTES:
+                                raise ValueError(f"the answer is larger than {MAX_ANSWER_BYTES} bytes")
+        except TimeoutError:
+            raise TimeoutError(f"no answer within {self.timeout:g} s") from None
+        return orjson.loads(data)
 
 
 def _parse_results(payload: Any, allowed: set[str], max_results: int) -> tuple[Ranked, ...]:
@@ -171,11 +197,14 @@ class FallbackProvider:
 
         try:
             return self.remote.search(request)
-        except (httpx.HTTPError, ValueError) as error:
+        except (httpx.HTTPError, ValueError, TimeoutError) as error:
             reason = f"{error.__class__.__name__}: {error}"[:300]
             logger.warning("remote tool search failed (%s); answering with the local engine", reason)
             local = self.local.search(request)
             return Ranking(local.results, local.provider, fallback_reason=reason)
+
+    def close(self) -> None:
+        self.remote.close()
 
 
 def select_provider(search_url: str, timeout: float, local: LocalProvider) -> SearchProvider:

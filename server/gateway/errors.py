@@ -8,7 +8,8 @@
     ├── PermissionDeniedError    PERMISSION_DENIED the caller's project may not use the tool
     ├── UpstreamUnavailableError UPSTREAM_UNAVAILABLE the server is down, restarting or disabled
     ├── UpstreamTimeoutError     UPSTREAM_TIMEOUT the upstream did not answer in time
-    └── UpstreamError            UPSTREAM_ERROR   the upstream refused the call (JSON-RPC error)
+    ├── UpstreamError            UPSTREAM_ERROR   the upstream refused the call (JSON-RPC error), or its answer was too large
+    └── CatalogUnavailableError  CATALOG_UNAVAILABLE the tool catalog could not be indexed for ranking
     GatewayConfigError (DocsMcpError)  [[upstream]] / tool_permissions / tool docs are invalid
 
 Errors in tool docs files found at load time (caps, YAML) are GatewayConfigError: they stop
@@ -73,3 +74,7 @@ class UpstreamTimeoutError(ToolError):
 
 class UpstreamError(ToolError):
     code = "UPSTREAM_ERROR"
+
+
+class CatalogUnavailableError(ToolError):
+    code = "CATALOG_UNAVAILABLE"

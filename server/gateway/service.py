@@ -8,6 +8,7 @@ execution is written to the audit log, whatever its outcome.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import shutil
 import tempfile
@@ -15,7 +16,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 import mcp_types as types
 
@@ -41,8 +42,8 @@ class Gateway:
     """Upstream servers, their tool catalog and its index, permissions, audit: one object, closed once."""
 
     def __init__(self, config: GatewayConfig, state_dir: Path | None = None, *, embeddings: str = "default",
-                 audit: AuditLog | None = None) -> None:
-        """Load the tool docs and prepare (not start) the upstreams.
+                 audit: AuditLog | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        """Load the tool docs and prepare (not start) the upstreams; ``clock`` times their restart back-offs.
 
         Raises:
             GatewayConfigError: the tool docs are invalid.
@@ -52,7 +53,7 @@ class Gateway:
         self.permissions = Permissions(config.permissions)
         self._own_state = state_dir is None
         self.state_dir = private_state_dir() if state_dir is None else state_dir
-        self.supervisor = Supervisor(config, self.state_dir / "logs")
+        self.supervisor = Supervisor(config, self.state_dir / "logs", clock)
         self.catalog = ToolCatalog(self.supervisor, config.settings.list_ttl)
         self.index = CatalogIndex(self.state_dir / "catalog", embeddings=embeddings)
         self.local = LocalProvider(self.index, self.catalog, self.docs, config.settings.mode)
@@ -74,7 +75,11 @@ class Gateway:
             available = self.available(caller)
             ranking = self.provider.search(SearchRequest(args.queries, args.context, available, args.max_results))
             fields.update(results=len(ranking.results), provider=ranking.provider)
-            return self._render_ranking(ranking, {tool.key: tool for tool in available})
+            answer = self._render_ranking(ranking, {tool.key: tool for tool in available})
+            notes = self._notes(caller)
+            if notes:
+                answer["notes"] = notes
+            return answer
 
     def execute(self, caller: Caller, arguments: Mapping[str, Any] | None, request_id: str | None = None) -> types.CallToolResult:
         """tool_execute: permission and status checks, then ``tools/call`` upstream; its result as is.
@@ -134,7 +139,7 @@ class Gateway:
         shown = []
         for status in self.supervisor.statuses():
             if status.name in visible:
-                fields = asdict(status)
+                fields = {**asdict(status), "notes": list(status.notes)}
                 if not caller.trusted:
                     fields.update(target=None, log=None)
                 shown.append(fields)
@@ -147,13 +152,43 @@ class Gateway:
         return tuple(tool for tool in self.catalog.tools() if self.permissions.permits(caller, tool.key))
 
     def _visible_tool(self, caller: Caller, tool_key: str) -> ToolEntry:
-        """The live tool, if the caller may use it; a forbidden tool is reported as unknown (no hint it exists)."""
+        """The live tool, if the caller may use it; a forbidden tool is reported as unknown (no hint it exists).
+
+        Raises:
+            UpstreamUnavailableError: its server crashed and waits out its restart back-off, or failed to list its tools.
+            ToolNotFoundError: no such tool, or the caller may not use it.
+        """
         tool = self._live_or_none(caller, tool_key)
+        server = (split_tool_key(tool_key) or ("", ""))[0]
+        if tool is None and self._server_known(tool_key) and self.permissions.permits(caller, tool_key):
+            self._raise_if_backing_off(server)
+            self.catalog.invalidate()  # maybe the server is back or the tool is new: look again
+            tool = self._live_or_none(caller, tool_key)
+            problem = self.catalog.current().problems.get(server)
+            if tool is None and problem:
+                raise UpstreamUnavailableError(f"Upstream {server!r} is unavailable: {problem}",
+                                               "Retry in a few seconds; upstream_status shows its state.")
         if tool is None:
-            if self._server_known(tool_key) and self.permissions.permits(caller, tool_key):
-                self.catalog.invalidate()  # maybe the server is back or the tool is new: look again next time
             raise ToolNotFoundError(tool_key)
         return tool
+
+    def _raise_if_backing_off(self, server: str) -> None:
+        """Say that ``server`` crashed and when it restarts, rather than that its tool does not exist."""
+        status = self.supervisor.status_of(server)
+        if status is not None and status.state == "crashed" and status.retry_in:
+            wait = max(1, math.ceil(status.retry_in))
+            raise UpstreamUnavailableError(
+                f"Upstream {server!r} is unavailable: it crashed ({status.last_error}) and restarts in {wait} s.",
+                f"Retry in {wait} s; upstream_status shows when it is back.",
+            )
+
+    def _notes(self, caller: Caller) -> list[str]:
+        """What the catalog bounds cut from the servers the caller can see, and servers that gave no tools."""
+        visible = set(self.permissions.visible_servers(caller, self.supervisor.names))
+        collected = self.catalog.current()
+        cut = [f"{server}: {note}" for server, notes in collected.notes.items() if server in visible for note in notes]
+        down = [f"{server}: no tools ({problem})" for server, problem in collected.problems.items() if server in visible]
+        return cut + down
 
     def _live_or_none(self, caller: Caller, tool_key: str) -> ToolEntry | None:
         if not self.permissions.permits(caller, tool_key):
@@ -211,6 +246,9 @@ class Gateway:
     def close(self) -> None:
         """Stop the upstreams, close the audit log, remove the private state folder."""
         self.supervisor.close()
+        close_provider = getattr(self.provider, "close", None)
+        if close_provider is not None:
+            close_provider()
         self.audit.close()
         if self._own_state:
             shutil.rmtree(self.state_dir, ignore_errors=True)

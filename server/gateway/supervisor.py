@@ -10,11 +10,12 @@ and ended by ``close``.
 from __future__ import annotations
 
 import threading
+import time
 from concurrent.futures import Future
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import anyio
 import mcp_types as types
@@ -22,8 +23,9 @@ from anyio.abc import TaskStatus
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from docs_mcp.errors import DocsMcpError
+from docs_mcp.server.gateway.catalog_bounds import bound_catalog, bound_result
 from docs_mcp.server.gateway.config import GatewayConfig
-from docs_mcp.server.gateway.errors import ToolNotFoundError, UpstreamUnavailableError
+from docs_mcp.server.gateway.errors import ToolNotFoundError, UpstreamTimeoutError, UpstreamUnavailableError
 from docs_mcp.server.gateway.records import ToolEntry
 from docs_mcp.server.gateway.upstream import Upstream, UpstreamStatus
 
@@ -36,18 +38,20 @@ class Collected:
 
     tools: tuple[ToolEntry, ...]
     problems: Mapping[str, str]  # server -> message
+    notes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # server -> what the catalog bounds cut
 
 
 class Supervisor:
     """Starts upstreams on demand, lists their tools, forwards calls, reports their status."""
 
-    def __init__(self, config: GatewayConfig, log_dir: Path) -> None:
+    def __init__(self, config: GatewayConfig, log_dir: Path, clock: Callable[[], float] = time.monotonic) -> None:
+        """``clock`` times restart back-offs (tests freeze it to hold an upstream in its back-off)."""
         self.config = config
         self._log_dir = log_dir
         self._guard = threading.Lock()
         self._stack: ExitStack | None = None
         self._portal: BlockingPortal | None = None
-        self._upstreams = {spec.name: Upstream(spec, config.settings, log_dir, config.base_dir) for spec in config.upstreams}
+        self._upstreams = {spec.name: Upstream(spec, config.settings, log_dir, config.base_dir, clock) for spec in config.upstreams}
         self._done: anyio.Event | None = None
         self._running: Future[None] | None = None
 
@@ -67,6 +71,11 @@ class Supervisor:
             UpstreamUnavailableError, UpstreamTimeoutError, UpstreamError: from the upstream.
         """
         return self._run(self._call, server, tool, arguments)
+
+    def status_of(self, server: str) -> UpstreamStatus | None:
+        """The state of one upstream (None if there is none of that name)."""
+        upstream = self._upstreams.get(server)
+        return upstream.status() if upstream is not None else None
 
     def statuses(self) -> list[UpstreamStatus]:
         """The state of every configured upstream, in config order (none is started for this)."""
@@ -117,23 +126,36 @@ class Supervisor:
             group.cancel_scope.cancel()
 
     async def _collect(self) -> Collected:
-        results: dict[str, list[ToolEntry]] = {}
+        results: dict[str, tuple[ToolEntry, ...]] = {}
         problems: dict[str, str] = {}
+        notes: dict[str, tuple[str, ...]] = {}
+        settings = self.config.settings
+        # One deadline per upstream for starting it and listing its tools (a retry after a broken connection included).
+        deadline = settings.start_timeout + settings.list_timeout
 
         async def one(upstream: Upstream) -> None:
+            name = upstream.spec.name
             try:
-                listed = await upstream.list_tools()
-            except DocsMcpError as error:
-                problems[upstream.spec.name] = error.message
+                with anyio.fail_after(deadline):
+                    listed = await upstream.list_tools()
+            except TimeoutError:
+                problems[name] = f"Upstream {name!r} did not start and list its tools within {deadline:g} s (gateway.start_timeout + gateway.list_timeout)."
                 return
-            results[upstream.spec.name] = [_entry(upstream.spec.name, tool) for tool in listed]
+            except DocsMcpError as error:
+                problems[name] = error.message
+                return
+            bounded = bound_catalog(name, [_entry(name, tool) for tool in listed], settings.bounds)
+            upstream.offered(len(bounded.tools), bounded.notes)
+            results[name] = bounded.tools
+            if bounded.notes:
+                notes[name] = bounded.notes
 
         async with anyio.create_task_group() as group:
             for name in self.names:
                 if self._upstreams[name].spec.enabled:
                     group.start_soon(one, self._upstreams[name])
-        tools = tuple(entry for name in self.names for entry in sorted(results.get(name, []), key=lambda e: e.name))
-        return Collected(tools, problems)
+        tools = tuple(entry for name in self.names for entry in sorted(results.get(name, ()), key=lambda e: e.name))
+        return Collected(tools, problems, notes)
 
     async def _call(self, server: str, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
         upstream = self._upstreams.get(server)
@@ -141,7 +163,16 @@ class Supervisor:
             raise ToolNotFoundError(f"{server}:{tool}")
         if not upstream.spec.enabled:
             raise UpstreamUnavailableError(f"Upstream {server!r} is disabled.", "Enable it in the config file.")
-        return await upstream.call_tool(tool, arguments)
+        timeout = self.config.settings.call_timeout
+        try:
+            with anyio.fail_after(timeout):  # one deadline for the call, a restart of the server included
+                result = await upstream.call_tool(tool, arguments)
+        except TimeoutError:
+            raise UpstreamTimeoutError(
+                f"Upstream {server!r} did not answer within {timeout:g} s (starting it included).",
+                "Retry later, or ask for less (gateway.call_timeout sets the limit).",
+            ) from None
+        return bound_result(server, tool, result, self.config.settings.max_result_bytes)
 
 
 def _entry(server: str, tool: types.Tool) -> ToolEntry:

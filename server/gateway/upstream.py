@@ -22,12 +22,12 @@ import anyio
 import mcp_types as types
 from anyio.abc import TaskGroup, TaskStatus
 from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
 from docs_mcp.server.gateway.config import GatewaySettings
 from docs_mcp.server.gateway.errors import UpstreamError, UpstreamTimeoutError, UpstreamUnavailableError
 from docs_mcp.server.gateway.records import UpstreamSpec
+from docs_mcp.server.gateway.stdio_transport import RESPONSE_TOO_LARGE, bounded_stdio
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +54,7 @@ class UpstreamStatus:
     last_error: str | None
     retry_in: float | None  # seconds until the next restart may happen (crashed only)
     log: str | None  # the stdio server's stderr file
+    notes: tuple[str, ...] = ()  # what the catalog bounds cut or left out of its tools
 
 
 class Upstream:
@@ -77,6 +78,7 @@ class Upstream:
         self._retry_at = 0.0
         self._last_error: str | None = None
         self._tool_count: int | None = None
+        self._notes: tuple[str, ...] = ()
 
     def attach(self, group: TaskGroup) -> None:
         """The task group this upstream's session and restarts run in (the supervisor's)."""
@@ -99,8 +101,11 @@ class Upstream:
             if self._retry_at > self._clock():
                 raise
             tools = await self._request(self._all_tools, "list_timeout")  # listing is safe to repeat
-        self._tool_count = len(tools)
         return tools
+
+    def offered(self, count: int, notes: tuple[str, ...]) -> None:
+        """Record how many of its tools are offered after the catalog bounds, and what they cut (for upstream_status)."""
+        self._tool_count, self._notes = count, notes
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         """``tools/call`` on the server; never repeated (a call may not be idempotent).
@@ -144,6 +149,9 @@ class Upstream:
                     f"Upstream {self.spec.name!r} did not answer within {getattr(self.settings, limit):g} s.",
                     f"Retry later, or ask for less (gateway.{limit} sets the limit).",
                 ) from None
+            if error.code == RESPONSE_TOO_LARGE:
+                raise UpstreamError(f"Upstream {self.spec.name!r}: {error.message}",
+                                    "Ask the tool for less (a narrower query, a page of results).") from None
             if error.code != types.CONNECTION_CLOSED:
                 raise UpstreamError(f"Upstream {self.spec.name!r} refused the call: {error}.",
                                     "Check the arguments against describe_tool(detail='schema').") from None
@@ -200,7 +208,7 @@ class Upstream:
         # Relative paths in the command and its arguments mean "next to the config file".
         params = StdioServerParameters(command=self.spec.command, args=list(self.spec.args), env=dict(self.spec.env) or None,
                                        cwd=self.base_dir)
-        return _stdio(params, self._log)
+        return _stdio(params, self._log, self.settings.max_message_bytes)
 
     def _crashed(self, reason: str) -> UpstreamUnavailableError:
         """Record a failure, drop the session, schedule the restart; returns the error to raise."""
@@ -253,15 +261,16 @@ class Upstream:
             last_error=self._last_error,
             retry_in=round(max(self._retry_at - now, 0.0), 1) if state == "crashed" else None,
             log=str(self._log) if self.spec.transport == "stdio" else None,
+            notes=self._notes,
         )
 
 
 @asynccontextmanager
-async def _stdio(params: StdioServerParameters, log: Path) -> AsyncIterator[Any]:
-    """stdio_client with the server's stderr appended to ``log`` (our own stderr may carry other output)."""
+async def _stdio(params: StdioServerParameters, log: Path, max_message_bytes: int) -> AsyncIterator[Any]:
+    """The bounded stdio transport, with the server's stderr appended to ``log`` (our own stderr may carry other output)."""
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("a", encoding="utf-8") as errlog:
-        async with stdio_client(params, errlog=errlog) as streams:
+        async with bounded_stdio(params, errlog, max_message_bytes) as streams:
             yield streams
 
 

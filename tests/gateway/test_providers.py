@@ -112,7 +112,7 @@ def test_the_remote_provider_is_asked_first_and_cannot_widen_the_tool_list(stub:
         (500, b'{"error": "boom"}', "HTTPStatusError"),
         (200, b"<html>not json</html>", "JSONDecodeError"),
         (200, b'{"results": [{"toolKey": 3}]}', "ValueError: malformed result"),
-        (0, b"", "ReadTimeout"),  # the service never answers within the timeout
+        (0, b"", "TimeoutError: no answer within 0.5 s"),  # the service never answers within the timeout
     ],
 )
 def test_any_remote_failure_falls_back_to_the_local_engine(stub: Stub, local: LocalProvider, status: int, body: bytes, reason: str) -> None:
