@@ -228,34 +228,62 @@ class KeyReader(Protocol):
 
 
 class KeyVerifier:
-    """The server's read-only view of the store, refreshed whenever another process changes it."""
+    """The server's read-only view of the store, refreshed whenever another process changes it.
+
+    Changes come two ways: a commit by another process (``keys create``/``revoke``: SQLite's
+    ``data_version`` moves), or a new file in the store's place (a backup restored, a mounted
+    secret updated by a symlink swap, a copy over it): its device, inode, modification time or
+    size differ from the file the connection has open, so it is opened again. A store that
+    existed and is gone makes every check fail (KeyStoreError: 503, and /healthz says the
+    store is unavailable) rather than serve the keys of a file that no longer exists.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._conn: sqlite3.Connection | None = None
         self._version: int | None = None
+        self._file: tuple[int, int, int, int] | None = None  # (device, inode, mtime_ns, size) of the file opened
+        self._opened_once = False
         self._active: dict[bytes, ApiKey] = {}
 
     def verify(self, presented: str) -> ApiKey | None:
         """The active key matching ``presented``, or None (compared in constant time: ``matching_key``).
 
         Raises:
-            KeyStoreError: the store exists but cannot be read.
+            KeyStoreError: the store exists but cannot be read, or it existed and is gone.
         """
         self._refresh()
         return matching_key(presented, self._active)
 
     def active_count(self) -> int:
-        """How many keys are active now (for the start-up warning when there are none)."""
+        """How many keys are active now (for the start-up warning and /healthz).
+
+        Raises:
+            KeyStoreError: as for ``verify``.
+        """
         self._refresh()
         return len(self._active)
 
     def _refresh(self) -> None:
         try:
+            stat = self.path.stat()
+        except FileNotFoundError:
+            self._forget()
+            if self._opened_once:
+                raise KeyStoreError(
+                    f"Key store {self.path} is gone (deleted or moved while the server runs); every request is refused.",
+                    "Restore the file (or point keys.store / DOCS_MCP_KEY_STORE at it); the server reads it again at once.",
+                ) from None
+            return  # no key created yet: every key is refused until one is
+        except OSError as error:
+            raise _store_error(self.path, error) from None
+        identity = (stat.st_dev, stat.st_ino, stat.st_mtime_ns, stat.st_size)
+        try:
+            if self._conn is not None and identity != self._file:
+                self._forget()  # another file in its place, or one rewritten under SQLite's feet: read it afresh
             if self._conn is None:
-                if not self.path.exists():
-                    return  # no key created yet: every key is refused until one is
                 self._conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+                self._file, self._opened_once = identity, True
             # data_version changes when another connection commits: a cheap "did anything change?".
             version = self._conn.execute("PRAGMA data_version").fetchone()[0]
             if version != self._version:
@@ -265,7 +293,13 @@ class KeyVerifier:
                 self._active = {bytes(row[0]): ApiKey(*row[1:]) for row in rows}
                 self._version = version
         except sqlite3.Error as error:
+            self._forget()
             raise _store_error(self.path, error) from None
+
+    def _forget(self) -> None:
+        """Close the connection and drop what was read through it."""
+        self.close()
+        self._active, self._version, self._file = {}, None, None
 
     def close(self) -> None:
         """Close the read connection."""

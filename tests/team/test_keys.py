@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import sqlite3
 import stat
 from pathlib import Path
@@ -110,3 +112,66 @@ def test_a_store_from_before_projects_is_read_as_is_and_migrated_on_the_next_wri
     KeyStore(path).create("new", project="backend")
     assert [(k.name, k.project) for k in KeyStore(path).list()] == [("old", None), ("new", "backend")]
     assert verifier.verify(key).project is None  # the running verifier sees the migrated table
+
+
+def test_a_store_replaced_by_another_file_is_read_again(store: KeyStore, tmp_path: Path) -> None:
+    """A backup restored over the store: keys revoked since the backup are valid again, keys made since are gone."""
+    _, alice = store.create("alice")
+    backup = tmp_path / "backup.sqlite"
+    shutil.copy(store.path, backup)
+    _, bob = store.create("bob")
+    store.revoke("alice")
+    verifier = KeyVerifier(store.path)
+    assert (verifier.verify(alice), verifier.verify(bob).name) == (None, "bob")
+    os.replace(backup, store.path)  # a new inode in the store's place
+    assert (verifier.verify(alice).name, verifier.verify(bob)) == ("alice", None)
+
+
+def test_a_mounted_secret_updated_by_a_symlink_swap_is_read_again(tmp_path: Path) -> None:
+    """Kubernetes updates a mounted secret by swapping the ..data symlink to a new folder."""
+    first, second = tmp_path / "v1", tmp_path / "v2"
+    _, old = KeyStore(first / "keys.sqlite").create("old")
+    _, new = KeyStore(second / "keys.sqlite").create("new")
+    (tmp_path / "..data").symlink_to(first)
+    (tmp_path / "keys.sqlite").symlink_to(tmp_path / "..data" / "keys.sqlite")
+    verifier = KeyVerifier(tmp_path / "keys.sqlite")
+    assert verifier.verify(old).name == "old" and verifier.verify(new) is None
+    (tmp_path / "..data.tmp").symlink_to(second)
+    os.replace(tmp_path / "..data.tmp", tmp_path / "..data")
+    assert verifier.verify(old) is None and verifier.verify(new).name == "new"
+
+
+def test_a_store_that_is_gone_refuses_every_key_with_a_key_store_error_until_it_is_back(store: KeyStore, tmp_path: Path) -> None:
+    _, key = store.create("alice")
+    verifier = KeyVerifier(store.path)
+    assert verifier.verify(key).name == "alice"
+    shutil.move(store.path, tmp_path / "aside.sqlite")
+    with pytest.raises(KeyStoreError, match="is gone") as gone:
+        verifier.verify(key)
+    assert "Restore the file" in gone.value.hint
+    with pytest.raises(KeyStoreError):
+        verifier.active_count()  # what /healthz reads: the store is unavailable
+    shutil.move(tmp_path / "aside.sqlite", store.path)
+    assert verifier.verify(key).name == "alice"
+
+
+def test_a_store_never_created_refuses_keys_without_an_error(tmp_path: Path) -> None:
+    verifier = KeyVerifier(tmp_path / "none.sqlite")
+    assert (verifier.verify(generate_key()), verifier.active_count()) == (None, 0)
+
+
+def test_a_running_server_says_the_key_store_is_unavailable_once_it_is_gone(index_dir: Path, servers, new_key) -> None:
+    import httpx
+
+    key = new_key(index_dir, "alice")
+    server = servers.start(index_dir)
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    headers = {"Accept": "application/json, text/event-stream", "Authorization": f"Bearer {key}"}
+    assert httpx.post(f"{server.url}/mcp", json=message, headers=headers, timeout=60).status_code == 200
+    (index_dir / "keys.sqlite").rename(index_dir / "keys.aside")
+    health = httpx.get(f"{server.url}/healthz", timeout=60)
+    assert (health.status_code, health.json()["checks"]["keys"]["status"]) == (503, "unavailable")
+    assert httpx.post(f"{server.url}/mcp", json=message, headers=headers, timeout=60).status_code == 503
+    (index_dir / "keys.aside").rename(index_dir / "keys.sqlite")
+    assert httpx.get(f"{server.url}/healthz", timeout=60).status_code == 200
+    assert httpx.post(f"{server.url}/mcp", json=message, headers=headers, timeout=60).status_code == 200
