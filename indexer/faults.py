@@ -2,17 +2,22 @@
 
 ``DOCS_MCP_TEST_FAULT=POINT:ACTION`` makes the build, on reaching ``POINT``, do
 ``ACTION``: ``sigint`` (Ctrl-C: the signal goes through the same masks as a real
-one), ``sigkill`` (the process dies on the spot), or ``query-interrupted`` (what
+one), ``sigkill`` (the process dies on the spot), ``query-interrupted`` (what
 DuckDB raises when Ctrl-C lands inside a query: ``RuntimeError('Query
-interrupted')``).  Unset, as outside tests, a fault point does nothing.
+interrupted')``), ``enospc`` (the disk is full: ``OSError(ENOSPC)``) or
+``short-write`` (numpy's full disk: ``OSError('8192 requested and 0 written')``).
+Unset, as outside tests, a fault point does nothing. (tests/indexer/test_disk_full.py
+fills a real disk where the machine allows; these points cover the steps on any machine.)
 
 Points: ``load`` (a DuckDB extension is about to be loaded into a connection),
-``fts`` (before the full-text index is built) and ``replace`` (a temporary file
-of the swap is written, not yet renamed over its target).
+``fts`` (before the full-text index is built), ``staging`` (a bulk-load file is
+about to be written), ``arrays`` (a serving array is about to be saved) and
+``replace`` (a temporary file of the swap is written, not yet renamed over its target).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 
@@ -32,3 +37,7 @@ def fault_point(name: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
     elif action == "query-interrupted":
         raise RuntimeError("Query interrupted")
+    elif action == "enospc":
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    elif action == "short-write":
+        raise OSError("8192 requested and 0 written")

@@ -24,7 +24,8 @@ import duckdb
 import orjson
 
 from docs_mcp.indexer.embedding import Embedder, load_embedder
-from docs_mcp.indexer.errors import IndexChangedError, IndexFormatError
+from docs_mcp.indexer.disk_space import disk_full_error, is_disk_full
+from docs_mcp.indexer.errors import IndexChangedError, IndexerError, IndexFormatError
 from docs_mcp.indexer.faults import fault_point
 from docs_mcp.indexer.index_file import (
     GENERATION_NAME,
@@ -111,6 +112,10 @@ class _Build:
         self.notify(Progress("publish", 0, 1, label))
         try:
             publish(self.out_dir, generation)
+        except BaseException:
+            if previous_generation(self.out_dir) != generation:  # not live: nothing will ever read it (a full disk wants it gone)
+                shutil.rmtree(self.out_dir / generation, ignore_errors=True)
+            raise
         finally:
             # publish holds Ctrl-C until CURRENT is replaced: say it went live even when interrupted right after.
             if previous_generation(self.out_dir) == generation:
@@ -159,7 +164,7 @@ def write_index(
     chunks = tuple(sorted(scan.chunks, key=lambda chunk: (chunk.library, chunk.filepath, chunk.chunk_index)))
     build = _Build(out_dir, scan, chunks, _now(), annotate, notify, started, embed_via)
     live_after: dict[str, float] = {}
-    with _no_empty_index_left(out_dir, created), write_lock(out_dir):
+    with _no_empty_index_left(out_dir, created), write_lock(out_dir), _disk_full_said(out_dir):
         previous = previous_generation(out_dir)
         if planned_on is not ANY_GENERATION and previous != planned_on:
             raise IndexChangedError(
@@ -299,6 +304,22 @@ def _discarded_on_failure(folder: Path) -> Iterator[None]:
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
+
+
+@contextmanager
+def _disk_full_said(out_dir: Path) -> Iterator[None]:
+    """Turn a full disk, whichever step met it and however it said so, into one IndexWriteError (see disk_space.py).
+
+    Inside the generations' own clean-up, so the half-written one is already deleted when this says what to free.
+    """
+    before = previous_generation(out_dir)
+    try:
+        yield
+    except (OSError, shutil.Error, IndexerError) as error:
+        if not is_disk_full(error):
+            raise
+        live = previous_generation(out_dir)
+        raise disk_full_error(out_dir, live, went_live=live != before) from error
 
 
 @contextmanager

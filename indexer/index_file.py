@@ -23,6 +23,7 @@ import duckdb
 import orjson
 
 from docs_mcp.indexer.absent_modules import mark_absent
+from docs_mcp.indexer.disk_space import is_disk_full
 from docs_mcp.indexer.errors import IndexerError, IndexFormatError, IndexLockedError, IndexNotFoundError, IndexWriteError
 from docs_mcp.indexer.faults import fault_point
 from docs_mcp.indexer.extensions import OFFLINE_CONFIG, load_extensions
@@ -152,6 +153,8 @@ def translate(error: duckdb.Error, db_path: Path) -> IndexerError:
     index_dir = db_path.parent.parent
     if isinstance(error, duckdb.IOException) and "lock" in text.lower():
         return IndexLockedError(f"{db_path} is locked by another process: {text}", "Wait for the other docs-mcp to finish, then retry.")
+    if is_disk_full(error):  # not a damaged index: "Rebuild it" would fill the disk again
+        return IndexWriteError(f"Cannot write {db_path}: the disk is full ({text}).", "Free space on that disk, then retry.")
     return IndexFormatError(f"Cannot use the index database {db_path}: {text}", _rebuild_hint(index_dir))
 
 
@@ -232,8 +235,7 @@ def publish(index_dir: Path, generation: str) -> None:
     folder = Path(index_dir) / generation
     flush(folder)
     with _signals_deferred():
-        _replace(Path(index_dir) / CURRENT_FILE, f"{generation}\n".encode())
-        _replace(Path(index_dir) / METADATA_FILE, (folder / METADATA_FILE).read_bytes())
+        _replace({Path(index_dir) / CURRENT_FILE: f"{generation}\n".encode(), Path(index_dir) / METADATA_FILE: (folder / METADATA_FILE).read_bytes()})
 
 
 def flush(folder: Path) -> None:
@@ -277,19 +279,28 @@ def _read_meta(conn: duckdb.DuckDBPyConnection, db_path: Path) -> tuple[dict[str
         raise IndexFormatError(f"The index at {index_dir} has damaged metadata ({error}).", _rebuild_hint(index_dir)) from error
 
 
-def _replace(path: Path, data: bytes) -> None:
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+def _replace(contents: dict[Path, bytes]) -> None:
+    """Write every file's new content to a temporary file beside it, then rename each over its target.
+
+    Writing can fail (a full disk) and leaves every target as it was; renaming needs no space, so
+    once the temporary files are written, the targets are replaced together.
+    """
+    temporary = {path: path.with_name(f".{path.name}.{os.getpid()}.tmp") for path in contents}
     try:
-        with open(temporary, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+        for path, data in contents.items():
+            with open(temporary[path], "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
         fault_point("replace")
-        os.replace(temporary, path)
+        for path in contents:
+            os.replace(temporary[path], path)
     except BaseException:
-        temporary.unlink(missing_ok=True)
+        for path in temporary.values():
+            path.unlink(missing_ok=True)
         raise
-    _fsync(path.parent)
+    for folder in {path.parent for path in contents}:
+        _fsync(folder)
 
 
 @contextmanager

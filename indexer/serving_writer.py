@@ -20,6 +20,7 @@ import orjson
 from docs_mcp.indexer import vector_index
 from docs_mcp.indexer.bm25f import DEFAULT_FIELD_WEIGHTS, bm25f_weights
 from docs_mcp.indexer.chunk_roles import ROLES, read_roles
+from docs_mcp.indexer.faults import fault_point
 from docs_mcp.indexer.page_records import write_page_records
 from docs_mcp.indexer.schema import CHUNKS_TABLE, FTS_FIELDS, FTS_SCHEMA, VECTORS_TABLE
 from docs_mcp.indexer.serving_arrays import (
@@ -194,6 +195,7 @@ def write_vector_arrays(folder: Path, vectors: Vectors) -> None:
     ann = _ann(vectors)
     files = _vector_files(vectors, ann)
     for name, array in files.items():
+        fault_point("arrays")
         np.save(out / f"{name}.npy", array)
     if "vectors" not in files:
         (out / "vectors.npy").unlink(missing_ok=True)  # an earlier fill's chunk-ordered copy
@@ -264,6 +266,7 @@ def _save(arrays: ServingArrays, out: Path) -> None:
         **(_vector_files(arrays.vectors, arrays.vector_index) if arrays.vectors else {}),
     }
     for name, array in files.items():
+        fault_point("arrays")
         np.save(out / f"{name}.npy", np.ascontiguousarray(array))
     manifest: dict[str, Any] = {
         "version": SERVING_VERSION,

@@ -13,6 +13,8 @@ from typing import Any, Iterable, Mapping
 import duckdb
 import orjson
 
+from docs_mcp.indexer.faults import fault_point
+
 _OPTIONS = orjson.OPT_SERIALIZE_NUMPY
 
 
@@ -26,6 +28,7 @@ def load_rows(conn: duckdb.DuckDBPyConnection, table: str, folder: Path, rows: I
     """
     path = Path(folder) / f"{table}.staging.jsonl"
     count = longest = 0
+    fault_point("staging")
     with open(path, "wb") as handle:
         for row in rows:
             line = orjson.dumps(row, option=_OPTIONS)
