@@ -30,6 +30,7 @@ from docs_mcp.indexer.faults import fault_point
 from docs_mcp.indexer.index_file import (
     GENERATION_NAME,
     connect,
+    ensure_index_identity,
     folder_bytes,
     interrupted,
     prepare_out_dir,
@@ -172,6 +173,7 @@ def write_index(
                 "Plan the build again from the live generation.",
             )
         prune(out_dir, keep={previous, *_reusable_generation(out_dir, previous)} - {None})  # what killed builds left behind
+        ensure_index_identity(out_dir)
         first = new_generation_name()
         with _discarded_on_failure(out_dir / first):
             embedder, plan, stats = _write_first(build, first, model, _vector_sources(out_dir, previous))

@@ -28,7 +28,7 @@ from docs_mcp.indexer.errors import IndexerError, IndexFormatError, IndexLockedE
 from docs_mcp.indexer.faults import fault_point
 from docs_mcp.indexer.extensions import OFFLINE_CONFIG, load_extensions
 from docs_mcp.indexer.records import ModelIdentity
-from docs_mcp.indexer.schema import CURRENT_FILE, DB_FILE, FORMAT_VERSION, META_TABLE, METADATA_FILE
+from docs_mcp.indexer.schema import CURRENT_FILE, DB_FILE, FORMAT_VERSION, INDEX_ID_FILE, META_TABLE, METADATA_FILE
 
 # Generation folders are the only folders a build ever deletes: anything else in DIR is left alone.
 GENERATION_NAME = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{8}")
@@ -156,6 +156,20 @@ def translate(error: duckdb.Error, db_path: Path) -> IndexerError:
     if is_disk_full(error):  # not a damaged index: "Rebuild it" would fill the disk again
         return IndexWriteError(f"Cannot write {db_path}: the disk is full ({text}).", "Free space on that disk, then retry.")
     return IndexFormatError(f"Cannot use the index database {db_path}: {text}", _rebuild_hint(index_dir))
+
+
+def index_identity(index_dir: Path) -> str:
+    """The index's identity: the same for all its generations, different for every other index ('' before it had one)."""
+    try:
+        return (Path(index_dir) / INDEX_ID_FILE).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def ensure_index_identity(index_dir: Path) -> None:
+    """Give the index an identity if it has none yet (under the write lock: only a build writes it)."""
+    if not index_identity(index_dir):
+        _replace({Path(index_dir) / INDEX_ID_FILE: f"{secrets.token_hex(16)}\n".encode()})
 
 
 def new_generation_name() -> str:

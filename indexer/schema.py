@@ -19,6 +19,7 @@ FORMAT_VERSION = "1"
 METADATA_VERSION = "1"
 
 CURRENT_FILE = "CURRENT"
+INDEX_ID_FILE = "INDEX_ID"  # random, written by the first build and kept by every rebuild: which index this is
 DB_FILE = "index.duckdb"
 METADATA_FILE = "metadata.json"
 DEFAULT_INDEX_DIR = ".docs-mcp"

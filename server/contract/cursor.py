@@ -1,9 +1,11 @@
 """Pagination cursors: opaque, tamper-evident, bound to one search and one index generation.
 
 A cursor is unpadded url-safe base64 of ``payload + mac``: the payload is
-compact JSON ``{"v", "g", "s", "o"}`` (format version, a tag of the index
-generation, a digest of the search and the offset of the next page) and the
-mac is a truncated HMAC-SHA256 over it.
+compact JSON ``{"v", "i", "g", "s", "o"}`` (format version, a tag of the index's
+identity, which its rebuilds keep, a tag of the index generation, a digest of
+the search and the offset of the next page) and the mac is a truncated
+HMAC-SHA256 over it. The identity tells a cursor of an earlier generation of this
+index (stale: rebuilt since) from one of another index altogether.
 
 The HMAC key is derived from the index generation and an optional shared
 secret, never from per-process state: every replica serving the same index
@@ -27,11 +29,12 @@ import orjson
 
 from docs_mcp.server.errors import InvalidCursorError
 
-CURSOR_VERSION = 1
+CURSOR_VERSION = 2
+_VERSION_1_KEYS = frozenset({"v", "g", "s", "o"})  # before the index identity: still told stale or foreign
 MAC_BYTES = 16
 MAX_CURSOR_CHARS = 512
 _KEY_CONTEXT = b"docs-mcp search cursor v1\x00"
-_PAYLOAD_KEYS = frozenset({"v", "g", "s", "o"})
+_PAYLOAD_KEYS = frozenset({"v", "i", "g", "s", "o"})
 # Checked up front: the base64 decoder would otherwise skip stray characters silently.
 _BASE64URL = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -54,13 +57,16 @@ class SearchBinding:
 class CursorCodec:
     """Encodes and checks the cursors of one index generation."""
 
-    def __init__(self, generation: str, secret: bytes = b"") -> None:
+    def __init__(self, generation: str, secret: bytes = b"", index: str = "") -> None:
+        """``index``: the index's identity (indexer ``index_identity``; '' for an index built before it existed)."""
         self._key = hmac.new(secret, _KEY_CONTEXT + generation.encode(), hashlib.sha256).digest()
         self._generation_tag = _tag(generation)
+        self._index_tag = _tag(index) if index else ""
 
     def encode(self, binding: SearchBinding, offset: int) -> str:
         """The cursor for the page of ``binding`` that starts at ``offset``."""
-        payload = orjson.dumps({"v": CURSOR_VERSION, "g": self._generation_tag, "s": binding.digest(), "o": offset})
+        fields = {"v": CURSOR_VERSION, "i": self._index_tag, "g": self._generation_tag, "s": binding.digest(), "o": offset}
+        payload = orjson.dumps(fields)
         return base64.urlsafe_b64encode(payload + self._mac(payload)).rstrip(b"=").decode("ascii")
 
     def decode(self, cursor: str, binding: SearchBinding) -> int:
@@ -73,6 +79,11 @@ class CursorCodec:
         payload, mac = raw[:-MAC_BYTES], raw[-MAC_BYTES:]
         fields = _parse(payload)
         if not hmac.compare_digest(mac, self._mac(payload)):
+            if fields is not None and fields.get("i") and self._index_tag and fields["i"] != self._index_tag:
+                raise InvalidCursorError(
+                    "The cursor comes from another documentation index (another server or index folder), not from this one.",
+                    "Use a cursor only with the server that returned it, or run search_docs again without a cursor here.",
+                )
             if fields is not None and fields["g"] != self._generation_tag:
                 raise _stale()
             raise InvalidCursorError(
@@ -132,12 +143,13 @@ def _parse(payload: bytes) -> dict[str, Any] | None:
         fields = orjson.loads(payload)
     except orjson.JSONDecodeError:
         return None
-    if not isinstance(fields, dict) or set(fields) != _PAYLOAD_KEYS or fields["v"] != CURSOR_VERSION:
+    if not isinstance(fields, dict) or not ((set(fields) == _PAYLOAD_KEYS and fields["v"] == CURSOR_VERSION)
+                                            or (set(fields) == _VERSION_1_KEYS and fields["v"] == 1)):
         return None
     offset = fields["o"]
     if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
         return None
-    if not isinstance(fields["g"], str) or not isinstance(fields["s"], str):
+    if not all(isinstance(fields.get(key, ""), str) for key in ("i", "g", "s")):
         return None
     return fields
 

@@ -123,7 +123,7 @@ def _expanded(expansions: Expansions | None) -> dict[str, Any]:
 
 def cursor_codec(index: ServedIndex) -> CursorCodec:
     """The cursors of the generation ``index`` serves (their key derives from it), made once per generation."""
-    return index.derived(CursorCodec, lambda: CursorCodec(index.engine.generation, index.secret))
+    return index.derived(CursorCodec, lambda: CursorCodec(index.engine.generation, index.secret, index.identity))
 
 
 def require_vectors_for(mode: str, index: ServedIndex) -> None:

@@ -37,7 +37,7 @@ from typing import Any, Callable, Iterator, Mapping, TypeVar
 
 from mcp_types import Tool
 
-from docs_mcp.indexer.index_file import current_generation
+from docs_mcp.indexer.index_file import current_generation, index_identity
 from docs_mcp.indexer.schema import CURRENT_FILE
 from docs_mcp.server.search.engine import Engine, open_engine
 from docs_mcp.server.search.pool import SearchPool
@@ -71,6 +71,7 @@ class ServedIndex:
     tools: list[Tool]
     filters: Mapping[str, tuple[str, ...]]
     secret: bytes = b""  # the deployment's shared secret, for what a product signs per generation (cursors)
+    identity: str = ""  # the index's identity, kept by its rebuilds: another index's cursors are called another's
     pool: SearchPool | None = None  # where searches run; None: in this process
     _warming: threading.Event = field(default_factory=threading.Event, compare=False)
     _derived: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
@@ -345,6 +346,7 @@ class LiveIndex:
             tools=self._tool_list(engine.metadata),
             filters=filter_values(engine.metadata),
             secret=self._secret,
+            identity=index_identity(self.index_dir),
             pool=self._pool,
         )
 

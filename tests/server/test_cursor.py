@@ -1,5 +1,6 @@
 """Cursors: round trip, binding, and one precise error per way a cursor can be wrong."""
 
+import json
 import re
 
 import pytest
@@ -81,6 +82,28 @@ def test_a_cursor_from_an_older_index_generation_is_stale():
     assert _error(old).startswith("The cursor is stale")
 
 
+@pytest.mark.contract("SD-CURSOR-INVALID")
+def test_a_cursor_from_another_index_is_called_so_not_stale():
+    ours, theirs = CursorCodec("generation-a", index="index-one"), CursorCodec("generation-b", index="index-two")
+    with pytest.raises(InvalidCursorError) as caught:
+        ours.decode(theirs.encode(BINDING, 10), BINDING)
+    assert caught.value.message.startswith("The cursor comes from another documentation index")
+    rebuilt = CursorCodec("generation-old", index="index-one").encode(BINDING, 10)
+    with pytest.raises(InvalidCursorError, match="The cursor is stale: the documentation index was rebuilt"):
+        ours.decode(rebuilt, BINDING)
+
+
+def test_a_cursor_of_the_previous_format_from_this_generation_still_pages():
+    import base64
+    import hashlib
+    import hmac
+
+    payload = json.dumps({"v": 1, "g": hashlib.sha256(b"generation-a").hexdigest()[:8], "s": BINDING.digest(), "o": 20},
+                         separators=(",", ":")).encode()
+    mac = hmac.new(CODEC._key, payload, hashlib.sha256).digest()[:16]
+    assert CODEC.decode(base64.urlsafe_b64encode(payload + mac).rstrip(b"=").decode(), BINDING) == 20
+
+
 @pytest.mark.contract("SD-CURSOR-INVALID", "ERR-ACTIONABLE")
 def test_every_cursor_error_says_to_search_again(snapshot):
     tampered = CODEC.encode(BINDING, 10)[:-3] + "AAA"
@@ -89,12 +112,13 @@ def test_every_cursor_error_says_to_search_again(snapshot):
         "tampered": _catch(tampered),
         "foreign": _catch(CODEC.encode(BINDING, 10), SearchBinding("other", {}, 10, "hybrid")),
         "stale": _catch(CursorCodec("generation-old").encode(BINDING, 10)),
+        "other index": _catch(CursorCodec("generation-b", index="another").encode(BINDING, 10), codec=CursorCodec("generation-a", index="ours")),
     }
     assert all("run search_docs again without a cursor" in str(error).lower() for error in errors.values())
     assert {name: str(error) for name, error in errors.items()} == snapshot
 
 
-def _catch(cursor: str, binding: SearchBinding = BINDING) -> InvalidCursorError:
+def _catch(cursor: str, binding: SearchBinding = BINDING, codec: CursorCodec = CODEC) -> InvalidCursorError:
     with pytest.raises(InvalidCursorError) as caught:
-        CODEC.decode(cursor, binding)
+        codec.decode(cursor, binding)
     return caught.value
