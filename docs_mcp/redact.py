@@ -13,9 +13,11 @@ MASK = "***"
 # scheme://user:password@ (or scheme://password@ with an empty user) anywhere in a text.
 # Greedy up to the authority's last '@': a password may hold an unencoded '@'.
 # One slash is enough: "https:/user:pw@host" is a typo that must not show the password either.
-_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*:/{1,2})(?P<userinfo>[^/?#\s]*)@")
+# Every repetition is bounded: unbounded ones rescan a long run of letters from each of its
+# positions, and a megabyte of them (a method name in the access log) took hours.
+_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]{0,31}:/{1,2})(?P<userinfo>[^/?#\s]{0,2048})@")
 # Query parameters that carry credentials (password=, api_key=, access_token=, X-Amz-Signature=...).
-_SECRET_PARAM = re.compile(r"(?P<name>[?&;][\w.-]*(?:pass|pwd|token|secret|auth|key|sig)[\w.-]*=)[^&;#\s]*", re.IGNORECASE)
+_SECRET_PARAM = re.compile(r"(?P<name>[?&;][\w.-]{0,64}?(?:pass|pwd|token|secret|auth|key|sig)[\w.-]{0,64}=)[^&;#\s]*", re.IGNORECASE)
 
 
 def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
@@ -27,8 +29,9 @@ def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
     for secret in secrets:
         if secret:
             text = text.replace(secret, MASK)
-    text = _USERINFO.sub(_mask_userinfo, text)
-    return _SECRET_PARAM.sub(lambda match: match["name"] + MASK, text)
+    if ":/" in text:
+        text = _USERINFO.sub(_mask_userinfo, text)
+    return _SECRET_PARAM.sub(lambda match: match["name"] + MASK, text) if "=" in text else text
 
 
 def shown_secret(value: str) -> str:

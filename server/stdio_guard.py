@@ -6,7 +6,9 @@ batches, an ``id`` that is an object, and lines too deep (pydantic stops at abou
 levels) or carrying an integer longer than Python converts (4,300 digits). A client
 without its own timeout then waits forever. Here each line is checked against size,
 depth and number limits first, and a bad one is answered with a JSON-RPC error (with the
-request's id when it can be read) while the session goes on.
+request's id when it can be read) while the session goes on. A request whose method name
+is longer than any MCP method is answered here too: the SDK would echo the whole name back
+in its "Method not found" error (a megabyte for a megabyte).
 """
 
 from __future__ import annotations
@@ -26,9 +28,12 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
+from docs_mcp.server.errors import quoted
+
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024  # a tool call is a few KB; 4 MiB leaves room for any real message
 MAX_DEPTH = 64  # a tool call nests about 6 levels
 MAX_INTEGER_DIGITS = 1_000  # int() is still quick; the tools answer an out-of-range value with isError
+MAX_METHOD_CHARS = 128  # MCP's longest method names are about 40 characters
 _CHUNK_BYTES = 64 * 1024
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _ONE_PER_LINE = "Send one JSON-RPC 2.0 message (an object) per line."
@@ -91,6 +96,9 @@ def check_line(line: bytes) -> SessionMessage | Rejected:
     request_id = _request_id(value)
     if "id" in value and request_id is None:
         return Rejected(types.INVALID_REQUEST, f"The message's id must be a string or an integer. {_ONE_PER_LINE}")
+    too_long = long_method(value)
+    if too_long is not None:
+        return too_long
     try:
         _check_limits(value)
         return SessionMessage(types.jsonrpc_message_adapter.validate_python(value, by_name=False))
@@ -103,6 +111,18 @@ def check_line(line: bytes) -> SessionMessage | Rejected:
             f"(no id for a notification), or a response to a request of the server. {_ONE_PER_LINE}",
             request_id,
         )
+
+
+def long_method(value: dict[str, Any]) -> Rejected | None:
+    """The answer to a request (or notification) whose method name is too long to be one; None otherwise.
+
+    A notification gets no answer (JSON-RPC), but is still not passed on.
+    """
+    method = value.get("method")
+    if not isinstance(method, str) or len(method) <= MAX_METHOD_CHARS:
+        return None
+    return Rejected(types.METHOD_NOT_FOUND, f"Method not found: {quoted(method)}. Call an MCP method such as tools/list or tools/call.",
+                    _request_id(value))
 
 
 async def read_lines(stream: anyio.AsyncFile[bytes]) -> AsyncIterator[bytes | _Oversized]:
@@ -139,7 +159,8 @@ async def guard(
             checked = line.rejected() if isinstance(line, _Oversized) else check_line(line)
             try:
                 if isinstance(checked, Rejected):
-                    await to_client.send(checked.reply())
+                    if checked.code != types.METHOD_NOT_FOUND or checked.request_id is not None:  # notifications get no answer
+                        await to_client.send(checked.reply())
                 else:
                     await to_server.send(checked)
             except (anyio.ClosedResourceError, anyio.BrokenResourceError):

@@ -239,3 +239,15 @@ def test_any_text_is_an_offset_or_an_invalid_cursor_error(text: str, binding: Se
         assert error.hint
         return
     assert isinstance(offset, int) and offset >= 0  # only a genuine cursor gets here
+
+
+def test_redacting_a_megabyte_of_letters_takes_one_pass_not_one_per_letter():
+    """Unbounded repetitions rescanned a run of letters from each of its positions: hours for a megabyte."""
+    import subprocess
+    import sys
+
+    code = ("from docs_mcp.redact import redact\n"
+            "for text in ('n' * 1_000_000, 'x://' + 'a' * 1_000_000 + '@', '?' + 'k' * 1_000_000 + '=1'):\n"
+            "    assert len(redact(text)) >= 1_000_000\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)  # a hang guard, not a benchmark
+    assert done.returncode == 0, done.stderr

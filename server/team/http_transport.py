@@ -1,8 +1,8 @@
 """`docs-mcp serve --transport http`: the MCP server over streamable HTTP, for a team behind a load balancer.
 
 Layers of a request to /mcp, outside in: access log (request ID) -> CORS ->
-in-flight count -> Host/Origin check -> body size cap -> API key -> rate limit -> session check
--> the MCP SDK's session manager in stateless mode.  Stateless means no
+in-flight count -> Host/Origin check -> body size cap -> API key -> rate limit -> method name
+length -> session check -> the MCP SDK's session manager in stateless mode.  Stateless means no
 session lives in a process, so any replica answers any request and a restart
 loses nothing; a request that still carries a session ID gets 404, which tells
 a client (per the MCP spec) to initialize again.  GET /healthz is open to probes.
@@ -41,6 +41,7 @@ from docs_mcp.server.team.config import TeamSettings, load_settings
 from docs_mcp.server.team.health import readiness, served_generation
 from docs_mcp.server.team.fleet_mode import open_key_reader, replica_agent
 from docs_mcp.server.team.keys import KeyReader
+from docs_mcp.server.team.method_names import MethodNameGuard
 from docs_mcp.server.team.logs import REQUEST_ID_HEADER, AccessLogMiddleware, configure_logging, log_event
 from docs_mcp.server.team.ratelimit import Limit, Limiter, RateLimitMiddleware, check_redis, open_limiter
 from docs_mcp.server.team.errors import HttpProblem, TeamModeError
@@ -118,7 +119,7 @@ def create_app(server: Server[Any], settings: TeamSettings, verifier: KeyReader,
         security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
     default = Limit(settings["rate_limit.requests_per_minute"], settings["rate_limit.burst"])
-    mcp: ASGIApp = SessionGuard(manager.handle_request)
+    mcp: ASGIApp = MethodNameGuard(SessionGuard(manager.handle_request))
     mcp = BodyLimit(AuthMiddleware(RateLimitMiddleware(mcp, limiter, default), verifier))
     mcp = CountInFlight(OriginGuard(mcp, host_patterns(settings), origin_patterns(settings)), traffic)
 

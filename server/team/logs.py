@@ -27,6 +27,7 @@ from docs_mcp.redact import redact
 REQUEST_ID_HEADER = "x-request-id"
 _REQUEST_ID_RE = re.compile(r"[A-Za-z0-9._:-]{1,128}")  # a caller's ID is echoed only if it is this tame
 _CAPTURE_LIMIT = 1 << 20  # bodies larger than this are not parsed for the log
+_LOGGED_NAME_CHARS = 128  # of a JSON-RPC method or tool name: a caller's megabyte must not become a log line
 
 access_logger = logging.getLogger("docs_mcp.access")
 
@@ -100,7 +101,14 @@ def rpc_call(body: bytes) -> tuple[str | None, str | None]:
     method = message.get("method")
     params = message.get("params")
     tool = params.get("name") if method == "tools/call" and isinstance(params, dict) else None
-    return (method if isinstance(method, str) else None), (tool if isinstance(tool, str) else None)
+    return _name(method), _name(tool)
+
+
+def _name(value: Any) -> str | None:
+    """A method or tool name as logged: at most _LOGGED_NAME_CHARS characters, then how long it was."""
+    if not isinstance(value, str):
+        return None
+    return value if len(value) <= _LOGGED_NAME_CHARS else f"{value[:_LOGGED_NAME_CHARS]}… ({len(value)} characters)"
 
 
 def outcome(status: int, content_type: str, body: bytes) -> str:

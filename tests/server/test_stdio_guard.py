@@ -141,3 +141,12 @@ def test_lines_past_the_size_limit_are_skipped_not_held() -> None:
         return [line if isinstance(line, bytes) else "oversized" async for line in read_lines(stream)]
 
     assert anyio.run(lines) == [b'{"a": 1}', "oversized", b'{"b": 2}', "oversized", b'{"c": 3}']
+
+
+def test_a_method_name_longer_than_any_mcp_method_is_answered_short_not_echoed():
+    from docs_mcp.server.stdio_guard import Rejected, check_line
+
+    answer = check_line(json.dumps({"jsonrpc": "2.0", "id": 4, "method": "m" * 1_000_000}).encode())
+    assert isinstance(answer, Rejected) and answer.request_id == 4 and answer.code == -32601
+    assert len(answer.message) < 250 and "(1000000 characters)" in answer.message
+    assert not isinstance(check_line(json.dumps({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}).encode()), Rejected)

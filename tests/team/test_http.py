@@ -394,3 +394,26 @@ def test_a_body_over_the_cap_is_refused_with_413(index_dir: Path, servers, new_k
     streamed = httpx.post(f"{server.url}/mcp", content=chunks(), headers=auth, timeout=60)
     assert problem(streamed) == (413, "PAYLOAD_TOO_LARGE")
     assert post(server, key, SEARCH).status_code == 200  # the server is fine, and a normal call passes
+
+
+def test_a_megabyte_method_name_is_answered_with_a_short_error_not_echoed(index_dir: Path, servers, new_key) -> None:
+    key = new_key(index_dir, "alice")
+    server = servers.start(index_dir)
+    response = post(server, key, {"jsonrpc": "2.0", "id": 9, "method": "m" * 1_000_000})
+    assert response.status_code == 200 and len(response.content) < 400
+    error = response.json()["error"]
+    assert error["code"] == -32601 and error["message"].startswith("Method not found: 'mmmm") and "(1000000 characters)" in error["message"]
+    assert post(server, key, {"jsonrpc": "2.0", "method": "n" * 1_000_000}).status_code == 202  # a notification: no answer
+    assert post(server, key, SEARCH).status_code == 200  # the server goes on
+
+
+def test_a_megabyte_method_name_neither_stalls_the_replica_nor_fills_its_log(index_dir: Path, servers, new_key) -> None:
+    """The access log logged the whole name, and masking secrets in a megabyte of letters took hours: every request waited."""
+    key = new_key(index_dir, "alice")
+    server = servers.start(index_dir)
+    for message in ({"jsonrpc": "2.0", "id": 3, "method": "m" * 1_000_000}, {"jsonrpc": "2.0", "method": "n" * 1_000_000},
+                    {**SEARCH, "params": {"name": "t" * 1_000_000, "arguments": {}}}):
+        assert post(server, key, message).status_code in (200, 202)
+    assert httpx.get(f"{server.url}/healthz", timeout=60).status_code == 200
+    logged = server.wait_for(lambda record: record.get("msg") == "request" and (record.get("tool") or "").startswith("tttt"))
+    assert logged["tool"].endswith("… (1000000 characters)") and len(logged["tool"]) < 160
