@@ -53,6 +53,10 @@ def main() -> None:
     _mount()
     try:
         app()
+    except KeyboardInterrupt:
+        # A command that says more about what Ctrl-C left (index) has said it already; every other one says this.
+        typer.echo("interrupted.", err=True)
+        sys.exit(130)
     except DocsMcpError as error:
         typer.secho(f"error: {error.message}", err=True, fg=typer.colors.RED)
         if error.hint:

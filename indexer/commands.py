@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, NoReturn, Optional
 import typer
 
 from docs_mcp.errors import DocsMcpError, UsageError
+from docs_mcp.indexer.faults import fault_point
 from docs_mcp.indexer.file_rules import FileRules
 from docs_mcp.indexer.info import info
 from docs_mcp.indexer.libraries.commands import register_libraries
@@ -98,12 +99,16 @@ def index(
     finally:
         if fan_out is not None:
             fan_out.close()
-    _print_problems(report.problems)
-    typer.echo(summary(report, choice))
-    if fan_out is not None and fan_out.embedder is not None:
-        stats = fan_out.embedder.stats
-        typer.echo(f"  dask:         {stats.embedded} windows embedded by the workers in {stats.tasks} tasks, "
-                   f"{stats.cached} from the vector cache", err=True)
+    try:  # Ctrl-C while the summary prints still gets its line (the build is done: the new index is live)
+        fault_point("summary")
+        _print_problems(report.problems)
+        typer.echo(summary(report, choice))
+        if fan_out is not None and fan_out.embedder is not None:
+            stats = fan_out.embedder.stats
+            typer.echo(f"  dask:         {stats.embedded} windows embedded by the workers in {stats.tasks} tasks, "
+                       f"{stats.cached} from the vector cache", err=True)
+    except KeyboardInterrupt:
+        _exit_interrupted(display, out, choice)
 
 
 def _exit_interrupted(display: BuildDisplay, out: Path, embeddings: str) -> NoReturn:

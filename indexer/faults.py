@@ -12,7 +12,8 @@ fills a real disk where the machine allows; these points cover the steps on any 
 Points: ``load`` (a DuckDB extension is about to be loaded into a connection),
 ``fts`` (before the full-text index is built), ``staging`` (a bulk-load file is
 about to be written), ``arrays`` (a serving array is about to be saved) and
-``replace`` (a temporary file of the swap is written, not yet renamed over its target).
+``replace`` (a temporary file of the swap is written, not yet renamed over its target) and
+``summary`` (`docs-mcp index` has built the index and is about to print its summary).
 """
 
 from __future__ import annotations

@@ -385,6 +385,15 @@ def test_ctrl_c_during_the_swap_says_the_new_index_is_live(text_live_and_changed
         assert reader.conn.execute("SELECT count(*) FROM chunks").fetchone() == (len(scan_corpus(docs).chunks),)
 
 
+def test_ctrl_c_right_after_the_build_still_prints_its_one_line(text_live_and_changed) -> None:
+    """Ctrl-C while the summary prints (a small build ends right after its index goes live) ended the process by signal, silently."""
+    docs, index, old = text_live_and_changed
+    result = _faulty_build(docs, index, "summary:sigint")
+    assert result.returncode == 130 and "Traceback" not in result.stderr
+    assert result.stderr.splitlines()[-1] == f"interrupted: the new index at {index} is live."
+    assert current_generation(index) != old
+
+
 def test_an_unwritable_out_is_one_error_line(make_corpus, tmp_path: Path) -> None:
     docs = make_corpus(DOCS)
     (tmp_path / "a-file").write_text("x")
