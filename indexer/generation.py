@@ -73,14 +73,18 @@ class Progress:
     """One step of a build.
 
     ``stage`` is scan, files, chunks, full-text (writing chunks and the BM25 index), embed
-    (``done`` of ``total`` windows), publish (a generation is about to go live) or live (it
-    is); for publish and live, ``label`` says which generation: FULL_TEXT or HYBRID.
+    (``done`` of ``total`` windows, and ``work`` of ``work_total`` characters: windows are
+    embedded shortest first, so their count runs ahead of the time spent), publish (a
+    generation is about to go live) or live (it is); for publish and live, ``label`` says which
+    generation: FULL_TEXT or HYBRID.
     """
 
     stage: str
     done: int
     total: int
     label: str = ""
+    work: int = 0
+    work_total: int = 0
 
 
 ProgressFn = Callable[[Progress], None]
@@ -284,8 +288,8 @@ def _load_in_background(embeddings: str) -> Future[Embedder] | None:
         pool.shutdown(wait=False)
 
 
-def _embed_progress(build: _Build) -> Callable[[int, int], None]:
-    return lambda done, total: build.notify(Progress("embed", done, total))
+def _embed_progress(build: _Build) -> Callable[[int, int, int, int], None]:
+    return lambda done, total, work, work_total: build.notify(Progress("embed", done, total, work=work, work_total=work_total))
 
 
 def _vector_sources(out_dir: Path, live: str | None) -> list[Path]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import itertools
 import time
 from collections import defaultdict
 from dataclasses import dataclass
@@ -112,9 +113,10 @@ def write_vectors(
     folder: Path,
     plan: VectorPlan,
     embedder: Embedder,
-    progress: Callable[[int, int], None],
+    progress: Callable[[int, int, int, int], None],
 ) -> VectorStats:
-    """Fill the (existing, empty) vectors table as ``plan`` says.
+    """Fill the (existing, empty) vectors table as ``plan`` says; ``progress`` gets windows done and in all, and
+    characters done and in all (the work: windows go shortest first, so a count of them says little of the time left).
 
     Raises:
         ModelLoadError: the model failed while embedding.
@@ -128,14 +130,19 @@ def write_vectors(
         if window.key in plan.todo:
             places[window.key].append((window.chunk, window.window))
     order = list(plan.todo)
-    progress(0, len(order))
-    seconds = 0.0
+    work_total = sum(len(text) for text in plan.todo.values())
+    progress(0, len(order), 0, work_total)
+    seconds, work = 0.0, 0
     for start in range(0, len(order), EMBED_GROUP):
         keys = order[start : start + EMBED_GROUP]
+        # The embedder runs a group's texts shortest first: its n first done are about the n shortest.
+        done_work = list(itertools.accumulate(sorted(len(plan.todo[key]) for key in keys), initial=work))
         began = time.perf_counter()
         vectors = embedder.embed_documents(
-            [plan.todo[key] for key in keys], workers=WORKERS, on_batch=lambda done, at=start: progress(at + done, len(order))
+            [plan.todo[key] for key in keys], workers=WORKERS,
+            on_batch=lambda done, at=start, cumulative=done_work: progress(at + done, len(order), cumulative[done], work_total),
         )
+        work = done_work[-1]
         seconds += time.perf_counter() - began
         rows = (
             {"chunk": chunk, "window": number, "key": key, "vec": vector}

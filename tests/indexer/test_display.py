@@ -66,3 +66,21 @@ def test_nothing_to_embed_shows_no_embedding() -> None:
     with BuildDisplay(stream=stream, terminal=False) as display:
         display.show(Progress("embed", 0, 0))
     assert stream.getvalue() == ""
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_time_left_is_estimated_from_the_work_done_not_the_windows() -> None:
+    """Windows go shortest first: half the windows may be a tenth of the work (was ~5x too optimistic)."""
+    clock, stream = Clock(), io.StringIO()
+    with BuildDisplay(stream=stream, terminal=False, clock=clock) as display:
+        display.show(Progress("embed", 0, 100, work=0, work_total=10_000))
+        clock.now = 10.0  # 50 short windows, 1,000 of the 10,000 characters, in 10 s
+        display.show(Progress("embed", 50, 100, work=1_000, work_total=10_000))
+    assert stream.getvalue().splitlines()[-1] == "embedding 50/100 windows (5.0 windows/s, about 1 min 30 s left)"
