@@ -35,9 +35,11 @@ MAX_SECONDS = 3_600.0
 CALL_TIMEOUT = 60.0  # one call; far above any real answer, so a timeout means a hang
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 UNKNOWN_TOOLS = ("search", "searchDocs", "get-docs", "", "x" * 5_000, "search_docs ", "tools/list", "🔍")
-# An error says what to do when it names an action (the hint of every DocsMcpError starts with one).
+# An error says what to do when it names an action: the hint of every DocsMcpError starts with one, and a hint
+# may name it mid-sentence ("...: start with 'guides/retries.md#retries'"), so the verbs match in any case.
 _ADVICE = re.compile(
-    r"\b(Pass|Use|Run|Try|Pick|Rebuild|Leave|Send|Repeat|Call|Check|List|Search|Read|Browse|Omit|Give|Start|Set)\b"
+    r"\b(Pass|Use|Run|Try|Retry|Pick|Rebuild|Leave|Send|Repeat|Call|Check|List|Search|Read|Browse|Omit|Give|Start|Set|Ask|Wait)\b",
+    re.IGNORECASE,
 )
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\)|File \".*\", line \d+")
 _ODD_TEXT = (
