@@ -28,17 +28,10 @@ def to_markdown(fetched: Fetched) -> Converted:
     Raises:
         InvalidContentError: binary, an unexpected content type, (almost) no text, or HTML nested too deep.
     """
-    media = fetched.content_type.split(";", 1)[0].strip().lower()
     text = _decode(fetched)
-    if media in HTML_TYPES or (not media and text.lstrip().lower().startswith(("<!doctype html", "<html"))):
-        try:
-            page = html_to_markdown(text, _url_title(fetched.url))
-        except FormatError as error:
-            raise InvalidContentError(
-                f"{fetched.url}: {error}; it is not a documentation page docs-mcp can read.",
-                "Read another page of the table of contents, or the site's markdown version of this page if it has one.",
-            ) from None
-        converted = Converted(page.markdown, page.title)
+    media = fetched.content_type.split(";", 1)[0].strip().lower()
+    if is_html(fetched, text):
+        converted = _from_html(text, fetched.url)
     elif media in MARKDOWN_TYPES:
         markdown = text.replace("\r\n", "\n").replace("\r", "\n").strip() + "\n"
         converted = Converted(markdown, markdown_title(markdown) or _url_title(fetched.url))
@@ -47,6 +40,26 @@ def to_markdown(fetched: Fetched) -> Converted:
     if len(converted.markdown.split()) < MIN_WORDS:
         raise InvalidContentError(f"{fetched.url} has no documentation text.", _HINT)
     return converted
+
+
+def _from_html(text: str, url: str) -> Converted:
+    try:
+        page = html_to_markdown(text, _url_title(url))
+    except FormatError as error:
+        raise InvalidContentError(
+            f"{url}: {error}; it is not a documentation page docs-mcp can read.",
+            "Read another page of the table of contents, or the site's markdown version of this page if it has one.",
+        ) from None
+    return Converted(page.markdown, page.title)
+
+
+def is_html(fetched: Fetched, text: str | None = None) -> bool:
+    """Whether the page is HTML: by its content type, or by its first bytes when it has none (or says text/plain)."""
+    media = fetched.content_type.split(";", 1)[0].strip().lower()
+    if media in HTML_TYPES:
+        return True
+    start = (text if text is not None else fetched.body[:512].decode("utf-8", errors="replace")).lstrip()[:64].lower()
+    return media in ("", "text/plain") and start.startswith(("<!doctype html", "<html"))
 
 
 def _decode(fetched: Fetched) -> str:

@@ -35,7 +35,7 @@ from docs_mcp.indexer.schema import METADATA_FILE
 from docs_mcp.indexer.sources.page_cache import CachedPage, PageCache
 from docs_mcp.indexer.sources.config import SourceSettings
 from docs_mcp.indexer.sources.context7 import Context7Client
-from docs_mcp.indexer.sources.convert import to_markdown
+from docs_mcp.indexer.sources.convert import is_html, to_markdown
 from docs_mcp.indexer.sources.errors import (
     InvalidContentError,
     LlmsTxtNotFoundError,
@@ -267,6 +267,11 @@ class SourceService:
         self.settings = replace(self.settings, registry=registry, policy=self.settings.policy.allowing(library.domains))
         page = self._fetch(library.llms_txt_url, library.library_id, None, llms=True)
         llms = parse_llms_txt(page.markdown, library.llms_txt_url)
+        if not llms.entries:
+            raise LlmsTxtNotFoundError(
+                f"{library.llms_txt_url} lists no pages (no '- [title](url)' lines): it would be a library of 0 pages.",
+                "Pass the URL of an llms.txt that links the documentation's pages (check it in a browser).",
+            )
         self.index_library(library.library_id)
         return llms
 
@@ -307,6 +312,12 @@ class SourceService:
             )
             if fetched.not_modified and previous is not None:
                 return self.cache.revalidated(previous)
+            if llms and is_html(fetched):
+                raise LlmsTxtNotFoundError(
+                    f"{url} serves an HTML page ({fetched.content_type or 'no content type'}), not an llms.txt: a directory "
+                    "listing or a site's front page, not the markdown file that lists the documentation.",
+                    "Pass the URL of the site's llms.txt itself (usually https://SITE/llms.txt; open it in a browser: it is plain text).",
+                )
             converted = to_markdown(fetched)
         except RemotePageNotFoundError as error:
             if llms:

@@ -68,3 +68,33 @@ def test_a_key_in_the_llms_txt_url_is_never_shown(site, tmp_path: Path):
 def test_refresh_of_a_folder_without_an_index_says_so(tmp_path: Path):
     done = run("refresh", "--index", str(tmp_path / "typo"))
     assert done.returncode == 1 and f"error: No index at {tmp_path / 'typo'}." in done.stderr and "Traceback" not in done.stderr
+
+
+LISTING = """<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 3.2 Final//EN"><html><head><title>Index of /docs</title></head><body>
+<h1>Index of /docs</h1><pre><a href="?C=N;O=D">Name</a> <a href="?C=M;O=A">Last modified</a><hr>
+<a href="/">Parent Directory</a>
+<a href="guides/">guides/</a>                 2026-11-02 10:00    -
+<a href="llms.txt">llms.txt</a>               2026-11-02 10:00  1.2K
+</pre><hr></body></html>"""
+
+
+def test_add_refuses_an_html_directory_listing_and_an_llms_txt_without_pages(site, tmp_path: Path):
+    listing = site.serve("/docs/", LISTING, content_type="text/html;charset=UTF-8")
+    done = run("add", "llms-txt", listing, "--library", SKYHOOK, "--index", str(tmp_path / "index"), env=TEST_MODE)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert f"error: {listing} serves an HTML page (text/html;charset=UTF-8), not an llms.txt" in done.stderr
+    assert "hint: Pass the URL of the site's llms.txt itself" in done.stderr
+    empty = site.serve("/empty/llms.txt", "# Skyhook\n\n> An HTTP client.\n\nNo links here, only words.\n", content_type="text/plain")
+    done = run("add", "llms-txt", empty, "--library", SKYHOOK, "--index", str(tmp_path / "index"), env=TEST_MODE)
+    assert done.returncode == 1 and f"error: {empty} lists no pages" in done.stderr
+    assert not (tmp_path / "index" / "CURRENT").exists()
+
+
+def test_refresh_exits_non_zero_when_every_url_failed(site, tmp_path: Path):
+    llms = serve_skyhook(site)
+    index = str(tmp_path / "index")
+    assert run("add", "llms-txt", llms, "--library", SKYHOOK, "--index", index, env=TEST_MODE).returncode == 0
+    site.close()  # the source is gone
+    done = run("refresh", "--index", index, env=TEST_MODE)
+    assert done.returncode == 1 and done.stdout.splitlines()[-1] == "1 URLs: 0 updated, 0 unchanged, 1 failed"
+    assert done.stdout.startswith(f"failed    {SKYHOOK}  {llms}: ") and "(kept the cached copy)" in done.stdout
