@@ -79,7 +79,7 @@ class ChunkNotFoundError(ServerError):
         if page is None:
             hint = _DISCOVER_IDS
         elif page[1] == 1:
-            hint = f"That page is one chunk, with the ID {quoted(page[0])}."
+            hint = f"That page is one chunk: call get_doc with its ID, {quoted(page[0])}."
         else:
             hint = (f"That page has {page[1]} chunks, each with its own ID: start with {quoted(page[0])} "
                     "and raise context to read its neighbours.")

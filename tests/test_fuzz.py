@@ -22,3 +22,24 @@ def test_a_short_fuzz_run_finds_nothing(corpus_index: Path) -> None:
     for bad in ("crash", "hang", "traceback", "error_without_advice", "tracebacks in the server log"):
         assert figures[bad] == "0", done.stdout
     assert int(figures["ok"]) > 0 and int(figures["tool_error"]) > 0 and int(figures["protocol_error"]) > 0
+
+
+def test_the_fuzzer_reads_advice_however_an_error_phrases_it() -> None:
+    """It exited 1 on a clean server: 'start with ...' mid-sentence was not read as advice."""
+    import importlib.util
+
+    from docs_mcp.server.errors import ChunkNotFoundError
+
+    spec = importlib.util.spec_from_file_location("fuzz_tools", SCRIPT)
+    fuzz = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    sys.modules["fuzz_tools"] = fuzz  # its dataclasses look their module up
+    spec.loader.exec_module(fuzz)
+    for error in (ChunkNotFoundError("guides/retries.md", ("guides/retries.md#retries", 3)),
+                  ChunkNotFoundError("guides/intro.md", ("guides/intro.md#intro", 1)), ChunkNotFoundError("x.md#y")):
+        tally = fuzz.Tally()
+        fuzz._check_text("tool_error", "get_doc", {}, str(error), tally)
+        assert tally.outcomes == {"tool_error": 1}, (str(error), tally.problems)
+    tally = fuzz.Tally()
+    fuzz._check_text("tool_error", "get_doc", {}, "Something went wrong.", tally)
+    assert tally.outcomes == {"error_without_advice": 1}
