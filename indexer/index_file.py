@@ -28,7 +28,7 @@ from docs_mcp.indexer.errors import IndexerError, IndexFormatError, IndexLockedE
 from docs_mcp.indexer.faults import fault_point
 from docs_mcp.indexer.extensions import OFFLINE_CONFIG, load_extensions
 from docs_mcp.indexer.records import ModelIdentity
-from docs_mcp.indexer.schema import CURRENT_FILE, DB_FILE, FORMAT_VERSION, INDEX_ID_FILE, META_TABLE, METADATA_FILE
+from docs_mcp.indexer.schema import CURRENT_FILE, DB_FILE, DEFAULT_INDEX_DIR, FORMAT_VERSION, INDEX_ID_FILE, META_TABLE, METADATA_FILE
 
 # Generation folders are the only folders a build ever deletes: anything else in DIR is left alone.
 GENERATION_NAME = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{8}")
@@ -350,7 +350,22 @@ def _unwritable(index_dir: Path, error: OSError) -> IndexWriteError:
 
 
 def _not_found(index_dir: Path) -> IndexNotFoundError:
+    if _holds_docs(index_dir):  # --index given the docs folder: the index goes beside it, never into it
+        out = index_dir.parent / DEFAULT_INDEX_DIR
+        return IndexNotFoundError(
+            f"{index_dir} is a folder of documentation, not an index.",
+            f"Build its index beside it, `docs-mcp index {index_dir} --out {out}`, then pass that: --index {out}.",
+        )
     return IndexNotFoundError(f"No index at {index_dir}.", f"Run `docs-mcp index DOCS_DIR --out {index_dir}` first.")
+
+
+def _holds_docs(folder: Path) -> bool:
+    """Whether markdown lies in ``folder`` or one level below (a quick look: never a walk of a whole tree)."""
+    patterns = (f"{depth}*{suffix}" for depth in ("", "*/") for suffix in (".md", ".markdown", ".mdx"))
+    try:
+        return any(next(folder.glob(pattern), None) is not None for pattern in patterns)
+    except OSError:
+        return False
 
 
 def _rebuild_hint(index_dir: Path) -> str:

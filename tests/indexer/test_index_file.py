@@ -37,6 +37,21 @@ def test_missing_folder_says_how_to_build_one(tmp_path: Path) -> None:
     assert caught.value.hint == f"Run `docs-mcp index DOCS_DIR --out {tmp_path / 'nowhere'}` first."
 
 
+def test_serving_a_docs_folder_says_to_build_the_index_beside_it_not_into_it(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    docs = tmp_path / "project" / "docs"
+    (docs / "guides").mkdir(parents=True)
+    (docs / "guides" / "retries.md").write_text("# Retries\n\nBack off.\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "docs_mcp", "serve", "--index", str(docs)], capture_output=True, text=True, timeout=120)
+    out = tmp_path / "project" / ".docs-mcp"
+    assert done.returncode == 1 and done.stderr.splitlines()[-2:] == [
+        f"error: {docs} is a folder of documentation, not an index.",
+        f"hint: Build its index beside it, `docs-mcp index {docs} --out {out}`, then pass that: --index {out}.",
+    ]
+
+
 def test_folder_without_current_is_not_an_index(tmp_path: Path) -> None:
     with pytest.raises(IndexNotFoundError):
         open_index(tmp_path)
