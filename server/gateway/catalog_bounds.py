@@ -24,27 +24,12 @@ from typing import Any, Mapping, Sequence
 import mcp_types as types
 import orjson
 
+from docs_mcp.server.gateway.config import CatalogBounds
 from docs_mcp.server.gateway.records import ToolEntry
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_MAX_TOOLS = 1_000
-DEFAULT_MAX_DESCRIPTION_CHARS = 4_000
-DEFAULT_MAX_SCHEMA_BYTES = 65_536
-DEFAULT_MAX_SCHEMA_DEPTH = 32
-DEFAULT_MAX_RESULT_BYTES = 1_048_576
 LISTED_NOTES = 5  # notes kept per upstream; the rest are counted
-
-
-@dataclass(frozen=True)
-class CatalogBounds:
-    """The bounds, from ``[gateway]`` (see config.py)."""
-
-    max_tools: int = DEFAULT_MAX_TOOLS
-    max_description_chars: int = DEFAULT_MAX_DESCRIPTION_CHARS
-    max_schema_bytes: int = DEFAULT_MAX_SCHEMA_BYTES
-    max_schema_depth: int = DEFAULT_MAX_SCHEMA_DEPTH
-    max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES
 
 
 @dataclass(frozen=True)

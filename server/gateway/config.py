@@ -13,14 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from docs_mcp.server.gateway.catalog_bounds import (
-    DEFAULT_MAX_DESCRIPTION_CHARS,
-    DEFAULT_MAX_RESULT_BYTES,
-    DEFAULT_MAX_SCHEMA_BYTES,
-    DEFAULT_MAX_SCHEMA_DEPTH,
-    DEFAULT_MAX_TOOLS,
-    CatalogBounds,
-)
 from docs_mcp.server.gateway.errors import GatewayConfigError
 from docs_mcp.server.gateway.permissions import ProjectRules
 from docs_mcp.server.gateway.records import UpstreamSpec
@@ -28,6 +20,24 @@ from docs_mcp.server.gateway.records import UpstreamSpec
 GATEWAY_SECTIONS = ("gateway", "upstream", "tool_permissions")
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _UPSTREAM_KEYS = {"name", "command", "args", "env", "url", "enabled"}
+
+
+DEFAULT_MAX_TOOLS = 1_000
+DEFAULT_MAX_DESCRIPTION_CHARS = 4_000
+DEFAULT_MAX_SCHEMA_BYTES = 65_536
+DEFAULT_MAX_SCHEMA_DEPTH = 32
+DEFAULT_MAX_RESULT_BYTES = 1_048_576
+
+
+@dataclass(frozen=True)
+class CatalogBounds:
+    """What an upstream may hand the gateway (``[gateway]`` max_* keys): applied and stated by catalog_bounds.py."""
+
+    max_tools: int = DEFAULT_MAX_TOOLS
+    max_description_chars: int = DEFAULT_MAX_DESCRIPTION_CHARS
+    max_schema_bytes: int = DEFAULT_MAX_SCHEMA_BYTES
+    max_schema_depth: int = DEFAULT_MAX_SCHEMA_DEPTH
+    max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES
 
 
 @dataclass(frozen=True)

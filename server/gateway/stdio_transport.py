@@ -41,7 +41,7 @@ _ID = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.){0,200}")')
 Streams = tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
 
 
-class _Oversized:
+class _DroppedLine:
     """A line longer than the cap: its first bytes and its size."""
 
     def __init__(self, head: bytes, size: int) -> None:
@@ -85,8 +85,8 @@ async def bounded_stdio(params: StdioServerParameters, errlog: IO[str], max_mess
             group.cancel_scope.cancel()
 
 
-async def _lines(stream: ByteReceiveStream, cap: int) -> AsyncIterator[bytes | _Oversized]:
-    """The stream's lines (without their newline); a line over ``cap`` bytes as _Oversized, never held whole."""
+async def _lines(stream: ByteReceiveStream, cap: int) -> AsyncIterator[bytes | _DroppedLine]:
+    """The stream's lines (without their newline); a line over ``cap`` bytes as _DroppedLine, never held whole."""
     buffer, dropping, size = bytearray(), b"", 0
     async for chunk in stream:
         buffer += chunk
@@ -94,10 +94,10 @@ async def _lines(stream: ByteReceiveStream, cap: int) -> AsyncIterator[bytes | _
             line = bytes(buffer[:end])
             del buffer[: end + 1]
             if dropping or size:
-                yield _Oversized(dropping or line[:_HEAD_BYTES], size + len(line))
+                yield _DroppedLine(dropping or line[:_HEAD_BYTES], size + len(line))
                 dropping, size = b"", 0
             elif len(line) > cap:
-                yield _Oversized(line[:_HEAD_BYTES], len(line))
+                yield _DroppedLine(line[:_HEAD_BYTES], len(line))
             else:
                 yield line
         if len(buffer) > cap or size:
@@ -106,9 +106,9 @@ async def _lines(stream: ByteReceiveStream, cap: int) -> AsyncIterator[bytes | _
             buffer.clear()
 
 
-def _message(line: bytes | _Oversized, cap: int) -> SessionMessage | Exception | None:
+def _message(line: bytes | _DroppedLine, cap: int) -> SessionMessage | Exception | None:
     """The SessionMessage of one line (deep parts cut), an error answer for a dropped one, or an exception for garbage."""
-    if isinstance(line, _Oversized):
+    if isinstance(line, _DroppedLine):
         return _refused(line.head, f"its answer takes {line.size:,} bytes, more than the {cap:,} the gateway reads (gateway.max_message_bytes)")
     if not line.strip():
         return None
