@@ -9,15 +9,15 @@ import pytest
 
 from corpus_files import write_corpus
 from docs_mcp.indexer import build_index
-from docs_mcp.server.contract.reload import LiveIndex
 from docs_mcp.server.contract.tools import search_docs
+from docs_mcp.server.core.live_index import LiveIndex
 from docs_mcp.server.errors import InvalidCursorError
 
 DOCS = {f"guide{n}.md": f"# Guide {n}\n\n## Retries\n\nRetry failed requests with backoff, part {n}.\n" for n in range(8)}
 
 
 def first_page(index: Path) -> str:
-    live = LiveIndex(index)
+    live = LiveIndex(index, warm=None)
     try:
         return json.loads(search_docs(live.current(), {"query": "retry backoff", "limit": 2}, "bm25"))["next_cursor"]
     finally:
@@ -25,7 +25,7 @@ def first_page(index: Path) -> str:
 
 
 def next_page_error(index: Path, cursor: str) -> str:
-    live = LiveIndex(index)
+    live = LiveIndex(index, warm=None)
     try:
         with pytest.raises(InvalidCursorError) as caught:
             search_docs(live.current(), {"query": "retry backoff", "limit": 2, "cursor": cursor}, "bm25")
