@@ -38,7 +38,7 @@ UNKNOWN_TOOLS = ("search", "searchDocs", "get-docs", "", "x" * 5_000, "search_do
 # An error says what to do when it names an action: the hint of every DocsMcpError starts with one, and a hint
 # may name it mid-sentence ("...: start with 'guides/retries.md#retries'"), so the verbs match in any case.
 _ADVICE = re.compile(
-    r"\b(Pass|Use|Run|Try|Retry|Pick|Rebuild|Leave|Send|Repeat|Call|Check|List|Search|Read|Browse|Omit|Give|Start|Set|Ask|Wait)\b",
+    r"\b(Pass|Use|Run|Try|Retry|Pick|Rebuild|Leave|Send|Repeat|Call|Check|List|Search|Read|Browse|Omit|Give|Start|Set|Ask|Wait|Keep|Shorten)\b",
     re.IGNORECASE,
 )
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\)|File \".*\", line \d+")

@@ -6,6 +6,10 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+from docs_mcp.server.contract.expanded import parse_expansions
+from docs_mcp.server.errors import ChunkNotFoundError, InvalidArgumentError
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "fuzz_tools.py"
 TIMEOUT = 600  # seconds; a bound against hangs, never waited on when things work
@@ -25,10 +29,9 @@ def test_a_short_fuzz_run_finds_nothing(corpus_index: Path) -> None:
 
 
 def test_the_fuzzer_reads_advice_however_an_error_phrases_it() -> None:
-    """It exited 1 on a clean server: 'start with ...' mid-sentence was not read as advice."""
+    """It exited 1 on a clean server: 'start with ...' mid-sentence, then 'Keep keywords to ...', were not read as advice."""
     import importlib.util
 
-    from docs_mcp.server.errors import ChunkNotFoundError
 
     spec = importlib.util.spec_from_file_location("fuzz_tools", SCRIPT)
     fuzz = importlib.util.module_from_spec(spec)
@@ -36,10 +39,19 @@ def test_the_fuzzer_reads_advice_however_an_error_phrases_it() -> None:
     sys.modules["fuzz_tools"] = fuzz  # its dataclasses look their module up
     spec.loader.exec_module(fuzz)
     for error in (ChunkNotFoundError("guides/retries.md", ("guides/retries.md#retries", 3)),
-                  ChunkNotFoundError("guides/intro.md", ("guides/intro.md#intro", 1)), ChunkNotFoundError("x.md#y")):
+                  ChunkNotFoundError("guides/intro.md", ("guides/intro.md#intro", 1)), ChunkNotFoundError("x.md#y"),
+                  _raised(parse_expansions, {"keywords": "x" * 5_000})):
         tally = fuzz.Tally()
         fuzz._check_text("tool_error", "get_doc", {}, str(error), tally)
         assert tally.outcomes == {"tool_error": 1}, (str(error), tally.problems)
     tally = fuzz.Tally()
     fuzz._check_text("tool_error", "get_doc", {}, "Something went wrong.", tally)
     assert tally.outcomes == {"error_without_advice": 1}
+
+
+def _raised(parse: Any, arguments: dict[str, Any]) -> Exception:
+    try:
+        parse(arguments)
+    except InvalidArgumentError as error:
+        return error
+    raise AssertionError(f"{arguments} was accepted")
