@@ -128,15 +128,19 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def start_server(index: Path, store: Path, extra: list[str]) -> tuple[subprocess.Popen[str], str, str]:
-    """Create a key in a private store, start the server on a free port; returns (process, url, key)."""
+def create_key(store: Path, name: str) -> str:
+    """A key with no practical rate limit in the key store at ``store`` (made if missing)."""
     env = {**os.environ, "DOCS_MCP_KEY_STORE": str(store), "DOCS_MCP_LOG_LEVEL": "warning"}
-    cli = [sys.executable, "-m", "docs_mcp"]
-    created = subprocess.run([*cli, "keys", "create", "loadtest", "--rate", "1000000", "--burst", "1000000"],
+    created = subprocess.run([sys.executable, "-m", "docs_mcp", "keys", "create", name, "--rate", "1000000", "--burst", "1000000"],
                              capture_output=True, text=True, env=env, check=True)
-    key = created.stdout.strip()
-    env["DOCS_MCP_LOG_LEVEL"] = "info"  # the "listening" line says which port was picked
-    process = subprocess.Popen([*cli, "serve", "--transport", "http", "--index", str(index), "--port", "0", *extra],
+    return created.stdout.strip()
+
+
+def start_replica(index: Path, store: Path, extra: list[str], env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
+    """Start `docs-mcp serve --transport http` on a free port with the key store at ``store``; returns (process, url)."""
+    # The "listening" line (at info level) says which port was picked.
+    env = {**os.environ, **(env or {}), "DOCS_MCP_KEY_STORE": str(store), "DOCS_MCP_LOG_LEVEL": "info"}
+    process = subprocess.Popen([sys.executable, "-m", "docs_mcp", "serve", "--transport", "http", "--index", str(index), "--port", "0", *extra],
                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
     assert process.stderr is not None
     for line in process.stderr:
@@ -149,6 +153,13 @@ def start_server(index: Path, store: Path, extra: list[str]) -> tuple[subprocess
     threading.Thread(target=process.stderr.read, daemon=True).start()
     url = f"http://127.0.0.1:{port}"
     httpx.get(f"{url}/healthz", timeout=60).raise_for_status()
+    return process, url
+
+
+def start_server(index: Path, store: Path, extra: list[str]) -> tuple[subprocess.Popen[str], str, str]:
+    """Create a key in a private store, start the server on a free port; returns (process, url, key)."""
+    key = create_key(store, "loadtest")
+    process, url = start_replica(index, store, extra)
     return process, url, key
 
 
