@@ -11,9 +11,10 @@ replayed unchanged.
 from __future__ import annotations
 
 import orjson
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from docs_mcp.server.stdio_guard import long_method
+from docs_mcp.server.team.asgi_body import replay_body
 
 
 class MethodNameGuard:
@@ -39,7 +40,7 @@ class MethodNameGuard:
             value = None
         refused = long_method(value) if isinstance(value, dict) else None
         if refused is None:
-            await self.app(scope, _replay(bytes(body), receive), send)
+            await self.app(scope, replay_body(bytes(body), receive), send)
         elif refused.request_id is None:
             await send({"type": "http.response.start", "status": 202, "headers": [(b"content-length", b"0")]})
             await send({"type": "http.response.body", "body": b""})
@@ -48,17 +49,3 @@ class MethodNameGuard:
             await send({"type": "http.response.start", "status": 200,
                         "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(answer)).encode())]})
             await send({"type": "http.response.body", "body": answer})
-
-
-def _replay(body: bytes, then: Receive) -> Receive:
-    """The body read already, once; after it, the real receive (which reports the client leaving)."""
-    sent = False
-
-    async def receive() -> Message:
-        nonlocal sent
-        if sent:
-            return await then()
-        sent = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    return receive

@@ -17,6 +17,7 @@ from typing import Any, Callable, Protocol
 import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from docs_mcp.server.team.asgi_body import replay_body
 from docs_mcp.server.team.auth import API_KEY_SCOPE
 from docs_mcp.server.team.errors import HttpProblem, RateLimiterUnavailableError
 from docs_mcp.redact import redact
@@ -196,7 +197,7 @@ class RateLimitMiddleware:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("method") == "POST":
             body = await _read_body(receive)
-            receive = _replay(body, receive)
+            receive = replay_body(body, receive)
             if _only_notifications(body):
                 # A notification asks for no work and gets no answer: it must not spend a request's token.
                 await self.app(scope, receive, send)
@@ -235,20 +236,6 @@ async def _read_body(receive: Receive) -> bytes:
         chunks.append(message.get("body", b""))
         if message["type"] != "http.request" or not message.get("more_body"):
             return b"".join(chunks)
-
-
-def _replay(body: bytes, receive: Receive) -> Receive:
-    """A receive that hands the already-read body to the app, then the real one (for the disconnect)."""
-    sent = False
-
-    async def replayed() -> Message:
-        nonlocal sent
-        if sent:
-            return await receive()
-        sent = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    return replayed
 
 
 def _only_notifications(body: bytes) -> bool:

@@ -6,9 +6,16 @@ from typing import Iterator
 
 import pytest
 
-from docs_site import DocsSite, running_site
+from docs_site import DocsSite, close_fetchers, running_site
 
 
 @pytest.fixture
 def site() -> Iterator[DocsSite]:
     yield from running_site()
+
+
+@pytest.fixture(autouse=True)
+def _close_fetchers() -> Iterator[None]:
+    """Close every fetcher a test opened (open_fetcher): its connections belong to the fetch pool's event loop."""
+    yield
+    close_fetchers()

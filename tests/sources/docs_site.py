@@ -11,7 +11,10 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Iterator
+from typing import Any, Iterator
+
+from docs_mcp.indexer.sources.fetch import Fetcher
+from docs_mcp.indexer.sources.safety import FetchPolicy
 
 
 @dataclass
@@ -40,11 +43,14 @@ class DocsSite:
         self.routes: dict[str, Route] = {}
         self.requests: list[Request] = []
         self._release = threading.Event()
+        self._arrived = threading.Condition()
         site = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
-                site.requests.append(Request(self.path, {k.lower(): v for k, v in self.headers.items()}))
+                with site._arrived:
+                    site.requests.append(Request(self.path, {k.lower(): v for k, v in self.headers.items()}))
+                    site._arrived.notify_all()
                 site._answer(self)
 
             def log_message(self, *_args: object) -> None:
@@ -69,6 +75,13 @@ class DocsSite:
 
     def hits(self, path: str) -> list[Request]:
         return [r for r in self.requests if r.path == path]
+
+    def wait_for_hits(self, path: str, count: int, timeout: float = 30.0) -> list[Request]:
+        """The requests for ``path`` once ``count`` have arrived (or ``timeout`` passed): a client that gave up
+        may have sent its request before this site's thread got to read it."""
+        with self._arrived:
+            self._arrived.wait_for(lambda: len(self.hits(path)) >= count, timeout)
+            return self.hits(path)
 
     def close(self) -> None:
         self._release.set()
@@ -112,3 +125,17 @@ def running_site() -> Iterator[DocsSite]:
         yield site
     finally:
         site.close()
+
+
+_OPEN: list[Fetcher] = []
+
+
+def open_fetcher(policy: FetchPolicy, **kwargs: Any) -> Fetcher:
+    """A Fetcher that tests/sources/conftest.py closes when the test ends."""
+    _OPEN.append(Fetcher(policy, **kwargs))
+    return _OPEN[-1]
+
+
+def close_fetchers() -> None:
+    while _OPEN:
+        _OPEN.pop().close()

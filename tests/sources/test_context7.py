@@ -3,28 +3,17 @@
 from __future__ import annotations
 
 import pytest
+from docs_site import open_fetcher
 
 from docs_mcp.indexer.sources.context7 import Context7Client
 from docs_mcp.indexer.sources.errors import RemoteNotConfiguredError, RemotePageNotFoundError, SourceUnavailableError
-from docs_mcp.indexer.sources.fetch import Fetcher
 from docs_mcp.indexer.sources.safety import FetchPolicy
 
 KEY = "c7-key-that-must-never-show"
 
 
-_OPEN: list[Fetcher] = []
-
-
-@pytest.fixture(autouse=True)
-def _close_fetchers():
-    yield
-    while _OPEN:
-        _OPEN.pop().close()
-
-
 def client(base: str, key: str = KEY) -> Context7Client:
-    _OPEN.append(Fetcher(FetchPolicy(allow_loopback=True, timeout=2), sleep=lambda _s: None))
-    return Context7Client(base, key, _OPEN[-1])
+    return Context7Client(base, key, open_fetcher(FetchPolicy(allow_loopback=True, timeout=2), sleep=lambda _s: None))
 
 
 def test_the_request_carries_topic_and_tokens_and_the_key_only_as_a_bearer_token(site):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from docs_site import open_fetcher
 
 from docs_mcp.indexer.sources.errors import (
     InvalidContentError,
@@ -27,21 +28,9 @@ class Sleeps:
         self.delays.append(seconds)
 
 
-_OPEN: list[Fetcher] = []
-
-
-@pytest.fixture(autouse=True)
-def _close_fetchers():
-    """Close every fetcher a test made: its connections belong to the pool's event loop."""
-    yield
-    while _OPEN:
-        _OPEN.pop().close()
-
-
 def fetcher(policy: FetchPolicy = LOOPBACK, **kwargs) -> tuple[Fetcher, Sleeps]:
     sleeps = Sleeps()
-    _OPEN.append(Fetcher(policy, sleep=sleeps, **kwargs))
-    return _OPEN[-1], sleeps
+    return open_fetcher(policy, sleep=sleeps, **kwargs), sleeps
 
 
 def test_a_page_is_fetched_with_its_validators(site):
@@ -187,7 +176,7 @@ def test_a_hung_source_is_cut_off_at_the_deadline_and_never_retried_past_it(site
     with pytest.raises(SourceUnavailableError, match=r"did not answer within 0.2 s \(connecting, headers and body together, 1 attempt"):
         f.get(url)
     assert sleeps.delays == []  # a retry would start past the deadline
-    assert len(site.hits("/slow.md")) == 1
+    assert len(site.wait_for_hits("/slow.md", 1)) == 1
 
 
 def test_transient_failures_are_retried_with_backoff_within_the_deadline(site):

@@ -38,13 +38,18 @@ def healthz(server: Any) -> tuple[int, dict[str, Any]]:
     return response.status_code, response.json()
 
 
+def held_site_env(clean_env: Any, index_dir: Path, slow_calls_per_key: int, slow_threads: int) -> dict[str, str]:
+    """A server that may read the site on loopback (no other library sources), a deadline far past any held read."""
+    return clean_env(DOCS_MCP_ALLOW_PRIVATE_FETCH="1", DOCS_MCP_FETCH_ALLOW="127.0.0.1", DOCS_MCP_CURATED_LIBRARIES="0",
+                     DOCS_MCP_CUSTOM_LIBRARIES=str(index_dir / "none.json"), DOCS_MCP_FETCH_TIMEOUT="120",
+                     DOCS_MCP_SLOW_CALLS_PER_KEY=str(slow_calls_per_key), DOCS_MCP_SLOW_THREADS=str(slow_threads))
+
+
 def test_one_key_reading_a_slow_site_cannot_starve_the_others(index_dir: Path, servers, new_key, clean_env) -> None:
     site = HostileSite()
     url = site.route("/held.md", held(PAGE))
     slow, other = new_key(index_dir, "slow", "--rate", "100000", "--burst", "1000"), new_key(index_dir, "other")
-    env = clean_env(DOCS_MCP_ALLOW_PRIVATE_FETCH="1", DOCS_MCP_FETCH_ALLOW="127.0.0.1", DOCS_MCP_CURATED_LIBRARIES="0",
-                    DOCS_MCP_CUSTOM_LIBRARIES=str(index_dir / "none.json"), DOCS_MCP_FETCH_TIMEOUT="120",
-                    DOCS_MCP_SLOW_CALLS_PER_KEY="3", DOCS_MCP_SLOW_THREADS="8")
+    env = held_site_env(clean_env, index_dir, slow_calls_per_key=3, slow_threads=8)
     server = servers.start(index_dir, env=env)
     try:
         with ThreadPoolExecutor(45) as pool:
@@ -78,9 +83,7 @@ def test_healthz_says_busy_while_slow_calls_wait_for_their_threads(index_dir: Pa
     site = HostileSite()
     urls = [site.route(f"/held-{n}.md", held(PAGE)) for n in range(4)]
     keys = [new_key(index_dir, name) for name in ("ann", "bob")]
-    env = clean_env(DOCS_MCP_ALLOW_PRIVATE_FETCH="1", DOCS_MCP_FETCH_ALLOW="127.0.0.1", DOCS_MCP_CURATED_LIBRARIES="0",
-                    DOCS_MCP_CUSTOM_LIBRARIES=str(index_dir / "none.json"), DOCS_MCP_FETCH_TIMEOUT="120",
-                    DOCS_MCP_SLOW_CALLS_PER_KEY="2", DOCS_MCP_SLOW_THREADS="2")
+    env = held_site_env(clean_env, index_dir, slow_calls_per_key=2, slow_threads=2)
     server = servers.start(index_dir, env=env)
     try:
         with ThreadPoolExecutor(4) as pool:
