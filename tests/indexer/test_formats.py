@@ -129,6 +129,18 @@ def test_notebook_json_errors_are_problems(tmp_path: Path) -> None:
     assert problem.path == "broken.ipynb" and problem.message.startswith("invalid notebook JSON at line 1")
 
 
+@pytest.mark.parametrize("levels", [330, 5_000])
+def test_html_nested_deeper_than_the_converter_reads_is_a_problem_not_a_crash(tmp_path: Path, levels: int) -> None:
+    """A page ~330 levels deep ended the conversion with a RecursionError (an INTERNAL_ERROR when fetched)."""
+    text = "<p>Retries back off exponentially, with jitter, five times at most.</p>"
+    (tmp_path / "deep.html").write_text(f"<html><body>{'<div>' * levels}{text}{'</div>' * levels}</body></html>", encoding="utf-8")
+    (tmp_path / "ok.md").write_text("# Ok\n\nText.\n", encoding="utf-8")
+    scan = scan_corpus(tmp_path)
+    (problem,) = scan.problems
+    assert problem.path == "deep.html" and problem.message.startswith(f"its HTML nests {levels + 3} levels deep (at most 200 are converted)")
+    assert [chunk.filepath for chunk in scan.chunks] == ["ok.md"]
+
+
 def test_mdx_keeps_esm_and_jsx_out_of_the_search_text(scan) -> None:
     chunks = chunks_of(scan, "mdx/what-is-mdx.mdx") + chunks_of(scan, "mdx/frontmatter.mdx")
     text = "\n".join(c.text for c in chunks)
