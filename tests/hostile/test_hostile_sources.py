@@ -23,7 +23,7 @@ def test_deep_html_is_refused_with_what_it_is_and_the_refusal_is_remembered(host
     url = hostile.route("/deep.html", whole(deep_html(330), "text/html; charset=utf-8"))
     svc = loopback_service(tmp_path)
     for _ in range(3):
-        with pytest.raises(InvalidContentError, match="nests its HTML 333 levels deep") as refused:
+        with pytest.raises(InvalidContentError, match="its HTML nests 333 levels deep") as refused:
             svc.read_url(url)
     assert "Read another page" in refused.value.hint and "remembered" in refused.value.hint
     assert hostile.hits("/deep.html") == 1  # fetched and parsed once, not on every retry
@@ -34,6 +34,6 @@ def test_deep_html_is_refused_with_what_it_is_and_the_refusal_is_remembered(host
 def test_html_deeper_than_the_recursion_limit_is_refused_not_crashed(hostile, tmp_path, levels):
     url = hostile.route("/abyss.html", whole(deep_html(levels), "text/html"))
     svc = loopback_service(tmp_path)
-    with pytest.raises(InvalidContentError, match=f"nests its HTML {levels + 3} levels deep"):
+    with pytest.raises(InvalidContentError, match=f"its HTML nests {levels + 3} levels deep"):
         svc.read_url(url)
     svc.close()
