@@ -243,7 +243,7 @@ class RegistryClient:
 
 def _hint(error: SourceError) -> str:
     """What to do about a failed registry request: a refused private address may be a mirror the operator trusts."""
-    if isinstance(error, UrlNotAllowedError) and "private" in error.message:
+    if isinstance(error, UrlNotAllowedError) and ("private" in error.message or "loopback address" in error.message):
         return f"A registry mirror (or a proxy) on a private network is reached only when {NETWORKS_ENV} lists it, e.g. {NETWORKS_ENV}=10.20.0.0/16."
     return error.hint
 
