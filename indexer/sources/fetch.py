@@ -89,6 +89,10 @@ class Fetcher:
         self._own_pool = pool is None
         self.pool = pool or FetchPool()
         self._client: httpx.AsyncClient | None = None  # made on the pool's event loop, which it belongs to
+        # The system's certificate store (and OpenSSL's SSL_CERT_FILE/SSL_CERT_DIR), not certifi's: a company's own
+        # CA, which its proxies and registry mirrors use, is trusted where the operating system trusts it. Loaded
+        # here, not inside the first fetch's deadline (reading the store takes a while on a busy machine).
+        self._tls = ssl.create_default_context()
 
     def close(self) -> None:
         if self._client is not None:
@@ -202,10 +206,8 @@ class Fetcher:
             # The per-operation timeouts are only a backstop: the deadline around the whole get is what bounds it.
             timeout = httpx.Timeout(policy.timeout, connect=min(policy.timeout, 5.0))
             limits = httpx.Limits(max_connections=self.pool.capacity, max_keepalive_connections=self.pool.capacity)
-            # The system's certificate store (and OpenSSL's SSL_CERT_FILE/SSL_CERT_DIR), not certifi's: a company's own
-            # CA, which its proxies and registry mirrors use, is trusted where the operating system trusts it.
             self._client = httpx.AsyncClient(
-                timeout=timeout, limits=limits, follow_redirects=False, trust_env=False, verify=ssl.create_default_context(),
+                timeout=timeout, limits=limits, follow_redirects=False, trust_env=False, verify=self._tls,
                 headers={"User-Agent": USER_AGENT},
             )
         return self._client
