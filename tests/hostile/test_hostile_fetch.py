@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import threading
+from dataclasses import replace
 
 import pytest
 from hostile_site import deep_html, endless_body, lying_length, silent, slow_body, slow_headers, whole
@@ -86,14 +87,20 @@ def test_a_slow_site_holds_only_its_own_slots_of_the_pool(hostile):
     f, _ = fetcher(FetchPolicy(allowed_domains=POLICY.allowed_domains, allow_loopback=True, timeout=3.0), pool=pool)
     errors: list[str] = []
 
-    def read_silent() -> None:
+    def read_silent(timeout: float) -> None:
         try:
-            f.get(silent_url)
+            f.get(silent_url, policy=replace(f.policy, timeout=timeout))
         except SourceUnavailableError as error:
             errors.append(error.message)
 
-    threads = [threading.Thread(target=read_silent) for _ in range(4)]
+    # The two that wait give up at 1 s, before the two running ones free their slots at 3 s (a waiter with the
+    # same deadline, started a moment later, would get a slot for that moment on a busy machine).
+    threads = [threading.Thread(target=read_silent, args=(3.0,)) for _ in range(2)]
     for thread in threads:
+        thread.start()
+    assert eventually(lambda: pool.load().running == 2)
+    threads += [threading.Thread(target=read_silent, args=(1.0,)) for _ in range(2)]
+    for thread in threads[2:]:
         thread.start()
     assert eventually(lambda: pool.load().running == 2 and pool.load().waiting == 2)
     assert f.get(good_url).body == PAGE  # not stuck behind the slow host
