@@ -289,11 +289,12 @@ class Engine:
         With a learned ranking, the head's order may be the learned one,
         scores are calibrated probabilities, and when ``abstain``, a query gets no candidates when the
         filters exclude a lookup's only matches, or when the corpus holds no evidence for it and no
-        candidate's probability reaches the floor.  The evidence and the lookup are the full-text side's words (the
-        query and an agent's keywords); the learned parts read every word the agent wrote (expansion.py).
+        candidate's probability reaches the floor.  The evidence is the full-text side's words (the query and an
+        agent's keywords), the lookup the agent's query alone; the learned parts read every word the agent wrote
+        (expansion.py).
         """
         head = top_k(fusion.ids, fusion.scores, RERANK_DEPTH)
-        evidence = self._evidence.find(legs.lexical, fusion.lexical.scores, fusion.allowed)
+        evidence = self._evidence.find(legs.lexical, fusion.lexical.scores, fusion.allowed, asked=legs.asked)
         if abstain and evidence.only_elsewhere:
             return (lambda wanted: head[:0]), np.zeros(len(fusion.ids))
         table = self._table(legs, head, fusion, evidence, first_rank=0)
@@ -338,7 +339,7 @@ class Engine:
             heading_share=self._lexical.matches(terms.all, rows, HEADING_FIELD) / max(len(terms.all), 1),
             coverage=self._lexical.matches(terms.own, rows) / words,
             has_code=self.arrays.roles[rows, self._code_role],
-            lookup_tiers=self._evidence.lookup_tiers(legs.lexical, rows) if lookups and evidence.lookup else np.zeros(len(rows)),
+            lookup_tiers=self._evidence.lookup_tiers(legs.asked, rows) if lookups and evidence.lookup else np.zeros(len(rows)),
             ranks=np.arange(first_rank, first_rank + len(rows)),
         )
         head = top_k(fusion.ids, fusion.scores, RERANK_DEPTH) if first_rank else rows

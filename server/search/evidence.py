@@ -76,9 +76,10 @@ class EvidenceFinder:
         self._headings = headings_of  # every heading inside each chunk: its own, those under it, a first chunk's page title
         self._size = num_chunks
 
-    def find(self, query: str, lexical_scores: np.ndarray, allowed: np.ndarray | None) -> Evidence:
+    def find(self, query: str, lexical_scores: np.ndarray, allowed: np.ndarray | None, asked: str | None = None) -> Evidence:
         """The evidence for ``query``; ``lexical_scores`` are its BM25F scores over every chunk, ``allowed`` the
-        filters' mask (None: no filter)."""
+        filters' mask (None: no filter); ``asked``: the agent's own query when ``query`` adds its keywords (whether
+        the search is a lookup is decided on it)."""
         words = self._lexical.content_words(query)
         stems = self._lexical.stems(words)
         unknown = tuple(dict.fromkeys(w for w, s in zip(words, stems) if self._lexical.term_id(s) < 0))
@@ -91,7 +92,7 @@ class EvidenceFinder:
             tuple(within), tuple(elsewhere), tuple(absent),
             heading=self._names_a_section(stems, found, lexical_scores),
             term=self._held_words(words, stems, allowed) if len(query_words(query)) == 1 else (),
-            unknown_words=unknown, lookup=is_lookup(query),
+            unknown_words=unknown, lookup=is_lookup(query if asked is None else asked),
         )  # fmt: skip
 
     def lookup_tiers(self, query: str, rows: np.ndarray) -> np.ndarray:

@@ -50,11 +50,14 @@ class QueryLegs:
     lexical_extra: str  # full-text side at EXTRA_WEIGHT (only terms ``lexical`` lacks)
     vector: tuple[str, ...]  # texts whose normalised mean embedding is the query vector
     gate: str  # what the learned ranking's gate reads the query's words from (known share, coverage)
+    # Whether the search is a lookup, and of which identifiers, is the agent's query alone: its keywords would turn
+    # a bare `Depends` into a sentence (all sets: Dub keyword queries 0.856 -> 0.785 with typed expansions).
+    asked: str
 
     @classmethod
     def plain(cls, query: str) -> "QueryLegs":
         """A query on its own: every signal reads the query."""
-        return cls(query, "", (query,), query)
+        return cls(query, "", (query,), query, query)
 
     @classmethod
     def of(cls, query: str, expansions: Expansions | None) -> "QueryLegs":
@@ -65,4 +68,4 @@ class QueryLegs:
         vector = tuple(part.strip() for part in (query, expansions.question, expansions.hypothetical_answer) if part.strip())
         # The gate reads every word the agent wrote: an off-topic question's answer is foreign to the docs too
         # (tune sets: off-topic zero-hit rate 0.82 -> 0.97 on FastAPI with the same NDCG@5).
-        return cls(lexical, extra, vector, expansions.concatenated(query))
+        return cls(lexical, extra, vector, expansions.concatenated(query), query)
