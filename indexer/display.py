@@ -5,9 +5,9 @@ windows/s and the time left); when stderr is a file or a pipe, each step is one 
 embedding logs a line every tenth of the windows, so CI logs stay short. The moments a
 generation goes live are printed in both modes: they matter more than the bars.
 
-The time left of embedding is estimated from the characters embedded, not the windows:
-windows go shortest first, so at half the windows far less than half the work is done
-(a constant rate of windows was about 5x too optimistic).
+The time left of embedding is estimated from the characters embedded, not the windows
+(windows go shortest first: a constant rate of windows was about 5x too optimistic), at the
+rate of the last half minute (time_left.py); the bar and the log show the same estimate.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from rich.console import Console
 from rich.progress import BarColumn, ProgressColumn, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.progress import Progress as Bars
 from rich.text import Text
+
+from docs_mcp.indexer.time_left import EmbedStep, TimeLeft
 
 if TYPE_CHECKING:  # generation imports duckdb: only when a build runs
     from docs_mcp.indexer.generation import Progress
@@ -90,10 +92,11 @@ class BuildDisplay:
         if done == 0:
             self._embed = _Rate(self._clock)
             self._begin(_TITLES["embed"], work_total, unit="windows")
+        left = self._embed.left(EmbedStep(self._clock(), done, total, work, work_total))
         if self._bars is not None and self._task is not None:
-            self._bars.update(self._task, completed=work, windows=(done, total))
+            self._bars.update(self._task, completed=work, windows=(done, total), left=left)
         elif not self.quiet and self._embed.due(done, total):
-            self._line(f"embedding {done}/{total} windows{self._embed.describe(done, total, work, work_total)}")
+            self._line(f"embedding {done}/{total} windows{self._embed.describe(done, total, left)}")
 
     def _begin(self, title: str, total: int | None = None, unit: str = "") -> None:
         """Start a stage: a new bar (the previous one is finished) or a plain line."""
@@ -132,12 +135,17 @@ class BuildDisplay:
 
 
 class _Rate:
-    """Windows per second and time left (from the work done) for the plain log, and when the next line is due."""
+    """Windows per second and time left of the embedding, and when the next plain-log line is due."""
 
     def __init__(self, clock: Callable[[], float]) -> None:
         self.clock = clock
         self.started = clock()
         self.next_step = 0
+        self.time_left = TimeLeft()
+
+    def left(self, step: EmbedStep) -> float | None:
+        """Seconds left after ``step`` (every step goes through here: the estimate needs them all)."""
+        return self.time_left.update(step)
 
     def due(self, done: int, total: int) -> bool:
         step = done * LOG_STEPS // total
@@ -146,12 +154,11 @@ class _Rate:
         self.next_step = step + 1
         return True
 
-    def describe(self, done: int, total: int, work: int, work_total: int) -> str:
+    def describe(self, done: int, total: int, left: float | None) -> str:
         seconds = self.clock() - self.started
         if done == 0 or seconds <= 0:
             return ""
-        left = "" if done == total or not work else f", about {_duration((work_total - work) * seconds / work)} left"
-        return f" ({done / seconds:.1f} windows/s{left})"
+        return f" ({done / seconds:.1f} windows/s{'' if left is None else f', about {_duration(left)} left'})"
 
 
 class _CountColumn(ProgressColumn):
@@ -164,9 +171,8 @@ class _CountColumn(ProgressColumn):
         text = f"{done:.0f}/{total:.0f} {task.fields['unit']}"
         if task.elapsed and done:
             text += f", {done / task.elapsed:.1f}/s"
-        # rich times the bar's own units, the work (characters): the windows' count would run ahead of the time
-        if task.time_remaining is not None and not task.finished:
-            text += f", about {_duration(task.time_remaining)} left"
+        if task.fields.get("left") is not None and not task.finished:
+            text += f", about {_duration(task.fields['left'])} left"
         return Text(text, style="progress.data.speed")
 
 
