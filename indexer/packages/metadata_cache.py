@@ -9,7 +9,6 @@ TTL). Thread-safe: one connection behind a lock; several processes share the fil
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 import time
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Callable
 
 from docs_mcp.indexer.packages.info import PackageInfo
+from docs_mcp.indexer.sources.sqlite_file import open_sqlite_file
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS packages (
@@ -44,14 +44,9 @@ class MetadataCache:
     """Registry answers by (ecosystem, name)."""
 
     def __init__(self, path: Path, *, clock: Callable[[], float] = time.time) -> None:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
         self.clock = clock
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False, timeout=10.0)
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute(_SCHEMA)
-            self._db.commit()
+        self._db = open_sqlite_file(path, (_SCHEMA,))
 
     def get(self, ecosystem: str, name: str) -> CachedPackage | None:
         with self._lock:

@@ -10,13 +10,14 @@ stops half-way (Ctrl-C, a crash) leaves its queue here, and the next run continu
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 import time
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
+
+from docs_mcp.indexer.sources.sqlite_file import open_sqlite_file
 
 QUEUED, PAGE, DUPLICATE, SKIPPED, FAILED = "queued", "page", "duplicate", "skipped", "failed"
 _SCHEMA = (
@@ -67,13 +68,8 @@ class CrawlStore:
     """The crawl file of one index; used from one thread (the crawler's), guarded anyway."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._conn = open_sqlite_file(path, _SCHEMA, timeout=5.0, autocommit=True)
         self._lock = threading.Lock()
-        with self._lock:
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            for statement in _SCHEMA:
-                self._conn.execute(statement)
 
     def close(self) -> None:
         with self._lock:

@@ -9,13 +9,14 @@ answer can say so.
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
+
+from docs_mcp.indexer.sources.sqlite_file import open_sqlite_file
 
 DEFAULT_MEMORY_ENTRIES = 500
 _SCHEMA = """
@@ -62,16 +63,11 @@ class PageCache:
     """Pages by URL; thread-safe (one connection behind a lock)."""
 
     def __init__(self, path: Path, *, memory_entries: int = DEFAULT_MEMORY_ENTRIES, clock: Callable[[], float] = time.time) -> None:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
         self.clock = clock
         self._memory: OrderedDict[str, CachedPage] = OrderedDict()
         self._capacity = memory_entries
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False, timeout=10.0)
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute(_SCHEMA)
-            self._db.commit()
+        self._db = open_sqlite_file(path, (_SCHEMA,))
 
     def get(self, url: str) -> CachedPage | None:
         """The cached page at ``url``: from memory, else from disk (then kept in memory)."""
