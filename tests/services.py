@@ -29,15 +29,17 @@ import pytest
 STARTUP_TIMEOUT = 60.0  # seconds; generous for a loaded CI machine, never waited on when things work
 
 
-def wait_until(condition: Callable[[], Any], what: str, timeout: float = STARTUP_TIMEOUT, every: float = 0.05) -> Any:
-    """Poll ``condition`` until it returns something truthy (returned), or fail naming ``what`` after ``timeout``."""
+def wait_until(condition: Callable[[], Any], what: str, timeout: float = STARTUP_TIMEOUT, every: float = 0.05,
+               explain: Callable[[], str] | None = None) -> Any:
+    """Poll ``condition`` until it returns something truthy (returned), or fail naming ``what`` after ``timeout``
+    (with what ``explain`` says of the state then, to diagnose a failure seen only once)."""
     deadline = time.monotonic() + timeout
     while True:
         value = condition()
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}" + (f": {explain()}" if explain else ""))
         time.sleep(every)  # a polling interval under a deadline, not a synchronization
 
 

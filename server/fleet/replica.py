@@ -76,6 +76,7 @@ class ReplicaAgent:
         self._registry_live: str | None = None
         self._contact = time.monotonic()
         self._failing: dict[str, str] = {}  # generation -> the error its last warm-up failed with
+        self.passes = 0  # passes completed: an operator (or a test) can tell a stalled agent from a waiting one
 
     def bootstrap(self) -> str:
         """Before serving: make the local folder hold the registry's live generation, verified, and name it in CURRENT.
@@ -144,6 +145,7 @@ class ReplicaAgent:
                     listening = True
                 self._step(self._conn)
                 self._contact = time.monotonic()
+                self.passes += 1
                 for _ in self._conn.notifies(timeout=WAKE_SECONDS, stop_after=1):
                     pass
             except (DocsMcpError, psycopg.Error, OSError) as error:
@@ -152,6 +154,9 @@ class ReplicaAgent:
                     self._conn.close()
                 self._conn = None
                 self._stop.wait(WAKE_SECONDS)  # not a synchronization: a pause before reconnecting
+            except Exception:  # noqa: BLE001 - a defect in one pass must not stop the replica following the fleet
+                logger.exception("fleet: a pass of the replica agent failed; retrying")
+                self._stop.wait(WAKE_SECONDS)
 
     def _step(self, conn: Any) -> None:
         assert self._live is not None

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import shutil
+import sys
 import threading
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -205,6 +207,17 @@ class _Unreachable(DirectoryStorage):
         return super().manifest_bytes(generation)
 
 
+def _agent_state(agent: ReplicaAgent, conn: Any) -> str:
+    """What a replica agent is doing now, for a failure message: its passes, its view, its row, its thread's stack."""
+    thread = agent._thread
+    frame = sys._current_frames().get(thread.ident) if thread is not None and thread.ident is not None else None
+    row = conn.execute("SELECT serving, warmed, dropped_for, clock_timestamp() - heartbeat_at FROM docs_mcp_replicas "
+                       "WHERE replica = %s", (agent.name,)).fetchone()
+    stack = "".join(traceback.format_stack(frame)) if frame is not None else "(no thread)"
+    return (f"passes={agent.passes} alive={thread is not None and thread.is_alive()} check={agent.check()} "
+            f"registry={[(g.generation, g.state) for g in registry.generations(conn)]} row={row}\n{stack}")
+
+
 def test_replicas_warm_before_the_flip_and_a_laggard_leaves_health_until_it_catches_up(database: str, tmp_path: Path) -> None:
     storage_dir = tmp_path / "shared"
     conn = connect(database)
@@ -228,7 +241,8 @@ def test_replicas_warm_before_the_flip_and_a_laggard_leaves_health_until_it_catc
         assert (report.outcome, report.warmed, report.dropped) == ("live", ("steady",), ("laggard",))
         wait_until(lambda: lives[0].current().generation == report.generation, "the steady replica to serve it")
         assert lives[0].held() == (report.generation, first)  # the old one stays open for its cursors
-        wait_until(lambda: agents[1].check()["status"] == "unavailable", "the laggard to leave /healthz")
+        wait_until(lambda: agents[1].check()["status"] == "unavailable", "the laggard to leave /healthz", timeout=60,
+                   explain=lambda: _agent_state(agents[1], conn))
         assert "missed the flip" in agents[1].check()["error"] and lives[1].current().generation == first
         _Unreachable.fixed.set()
         wait_until(lambda: agents[1].check()["status"] == "ok" and lives[1].current().generation == report.generation,
