@@ -171,15 +171,25 @@ class ReplicaState:
 def heartbeat(conn: Any, state: ReplicaState) -> str | None:
     """Report ``state`` now; returns the generation this replica was dropped for, if it still is.
 
-    A replica serving the live generation is no longer dropped.
+    A replica stops being dropped once it serves the generation it missed, or one staged after it
+    (a flip it also missed went on to a newer one), or that generation is gone from the registry.
+    This compares with the row's own ``dropped_for``, never with "the live generation": a heartbeat
+    that waited on the flip's row lock reads the registry as it was before the flip, where the
+    replica's old generation was still live, and would clear the mark the flip had just set
+    (a dropped replica then reported healthy while serving the old generation).
     """
     row = conn.execute(
         """INSERT INTO docs_mcp_replicas AS r (replica, url, serving, warmed, heartbeat_at)
            VALUES (%(replica)s, %(url)s, %(serving)s, %(warmed)s, clock_timestamp())
            ON CONFLICT (replica) DO UPDATE SET url = EXCLUDED.url, serving = EXCLUDED.serving, warmed = EXCLUDED.warmed,
                heartbeat_at = EXCLUDED.heartbeat_at,
-               dropped_for = CASE WHEN EXCLUDED.serving IS NOT NULL AND EXCLUDED.serving = (
-                   SELECT generation FROM docs_mcp_generations WHERE state = 'live') THEN NULL ELSE r.dropped_for END
+               dropped_for = CASE
+                   WHEN r.dropped_for IS NULL OR EXCLUDED.serving IS NULL THEN r.dropped_for
+                   WHEN EXCLUDED.serving = r.dropped_for THEN NULL
+                   WHEN NOT EXISTS (SELECT 1 FROM docs_mcp_generations WHERE generation = r.dropped_for) THEN NULL
+                   WHEN (SELECT staged_at FROM docs_mcp_generations WHERE generation = EXCLUDED.serving)
+                        > (SELECT staged_at FROM docs_mcp_generations WHERE generation = r.dropped_for) THEN NULL
+                   ELSE r.dropped_for END
            RETURNING dropped_for""",
         {"replica": state.replica, "url": state.url, "serving": state.serving, "warmed": list(state.warmed)},
     ).fetchone()

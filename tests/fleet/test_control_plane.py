@@ -122,6 +122,31 @@ def test_a_laggard_past_the_timeout_is_dropped_and_rejoins_when_it_serves_the_li
     assert third in {g.generation for g in registry.generations(conn, "failed")}
 
 
+def test_a_heartbeat_racing_the_flip_that_drops_its_replica_keeps_it_dropped(conn: Any, database: str, tmp_path: Path) -> None:
+    # The flip marks the laggard while the laggard's heartbeat waits on that row: the heartbeat's statement
+    # began before the flip committed, when the laggard's generation was still the live one.
+    first = _stage(conn, tmp_path, "first")
+    registry.try_flip(conn, warm_timeout=60, heartbeat_ttl=3)
+    second = _stage(conn, tmp_path, "second")
+    _replica(conn, "fast", (first, second))
+    heartbeat(conn, ReplicaState("slow", "", first, (first,)))
+    other = connect(database)
+    returned: list[str | None] = []
+    with conn.transaction():
+        flip = registry.try_flip(conn, warm_timeout=0, heartbeat_ttl=3)
+        assert (flip.outcome, flip.dropped) == ("live", ("slow",))
+        racing = threading.Thread(target=lambda: returned.append(heartbeat(other, ReplicaState("slow", "", first, (first,)))))
+        racing.start()
+        wait_until(lambda: conn.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s AND wait_event_type = 'Lock'",
+                                        (other.info.backend_pid,)).fetchone()[0], "the heartbeat to wait on the flip's lock")
+    racing.join(timeout=60)
+    other.close()
+    assert returned == [second]  # still dropped: it serves the generation it missed the flip from
+    assert heartbeat(conn, ReplicaState("slow", "", first, (first,))) == second
+    third = _stage(conn, tmp_path, "third")
+    assert heartbeat(conn, ReplicaState("slow", "", third, (third,))) is None  # serving a newer one than it missed
+
+
 def test_the_build_lock_is_held_by_one_builder_and_freed_when_it_dies(database: str) -> None:
     first, second = connect(database), connect(database)
     ensure_schema(first)
