@@ -280,6 +280,7 @@ def _save(arrays: ServingArrays, out: Path) -> None:
         "taxonomy": {key: list(arrays.taxonomy_values[key]) for key in arrays.taxonomy_keys},
         **_vector_manifest(arrays.vectors, arrays.vector_index),
         "record_bytes": int(arrays.records.offsets[-1]),
+        "content_bytes": arrays.records.content_bytes,
     }
     # Written last: a folder without a manifest has no serving arrays.
     (out / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2), encoding="utf-8")

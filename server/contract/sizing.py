@@ -15,21 +15,34 @@ from typing import Any, Sequence
 from docs_mcp.indexer.index_store import StoredChunk
 from docs_mcp.server.contract.render import render_chunk_window
 from docs_mcp.server.core.live_index import ServedIndex
+from docs_mcp.server.core.registry import render_json
 from docs_mcp.server.search.expansion import Expansions
 from docs_mcp.server.search.passages import best_passage
+from docs_mcp.server.search.records import Hit
 from docs_mcp.server.search.tokens import count_tokens
 
 
-def sized_hits(index: ServedIndex, result: dict[str, Any], query: str, expansions: Expansions | None = None) -> dict[str, Any]:
-    """The SearchResult with ``passage`` and ``tokens`` added to each hit (the chunks read in one batch)."""
-    hits = result.get("hits") or []
-    if not hits:
+@dataclass(frozen=True)
+class SearchAnswer:
+    """What search_docs ran to: the contract's SearchResult, and the page's hits that the structured content sizes."""
+
+    result: dict[str, Any]  # hits, next_cursor, hint: the tool's text is exactly this
+    hits: tuple[Hit, ...]
+
+    def text(self) -> str:
+        return render_json(self.result)
+
+
+def sized_hits(index: ServedIndex, answer: SearchAnswer, query: str, expansions: Expansions | None = None) -> dict[str, Any]:
+    """The SearchResult with ``passage`` and ``tokens`` added to each hit (the chunks' markdown read by row)."""
+    result = answer.result
+    if not result.get("hits"):
         return result
-    contents = index.engine.store.contents([hit["chunk_id"] for hit in hits])
+    contents = index.engine.markdown(answer.hits)
     strong = index.engine.content_words(" ".join([query, expansions.keywords if expansions else ""]))
     weak = index.engine.content_words(" ".join([expansions.question, expansions.hypothetical_answer])) if expansions else []
     sized = []
-    for hit in hits:
+    for hit in result["hits"]:
         content = contents.get(hit["chunk_id"], "")
         sized.append({**hit, "passage": best_passage(content, strong, weak).text, "tokens": count_tokens(content)})
     return {**result, "hits": sized}

@@ -19,7 +19,7 @@ from docs_mcp.server.contract.cursor import CursorCodec, SearchBinding
 from docs_mcp.server.contract.expanded import SEARCH_DOCS_EXPANDED, expanded_tool, parse_expanded_args, parse_expansions
 from docs_mcp.server.contract.render import search_result
 from docs_mcp.server.contract.schemas import GET_DOC, SEARCH_DOCS, get_doc_tool, search_docs_tool
-from docs_mcp.server.contract.sizing import ChunkWindow, sized_hits
+from docs_mcp.server.contract.sizing import ChunkWindow, SearchAnswer, sized_hits
 from docs_mcp.server.core.live_index import ServedIndex
 from docs_mcp.server.core.registry import ToolCall, ToolSpec, internal_error_text
 from docs_mcp.server.errors import ChunkNotFoundError, NoVectorsError
@@ -35,9 +35,9 @@ def contract_specs(mode: str, search_extras: SearchExtras | None = None) -> list
     """search_docs and get_doc (the contract's, listed first), then search_docs_expanded, ranking in ``mode``;
     ``search_extras`` joins a search's structured content."""
 
-    def structured(data: dict[str, Any], call: ToolCall) -> dict[str, Any]:
+    def structured(answer: SearchAnswer, call: ToolCall) -> dict[str, Any]:
         query, expansions = _query_of(call.arguments)
-        sized = sized_hits(call.index, data, query, expansions)
+        sized = sized_hits(call.index, answer, query, expansions)
         return {**sized, **(search_extras(call.index, call.arguments, sized) if search_extras else {})}
 
     return [
@@ -46,6 +46,7 @@ def contract_specs(mode: str, search_extras: SearchExtras | None = None) -> list
             describe=search_docs_tool,
             parse=lambda arguments, index: parse_search_args(arguments, index.filters),
             run=lambda args, call: run_search_docs(call.index, args, mode),
+            render=SearchAnswer.text,
             structured=structured,
             error_text=internal_error_text,
         ),
@@ -63,6 +64,7 @@ def contract_specs(mode: str, search_extras: SearchExtras | None = None) -> list
             describe=expanded_tool,
             parse=lambda arguments, index: parse_expanded_args(arguments, index.filters),
             run=lambda parsed, call: run_search_docs(call.index, parsed[0], mode, parsed[1]),
+            render=SearchAnswer.text,
             structured=structured,
             error_text=internal_error_text,
         ),
@@ -87,7 +89,7 @@ def tool_text(index: ServedIndex, name: str, arguments: Mapping[str, Any] | None
     return spec.text(ToolCall(index, arguments))
 
 
-def run_search_docs(index: ServedIndex, args: SearchArgs, mode: str, expansions: Expansions | None = None) -> dict[str, Any]:
+def run_search_docs(index: ServedIndex, args: SearchArgs, mode: str, expansions: Expansions | None = None) -> SearchAnswer:
     """Run search_docs: one page of hits, the next page's cursor and, for zero hits, the hint.
 
     With ``expansions`` (search_docs_expanded) the agent's parts join the search; without, it is search_docs's.
@@ -113,7 +115,7 @@ def run_search_docs(index: ServedIndex, args: SearchArgs, mode: str, expansions:
             *index.engine.query_words(args.query),
         )
     next_cursor = cursors.encode(binding, offset + len(page.hits)) if page.has_more else None
-    return search_result(page.hits, next_cursor, hint)
+    return SearchAnswer(search_result(page.hits, next_cursor, hint), page.hits)
 
 
 def _expanded(expansions: Expansions | None) -> dict[str, Any]:

@@ -188,10 +188,19 @@ class Engine:
         scores = ranking.shown[offset : offset + limit]
         records = self.arrays.records.read(page)
         hits = tuple(
-            _hit(record, float(score), needles, lexical_rank, vector_rank)
-            for record, score, lexical_rank, vector_rank in zip(records, scores, ranking.lexical.ranks(page), ranking.vector.ranks(page))
+            _hit(record, row, float(score), needles, lexical_rank, vector_rank)
+            for record, row, score, lexical_rank, vector_rank in zip(records, page, scores, ranking.lexical.ranks(page), ranking.vector.ranks(page))
         )
         return SearchPage(hits=hits, has_more=len(ranking.order) > offset + limit)
+
+    def markdown(self, hits: Sequence[Hit]) -> dict[str, str]:
+        """The markdown of each hit's chunk, by chunk id: from the serving files by row, or from the store for a
+        generation built without them (or hits whose row is not known)."""
+        known = [hit for hit in hits if 0 <= hit.row < self.size]
+        texts = self.arrays.records.markdown([hit.row for hit in known]) if known else None
+        found = dict(zip((hit.chunk_id for hit in known), texts)) if texts is not None else {}
+        missing = [hit.chunk_id for hit in hits if hit.chunk_id not in found]
+        return {**found, **self.store.contents(missing)} if missing else found
 
     def content_words(self, text: str) -> list[str]:
         """The words of ``text`` a search matches on: tokenized, the stop words the index leaves out left out."""
@@ -434,7 +443,7 @@ def _taxonomy_columns(arrays: ServingArrays, keys: Sequence[str]) -> TaxonomyCol
     return TaxonomyColumns.from_codes(arrays.taxonomy_keys, arrays.taxonomy_values, arrays.taxonomy_codes, keys, arrays.num_chunks)
 
 
-def _hit(record: PageRecord, score: float, needles: Needles, lexical_rank: int | None, vector_rank: int | None) -> Hit:
+def _hit(record: PageRecord, row: int, score: float, needles: Needles, lexical_rank: int | None, vector_rank: int | None) -> Hit:
     return Hit(
         chunk_id=record.chunk_id,
         score=round(score, 6),
@@ -445,6 +454,7 @@ def _hit(record: PageRecord, score: float, needles: Needles, lexical_rank: int |
         metadata=record.metadata,
         lexical_rank=lexical_rank,
         vector_rank=vector_rank,
+        row=row,
     )
 
 

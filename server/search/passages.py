@@ -12,6 +12,7 @@ ends around its first match, and a code fence cut open is closed again.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -38,18 +39,24 @@ def best_passage(markdown: str, strong: Sequence[str], weak: Sequence[str] = (),
     if not blocks:
         return Passage("", 0, 0)
     scorers = [(Needles.of(strong), 1.0), (Needles.of(weak), WEAK_WEIGHT)]
+    # The words are found once in the whole chunk; a window's are the union of its blocks' (no word spans two blocks).
+    found = _block_words(markdown, blocks, scorers)
+
+    def score(first: int, last: int) -> float:
+        return _score(found[first : last + 1], scorers)
+
     best, best_score = (0, 0), -1.0
     for first in range(len(blocks)):
         last = first
         while last + 1 < len(blocks) and blocks[last + 1][1] - blocks[first][0] <= max_chars:
             last += 1
-        score = _score(markdown[blocks[first][0] : blocks[last][1]], scorers)
-        if score > best_score:
-            best, best_score = (first, last), score
+        window_score = score(first, last)
+        if window_score > best_score:
+            best, best_score = (first, last), window_score
     first, last = best
     # Blocks before the first match give way (a heading right above it stays) to blocks after the window.
-    while best_score > 0 and first < last and not _score(markdown[blocks[first][0] : blocks[first][1]], scorers):
-        if _HEADING.match(markdown[blocks[first][0] : blocks[first][1]]) and _score(markdown[blocks[first + 1][0] : blocks[first + 1][1]], scorers):
+    while best_score > 0 and first < last and not score(first, first):
+        if _HEADING.match(markdown[blocks[first][0] : blocks[first][1]]) and score(first + 1, first + 1):
             break
         first += 1
     while last + 1 < len(blocks) and blocks[last + 1][1] - blocks[first][0] <= max_chars:
@@ -94,15 +101,31 @@ def markdown_blocks(markdown: str) -> list[tuple[int, int]]:
     return [(s, e) for s, e in blocks if markdown[s:e].strip()]
 
 
-def _score(text: str, scorers: Sequence[tuple[Needles, float]]) -> float:
-    total = 0.0
-    seen: set[str] = set()
-    for needles, weight in scorers:
+def _block_words(markdown: str, blocks: Sequence[tuple[int, int]], scorers: Sequence[tuple[Needles, float]]) -> list[tuple[int, ...]]:
+    """Per block, per scorer, the distinct words (lower case) its needles match there, as a bit set (a bit per word)."""
+    bits: dict[str, int] = {}
+    starts = [start for start, _ in blocks]
+    found = [[0] * len(scorers) for _ in blocks]
+    for k, (needles, _) in enumerate(scorers):
         if needles.pattern is None:
             continue
-        words = {match.group().lower() for match in needles.pattern.finditer(text)} - seen
+        for match in needles.pattern.finditer(markdown):
+            block = bisect_right(starts, match.start()) - 1  # matches lie in blocks: between them is only blank space
+            found[block][k] |= 1 << bits.setdefault(match.group().lower(), len(bits))
+    return [tuple(words) for words in found]
+
+
+def _score(blocks: Sequence[tuple[int, ...]], scorers: Sequence[tuple[Needles, float]]) -> float:
+    """The weighted count of distinct words in ``blocks`` (their ``_block_words``); a word counts once, at its first scorer's weight."""
+    total = 0.0
+    seen = 0
+    for k, (_, weight) in enumerate(scorers):
+        words = 0
+        for block in blocks:
+            words |= block[k]
+        words &= ~seen
         seen |= words
-        total += weight * len(words)
+        total += weight * words.bit_count()
     return total
 
 

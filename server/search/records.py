@@ -21,6 +21,7 @@ class Hit:
     metadata: Mapping[str, str] = field(default_factory=dict)
     lexical_rank: int | None = None  # 1-based rank in the BM25 list, None if absent
     vector_rank: int | None = None  # 1-based rank in the vector list, None if absent
+    row: int = -1  # the chunk's row in its generation (its markdown is read by it); -1 when not known
 
 
 @dataclass(frozen=True)

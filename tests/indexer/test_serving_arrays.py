@@ -15,7 +15,7 @@ from docs_mcp.indexer.sources.folder import build_index
 from docs_mcp.indexer.errors import IndexFormatError
 from docs_mcp.indexer.index_file import current_generation, open_index
 from docs_mcp.indexer.schema import FTS_SCHEMA
-from docs_mcp.indexer.page_records import RECORDS_FILE
+from docs_mcp.indexer.page_records import CONTENT_OFFSETS_FILE, CONTENTS_FILE, RECORDS_FILE
 from docs_mcp.indexer import serving_writer
 from docs_mcp.indexer.serving_arrays import MANIFEST_FILE, SERVING_DIR
 from docs_mcp.indexer.serving_reader import open_serving_arrays
@@ -112,6 +112,38 @@ def test_page_records_hold_each_chunk_as_a_hit_shows_it(index: Path) -> None:
         assert record.metadata == orjson.loads(metadata)
         assert record.flat_text == " ".join(text.split())  # folded once, at build time
     assert any("\n" in text for *_, text in rows)
+
+
+def test_each_chunks_markdown_is_stored_beside_its_record(index: Path) -> None:
+    arrays = open_serving_arrays(index / current_generation(index))
+    with open_index(index) as reader:
+        contents = [row[0] for row in reader.conn.execute("SELECT content FROM chunks ORDER BY id").fetchall()]
+    rows = list(range(len(contents)))
+    assert arrays.records.markdown(rows) == contents and arrays.records.markdown(rows[::-1]) == contents[::-1]
+    assert any("```" in text for text in contents) and any("\n\n" in text for text in contents)  # markdown, not folded
+
+
+def test_a_generation_built_before_the_markdown_file_reads_it_from_the_store(index: Path, tmp_path: Path) -> None:
+    from docs_mcp.server.search.engine import open_engine
+
+    old = tmp_path / "index"
+    shutil.copytree(index, old)
+    serving = old / current_generation(old) / SERVING_DIR
+    manifest = json.loads((serving / MANIFEST_FILE).read_text())
+    del manifest["content_bytes"]
+    (serving / MANIFEST_FILE).write_text(json.dumps(manifest))
+    (serving / CONTENTS_FILE).unlink()
+    (serving / CONTENT_OFFSETS_FILE).unlink()
+    engine, before = open_engine(old), open_engine(index)
+    try:
+        assert engine.arrays.records.markdown([0]) is None and before.arrays.records.markdown([0]) is not None
+        hits = engine.search("backoff retries", mode="bm25").hits
+        assert len(hits) >= 2 and all(hit.row >= 0 for hit in hits)
+        expected = engine.store.contents([hit.chunk_id for hit in hits])
+        assert engine.markdown(hits) == expected == before.markdown(before.search("backoff retries", mode="bm25").hits)
+    finally:
+        engine.close()
+        before.close()
 
 
 def test_damaged_page_records_are_refused_with_the_rebuild_command(index: Path, tmp_path: Path) -> None:

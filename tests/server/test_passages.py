@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from docs_mcp.server.search import passages
 from docs_mcp.server.search.passages import WEAK_WEIGHT, best_passage, markdown_blocks
+from docs_mcp.server.search.snippets import Needles
 from docs_mcp.server.search.tokens import count_tokens
 
 DOC = """## Retries
@@ -59,3 +64,36 @@ def test_a_long_code_block_is_cut_around_the_match_and_its_fence_closed():
 def test_an_empty_chunk_has_an_empty_passage_and_tokens_are_a_quarter_of_the_characters():
     assert best_passage("", ["a"]).text == ""
     assert [count_tokens(t) for t in ("", "a", "abcd", "abcde")] == [0, 1, 1, 2]
+
+
+_WORDS = ["retry", "retries", "client", "backoff", "limit", "page", "cursor"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    blocks=st.lists(st.lists(st.sampled_from([*_WORDS, "the", "a", "Retry-After", "x1"]), min_size=1, max_size=8), min_size=1, max_size=12),
+    headings=st.lists(st.booleans(), min_size=12, max_size=12),
+    strong=st.lists(st.sampled_from(_WORDS), max_size=3),
+    weak=st.lists(st.sampled_from(_WORDS), max_size=3),
+    max_chars=st.integers(min_value=20, max_value=200),
+)
+def test_scoring_each_block_once_picks_the_passage_scoring_each_window_text_picks(blocks, headings, strong, weak, max_chars):
+    """The reference: every window's words counted by matching its whole text, as the passage was first found."""
+    markdown = "\n\n".join(("## " if heading else "") + " ".join(words) for words, heading in zip(blocks, headings))
+    scorers = [(Needles.of(strong), 1.0), (Needles.of(weak), WEAK_WEIGHT)]
+
+    def text_score(text: str) -> float:
+        total, seen = 0.0, set()
+        for needles, weight in scorers:
+            words = {m.group().lower() for m in needles.pattern.finditer(text)} - seen if needles.pattern else set()
+            seen |= words
+            total += weight * len(words)
+        return total
+
+    spans = markdown_blocks(markdown)
+    found = passages._block_words(markdown, spans, scorers)
+    for first in range(len(spans)):
+        for last in range(first, len(spans)):
+            assert passages._score(found[first : last + 1], scorers) == text_score(markdown[spans[first][0] : spans[last][1]])
+    passage = best_passage(markdown, strong, weak, max_chars)
+    assert passage.text == markdown[passage.start : passage.end].rstrip() or passage.end - passage.start > max_chars
