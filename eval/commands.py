@@ -205,7 +205,7 @@ def _parse_sizes(sizes: str) -> tuple[int, ...]:
 
 
 def bench_index_command(
-    docs_dir: Path = typer.Argument(..., help="Folder of markdown documentation to benchmark."),
+    docs_dir: Path = typer.Argument(..., help="Folder of documentation to benchmark (markdown, reStructuredText, HTML, notebooks, MDX)."),
     json_file: Optional[Path] = typer.Option(None, "--json", help="Also write the figures to this JSON file."),
 ) -> None:
     """Time three builds of DOCS_DIR in temporary folders (full text only, with embeddings, unchanged re-index)."""
@@ -236,7 +236,7 @@ def bench_index_command(
 
 
 def bench_serve_command(
-    docs_dir: Path = typer.Argument(..., help="Folder of markdown documentation to serve (queries are sampled from it)."),
+    docs_dir: Path = typer.Argument(..., help="Folder of documentation to serve, in any format docs-mcp index reads (queries are sampled from it)."),
     index: Optional[Path] = typer.Option(None, "--index", help="Our index of DOCS_DIR (default: build one, timed, into the work folder)."),
     reference: Optional[Path] = typer.Option(
         None, "--reference", help="A built checkout of the reference server (speakeasy-api/docs-mcp) to compare with, in its full-text mode."
