@@ -157,11 +157,13 @@ def cache_dir() -> Path:
 
 
 def _load_default(threads: int | None) -> Embedder:
+    from docs_mcp.indexer.optimized_graph import OptimizedGraph
     from docs_mcp.indexer.sentence_model import SentenceModel
 
     files = verified_files()
+    saved = OptimizedGraph.for_weights(cache_dir(), files[0].record.sha256, package_version("onnxruntime"))
     with translated(f"Cannot load the embedding model {DEFAULT_MODEL}"):
-        encoder = SentenceModel({f.record.name: f.path for f in files}, threads=threads)
+        encoder = SentenceModel({f.record.name: f.path for f in files}, threads=threads, saved=saved)
     runtime = f"onnxruntime {package_version('onnxruntime')}, tokenizers {package_version('tokenizers')}"
     identity = ModelIdentity(PROVIDER, DEFAULT_MODEL, encoder.dimensions, files[0].record.sha256, runtime, tuple(f.record for f in files))
     return Embedder(encoder, identity)

@@ -13,9 +13,12 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from docs_mcp.indexer.optimized_graph import OptimizedGraph
 
 # onnxruntime and tokenizers are imported when a model loads: the CLI and a bm25-only server
 # never pay for them.
@@ -24,16 +27,17 @@ import numpy as np
 class SentenceModel:
     """An int8 ONNX sentence encoder with its tokenizer files, producing mean-pooled vectors."""
 
-    def __init__(self, files: Mapping[str, Path], *, threads: int | None = None) -> None:
+    def __init__(self, files: Mapping[str, Path], *, threads: int | None = None, saved: "OptimizedGraph | None" = None) -> None:
         """Load the model from its files by name: ``model.onnx``, ``tokenizer.json``,
         ``tokenizer_config.json``, ``special_tokens_map.json`` and ``config.json``.
 
-        ``threads``: ONNX Runtime's threads per call (None: its default, one per core).
+        ``threads``: ONNX Runtime's threads per call (None: its default, one per core). ``saved``: where the
+        optimised graph is kept between loads (optimized_graph.py); None optimises at every load.
         Raises whatever onnxruntime, tokenizers or the JSON reader raise; the caller translates.
         """
         self._tokenizer = _batch_tokenizer(files)
         self._counter: Any = None  # the unpadded tokenizer token_counts needs (a build's, not a server's): made on first use
-        self._session = _session(files["model.onnx"], threads)
+        self._session = _session(files["model.onnx"], threads, saved)
         self._inputs = {node.name for node in self._session.get_inputs()}
         self.dimensions = int(_json(files["config.json"])["hidden_size"])
 
@@ -97,23 +101,37 @@ def _batch_tokenizer(files: Mapping[str, Path]) -> Any:
     return tokenizer
 
 
-def _session(weights: Path, threads: int | None) -> Any:
+def _session(weights: Path, threads: int | None, saved: "OptimizedGraph | None" = None) -> Any:
     import onnxruntime
 
     from docs_mcp.indexer.model_graph import rewritten
 
     # ONNX Runtime's telemetry events are on by default: an offline docs server has nothing to report.
     onnxruntime.disable_telemetry_events()
+    session = saved.load(onnxruntime, _options(onnxruntime, threads)) if saved is not None else None
+    if session is None:
+
+        def optimised(save_to: str | None) -> Any:
+            options = _options(onnxruntime, threads)
+            options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+            if save_to:
+                options.optimized_model_filepath = save_to
+                options.log_severity_level = 3  # its warning that the file suits this machine only: the file's name says so
+            return _from_memory(onnxruntime, rewritten(weights.read_bytes()), options)
+
+        session = saved.optimise_and_save(optimised) if saved is not None else optimised(None)
+    _return_freed_memory()
+    return session
+
+
+def _options(onnxruntime: Any, threads: int | None) -> Any:
     options = onnxruntime.SessionOptions()
-    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
     if threads:
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1  # the graph is one chain of operators: nothing runs beside another
     # Threads that spin while they wait for work take the cores from everything else on a busy machine.
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    session = _from_memory(onnxruntime, rewritten(weights.read_bytes()), options)
-    _return_freed_memory()
-    return session
+    return options
 
 
 def _from_memory(onnxruntime: Any, model: bytes, options: Any) -> Any:

@@ -1,0 +1,60 @@
+"""The optimised model graph saved between loads: written once, read after, the same vectors, never a failed load."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnxruntime
+import pytest
+
+from docs_mcp.indexer import optimized_graph
+from docs_mcp.indexer.model_files import WEIGHTS_SHA256, verified_files
+from docs_mcp.indexer.optimized_graph import OptimizedGraph, graph_key
+from docs_mcp.indexer.sentence_model import SentenceModel
+
+TEXTS = ["how do I add CORS middleware", "dependency injection with Depends", "retry " * 200]
+
+
+def _files() -> dict[str, Path]:
+    return {installed.record.name: installed.path for installed in verified_files()}
+
+
+@pytest.fixture(scope="module")
+def in_memory() -> np.ndarray:
+    """The vectors of a model optimised in memory at load, as every load did before."""
+    return SentenceModel(_files(), threads=1).embed(TEXTS)
+
+
+def test_the_optimised_graph_is_saved_once_and_gives_the_same_vectors(tmp_path: Path, in_memory: np.ndarray) -> None:
+    saved = OptimizedGraph.for_weights(tmp_path, WEIGHTS_SHA256, onnxruntime.__version__)
+    first = SentenceModel(_files(), threads=1, saved=saved)
+    assert [path.name for path in saved.path.parent.iterdir()] == [saved.path.name]  # no temporary file left
+    written = saved.path.stat().st_mtime_ns
+    second = SentenceModel(_files(), threads=1, saved=saved)
+    assert saved.path.stat().st_mtime_ns == written  # loaded, not optimised and written again
+    assert np.array_equal(first.embed(TEXTS), in_memory) and np.array_equal(second.embed(TEXTS), in_memory)
+
+
+def test_a_damaged_saved_graph_is_optimised_again_and_replaced(tmp_path: Path, in_memory: np.ndarray) -> None:
+    saved = OptimizedGraph.for_weights(tmp_path, WEIGHTS_SHA256, onnxruntime.__version__)
+    saved.path.parent.mkdir(parents=True)
+    saved.path.write_bytes(b"\x08\x07not a model")
+    model = SentenceModel(_files(), threads=1, saved=saved)
+    assert np.array_equal(model.embed(TEXTS), in_memory) and saved.path.stat().st_size > 1_000_000
+
+
+def test_a_cache_folder_that_cannot_be_made_loads_without_saving(tmp_path: Path, in_memory: np.ndarray) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    saved = OptimizedGraph.for_weights(blocker, WEIGHTS_SHA256, onnxruntime.__version__)  # its folder would be under a file
+    model = SentenceModel(_files(), threads=1, saved=saved)
+    assert np.array_equal(model.embed(TEXTS), in_memory) and not saved.path.exists()
+
+
+def test_the_file_name_changes_with_whatever_the_graph_depends_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    key = graph_key("weights-a", "1.20.0")
+    assert key == graph_key("weights-a", "1.20.0")
+    assert len({key, graph_key("weights-b", "1.20.0"), graph_key("weights-a", "1.21.0")}) == 3
+    monkeypatch.setattr(optimized_graph, "cpu_flags", lambda: "fpu sse2")  # another CPU: kernels it may lack
+    assert graph_key("weights-a", "1.20.0") != key
