@@ -161,7 +161,10 @@ def _load_default(threads: int | None) -> Embedder:
     from docs_mcp.indexer.sentence_model import SentenceModel
 
     files = verified_files()
-    saved = OptimizedGraph.for_weights(cache_dir(), files[0].record.sha256, package_version("onnxruntime"))
+    try:
+        saved = OptimizedGraph.for_weights(cache_dir(), files[0].record.sha256, package_version("onnxruntime"))
+    except (RuntimeError, KeyError, OSError):  # no home folder to cache in (a user without one): optimise at every load
+        saved = None
     with translated(f"Cannot load the embedding model {DEFAULT_MODEL}"):
         encoder = SentenceModel({f.record.name: f.path for f in files}, threads=threads, saved=saved)
     runtime = f"onnxruntime {package_version('onnxruntime')}, tokenizers {package_version('tokenizers')}"

@@ -58,3 +58,14 @@ def test_the_file_name_changes_with_whatever_the_graph_depends_on(monkeypatch: p
     assert len({key, graph_key("weights-b", "1.20.0"), graph_key("weights-a", "1.21.0")}) == 3
     monkeypatch.setattr(optimized_graph, "cpu_flags", lambda: "fpu sse2")  # another CPU: kernels it may lack
     assert graph_key("weights-a", "1.20.0") != key
+
+
+def test_without_a_home_folder_the_model_loads_and_nothing_is_cached(monkeypatch: pytest.MonkeyPatch, in_memory: np.ndarray) -> None:
+    from docs_mcp.indexer import embedding
+
+    def no_home() -> Path:
+        raise RuntimeError("Could not determine home directory.")  # what Path.home() says for a user without one
+
+    monkeypatch.setattr(embedding, "cache_dir", no_home)
+    vectors = embedding._load_default(1).embed_documents(TEXTS)  # batched by length: equal to the cosine, not the bit
+    assert (vectors * in_memory).sum(axis=1).min() >= 0.9999
