@@ -226,8 +226,12 @@ def main(argv: list[str] | None = None) -> int:
         started = time.monotonic()
         tally = anyio.run(fuzz, index, calls, args.seed, seconds, errlog)
         elapsed = time.monotonic() - started
-        log_tracebacks = errlog.read_text(errors="replace").count("Traceback (most recent call last)")
+        server_log = errlog.read_text(errors="replace")
+        log_tracebacks = server_log.count("Traceback (most recent call last)")
     report(tally, elapsed, log_tracebacks)
+    if log_tracebacks:  # the scratch folder goes with the run: show what the server logged around the first one
+        first = server_log.index("Traceback (most recent call last)")
+        print(server_log[max(0, first - 1_000) : first + 4_000], file=sys.stderr)
     bad = sum(tally.outcomes[kind] for kind in ("hang", "crash", "traceback", "error_without_advice"))
     return 1 if bad or log_tracebacks else 0
 
