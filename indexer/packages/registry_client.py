@@ -22,6 +22,8 @@ import hashlib
 import ipaddress
 import json
 import logging
+import sqlite3
+import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -134,12 +136,25 @@ class RegistryClient:
         self._quick = Fetcher(settings.policy(DOCUMENT_MAX_BYTES, LOOKUP_TIMEOUT), delays=(), sleep=sleep)
         self._cache = cache
         self._own_cache = cache is None
+        self._cache_lock = threading.Lock()  # lookups run on a pool: one of them opens the cache
 
     @property
     def cache(self) -> MetadataCache:
-        if self._cache is None:
-            self._cache = MetadataCache(self.settings.cache_path)
-        return self._cache
+        """The registry answers kept beside the index, opened on first use (by one thread).
+
+        Raises:
+            SourceUnavailableError: the cache file cannot be opened.
+        """
+        with self._cache_lock:
+            if self._cache is None:
+                try:
+                    self._cache = MetadataCache(self.settings.cache_path)
+                except (OSError, sqlite3.Error) as error:
+                    raise SourceUnavailableError(
+                        f"The registry cache {self.settings.cache_path} cannot be opened ({error}).",
+                        f"Set {CACHE_ENV} to a writable file, or check the index folder's permissions.",
+                    ) from error
+            return self._cache
 
     def close(self) -> None:
         self._fetcher.close()
