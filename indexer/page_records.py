@@ -83,9 +83,13 @@ class PageRecords:
     """
 
     def __init__(self, path: Path, offsets: np.ndarray, contents: tuple[Path, np.ndarray] | None = None) -> None:
-        self.offsets = offsets  # (N+1,) int64
         self._records = _Slices(path, offsets)
         self._contents = _Slices(*contents) if contents is not None else None
+
+    @property
+    def offsets(self) -> np.ndarray:
+        """(N+1,) int64: chunk row r's record is records.bin[offsets[r]:offsets[r+1]]."""
+        return self._records.offsets
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
