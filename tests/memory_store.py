@@ -2,7 +2,7 @@
 
 It proves the storage seam (indexer/index_store.py): search, the contract tools and the library
 tools run on it unchanged, and answer byte for byte what they answer over DuckDB. It speaks no
-SQL: stems come from the Snowball Porter stemmer (the algorithm of DuckDB's 'porter' stemmer),
+SQL: stems come from indexer/stemmer.py (as the DuckDB store's),
 term occurrences from the generation's postings, records from a copy of the chunks table.
 """
 
@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import orjson
-import snowballstemmer
 
 from docs_mcp.indexer.index_file import open_index
 from docs_mcp.indexer.index_store import ChunkColumns, HeadingPaths, QueryTerm, StoredChunk
 from docs_mcp.indexer.records import ModelIdentity
 from docs_mcp.indexer.schema import CHUNKS_TABLE
 from docs_mcp.indexer.serving_reader import open_serving_arrays
+from docs_mcp.indexer.stemmer import porter_stems
 
 _COLUMNS = ("chunk_id", "library", "filepath", "heading", "breadcrumb", "chunk_index", "file_chunk_count", "content", "metadata",
             "heading_path", "headings")  # fmt: skip
@@ -51,7 +51,6 @@ class MemoryStore:
         self._chunks = list(chunks)
         self._terms = list(terms)
         self._stopwords = stopwords
-        self._stemmer = snowballstemmer.stemmer("porter")
         self._by_id = {chunk.chunk_id: row for row, chunk in enumerate(self._chunks)}
         self.closed = False
 
@@ -75,10 +74,10 @@ class MemoryStore:
         return {cid: self._chunks[self._by_id[cid]].content for cid in chunk_ids if cid in self._by_id}
 
     def stems(self, words: Sequence[str]) -> list[str]:
-        return [self._stemmer.stemWord(word) for word in words]
+        return porter_stems(words)
 
     def query_terms(self, words: Sequence[str]) -> list[QueryTerm]:
-        return [QueryTerm(word, self._stemmer.stemWord(word), word in self._stopwords) for word in sorted(set(words))]
+        return [QueryTerm(word, stem, word in self._stopwords) for word, stem in zip(sorted(set(words)), porter_stems(sorted(set(words))))]
 
     def term_chunks(self, terms: Sequence[str], rows: Sequence[int]) -> list[tuple[int, str]]:
         wanted = set(terms)

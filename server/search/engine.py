@@ -150,7 +150,8 @@ class Engine:
             return self._columns
 
     def warm(self, mode: str = "hybrid") -> None:
-        """Load what the first search in ``mode`` would: the query model, unless ``mode`` is bm25."""
+        """Load what the first search in ``mode`` would: the stemmer, and the query model unless ``mode`` is bm25."""
+        self.store.stems(["warming"])
         if mode != "bm25" and self.has_vectors:
             self._query_embedder()
 

@@ -95,10 +95,19 @@ class Name:
     def named_in(self, text: str) -> bool:
         """Whether ``text`` writes this name (case as the query writes it, separators aside); a dotted name also as
         the end of a longer path (``domains.check_status`` in ``dub.domains.check_status``)."""
-        return bool(self.key) and self._pattern().search(text) is not None
-
-    def _pattern(self) -> re.Pattern[str]:
-        return _name_pattern(self.key, self.exact_case, bool(self.parts))
+        if not self.key:
+            return False
+        whole, letters = _name_patterns(self.key, self.exact_case, bool(self.parts))
+        # ``whole`` opens with a look-behind, which makes the regex engine try it at every position of the text
+        # (20 us a chunk, 11 ms a lookup search); ``letters`` opens with a letter, found by a fast scan. Every
+        # place it matches is tried as a start of ``whole`` (after a ``-`` it may begin one character earlier).
+        found = letters.search(text)
+        while found is not None:
+            start = found.start()
+            if whole.match(text, start) or (start and text[start - 1] == "-" and whole.match(text, start - 1)):
+                return True
+            found = letters.search(text, start + 1)
+        return False
 
     def path_named_in(self, heading: str, above: str) -> bool:
         """Whether a section names this dotted name by its path: its ``heading`` writes the last part and the
@@ -110,12 +119,13 @@ class Name:
 
 
 @lru_cache(maxsize=1024)
-def _name_pattern(key: str, exact_case: bool, dotted: bool) -> re.Pattern[str]:
-    """A whole name-shaped word whose letters and digits are ``key``, joiners anywhere between them; a dotted name may
-    also end a longer path."""
+def _name_patterns(key: str, exact_case: bool, dotted: bool) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A whole name-shaped word whose letters and digits are ``key``, joiners anywhere between them (a dotted name may
+    also end a longer path); and the same without what comes before it, to find where one may start."""
     start = r"(?:(?<=[.:/])|(?<![\w$.:/-]))" if dotted else r"(?<![\w$.:/-])"
-    body = _JOINERS.join(re.escape(char) for char in key)
-    return re.compile(f"{start}-?{body}(?![\\w$]|{_JOINERS[:-1]}+[\\w$])", 0 if exact_case else re.IGNORECASE)
+    body = _JOINERS.join(re.escape(char) for char in key) + f"(?![\\w$]|{_JOINERS[:-1]}+[\\w$])"
+    flags = 0 if exact_case else re.IGNORECASE
+    return re.compile(f"{start}-?{body}", flags), re.compile(body, flags)
 
 
 def names_in(text: str, *, exact_case: bool) -> set[str]:

@@ -200,8 +200,8 @@ def test_full_text_search_and_bm25_warm_never_load_the_model(tmp_path_factory):
     engine.search("retries", {}, mode="hybrid")
     assert engine._embedder is not None
     engine.close()
-    with pytest.raises(IndexerError):  # its cursors are closed: words not stemmed before cannot be
-        engine.search("unseen words", {}, mode="bm25")
+    with pytest.raises(IndexerError):  # its cursors are closed: nothing more is read from the store
+        engine.store.page_contents("sdk/python/retries.md")
 
 
 def test_an_index_without_serving_arrays_is_refused_with_the_rebuild_command(tmp_path_factory):

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from docs_mcp.server.search.identifiers import Name, is_identifier, is_lookup, query_identifiers, query_words
+from docs_mcp.server.search.identifiers import Name, _name_patterns, is_identifier, is_lookup, query_identifiers, query_words
 
 CODE_SHAPED = ["next_cursor", "OTEL_EXPORTER_OTLP_ENDPOINT", "service.version", "dub.links.create", "std::vec::Vec",
                "nextCursor", "APIRouter", "HTTPException", "oauth2", "E0502", "Get-ChildItem", "-Recurse", "about_Splatting"]  # fmt: skip
@@ -45,3 +47,21 @@ def test_a_dotted_name_is_named_by_a_heading_under_its_parent():
     assert not name.named_in("dub.links.createMany()")
     assert name.path_named_in("create", "sdks/typescript/docs/sdks/links/README.md > Links")
     assert not name.path_named_in("create", "sdks/typescript/docs/sdks/tags/README.md > Tags")
+
+
+# Texts made of name letters, joiners, word boundaries and the name itself (as written, or by its letters): where a
+# fast scan could disagree with the whole pattern.
+_FRAGMENTS = list("aAbB1_-.:/$ x(`")
+_NAME_WRITTEN = st.from_regex(r"-?[aAbB1]{1,4}(?:[_.:/-][aAbB1]{1,3}){0,2}", fullmatch=True)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(written=_NAME_WRITTEN, data=st.data())
+def test_named_in_finds_exactly_what_the_whole_pattern_finds(written, data):
+    # named_in scans for the name's letters first, then tries the whole pattern there: the same answer as searching the
+    # text with the whole pattern at every position.
+    name = Name.of(written)
+    pieces = st.sampled_from([*_FRAGMENTS, written, name.key, name.key.upper(), f"-{name.key}"])
+    text = "".join(data.draw(st.lists(pieces, max_size=12), label="text"))
+    whole, _ = _name_patterns(name.key, name.exact_case, bool(name.parts))
+    assert name.named_in(text) == (bool(name.key) and whole.search(text) is not None)
