@@ -107,11 +107,9 @@ def _block_words(markdown: str, blocks: Sequence[tuple[int, int]], scorers: Sequ
     starts = [start for start, _ in blocks]
     found = [[0] * len(scorers) for _ in blocks]
     for k, (needles, _) in enumerate(scorers):
-        if needles.pattern is None:
-            continue
-        for match in needles.pattern.finditer(markdown):
-            block = bisect_right(starts, match.start()) - 1  # matches lie in blocks: between them is only blank space
-            found[block][k] |= 1 << bits.setdefault(match.group().lower(), len(bits))
+        for start, word in needles.found(markdown):
+            block = bisect_right(starts, start) - 1  # matches lie in blocks: between them is only blank space
+            found[block][k] |= 1 << bits.setdefault(word, len(bits))
     return [tuple(words) for words in found]
 
 
@@ -132,7 +130,7 @@ def _score(blocks: Sequence[tuple[int, ...]], scorers: Sequence[tuple[Needles, f
 def _cut(markdown: str, start: int, end: int, scorers: Sequence[tuple[Needles, float]], max_chars: int) -> Passage:
     """``max_chars`` of the block [start, end) from the line of its first match, at line ends; a cut fence is closed."""
     text = markdown[start:end]
-    first = min((m.start() for needles, _ in scorers if needles.pattern for m in [needles.pattern.search(text)] if m), default=0)
+    first = min((at for needles, _ in scorers if (at := needles.first(text)) is not None), default=0)
     begin = text.rfind("\n", 0, max(first - max_chars // 3, 0)) + 1
     stop = text.rfind("\n", begin, begin + max_chars)
     stop = stop if stop > begin else min(begin + max_chars, len(text))

@@ -85,7 +85,7 @@ def test_scoring_each_block_once_picks_the_passage_scoring_each_window_text_pick
     def text_score(text: str) -> float:
         total, seen = 0.0, set()
         for needles, weight in scorers:
-            words = {m.group().lower() for m in needles.pattern.finditer(text)} - seen if needles.pattern else set()
+            words = {word for _, word in needles.found(text)} - seen
             seen |= words
             total += weight * len(words)
         return total
