@@ -150,10 +150,13 @@ class Engine:
             return self._columns
 
     def warm(self, mode: str = "hybrid") -> None:
-        """Load what the first search in ``mode`` would: the stemmer, and the query model unless ``mode`` is bm25."""
+        """Load what the first search in ``mode`` would: the stemmer; unless ``mode`` is bm25, the query model; for
+        hybrid, the corpus' baselines too (the probe questions embedded: about 70 ms the first search would wait)."""
         self.store.stems(["warming"])
         if mode != "bm25" and self.has_vectors:
             self._query_embedder()
+            if mode == "hybrid":
+                self.baselines  # noqa: B018 - computed and kept by the property
 
     def close(self) -> None:
         """Close the generation's store and arrays; the engine is unusable afterwards."""

@@ -188,6 +188,21 @@ def test_concurrent_searches_from_many_threads_equal_sequential_ones(engine):
     assert concurrent == sequential
 
 
+def test_a_hybrid_warm_up_leaves_the_first_search_nothing_to_compute(tmp_path_factory):
+    # The model and the corpus' baselines (its probe questions embedded): what the first hybrid search would wait for.
+    root = tmp_path_factory.mktemp("engine-corpus-warm")
+    _corpus(root)
+    index = tmp_path_factory.mktemp("engine-index-warm") / "idx"
+    build_index(root, index)
+    engine = open_engine(index)
+    engine.warm("hybrid")
+    assert engine._embedder is not None and engine._baselines is not None
+    warmed = engine.baselines
+    engine.search("retries", {}, mode="hybrid")
+    assert engine.baselines is warmed
+    engine.close()
+
+
 def test_full_text_search_and_bm25_warm_never_load_the_model(tmp_path_factory):
     root = tmp_path_factory.mktemp("engine-corpus-lazy")
     _corpus(root)
@@ -196,7 +211,7 @@ def test_full_text_search_and_bm25_warm_never_load_the_model(tmp_path_factory):
     engine = open_engine(index)
     engine.warm("bm25")
     assert engine.search("retries", {}, mode="bm25").hits
-    assert engine._embedder is None
+    assert engine._embedder is None and engine._baselines is None
     engine.search("retries", {}, mode="hybrid")
     assert engine._embedder is not None
     engine.close()
