@@ -276,8 +276,12 @@ def _shared_sessions(settings: ServerSettings) -> dict[str, Any]:
 async def serve_stdio(index_dir: Path | str, settings: ServerSettings | None = None, gateway: Gateway | None = None) -> None:
     """Serve the index (and the gateway's meta-tools, if any) over stdio until the client closes the connection."""
     server = build_server(index_dir, settings, gateway)
-    async with guarded_stdio() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options(resources.NOTIFICATIONS))
+    try:
+        async with guarded_stdio() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options(resources.NOTIFICATIONS))
+    except* (BrokenPipeError, ConnectionResetError):
+        # The client stopped reading (it exited, or closed its end of the pipe): nobody is left to answer.
+        logger.info("the client closed the connection: stopping")
 
 
 def run_stdio(index_dir: Path | str, settings: ServerSettings | None = None, gateway: Gateway | None = None) -> None:

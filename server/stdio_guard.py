@@ -14,6 +14,7 @@ in its "Method not found" error (a megabyte for a megabyte).
 from __future__ import annotations
 
 import json
+import logging
 import re
 import sys
 from collections.abc import AsyncIterator
@@ -29,6 +30,9 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from docs_mcp.server.errors import quoted
+from docs_mcp.server.pending_answers import DRAIN_SECONDS, PendingAnswers, RecordedAnswers
+
+logger = logging.getLogger(__name__)
 
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024  # a tool call is a few KB; 4 MiB leaves room for any real message
 MAX_DEPTH = 64  # a tool call nests about 6 levels
@@ -152,8 +156,11 @@ async def guard(
     stream: anyio.AsyncFile[bytes],
     to_server: ObjectSendStream[SessionMessage | Exception],
     to_client: ObjectSendStream[SessionMessage],
+    pending: PendingAnswers | None = None,
 ) -> None:
-    """Pass each good line of ``stream`` to the server and answer each bad one; close ``to_server`` at the end."""
+    """Pass each good line of ``stream`` to the server and answer each bad one; close ``to_server`` at the end, once
+    the requests passed on are answered (``pending``: see pending_answers.py)."""
+    pending = pending or PendingAnswers()
     async with to_server:
         async for line in read_lines(stream):
             checked = line.rejected() if isinstance(line, _Oversized) else check_line(line)
@@ -162,9 +169,12 @@ async def guard(
                     if checked.code != types.METHOD_NOT_FOUND or checked.request_id is not None:  # notifications get no answer
                         await to_client.send(checked.reply())
                 else:
+                    pending.taken(checked.message)
                     await to_server.send(checked)
             except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                 return  # the server has stopped: nobody is left to answer
+        if not await pending.all_answered():
+            logger.warning("the input ended with requests still running after %.0f s: they are left unanswered", DRAIN_SECONDS)
 
 
 @asynccontextmanager
@@ -172,14 +182,15 @@ async def guarded_stdio() -> AsyncIterator[tuple[ObjectReceiveStream[SessionMess
     """The server's streams over stdin and stdout, with stdin read through the guard.
 
     The SDK's transport still owns stdout (it diverts fd 1 so stray prints miss the wire);
-    it gets no lines of its own to read.
+    it gets no lines of its own to read. At the end of input, the requests in flight are answered first.
     """
     stdin = anyio.wrap_file(sys.stdin.buffer)
+    pending = PendingAnswers()
     async with stdio_server(stdin=_NoLines()) as (_, to_client):
         to_server, from_client = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         async with anyio.create_task_group() as tasks:
-            tasks.start_soon(guard, stdin, to_server, to_client)
-            yield from_client, to_client
+            tasks.start_soon(guard, stdin, to_server, to_client, pending)
+            yield from_client, RecordedAnswers(to_client, pending)
 
 
 class _NoLines:

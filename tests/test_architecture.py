@@ -67,8 +67,10 @@ PRODUCT_RULES: dict[str, tuple[str, ...]] = {
                            _GATEWAY, "mcp", "mcp_types", _SOURCES),
     f"{_SERVER}.team": (),
     f"{_SERVER}.app": (f"{_SERVER}.team",),
-    # The stdio guard is transport only: JSON-RPC lines in, SDK messages out.
+    # The stdio guard is transport only: JSON-RPC lines in, SDK messages out (and the answers owed at the end of input).
     f"{_SERVER}.stdio_guard": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY),
+    f"{_SERVER}.pending_answers": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app",
+                                   _GATEWAY, f"{_SERVER}.stdio_guard"),
     f"{_SERVER}.errors": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY),
     # `docs-mcp setup` writes client config files: it reads the index's metadata, never serves or searches.
     f"{_SERVER}.setup": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team",
