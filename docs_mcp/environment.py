@@ -14,6 +14,7 @@ so a test or a wrapper may set a variable before the code that reads it runs.
     XDG_CACHE_HOME                  where docs-mcp's cache folder goes (default ~/.cache)
     HF_HUB_OFFLINE                  the Hugging Face hub may not be reached (models other than the default)
     OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, MKL_NUM_THREADS   set to 1 unless given: one BLAS thread
+    ORT_DISABLE_TELEMETRY           set to 1 unless given, before ONNX Runtime loads: it reports nothing
     CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_CONFIG_HOME, APPDATA   where `docs-mcp setup` finds the clients' user config
 """
 

@@ -8,13 +8,29 @@ imports the other at module level.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Any, Iterator
 
+from docs_mcp.environment import default_variable
 from docs_mcp.indexer.errors import ModelLoadError
 
 # The catalogue model names come from: the default model is fastembed's
 # sentence-transformers/all-MiniLM-L6-v2 (same weights, same vectors), whichever runtime runs it.
 PROVIDER = "fastembed"
+
+
+def onnxruntime_without_telemetry() -> Any:
+    """The onnxruntime module, imported with its telemetry off (a user's own ORT_DISABLE_TELEMETRY wins).
+
+    ONNX Runtime 1.32 records usage events on Linux too: at load it writes a device id and a queue of
+    events (the executable's path, the OS, the network type) to $XDG_CACHE_HOME/Microsoft/DeveloperTools,
+    to send to Microsoft. ``disable_telemetry_events()`` comes too late for those; the variable, read
+    when the library loads, stops them. Every import of onnxruntime (fastembed's too) goes through here.
+    """
+    default_variable("ORT_DISABLE_TELEMETRY", "1")
+    import onnxruntime
+
+    onnxruntime.disable_telemetry_events()
+    return onnxruntime
 
 
 @contextmanager

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from docs_mcp.environment import variable
-from docs_mcp.indexer.model_runtime import PROVIDER, package_version, translated
+from docs_mcp.indexer.model_runtime import PROVIDER, onnxruntime_without_telemetry, package_version, translated
 from docs_mcp.indexer.errors import ModelLoadError
 from docs_mcp.indexer.model_files import sha256_of
 from docs_mcp.indexer.records import ModelFile, ModelIdentity
@@ -74,6 +74,7 @@ def load_named(name: str, threads: int | None, cache: Path) -> tuple[FastembedEn
 
 def _text_embedding() -> Any:
     """fastembed's TextEmbedding class (a heavy import: onnxruntime), or how to install it."""
+    onnxruntime_without_telemetry()  # before fastembed imports it
     try:
         from fastembed import TextEmbedding
     except ImportError:

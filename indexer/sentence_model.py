@@ -102,12 +102,10 @@ def _batch_tokenizer(files: Mapping[str, Path]) -> Any:
 
 
 def _session(weights: Path, threads: int | None, saved: "OptimizedGraph | None" = None) -> Any:
-    import onnxruntime
-
     from docs_mcp.indexer.model_graph import rewritten
+    from docs_mcp.indexer.model_runtime import onnxruntime_without_telemetry
 
-    # ONNX Runtime's telemetry events are on by default: an offline docs server has nothing to report.
-    onnxruntime.disable_telemetry_events()
+    onnxruntime = onnxruntime_without_telemetry()
     session = saved.load(onnxruntime, _options(onnxruntime, threads)) if saved is not None else None
     if session is None:
 
