@@ -32,8 +32,8 @@ class Needles:
         if not self.words:
             return []
         if all(word.isascii() for word in self.words) and _folds_as_lower(text):
-            return [(m.start(), m.group()) for m in _lower_pattern(self.words).finditer(text.lower())]
-        return [(m.start(), m.group().lower()) for m in _folding_pattern(self.words).finditer(text)]
+            return _words_from(_lower_pattern(self.words), text.lower(), _LOWER_WORD_CHAR, lower=False)
+        return _words_from(_folding_pattern(self.words), text, _FOLDING_WORD_CHAR, lower=True)
 
     def first(self, text: str) -> int | None:
         """Where the first word of ``text`` that starts with a needle starts (None: nowhere)."""
@@ -52,14 +52,34 @@ def _folds_as_lower(text: str) -> bool:
     return text.isascii() or not any(extra in text for extra in _FOLDING_EXTRAS)
 
 
+# A needle's match starts where no letter or digit comes before it. The patterns leave that test out, so that they
+# open with the needles' letters, which the regex engine scans for quickly (an opening look-behind is tried at every
+# character: 1.8x slower here); each match found is then tested, and a refused one searched past by one character.
+_LOWER_WORD_CHAR = re.compile(r"[a-z0-9]")
+_FOLDING_WORD_CHAR = re.compile(r"[A-Za-z0-9]", re.IGNORECASE)
+
+
+def _words_from(pattern: re.Pattern[str], text: str, word_char: re.Pattern[str], *, lower: bool) -> list[tuple[int, str]]:
+    found = []
+    position = 0
+    while (match := pattern.search(text, position)) is not None:
+        start = match.start()
+        if start and word_char.match(text, start - 1):
+            position = start + 1
+            continue
+        found.append((start, match.group().lower() if lower else match.group()))
+        position = match.end()
+    return found
+
+
 @lru_cache(maxsize=64)
 def _lower_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile(rf"(?<![a-z0-9])(?:{'|'.join(re.escape(w.lower()) for w in words)})[a-z0-9]*")
+    return re.compile(rf"(?:{'|'.join(re.escape(w.lower()) for w in words)})[a-z0-9]*")
 
 
 @lru_cache(maxsize=64)
 def _folding_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile(rf"(?<![A-Za-z0-9])(?:{'|'.join(re.escape(w) for w in words)})[A-Za-z0-9]*", re.IGNORECASE)
+    return re.compile(rf"(?:{'|'.join(re.escape(w) for w in words)})[A-Za-z0-9]*", re.IGNORECASE)
 
 
 def make_snippet(flat: str, needles: Needles, width: int = SNIPPET_CHARS) -> str:
