@@ -4,7 +4,7 @@ A search stems its query's words to find them among the index's terms. DuckDB's 
 the same, but as a statement: about 1 ms a call and several calls a search, 80 us a word in bulk,
 most of a full-text search's time for words it has not seen before. The Snowball project's Python
 build of the same algorithm takes about 14 us a word. tests/indexer/test_stemmer.py holds the two
-equal on every word of the bundled corpus and on generated words.
+equal on every word of the guide (corpus/guide) and on generated words.
 """
 
 from __future__ import annotations
