@@ -61,8 +61,10 @@ def add_package(
     pinned: bool = False,
     added_by: str = "add",
     sleep: Callable[[float], None] = time.sleep,
+    model: str | None = None,
 ) -> Added:
-    """Index the release ``ref`` names (its newest without a version) as its library, unless it is indexed as it is.
+    """Index the release ``ref`` names (its newest without a version) as its library, unless it is indexed as it is
+    (``model``: the embedding model of a new index; an existing one keeps its own).
 
     Raises:
         PackageNotFoundError, PackageFetchError: the package, version or archive cannot be had.
@@ -76,7 +78,7 @@ def add_package(
         stats = entry.get("stats") or {}
         return Added(ref.library_id, UNCHANGED, int(stats.get("files", 0)), int(stats.get("chunks", 0)), str(entry.get("source", "")), time.perf_counter() - started)
     source = fetch_release(client, ref, pinned=pinned, added_by=added_by)
-    report = index_pages(Path(index_dir), source, sleep=sleep)
+    report = index_pages(Path(index_dir), source, sleep=sleep, model=model)
     written = indexed_libraries(index_dir).get(ref.library_id) or {}
     stats = written.get("stats") or {}
     return Added(ref.library_id, ADDED, int(stats.get("files", 0)), int(stats.get("chunks", 0)), source.archive.url,

@@ -13,6 +13,7 @@ from typing import Optional
 import typer
 
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
+from docs_mcp.indexer.sources.commands import MODEL_HELP
 from docs_mcp.tables import table_lines
 
 INDEX_HELP = "Index folder to add the documentation to (created if needed)."
@@ -28,20 +29,22 @@ def register_packages(app: typer.Typer, add: typer.Typer) -> None:
 def add_pypi(
     spec: str = typer.Argument(..., metavar="pypi:NAME[==VERSION]", help="The package, e.g. pypi:requests==2.31.0."),
     index: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", help=INDEX_HELP),
+    model: Optional[str] = typer.Option(None, "--model", help=MODEL_HELP),
 ) -> None:
     """Index a PyPI package's documentation at one version as the library pypi/NAME/vVERSION."""
-    _add("pypi", spec, index)
+    _add("pypi", spec, index, model)
 
 
 def add_npm(
     spec: str = typer.Argument(..., metavar="npm:NAME[@VERSION]", help="The package, e.g. npm:react@18.2.0 or npm:@types/node."),
     index: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", help=INDEX_HELP),
+    model: Optional[str] = typer.Option(None, "--model", help=MODEL_HELP),
 ) -> None:
     """Index an npm package's documentation at one version as the library npm/NAME/vVERSION."""
-    _add("npm", spec, index)
+    _add("npm", spec, index, model)
 
 
-def _add(ecosystem: str, spec: str, index: Path) -> None:
+def _add(ecosystem: str, spec: str, index: Path, model: str | None) -> None:
     from docs_mcp.indexer.packages.adding import UNCHANGED, add_package
     from docs_mcp.indexer.packages.refs import parse_package_spec
     from docs_mcp.indexer.packages.registry_client import RegistryClient, RegistrySettings
@@ -49,7 +52,7 @@ def _add(ecosystem: str, spec: str, index: Path) -> None:
     ref = parse_package_spec(spec if spec.startswith(f"{ecosystem}:") else f"{ecosystem}:{spec}")
     client = RegistryClient(RegistrySettings.for_index(index))
     try:
-        added = add_package(index, ref, client)
+        added = add_package(index, ref, client, model=model)
     finally:
         client.close()
     verb = "already indexed" if added.status == UNCHANGED else "added"
@@ -66,6 +69,7 @@ def sync(
     include_dev: bool = typer.Option(True, "--dev/--no-dev", help="Include development dependencies (devDependencies, dependency groups)."),
     workers: int = typer.Option(6, "--workers", min=1, max=16, help="Downloads at once."),
     as_json: bool = typer.Option(False, "--json", help="Print the outcome as JSON."),
+    model: Optional[str] = typer.Option(None, "--model", help=MODEL_HELP),
 ) -> None:
     """Index the documentation of every direct dependency of a project at the version its lock files pin."""
     from docs_mcp.errors import UsageError
@@ -85,7 +89,7 @@ def sync(
         items = plan_sync(found, index, client, include_dev=include_dev)
         if not dry_run:
             with _Progress(sum(item.status == FETCH for item in items)) as progress:
-                items = run_sync(items, index, client, workers=workers, report=progress.report)
+                items = run_sync(items, index, client, workers=workers, report=progress.report, model=model)
     finally:
         client.close()
     _print_outcome(items, found.files, dry_run=dry_run, as_json=as_json)

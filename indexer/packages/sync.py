@@ -84,8 +84,10 @@ def run_sync(
     workers: int = DEFAULT_WORKERS,
     report: Callable[[SyncItem], None] = lambda item: None,
     sleep: Callable[[float], None] = time.sleep,
+    model: str | None = None,
 ) -> list[SyncItem]:
-    """Fetch the planned dependencies in parallel, index each as its download completes; every item's outcome."""
+    """Fetch the planned dependencies in parallel, index each as its download completes; every item's outcome
+    (``model``: the embedding model of a new index; an existing one keeps its own)."""
     done = [item for item in items if item.status != FETCH]
     for item in done:
         report(item)
@@ -99,7 +101,7 @@ def run_sync(
         while pending:
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
             # Every download finished by now goes into one build: one new generation, not one per library.
-            for outcome in _write_batch([(started[f], f) for f in sorted(finished, key=lambda f: started[f].label)], index_dir, sleep):
+            for outcome in _write_batch([(started[f], f) for f in sorted(finished, key=lambda f: started[f].label)], index_dir, sleep, model):
                 report(outcome)
                 done.append(outcome)
     for removed in _remove_superseded(index_dir, [item.ref for item in items if item.ref is not None]):
@@ -113,7 +115,7 @@ def _timed_fetch(client: RegistryClient, ref: PackageRef, added_by: str) -> tupl
     return fetch_release(client, ref, pinned=True, added_by=added_by), time.perf_counter() - started
 
 
-def _write_batch(batch: list[tuple[SyncItem, Future]], index_dir: Path, sleep: Callable[[float], None]) -> list[SyncItem]:
+def _write_batch(batch: list[tuple[SyncItem, Future]], index_dir: Path, sleep: Callable[[float], None], model: str | None = None) -> list[SyncItem]:
     """Index the downloads of ``batch`` in one build; if that fails, one by one (a release without documentation
     must not keep the others out)."""
     outcomes, fetched = [], []
@@ -125,7 +127,7 @@ def _write_batch(batch: list[tuple[SyncItem, Future]], index_dir: Path, sleep: C
     if len(fetched) > 1:
         started = time.perf_counter()
         try:
-            report = index_pages(Path(index_dir), [source for _, source, _ in fetched], sleep=sleep)
+            report = index_pages(Path(index_dir), [source for _, source, _ in fetched], sleep=sleep, model=model)
         except DocsMcpError:
             pass  # written one by one below, each failure reported with its own cause
         else:
@@ -134,7 +136,7 @@ def _write_batch(batch: list[tuple[SyncItem, Future]], index_dir: Path, sleep: C
     for item, source, seconds in fetched:
         started = time.perf_counter()
         try:
-            report = index_pages(Path(index_dir), source, sleep=sleep)
+            report = index_pages(Path(index_dir), source, sleep=sleep, model=model)
         except DocsMcpError as error:
             outcomes.append(replace(item, status=FAILED, detail=_message(error)))
             continue

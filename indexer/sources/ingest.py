@@ -85,11 +85,12 @@ class SourcePages:
 
 
 def index_pages(
-    index_dir: Path, source: Source | Sequence[Source], *, sleep: Callable[[float], None], delays: Iterable[float] = (1.0, 3.0)
+    index_dir: Path, source: Source | Sequence[Source], *, sleep: Callable[[float], None], delays: Iterable[float] = (1.0, 3.0),
+    model: str | None = None,
 ) -> IndexReport:
     """Write ``source`` (an llms.txt library's pages, a package release...) as its library into the index at
-    ``index_dir``, keeping every other library, with the index's embedding model; retried when another writer raced.
-    Several sources are written in one build.
+    ``index_dir``, keeping every other library, with the index's embedding model (``model`` for a new index, else
+    the default one); retried when another writer raced. Several sources are written in one build.
 
     Raises:
         IndexLockedError: another process kept the index locked through every attempt.
@@ -103,7 +104,7 @@ def index_pages(
                 sleep(wait)
             try:
                 planned_on = live_generation(index_dir)
-                embeddings = index_embeddings(index_dir)
+                embeddings = index_embeddings(index_dir, model)
                 if isinstance(source, Sequence):
                     return write_sources(source, index_dir, embeddings=embeddings, planned_on=planned_on)
                 return write_source(source, index_dir, embeddings=embeddings, planned_on=planned_on)

@@ -105,3 +105,21 @@ def test_add_reports_an_unknown_version_with_the_newest_ones(registry: LoopbackR
     assert done.returncode == 1 and "npm has no version 9.9.9 of ms" in done.stderr and "2.1.3" in done.stderr
     done = _cli(registry, "add", "cargo:serde", "--index", str(tmp_path / "index"))
     assert done.returncode == 2
+
+
+def test_add_and_sync_take_the_model_of_a_new_index_and_keep_an_existing_ones(registry: LoopbackRegistry, tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    added = _cli(registry, "add", "pypi:tomli==2.0.1", "--index", str(index), "--model", "none")
+    assert added.returncode == 0, added.stderr
+    assert json.loads((index / "metadata.json").read_text()).get("embedding") is None  # full text only, as asked
+    # The index exists now: another model asked for later is not mixed in; the index keeps its own.
+    more = _cli(registry, "add", "npm:ms@2.0.0", "--index", str(index), "--model", "default")
+    assert more.returncode == 0, more.stderr
+    metadata = json.loads((index / "metadata.json").read_text())
+    assert metadata.get("embedding") is None and {"pypi/tomli/v2.0.1", "npm/ms/v2.0.0"} <= set(metadata["libraries"])
+
+    project, synced = _project(tmp_path / "app", tomli="1.2.3"), tmp_path / "synced"
+    done = _cli(registry, "sync", str(project), "--index", str(synced), "--model", "none", "--json")
+    assert done.returncode == 0, done.stderr
+    metadata = json.loads((synced / "metadata.json").read_text())
+    assert metadata.get("embedding") is None and {"pypi/tomli/v1.2.3", "npm/ms/v2.0.0"} <= set(metadata["libraries"])
