@@ -39,7 +39,6 @@ WHERE filepath = $filepath ORDER BY library, chunk_index LIMIT 1
 """
 PAGE_SQL = f"SELECT content FROM {CHUNKS_TABLE} WHERE filepath = $filepath ORDER BY chunk_index"
 CONTENT_SQL = f"SELECT chunk_id, content FROM {CHUNKS_TABLE} WHERE chunk_id IN (SELECT unnest($ids::VARCHAR[]))"
-# One string parameter (words never hold a space): a list parameter costs DuckDB ~30 import probes.
 # Query words as index terms: stemmed like the index, stopwords and unknown words told apart.
 QUERY_TERMS_SQL = f"""
 WITH words AS (SELECT DISTINCT unnest($words::VARCHAR[]) AS word)

@@ -52,22 +52,23 @@ def _corpus(root: Path) -> None:
     write_corpus(root, files)
 
 
+def _built_index(tmp_path_factory, name: str, embeddings: str = "default") -> Path:
+    """An index of the test corpus (_corpus) in a folder of its own, built with ``embeddings``."""
+    root = tmp_path_factory.mktemp(f"engine-corpus-{name}")
+    _corpus(root)
+    index = tmp_path_factory.mktemp(f"engine-index-{name}") / "idx"
+    build_index(root, index, embeddings=embeddings)
+    return index
+
+
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory):
-    root = tmp_path_factory.mktemp("engine-corpus")
-    _corpus(root)
-    index = tmp_path_factory.mktemp("engine-index") / "idx"
-    build_index(root, index)
-    return open_engine(index)
+    return open_engine(_built_index(tmp_path_factory, "main"))
 
 
 @pytest.fixture(scope="module")
 def text_only_engine(tmp_path_factory):
-    root = tmp_path_factory.mktemp("engine-corpus-text")
-    _corpus(root)
-    index = tmp_path_factory.mktemp("engine-index-text") / "idx"
-    build_index(root, index, embeddings="none")
-    return open_engine(index)
+    return open_engine(_built_index(tmp_path_factory, "text", embeddings="none"))
 
 
 def ids(page):
@@ -190,10 +191,7 @@ def test_concurrent_searches_from_many_threads_equal_sequential_ones(engine):
 
 def test_a_hybrid_warm_up_leaves_the_first_search_nothing_to_compute(tmp_path_factory):
     # The model and the corpus' baselines (its probe questions embedded): what the first hybrid search would wait for.
-    root = tmp_path_factory.mktemp("engine-corpus-warm")
-    _corpus(root)
-    index = tmp_path_factory.mktemp("engine-index-warm") / "idx"
-    build_index(root, index)
+    index = _built_index(tmp_path_factory, "warm")
     engine = open_engine(index)
     engine.warm("hybrid")
     assert engine._embedder is not None and engine._baselines is not None
@@ -204,10 +202,7 @@ def test_a_hybrid_warm_up_leaves_the_first_search_nothing_to_compute(tmp_path_fa
 
 
 def test_full_text_search_and_bm25_warm_never_load_the_model(tmp_path_factory):
-    root = tmp_path_factory.mktemp("engine-corpus-lazy")
-    _corpus(root)
-    index = tmp_path_factory.mktemp("engine-index-lazy") / "idx"
-    build_index(root, index)
+    index = _built_index(tmp_path_factory, "lazy")
     engine = open_engine(index)
     engine.warm("bm25")
     assert engine.search("retries", {}, mode="bm25").hits
@@ -220,10 +215,7 @@ def test_full_text_search_and_bm25_warm_never_load_the_model(tmp_path_factory):
 
 
 def test_an_index_without_serving_arrays_is_refused_with_the_rebuild_command(tmp_path_factory):
-    root = tmp_path_factory.mktemp("engine-corpus-old")
-    _corpus(root)
-    index = tmp_path_factory.mktemp("engine-index-old") / "idx"
-    build_index(root, index, embeddings="none")
+    index = _built_index(tmp_path_factory, "old", embeddings="none")
     shutil.rmtree(index / current_generation(index) / SERVING_DIR)  # as written by an older docs-mcp
     with pytest.raises(IndexFormatError, match="has no serving arrays") as raised:
         open_engine(index)
