@@ -17,7 +17,7 @@ from docs_mcp.server.contract.render import render_chunk_window
 from docs_mcp.server.core.live_index import ServedIndex
 from docs_mcp.server.core.registry import render_json
 from docs_mcp.server.search.expansion import Expansions
-from docs_mcp.server.search.passages import best_passage
+from docs_mcp.server.search.passages import PassageWords
 from docs_mcp.server.search.records import Hit
 from docs_mcp.server.search.tokens import count_tokens
 
@@ -41,10 +41,11 @@ def sized_hits(index: ServedIndex, answer: SearchAnswer, query: str, expansions:
     contents = index.engine.markdown(answer.hits)
     strong = index.engine.content_words(" ".join([query, expansions.keywords if expansions else ""]))
     weak = index.engine.content_words(" ".join([expansions.question, expansions.hypothetical_answer])) if expansions else []
+    words = PassageWords.of(strong, weak)
     sized = []
     for hit in result["hits"]:
         content = contents.get(hit["chunk_id"], "")
-        sized.append({**hit, "passage": best_passage(content, strong, weak).text, "tokens": count_tokens(content)})
+        sized.append({**hit, "passage": words.best(content).text, "tokens": count_tokens(content)})
     return {**result, "hits": sized}
 
 

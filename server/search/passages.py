@@ -20,8 +20,8 @@ from docs_mcp.server.search.snippets import Needles
 
 PASSAGE_CHARS = 600
 WEAK_WEIGHT = 0.4
-_FENCE = re.compile(r"^ {0,3}(```+|~~~+)")
-_HEADING = re.compile(r"^ {0,3}#{1,6}\s")
+_FENCE = re.compile(r" {0,3}(```+|~~~+)")  # matched at a line's start
+_HEADING = re.compile(r" {0,3}#{1,6}\s")
 
 
 @dataclass(frozen=True)
@@ -35,38 +35,68 @@ class Passage:
 
 def best_passage(markdown: str, strong: Sequence[str], weak: Sequence[str] = (), max_chars: int = PASSAGE_CHARS) -> Passage:
     """The window of consecutive blocks of ``markdown`` that holds the most distinct words (weighted), cut to ``max_chars``."""
-    blocks = markdown_blocks(markdown)
-    if not blocks:
-        return Passage("", 0, 0)
-    scorers = [(Needles.of(strong), 1.0), (Needles.of(weak), WEAK_WEIGHT)]
-    # The words are found once in the whole chunk; a window's are the union of its blocks' (no word spans two blocks).
-    found = _block_words(markdown, blocks, scorers)
+    return PassageWords.of(strong, weak).best(markdown, max_chars)
 
-    def score(first: int, last: int) -> float:
-        return _score(found[first : last + 1], scorers)
 
-    best, best_score = (0, 0), -1.0
-    for first in range(len(blocks)):
-        last = first
-        while last + 1 < len(blocks) and blocks[last + 1][1] - blocks[first][0] <= max_chars:
-            last += 1
-        window_score = score(first, last)
-        if window_score > best_score:
-            best, best_score = (first, last), window_score
-    first, last = best
-    # Blocks before the first match give way (a heading right above it stays) to blocks after the window.
-    while best_score > 0 and first < last and not score(first, first):
-        if _HEADING.match(markdown[blocks[first][0] : blocks[first][1]]) and score(first + 1, first + 1):
-            break
-        first += 1
+@dataclass(frozen=True)
+class PassageWords:
+    """The words passages are chosen by, each set with its weight: made once for a search, used for each of its hits."""
+
+    scorers: tuple[tuple[Needles, float], ...]  # sets without a needle left out: they count nothing
+
+    @classmethod
+    def of(cls, strong: Sequence[str], weak: Sequence[str] = ()) -> "PassageWords":
+        scorers = ((Needles.of(strong), 1.0), (Needles.of(weak), WEAK_WEIGHT))
+        return cls(tuple((needles, weight) for needles, weight in scorers if needles.words))
+
+    def best(self, markdown: str, max_chars: int = PASSAGE_CHARS) -> Passage:
+        """The best passage of ``markdown`` (best_passage)."""
+        blocks = markdown_blocks(markdown)
+        if not blocks:
+            return Passage("", 0, 0)
+        scorers = self.scorers
+        # The words are found once in the whole chunk; a window's are the union of its blocks' (no word spans two blocks).
+        found = _block_words(markdown, blocks, scorers)
+
+        def score(first: int, last: int) -> float:
+            return _score(found[first : last + 1], scorers)
+
+        def heading(block: int) -> bool:
+            return _HEADING.match(markdown, *blocks[block]) is not None
+
+        def worth_opening(first: int) -> bool:
+            # A window opening on a block without words scores no more than the next block's window, which reaches
+            # as far or further, and ends up as that one once the blocks before its first match give way (below).
+            return any(found[first]) or (first + 1 < len(blocks) and heading(first) and any(found[first + 1]))
+
+        best, best_score, whole_score = (0, 0), -1.0, score(0, len(blocks) - 1)
+        for first in filter(worth_opening, range(len(blocks))):
+            last = _last_within(blocks, first, first, max_chars)
+            window_score = score(first, last)
+            if window_score > best_score:
+                best, best_score = (first, last), window_score
+                if best_score == whole_score:
+                    break  # no later window can score more
+        first, last = best
+        # Blocks before the first match give way (a heading right above it stays) to blocks after the window.
+        while best_score > 0 and first < last and not score(first, first):
+            if heading(first) and score(first + 1, first + 1):
+                break
+            first += 1
+        last = _last_within(blocks, first, last, max_chars)
+        while last > first and heading(last):
+            last -= 1  # a heading with nothing under it says nothing
+        start, end = blocks[first][0], blocks[last][1]
+        if end - start > max_chars:
+            return _cut(markdown, start, end, scorers, max_chars)
+        return Passage(markdown[start:end].rstrip(), start, end)
+
+
+def _last_within(blocks: Sequence[tuple[int, int]], first: int, last: int, max_chars: int) -> int:
+    """``last`` moved on over the blocks that still end within ``max_chars`` of the start of block ``first``."""
     while last + 1 < len(blocks) and blocks[last + 1][1] - blocks[first][0] <= max_chars:
         last += 1
-    while last > first and _HEADING.match(markdown[blocks[last][0] : blocks[last][1]]):
-        last -= 1  # a heading with nothing under it says nothing
-    start, end = blocks[first][0], blocks[last][1]
-    if end - start > max_chars:
-        return _cut(markdown, start, end, scorers, max_chars)
-    return Passage(markdown[start:end].rstrip(), start, end)
+    return last
 
 
 def markdown_blocks(markdown: str) -> list[tuple[int, int]]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from docs_mcp.server.search import passages
@@ -97,3 +97,62 @@ def test_scoring_each_block_once_picks_the_passage_scoring_each_window_text_pick
             assert passages._score(found[first : last + 1], scorers) == text_score(markdown[spans[first][0] : spans[last][1]])
     passage = best_passage(markdown, strong, weak, max_chars)
     assert passage.text == markdown[passage.start : passage.end].rstrip() or passage.end - passage.start > max_chars
+
+
+def _exhaustive_passage(markdown: str, strong: list[str], weak: list[str], max_chars: int) -> tuple[str, int, int]:
+    """The reference: every window from every block scored by matching its whole text; the earliest best one, its
+    blocks before the first match given way (a heading right above it stays), then the same finishing steps."""
+    blocks = markdown_blocks(markdown)
+    if not blocks:
+        return ("", 0, 0)
+    scorers = [(Needles.of(strong), 1.0), (Needles.of(weak), WEAK_WEIGHT)]
+
+    def score(first: int, last: int) -> float:
+        total, seen = 0.0, set()
+        for needles, weight in scorers:
+            words = {word for _, word in needles.found(markdown[blocks[first][0] : blocks[last][1]])} - seen
+            seen |= words
+            total += weight * len(words)
+        return total
+
+    def reach(first: int, last: int) -> int:
+        while last + 1 < len(blocks) and blocks[last + 1][1] - blocks[first][0] <= max_chars:
+            last += 1
+        return last
+
+    def heading(block: int) -> bool:
+        return passages._HEADING.match(markdown[blocks[block][0] : blocks[block][1]]) is not None
+
+    windows = [(first, reach(first, first)) for first in range(len(blocks))]
+    best_score = max(score(*window) for window in windows)
+    first, last = next(window for window in windows if score(*window) == best_score)
+    while best_score > 0 and first < last and not score(first, first) and not (heading(first) and score(first + 1, first + 1)):
+        first += 1
+    last = reach(first, last)
+    while last > first and heading(last):
+        last -= 1
+    start, end = blocks[first][0], blocks[last][1]
+    if end - start > max_chars:  # cut as the passage cuts
+        cut = passages._cut(markdown, start, end, [(needles, weight) for needles, weight in scorers if needles.words], max_chars)
+        return (cut.text, cut.start, cut.end)
+    return (markdown[start:end].rstrip(), start, end)
+
+
+_PIECES = ["retry ", "retries ", "client ", "cursor ", "the ", "a ", "x1 ", "\n## Retry", "\n# Client", "\n#nohead", "\n#",
+           "\n```", "\n```py", "\n~~~~", "   ", "\n", "\n\n", "\n\n\n"]
+
+
+@settings(max_examples=1500, deadline=None)
+@example(pieces=["retry ", "\n\n", "\n#", "\n"], strong=["retry"], weak=[], max_chars=50)  # a last block "#": no heading
+@given(
+    pieces=st.lists(st.sampled_from(_PIECES), max_size=40),
+    strong=st.lists(st.sampled_from(_WORDS), max_size=3),
+    weak=st.lists(st.sampled_from(_WORDS), max_size=3),
+    max_chars=st.integers(min_value=10, max_value=120),
+)
+def test_the_windows_scored_pick_the_passage_scoring_every_window_picks(pieces, strong, weak, max_chars):
+    """Only windows opening on a match (or a heading above one) are scored, and none after one scoring all the words:
+    the passage is the one scoring every window finds (markdown_blocks' edge cases: headings, fences, blank runs)."""
+    markdown = "".join(pieces)
+    passage = best_passage(markdown, strong, weak, max_chars)
+    assert (passage.text, passage.start, passage.end) == _exhaustive_passage(markdown, strong, weak, max_chars)
