@@ -79,18 +79,21 @@ class AnnouncedTools:
     def in_redis(cls, url: str, prefix: str) -> AnnouncedTools:
         return cls(redis_sessions(url, prefix, "tools", str.encode, bytes.decode))
 
-    def record(self, session: str, tool_list: list[types.Tool]) -> None:
-        self.seen.put(session, _digest(tool_list))
+    def record(self, session: str, index: ServedIndex) -> None:
+        self.seen.put(session, _tools_digest(index))
 
-    def changed(self, session: str, tool_list: list[types.Tool]) -> bool:
-        """Whether the session saw another list; the new one counts as announced from now on."""
-        previous, now = self.seen.get(session), _digest(tool_list)
+    def changed(self, session: str, index: ServedIndex) -> bool:
+        """Whether the session saw another list than ``index``'s; the new one counts as announced from now on."""
+        previous, now = self.seen.get(session), _tools_digest(index)
+        if previous == now:
+            return False  # the common case: nothing to store (with Redis, no write a call)
         self.seen.put(session, now)
-        return previous is not None and previous != now
+        return previous is not None
 
 
-def _digest(tool_list: list[types.Tool]) -> str:
-    return hashlib.sha256(orjson.dumps([tool.model_dump(mode="json") for tool in tool_list])).hexdigest()
+def _tools_digest(index: ServedIndex) -> str:
+    """The digest of a generation's tool list, computed once per generation (40 us: it was paid on every call)."""
+    return index.derived(_tools_digest, lambda: hashlib.sha256(orjson.dumps([tool.model_dump(mode="json") for tool in index.tools])).hexdigest())
 
 
 @dataclass(frozen=True)
@@ -204,7 +207,7 @@ async def _list_tools(
 ) -> types.ListToolsResult:
     state = ctx.lifespan_context
     index = await anyio.to_thread.run_sync(state.live.current)
-    state.announced.record(resources.session_key(ctx), index.tools)
+    state.announced.record(resources.session_key(ctx), index)
     # In gateway mode the upstream tools stay behind the meta-tools, never in this list.
     return types.ListToolsResult(tools=[*index.tools, *state.registry.fixed_tools()])
 
@@ -246,7 +249,7 @@ async def _answer(ctx: ServerRequestContext[AppState], state: AppState, spec: To
         return answer
     if not answer.is_error:
         await resources.after_tool(ctx, state.sessions, state.live, params.name, params.arguments)
-    if state.announced.changed(resources.session_key(ctx), index.tools):
+    if state.announced.changed(resources.session_key(ctx), index):
         await ctx.session.send_tool_list_changed()
     # Every tool's error also carries the one structured shape {code, message, recoverable, suggestion}; a search
     # carries its SearchResult plus the libraries it searched (the text stays exactly the contract's).
