@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from pydantic import ValidationError
 
 from docs_mcp.server.errors import quoted
 from docs_mcp.server.pending_answers import DRAIN_SECONDS, PendingAnswers, RecordedAnswers
+from docs_mcp.server.stdio_pipes import LoopReader, loop_stdout, stdin_reader
 
 logger = logging.getLogger(__name__)
 
@@ -129,7 +129,7 @@ def long_method(value: dict[str, Any]) -> Rejected | None:
                     _request_id(value))
 
 
-async def read_lines(stream: anyio.AsyncFile[bytes]) -> AsyncIterator[bytes | _Oversized]:
+async def read_lines(stream: LoopReader | anyio.AsyncFile[bytes]) -> AsyncIterator[bytes | _Oversized]:
     """The lines of ``stream``; a line past MAX_MESSAGE_BYTES comes as one _Oversized, never held whole."""
     pending = bytearray()
     skipping = False
@@ -153,7 +153,7 @@ async def read_lines(stream: anyio.AsyncFile[bytes]) -> AsyncIterator[bytes | _O
 
 
 async def guard(
-    stream: anyio.AsyncFile[bytes],
+    stream: LoopReader | anyio.AsyncFile[bytes],
     to_server: ObjectSendStream[SessionMessage | Exception],
     to_client: ObjectSendStream[SessionMessage],
     pending: PendingAnswers | None = None,
@@ -181,16 +181,16 @@ async def guard(
 async def guarded_stdio() -> AsyncIterator[tuple[ObjectReceiveStream[SessionMessage | Exception], ObjectSendStream[SessionMessage]]]:
     """The server's streams over stdin and stdout, with stdin read through the guard.
 
-    The SDK's transport still owns stdout (it diverts fd 1 so stray prints miss the wire);
-    it gets no lines of its own to read. At the end of input, the requests in flight are answered first.
+    The SDK's transport writes the answers (to pipes on the event loop: stdio_pipes.py); it gets no lines of its
+    own to read. At the end of input, the requests in flight are answered first.
     """
-    stdin = anyio.wrap_file(sys.stdin.buffer)
     pending = PendingAnswers()
-    async with stdio_server(stdin=_NoLines()) as (_, to_client):
-        to_server, from_client = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(guard, stdin, to_server, to_client, pending)
-            yield from_client, RecordedAnswers(to_client, pending)
+    with loop_stdout() as stdout:
+        async with stdio_server(stdin=_NoLines(), stdout=stdout) as (_, to_client):
+            to_server, from_client = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(guard, stdin_reader(), to_server, to_client, pending)
+                yield from_client, RecordedAnswers(to_client, pending)
 
 
 class _NoLines:

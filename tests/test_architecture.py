@@ -71,6 +71,8 @@ PRODUCT_RULES: dict[str, tuple[str, ...]] = {
     f"{_SERVER}.stdio_guard": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY),
     f"{_SERVER}.pending_answers": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app",
                                    _GATEWAY, f"{_SERVER}.stdio_guard"),
+    f"{_SERVER}.stdio_pipes": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app",
+                               _GATEWAY, f"{_SERVER}.stdio_guard", "mcp", "mcp_types"),
     f"{_SERVER}.errors": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY),
     # `docs-mcp setup` writes client config files: it reads the index's metadata, never serves or searches.
     f"{_SERVER}.setup": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team",
