@@ -64,17 +64,17 @@ class LoopWriter:
 
 def stdin_reader() -> LoopReader | anyio.AsyncFile[bytes]:
     """What the guard reads requests from: stdin on the event loop when it is a pipe or socket, else through threads."""
-    return LoopReader(STDIN) if _pipe_or_socket(STDIN) else anyio.wrap_file(sys.stdin.buffer)
+    return LoopReader(STDIN) if _loop_can_wait_on(STDIN) else anyio.wrap_file(sys.stdin.buffer)
 
 
 @contextmanager
 def loop_stdout() -> Iterator[LoopWriter | None]:
     """A writer of the answers on the event loop, with fd 1 pointed at stderr until the end; None where the SDK's
     transport writes stdout itself (not a pipe or socket, the same pipe as stderr, descriptors that cannot move)."""
-    if sys.platform == "win32" or not _pipe_or_socket(STDOUT) or _same_file(STDOUT, STDERR):
+    if not _loop_can_wait_on(STDOUT) or _same_file(STDOUT, STDERR):
         yield None
         return
-    import fcntl
+    import fcntl  # POSIX only, as the check above
 
     try:
         private = fcntl.fcntl(STDOUT, fcntl.F_DUPFD_CLOEXEC, 3)  # above the standard three, closed in children
@@ -97,7 +97,10 @@ def loop_stdout() -> Iterator[LoopWriter | None]:
         os.close(private)
 
 
-def _pipe_or_socket(fd: int) -> bool:
+def _loop_can_wait_on(fd: int) -> bool:
+    """A pipe or a socket, where the event loop can wait for readiness (not on Windows: its loop waits on sockets only)."""
+    if sys.platform == "win32":
+        return False
     try:
         mode = os.fstat(fd).st_mode
     except OSError:
