@@ -69,6 +69,7 @@ class PassageWords:
             # as far or further, and ends up as that one once the blocks before its first match give way (below).
             return any(found[first]) or (first + 1 < len(blocks) and heading(first) and any(found[first + 1]))
 
+        # Where no block holds a word no window is scored: (0, 0), grown below, is the chunk's beginning.
         best, best_score, whole_score = (0, 0), -1.0, score(0, len(blocks) - 1)
         for first in filter(worth_opening, range(len(blocks))):
             last = _last_within(blocks, first, first, max_chars)
