@@ -93,7 +93,11 @@ class AnnouncedTools:
 
 def _tools_digest(index: ServedIndex) -> str:
     """The digest of a generation's tool list, computed once per generation (40 us: it was paid on every call)."""
-    return index.derived(_tools_digest, lambda: hashlib.sha256(orjson.dumps([tool.model_dump(mode="json") for tool in index.tools])).hexdigest())
+
+    def digest() -> str:
+        return hashlib.sha256(orjson.dumps([tool.model_dump(mode="json") for tool in index.tools])).hexdigest()
+
+    return index.derived(_tools_digest, digest)
 
 
 @dataclass(frozen=True)
