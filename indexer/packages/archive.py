@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 from typing import Callable, Iterator
 
 from docs_mcp.indexer.packages.errors import PackageFetchError
+from docs_mcp.indexer.sources.archive import member_path
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
 MAX_TOTAL_BYTES = 50 * 1024 * 1024
@@ -67,7 +68,7 @@ def _unpack(members: list[_Member], destination: Path) -> UnpackedRelease:
     metadata = ""
     top = _single_top(members)
     for member in members:
-        relative = _inside_path(member.name, top)
+        relative = member_path(member.name, top)
         if relative is None or not member.regular:
             skipped += 1
             continue
@@ -159,26 +160,11 @@ def _read_zip(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
 
 def _single_top(members: list[_Member]) -> str:
     """The one top folder every member with a safe path is under ('' when there is none, as in a wheel)."""
-    tops = {PurePosixPath(m.name).parts[0] for m in members if _inside_path(m.name, "") is not None}
+    tops = {PurePosixPath(m.name).parts[0] for m in members if member_path(m.name, "") is not None}
     if len(tops) != 1:
         return ""
     (top,) = tops
-    return top if any(len(PurePosixPath(m.name).parts) > 1 and _inside_path(m.name, "") for m in members) else ""
-
-
-def _inside_path(name: str, top: str) -> PurePosixPath | None:
-    """The member's path below the top folder, or None when it would leave the destination."""
-    if "\\" in name or "\x00" in name:
-        return None
-    path = PurePosixPath(name)
-    if path.is_absolute() or ".." in path.parts or (path.parts and ":" in path.parts[0]):
-        return None
-    parts = [p for p in path.parts if p != "."]
-    if top:
-        if not parts or parts[0] != top:
-            return None
-        parts = parts[1:]
-    return PurePosixPath(*parts) if parts else None
+    return top if any(len(PurePosixPath(m.name).parts) > 1 and member_path(m.name, "") for m in members) else ""
 
 
 def _is_metadata(relative: PurePosixPath) -> bool:

@@ -1,7 +1,8 @@
 """A repository archive (a tar.gz as GitHub's API serves it) unpacked safely: its documentation files only.
 
-Only regular files are written, under the destination folder: links, devices, absolute paths and
-``..`` never are. The archive's single top folder (``owner-repo-<sha>/``) is dropped. What is kept
+Only regular files are written, under the destination folder: links, devices, absolute paths, ``..``,
+backslashes and NUL characters never are (``member_path``, shared with release archives). The archive's
+single top folder (``owner-repo-<sha>/``) is dropped. What is kept
 is every page of a documentation format (markdown, MDX, reStructuredText, HTML, notebooks) and the
 files that steer indexing (``.gitignore``, ``.docs-mcp.json`` manifests, ``metadata.json``); the
 folder walk then skips dependencies and build outputs as for any folder. Sizes are bounded: one
@@ -46,7 +47,7 @@ def unpack_docs(archive: IO[bytes], destination: Path) -> Unpacked:
     try:
         with tarfile.open(fileobj=archive, mode="r:*") as tar:
             for member in tar:
-                relative = _inside_path(member.name)
+                relative = member_path(member.name)
                 keep = member.isfile() and relative is not None and _wanted(relative) and member.size <= MAX_FILE_BYTES
                 if not keep:
                     skipped += 1
@@ -68,12 +69,23 @@ def unpack_docs(archive: IO[bytes], destination: Path) -> Unpacked:
     return Unpacked(files, total, skipped)
 
 
-def _inside_path(name: str) -> PurePosixPath | None:
-    """The member's path below the archive's top folder, or None when it would leave the destination."""
-    path = PurePosixPath(name)
-    if path.is_absolute() or ".." in path.parts or "\\" in name or len(path.parts) < 2:
+def member_path(name: str, top: str | None = None) -> PurePosixPath | None:
+    """Where an archive member goes below the destination, its top folder dropped; None where it must not go:
+    an absolute path, a ``..``, a backslash, a NUL (no file can be named so), a drive, nothing below the top.
+
+    ``top``: the top folder every member is under ('' when there is none); None drops the first part, whatever it is.
+    """
+    if "\\" in name or "\x00" in name:
         return None
-    return PurePosixPath(*path.parts[1:])
+    path = PurePosixPath(name)
+    if path.is_absolute() or ".." in path.parts or (path.parts and ":" in path.parts[0]):
+        return None
+    parts = [part for part in path.parts if part != "."]
+    if top is None or top:
+        if not parts or (top is not None and parts[0] != top):
+            return None
+        parts = parts[1:]
+    return PurePosixPath(*parts) if parts else None
 
 
 def _wanted(relative: PurePosixPath) -> bool:

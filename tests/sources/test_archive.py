@@ -62,6 +62,20 @@ def test_unsafe_members_are_never_written(tmp_path: Path) -> None:
     assert unpacked.files == 1 and (tmp_path / "out" / "ok.md").is_file() and not (tmp_path / "evil.md").exists()
 
 
+def test_a_member_named_with_a_nul_is_skipped_not_a_crash(tmp_path: Path) -> None:
+    # A pax header can name a member with any character; no file can be named with a NUL (open() raises ValueError).
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for name in ("top/docs/a\x00b.md", "top/docs/ok.md"):
+            data = b"# x\n"
+            info = tarfile.TarInfo("top/docs/placeholder.md")
+            info.size, info.pax_headers = len(data), {"path": name}
+            tar.addfile(info, io.BytesIO(data))
+    buffer.seek(0)
+    unpacked = unpack_docs(buffer, tmp_path / "out")
+    assert (unpacked.files, unpacked.skipped) == (1, 1) and (tmp_path / "out" / "docs" / "ok.md").is_file()
+
+
 def test_what_is_no_archive_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ArchiveError, match="not a readable tar archive"):
         unpack_docs(io.BytesIO(b"<html>rate limited</html>"), tmp_path / "out")
