@@ -16,6 +16,9 @@ from typing import Iterable
 from urllib.parse import urlsplit
 
 LLMS_PAGE = "llms.md"  # the llms.txt itself, always at the library's root
+# A file system takes at most 255 bytes a name: one over-long name failed the write of a whole library. 200 leaves
+# room for the hash page_paths adds to tell two pages apart.
+MAX_NAME_BYTES = 200
 _KEEP_SUFFIXES = (".md", ".markdown", ".mdx")
 _REPLACE_SUFFIXES = (".html", ".htm", ".txt")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -65,7 +68,19 @@ def page_path(url: str, llms_url: str) -> str:
         name += ".md"
     if parts.query:
         name = _suffixed(name, parts.query)
-    return "/".join([*segments[:-1], name])
+    return "/".join(bounded_name(segment) for segment in [*segments[:-1], name])
+
+
+def bounded_name(name: str) -> str:
+    """``name`` (a folder's, or a file's with its suffix) in at most MAX_NAME_BYTES bytes of UTF-8: a longer one
+    keeps its start and its suffix, a hash of the whole between them, so two long names stay two."""
+    if len(name.encode()) <= MAX_NAME_BYTES:
+        return name
+    stem, dot, suffix = name.rpartition(".")
+    if not dot or len(suffix) > 10:
+        stem, dot, suffix = name, "", ""
+    keep = MAX_NAME_BYTES - 9 - len(f"{dot}{suffix}".encode())
+    return f"{stem.encode()[:keep].decode('utf-8', errors='ignore')}-{_hash8(name)}{dot}{suffix}"
 
 
 def _spelled_exactly(url: str, llms_url: str) -> bool:
@@ -76,4 +91,8 @@ def _spelled_exactly(url: str, llms_url: str) -> bool:
 
 def _suffixed(path: str, text: str) -> str:
     stem, _, suffix = path.rpartition(".")
-    return f"{stem}-{hashlib.sha256(text.encode()).hexdigest()[:8]}.{suffix}"
+    return f"{stem}-{_hash8(text)}.{suffix}"
+
+
+def _hash8(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:8]

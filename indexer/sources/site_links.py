@@ -15,6 +15,7 @@ from urllib.parse import parse_qsl, unquote, urlencode, urljoin, urlsplit, urlun
 from bs4 import BeautifulSoup
 
 from docs_mcp.indexer.markdown import clean_heading
+from docs_mcp.indexer.sources.paths import bounded_name
 
 _TRACKING = ("utm_", "fbclid", "gclid", "mc_")
 _UNSAFE_PATH = re.compile(r"[\x00-\x1f\x7f#?\\%*]")
@@ -97,7 +98,7 @@ def page_path(url: str, scope: str) -> str:
         relative = f"{stem}__{parts.query}{dot}{suffix}"
     if not relative.lower().endswith(_HTML_SUFFIXES):
         relative += ".html"
-    segments = [_UNSAFE_PATH.sub("_", segment) for segment in relative.split("/") if segment not in ("", ".", "..")]
+    segments = [bounded_name(_UNSAFE_PATH.sub("_", segment)) for segment in relative.split("/") if segment not in ("", ".", "..")]
     return "/".join(segments) or "index.html"
 
 

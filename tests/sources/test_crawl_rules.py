@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from docs_mcp.indexer.sources.robots import MAX_CRAWL_DELAY, Robots
+from docs_mcp.indexer.sources.paths import MAX_NAME_BYTES
 from docs_mcp.indexer.sources.site_links import in_scope, normal_url, page_links, page_path, scope_of, section_names
 from docs_mcp.indexer.sources.sitemap import MAX_SITEMAP_BYTES, parse_sitemap
 
@@ -104,6 +105,19 @@ def test_canonical_and_robots_meta() -> None:
 )
 def test_page_paths_are_html_file_names_below_the_scope(url: str, path: str) -> None:
     assert page_path(url, "http://h/3/") == path
+
+
+def test_long_queries_and_names_make_file_names_a_file_system_takes(tmp_path: Path) -> None:
+    # A name takes at most 255 bytes: a long query folded into one (or a long name of accented letters, two bytes
+    # each) failed the write of the whole site. Two long names stay two, each keeps its start and its suffix.
+    urls = [f"http://h/3/search.html?q={'é' * 150}{n}" for n in range(2)] + [f"http://h/3/{'x' * 300}/page"]
+    paths = [page_path(url, "http://h/3/") for url in urls]
+    assert len(set(paths)) == 3 and all(path.endswith(".html") for path in paths)
+    assert all(len(name.encode()) <= MAX_NAME_BYTES for path in paths for name in path.split("/"))
+    assert paths[0].startswith("search__q=é") and paths[2].endswith("/page.html")
+    for path in paths:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("<p>page</p>", encoding="utf-8")
 
 
 def test_sections_are_named_by_the_start_pages_navigation() -> None:

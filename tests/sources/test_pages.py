@@ -11,7 +11,7 @@ from docs_mcp.indexer.sources.convert import to_markdown
 from docs_mcp.indexer.sources.errors import InvalidContentError, LlmsTxtNotFoundError
 from docs_mcp.indexer.sources.fetch import Fetched
 from docs_mcp.indexer.sources.llms_txt import parse_llms_txt
-from docs_mcp.indexer.sources.paths import page_path, page_paths
+from docs_mcp.indexer.sources.paths import MAX_NAME_BYTES, page_path, page_paths
 from docs_mcp.indexer.sources.registry import load_registry
 
 LLMS = """# Skyhook
@@ -128,6 +128,22 @@ def test_urls_that_read_as_one_path_each_get_their_own():
         "https://docs.skyhook.test/other.html": "other.md",  # no clash: the plain name
     }
     assert page_paths(reversed(urls), llms) == paths  # the order given does not matter
+
+
+def test_over_long_url_segments_make_file_names_a_file_system_takes(tmp_path):
+    # A file name takes at most 255 bytes: one over-long link used to fail the write of the whole library.
+    llms = "https://docs.skyhook.test/llms.txt"
+    folder, long_a, long_b = "f" * 300, "a" * 250 + "x", "a" * 250 + "y"
+    paths = page_paths([f"https://docs.skyhook.test/{folder}/{long_a}.html", f"https://docs.skyhook.test/{folder}/{long_b}.html"], llms)
+    written = [path for url, path in paths.items() if url != llms]
+    assert len(set(written)) == 2 and all(path.endswith(".md") for path in written)
+    assert all(len(segment) <= MAX_NAME_BYTES for path in written for segment in path.split("/"))
+    assert all(path.split("/")[0].startswith("f" * (MAX_NAME_BYTES - 9)) for path in written)  # the start stays readable
+    for path in written:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("# page\n", encoding="utf-8")
+    stem = "b" * MAX_NAME_BYTES
+    assert page_path(f"https://docs.skyhook.test/{stem}.md", llms) == stem[: MAX_NAME_BYTES - 12] + "-" + sha8(stem + ".md") + ".md"
 
 
 def sha8(text: str) -> str:
