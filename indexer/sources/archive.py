@@ -21,6 +21,8 @@ from docs_mcp.indexer.formats import is_page
 MAX_FILE_BYTES = 10 * 1024 * 1024
 MAX_TOTAL_BYTES = 500 * 1024 * 1024
 MAX_FILES = 50_000
+MAX_NAME_BYTES = 255  # a file or folder name, as Linux and macOS file systems take it
+MAX_PATH_BYTES = 3072  # a member's whole path: the destination folder's comes before it, within PATH_MAX (4096)
 _STEERING = frozenset({".gitignore", ".docs-mcp.json", "metadata.json"})
 
 
@@ -70,8 +72,9 @@ def unpack_docs(archive: IO[bytes], destination: Path) -> Unpacked:
 
 
 def member_path(name: str, top: str | None = None) -> PurePosixPath | None:
-    """Where an archive member goes below the destination, its top folder dropped; None where it must not go:
-    an absolute path, a ``..``, a backslash, a NUL (no file can be named so), a drive, nothing below the top.
+    """Where an archive member goes below the destination, its top folder dropped; None where it must not or cannot
+    go: an absolute path, a ``..``, a backslash, a drive, nothing below the top, a NUL or a name longer than a file
+    system takes (open() refuses those: one such member failed the whole archive).
 
     ``top``: the top folder every member is under ('' when there is none); None drops the first part, whatever it is.
     """
@@ -81,6 +84,8 @@ def member_path(name: str, top: str | None = None) -> PurePosixPath | None:
     if path.is_absolute() or ".." in path.parts or (path.parts and ":" in path.parts[0]):
         return None
     parts = [part for part in path.parts if part != "."]
+    if any(len(part.encode()) > MAX_NAME_BYTES for part in parts) or len(name.encode()) > MAX_PATH_BYTES:
+        return None
     if top is None or top:
         if not parts or (top is not None and parts[0] != top):
             return None

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from corpus_files import write_corpus
 
+from docs_mcp.indexer.packages.archive import unpack_docs as unpack_release_docs
 from docs_mcp.indexer.sources.archive import ArchiveError, unpack_docs
 
 
@@ -74,6 +75,21 @@ def test_a_member_named_with_a_nul_is_skipped_not_a_crash(tmp_path: Path) -> Non
     buffer.seek(0)
     unpacked = unpack_docs(buffer, tmp_path / "out")
     assert (unpacked.files, unpacked.skipped) == (1, 1) and (tmp_path / "out" / "docs" / "ok.md").is_file()
+
+
+def test_a_member_named_longer_than_a_file_system_takes_is_skipped_by_both_unpackers(tmp_path: Path) -> None:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.PAX_FORMAT) as tar:
+        for name in (f"pkg-1.0/docs/{'a' * 300}.md", "pkg-1.0/" + "/".join(["d" * 200] * 16) + "/x.md",
+                     "pkg-1.0/docs/ok.md", "pkg-1.0/README.md"):
+            data = b"# x\n"
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    repository = unpack_docs(io.BytesIO(buffer.getvalue()), tmp_path / "repository")
+    assert (repository.files, repository.skipped) == (2, 2)
+    release = unpack_release_docs(buffer.getvalue(), tmp_path / "release")
+    assert sorted(release.files) == ["README.md", "docs/ok.md"] and release.skipped == 2
 
 
 def test_what_is_no_archive_is_an_error(tmp_path: Path) -> None:
