@@ -30,6 +30,7 @@ class PendingAnswers:
         self._pending: set[str | int] = set()
         self._none_left = anyio.Event()
         self._none_left.set()
+        self.drain_ends: float | None = None  # when the wait for answers at the end of input gives up (event loop time)
 
     def taken(self, message: Any) -> None:
         """Note a message passed to the server: a request to answer, or the client's cancellation of one."""
@@ -47,6 +48,7 @@ class PendingAnswers:
 
     async def all_answered(self, seconds: float = DRAIN_SECONDS) -> bool:
         """Wait until every request taken has its answer (True), or ``seconds`` have passed (False)."""
+        self.drain_ends = anyio.current_time() + seconds
         if not self._pending:
             return True
         with anyio.move_on_after(seconds):

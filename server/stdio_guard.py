@@ -39,6 +39,7 @@ MAX_DEPTH = 64  # a tool call nests about 6 levels
 MAX_INTEGER_DIGITS = 1_000  # int() is still quick; the tools answer an out-of-range value with isError
 MAX_METHOD_CHARS = 128  # MCP's longest method names are about 40 characters
 _CHUNK_BYTES = 64 * 1024
+_LAST_WRITES_SECONDS = 5.0  # the least time the last answers get to reach a client once the session is over
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _ONE_PER_LINE = "Send one JSON-RPC 2.0 message (an object) per line."
 
@@ -185,12 +186,21 @@ async def guarded_stdio() -> AsyncIterator[tuple[ObjectReceiveStream[SessionMess
     own to read. At the end of input, the requests in flight are answered first.
     """
     pending = PendingAnswers()
-    with loop_stdout() as stdout:
+    with loop_stdout() as stdout, anyio.CancelScope() as writing:
         async with stdio_server(stdin=_NoLines(), stdout=stdout) as (_, to_client):
             to_server, from_client = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-            async with anyio.create_task_group() as tasks:
-                tasks.start_soon(guard, stdin_reader(), to_server, to_client, pending)
-                yield from_client, RecordedAnswers(to_client, pending)
+            try:
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(guard, stdin_reader(), to_server, to_client, pending)
+                    yield from_client, RecordedAnswers(to_client, pending)
+            finally:
+                # The session is over; the transport still writes what it holds. A client that stopped reading
+                # (its end of the pipe open, full) would keep that write, and the process, waiting for ever: it
+                # gets what is left of the end of input's wait for answers (a few seconds at least).
+                now = anyio.current_time()
+                writing.deadline = max(pending.drain_ends or now + DRAIN_SECONDS, now + _LAST_WRITES_SECONDS)
+    if writing.cancelled_caught:
+        logger.warning("the client stopped reading: the answers it did not read are dropped")
 
 
 class _NoLines:

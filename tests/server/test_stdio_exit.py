@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -73,3 +74,26 @@ def test_a_client_that_stops_reading_ends_the_server_with_exit_0_and_no_tracebac
         stderr = server.stderr.read().decode()
         assert server.wait(timeout=120) == 0, stderr[-3000:]
     assert "Traceback" not in stderr and "the client closed the connection" in stderr
+
+
+def test_a_client_that_stops_reading_but_keeps_the_pipe_open_ends_the_server_after_the_drain(text_only_index: Path) -> None:
+    # The answers fill the pipe and stay there: the last writes wait on it, but only within the end of input's
+    # wait for answers (DRAIN_SECONDS, 60 s), then the server drops them and exits 0. It used to wait for ever.
+    searches = [{**_SEARCHES[0], "id": n} for n in range(1, 400)]
+    server = subprocess.Popen(_SERVE + ["--index", str(text_only_index)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
+    logged: list[bytes] = []
+    reader = threading.Thread(target=lambda: logged.append(server.stderr.read()))
+    reader.start()
+    try:
+        server.stdin.write(_lines(_INITIALIZE, *searches))
+        server.stdin.close()  # stdout stays open and unread
+        code = server.wait(timeout=240)
+    finally:
+        server.kill()
+        reader.join()
+        server.stdout.close()
+        server.stderr.close()
+    stderr = b"".join(logged).decode()
+    assert code == 0, stderr[-3000:]
+    assert "the client stopped reading" in stderr and "Traceback" not in stderr
