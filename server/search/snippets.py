@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Iterable
 
 SNIPPET_CHARS = 240
@@ -32,9 +32,14 @@ class Needles:
         """Where each word of ``text`` that starts with a needle starts, and the word in lower case."""
         if not self.words:
             return []
-        if all(_ALPHANUMERIC.issuperset(word) for word in self.words) and _folds_as_lower(text):
+        if self._alphanumeric and _folds_as_lower(text):
             return _alphanumeric_words_from(self.words, text.lower())
         return _folded_words_from(_folding_pattern(self.words), text)
+
+    @cached_property
+    def _alphanumeric(self) -> bool:
+        """Whether every needle is ASCII letters and digits (asked for each text: found once)."""
+        return all(_ALPHANUMERIC.issuperset(word) for word in self.words)
 
     def first(self, text: str) -> int | None:
         """Where the first word of ``text`` that starts with a needle starts (None: nowhere)."""

@@ -81,6 +81,15 @@ def tiny_index(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def text_only_index(tmp_path_factory) -> Path:
+    """A real full-text-only index (no model) of one small page: for servers started many times over."""
+    root = tmp_path_factory.mktemp("text-only")
+    docs = write_corpus(root / "docs", {"a.md": "# Alpha\n\n## Setup\n\nThe alpha guide explains the setup.\n"})
+    build_index(docs, root / "index", embeddings="none")
+    return root / "index"
+
+
+@pytest.fixture(scope="session")
 def stdio_server():
     """``serve_over_stdio`` for tests that start their own server: ``with stdio_server(index, log) as session``."""
     return serve_over_stdio

@@ -17,20 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from docs_mcp.indexer import build_index
 
 RUNS = 5
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "stdio_exit_loop.py"
 _SERVE = [sys.executable, "-m", "docs_mcp", "serve"]
-
-
-@pytest.fixture(scope="module")
-def text_only_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    docs = tmp_path_factory.mktemp("exit-docs")
-    (docs / "a.md").write_text("# Alpha\n\n## Setup\n\nThe alpha guide.\n", encoding="utf-8")
-    out = tmp_path_factory.mktemp("exit-index") / "index"
-    build_index(docs, out, embeddings="none")
-    return out
 
 
 @pytest.mark.parametrize("which", ["model", "text-only"])

@@ -14,7 +14,6 @@ from pathlib import Path
 import anyio
 import pytest
 
-from docs_mcp.indexer import build_index
 from docs_mcp.server.stdio_pipes import LoopReader, LoopWriter
 
 _SERVE = [sys.executable, "-m", "docs_mcp", "serve"]
@@ -100,15 +99,6 @@ def test_stdout_shared_with_stderr_is_not_claimed():
     script = "from docs_mcp.server.stdio_pipes import loop_stdout\nwith loop_stdout() as writer:\n    print(writer)\n"
     done = subprocess.run([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
     assert done.stdout == "None\n"
-
-
-@pytest.fixture(scope="module")
-def text_only_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    docs = tmp_path_factory.mktemp("pipes-docs")
-    (docs / "a.md").write_text("# Alpha\n\n## Setup\n\nThe alpha guide explains the setup.\n", encoding="utf-8")
-    out = tmp_path_factory.mktemp("pipes-index") / "index"
-    build_index(docs, out, embeddings="none")
-    return out
 
 
 def _requests() -> bytes:
