@@ -79,7 +79,7 @@ def put(text: str, body: str, style: CommentStyle, name: str, path: str = "") ->
     span = find(text, style, name, path)
     if span is not None:
         return text[: span[0]] + new + text[span[1] :]
-    if style.markdown and _open_fence_at_end(text):
+    if style.markdown and _scan(text)[1]:
         raise ConfigFileError(
             path, "ends inside a code block (a ``` or ~~~ fence that is never closed)",
             "Close the code block with a fence line at the end of the file, then run `docs-mcp setup` again; nothing was written.",
@@ -107,10 +107,6 @@ def _marker_lines(text: str, marker: str, style: CommentStyle) -> list[int]:
             found.append(offset)
         offset += len(line)
     return found
-
-
-def _open_fence_at_end(text: str) -> bool:
-    return _scan(text)[1]
 
 
 def _scan(text: str) -> tuple[list[tuple[str, bool]], bool]:

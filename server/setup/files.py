@@ -95,10 +95,10 @@ def write(path: Path, root: Path, text: str) -> None:
 def delete(path: Path, root: Path) -> None:
     """Delete the file ``path`` names (a link to it stays, as it was before the file was made), and the folders
     left empty, up to ``root``."""
-    real = real_path(path, root)
+    real, top = real_path(path, root), root.resolve()
     real.unlink()
     folder = real.parent
-    while folder != root and folder.is_relative_to(root):
+    while folder != top and folder.is_relative_to(top):
         try:
             folder.rmdir()
         except OSError:

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
-from docs_mcp.server.setup.errors import ConfigFileError
+from docs_mcp.server.setup.errors import TOO_DEEP_HINT, ConfigFileError
 
 MAX_DEPTH = 200  # objects and arrays inside each other; client configs nest a handful, Python's stack far fewer than 3,000
 
@@ -91,7 +91,7 @@ class Parser:
             if self.depth > MAX_DEPTH:
                 raise ConfigFileError(
                     self.path, f"nests objects and arrays more than {MAX_DEPTH} deep (line {self._line()})",
-                    "No client config nests that deep: check the file (or move it aside) and run `docs-mcp setup` again; nothing was written.",
+                    TOO_DEEP_HINT,
                 )  # fmt: skip
             node = self._object() if char == "{" else self._array()
             self.depth -= 1

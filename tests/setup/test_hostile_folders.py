@@ -31,6 +31,7 @@ QUOTED_BLOCK = "# Notes\n\nsetup writes this:\n\n```markdown\n" + BEGIN + "(the 
     ({"project/.mcp.json": '{"x": ' + "[" * 3000 + "]" * 3000 + "}"}, ("claude",), "more than 200 deep"),
     ({"project/.codex/config.toml": "x = " + "[" * 3000 + "]" * 3000 + "\n"}, ("codex",), "too deep to read"),
     ({"project/.mcp.json": FIFO}, ("claude",), "is not a regular file"),
+    ({"project/.mcp.json": "{}" + " " * 32 * 2**20}, ("claude",), "is larger than 32 MiB"),
     # what the user wrote, in the place setup would write
     ({"project/.mcp.json": USER_ENTRY}, ("claude",), "already has the server entry mcpServers.docs-mcp"),
     ({"project/.mcp.json": USER_ENTRY}, ("claude", "--remove"), "which `docs-mcp setup` did not write"),
