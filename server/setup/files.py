@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import os
 import stat
 import tempfile
@@ -113,8 +112,24 @@ def locked(folders: Iterable[Path]) -> Iterator[None]:
         for folder in sorted({folder.resolve() for folder in folders if folder.is_dir()}):
             descriptor = os.open(folder, os.O_RDONLY)
             stack.callback(os.close, descriptor)
-            fcntl.flock(descriptor, fcntl.LOCK_EX)  # released when the descriptor closes, or the process dies
+            _lock(descriptor)
         yield
+
+
+def _lock(descriptor: int) -> None:
+    """An exclusive flock, released when the descriptor closes or the process dies.
+
+    Best effort: where the platform (Windows) or the file system (NFS without locks) has none, runs are not
+    serialised, as before locking existed, rather than refused.
+    """
+    try:
+        import fcntl
+    except ImportError:
+        return
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+    except OSError:
+        return
 
 
 def _new_file_mode() -> int:
