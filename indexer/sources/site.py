@@ -25,6 +25,7 @@ from bs4 import BeautifulSoup
 
 from docs_mcp.indexer.build import Documents, write_source
 from docs_mcp.indexer.libraries.spec import LibrarySpec
+from docs_mcp.indexer.readable_name import documentation_of
 from docs_mcp.indexer.records import IndexReport
 from docs_mcp.indexer.sources.config import SOURCES_FOLDER, SourceSettings
 from docs_mcp.indexer.sources.crawl_store import CrawlStore
@@ -93,7 +94,7 @@ class SiteSource:
         with tempfile.TemporaryDirectory(prefix="docs-mcp-site-") as folder:
             root = Path(folder) / "docs"
             root.mkdir()
-            description = self.spec.description or f"{self.spec.name} documentation"
+            description = self.spec.description or documentation_of(self.spec.name)
             (Path(folder) / "metadata.json").write_text(json.dumps({"corpus_description": description}), encoding="utf-8")
             for url, path in self.paths().items():
                 target = root / path
