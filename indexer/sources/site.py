@@ -141,12 +141,15 @@ def add_site(
     try:
         crawl = SiteCrawler(fetcher, store, request.limits, progress=progress).crawl(request.library_id, request.url)
         pages = {page.url: store.body(request.library_id, page.url) for page in store.pages(request.library_id)}
+        start = store.get(request.library_id, crawl.start_url)
     finally:
         store.close()
         fetcher.close()
     if not pages:
+        # What the start URL answered (its status, or why it is no page) says what to check first.
+        why = "" if start is None or not start.note else f": {start.note if start.note.startswith(start.url) else f'{start.url}: {start.note}'}"
         raise InvalidContentError(
-            f"No HTML documentation page was found under {crawl.scope} ({crawl.skipped} skipped, {crawl.failed} failed).",
+            f"No HTML documentation page was found under {crawl.scope} ({crawl.skipped} skipped, {crawl.failed} failed){why.rstrip('.')}.",
             "Check the URL (the crawl stays under its folder), or the site's robots.txt.",
         )
     start_html = pages.get(crawl.start_url) or next(iter(pages.values()))

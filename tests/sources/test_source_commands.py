@@ -39,7 +39,7 @@ def test_add_refuses_loopback_outside_the_test_mode_and_a_missing_llms_txt(site,
     index = str(tmp_path / "index")
     refused = run("add", "llms-txt", site.url("/docs/llms.txt"), "--library", SKYHOOK, "--index", index)
     assert refused.returncode == 1 and "resolves to 127.0.0.1, a loopback address" in refused.stderr
-    assert "hint: To test against a site on this machine, start the server with DOCS_MCP_ALLOW_PRIVATE_FETCH=1" in refused.stderr
+    assert "hint: To test against a site on this machine, set DOCS_MCP_ALLOW_PRIVATE_FETCH=1 in the environment" in refused.stderr
     missing = run("add", "llms-txt", site.url("/nope/llms.txt"), "--library", SKYHOOK, "--index", index, env=TEST_MODE)
     assert missing.returncode == 1
     assert f"error: {site.url('/nope/llms.txt')} answered 404: the page does not exist." in missing.stderr
