@@ -83,7 +83,7 @@ def sync(
     for problem in found.problems:
         typer.echo(f"warning: {problem}", err=True)
     if not found.dependencies:
-        raise UsageError(f"No dependencies found in {project}.", "sync reads pyproject.toml, uv.lock, poetry.lock, requirements*.txt, package.json and its lock files.")
+        raise UsageError(f"No dependencies found in {project.resolve()}.", "sync reads pyproject.toml, uv.lock, poetry.lock, requirements*.txt, package.json and its lock files.")
     client = RegistryClient(RegistrySettings.for_index(index))
     try:
         items = plan_sync(found, index, client, include_dev=include_dev)

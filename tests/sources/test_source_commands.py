@@ -31,7 +31,7 @@ def test_add_then_refresh(site, tmp_path: Path):
     assert [(lib["library_id"], lib["source"], lib["languages"]) for lib in listed] == [(SKYHOOK, llms, ["python"])]
     refreshed = run("refresh", "--index", index, env=TEST_MODE)
     assert refreshed.returncode == 0, refreshed.stderr
-    assert refreshed.stdout.splitlines() == [f"unchanged {SKYHOOK}  {llms}", "1 URLs: 0 updated, 1 unchanged, 0 failed"]
+    assert refreshed.stdout.splitlines() == [f"unchanged {SKYHOOK}  {llms}", "1 library: 0 updated, 1 unchanged, 0 failed"]
     assert site.hits("/docs/llms.txt")[-1].headers["if-none-match"] == '"l1"'
 
 
@@ -96,5 +96,5 @@ def test_refresh_exits_non_zero_when_every_url_failed(site, tmp_path: Path):
     assert run("add", "llms-txt", llms, "--library", SKYHOOK, "--index", index, env=TEST_MODE).returncode == 0
     site.close()  # the source is gone
     done = run("refresh", "--index", index, env=TEST_MODE)
-    assert done.returncode == 1 and done.stdout.splitlines()[-1] == "1 URLs: 0 updated, 0 unchanged, 1 failed"
+    assert done.returncode == 1 and done.stdout.splitlines()[-1] == "1 library: 0 updated, 0 unchanged, 1 failed"
     assert done.stdout.startswith(f"failed    {SKYHOOK}  {llms}: ") and "(kept the cached copy)" in done.stdout
