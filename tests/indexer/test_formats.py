@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from corpus_files import write_corpus
 
 from docs_mcp.indexer.corpus import scan_corpus
 from docs_mcp.indexer.file_rules import FileRules
@@ -103,11 +104,11 @@ def test_rst_includes_stay_inside_the_docs_folder(tmp_path: Path) -> None:
 
 
 def test_sphinxs_standard_layout_says_its_root_includes_are_refused_by_design_and_how_to_include_them(tmp_path: Path) -> None:
-    project = tmp_path / "flask"
-    (project / "docs").mkdir(parents=True)
-    (project / "CHANGES.rst").write_text("Version 3.0.0\n-------------\n\nReleased 2023-09-30.\n", encoding="utf-8")
-    (project / "docs" / "index.rst").write_text("Flask\n=====\n\nWelcome.\n", encoding="utf-8")
-    (project / "docs" / "changes.rst").write_text("Changes\n=======\n\n.. include:: ../CHANGES.rst\n", encoding="utf-8")
+    project = write_corpus(tmp_path / "flask", {
+        "CHANGES.rst": "Version 3.0.0\n-------------\n\nReleased 2023-09-30.\n",
+        "docs/index.rst": "Flask\n=====\n\nWelcome.\n",
+        "docs/changes.rst": "Changes\n=======\n\n.. include:: ../CHANGES.rst\n",
+    })  # fmt: skip
     (problem,) = scan_corpus(project / "docs").problems
     assert str(problem) == (
         "changes.rst: ../CHANGES.rst is outside the docs folder: not included, by design (a page reads only files inside the "
