@@ -52,9 +52,11 @@ def _configured_name(folder: Path) -> str:
         text = _read(folder / config)
         named = _SITE_NAME.search(text)
         inherited = _INHERIT.search(text)
-        if not named and inherited and Path(inherited["path"].strip()).name in _MKDOCS:
-            # A translation's mkdocs.yml inherits the main one (FastAPI's docs/zh/mkdocs.yml: INHERIT: ../en/mkdocs.yml).
-            named = _SITE_NAME.search(_read(folder / inherited["path"].strip()))
+        base = (folder / inherited["path"].strip()).resolve() if inherited else None
+        if not named and base is not None and base.name in _MKDOCS and base.is_relative_to(folder.parent):
+            # A translation's mkdocs.yml inherits the main one (FastAPI's docs/zh/mkdocs.yml: INHERIT: ../en/mkdocs.yml),
+            # a sibling folder's, never a file elsewhere on the machine.
+            named = _SITE_NAME.search(_read(base))
         if named:
             return named["name"].strip()
     project = _SPHINX_PROJECT.search(_read(folder / "conf.py"))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from docs_mcp.indexer.readable_name import documentation_of
+from docs_mcp.indexer.readable_name import documentation_of, readable_name
 from docs_mcp.server.instructions import LEAD_CHARS, IndexSummary, agent_rule, CommandLine, server_instructions
 
 FASTAPI = {"corpus_description": "FastAPI documentation", "libraries": {"local/fastapi": {"name": "fastapi", "implicit": True}}}
@@ -107,3 +107,11 @@ def test_a_name_that_says_documentation_is_not_doubled() -> None:
     assert before.code == "code these docs cover"  # an index built before: its folder's name is no library
     assert IndexSummary.from_metadata(built_before).holdings == "the Python 3.11.2 documentation"
     assert documentation_of("Python 3.11.2 documentation") == "Python 3.11.2 documentation" and documentation_of("httpx") == "httpx documentation"
+
+
+def test_an_inherited_mkdocs_yml_is_read_only_beside_the_translation(tmp_path: Path) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "mkdocs.yml").write_text("site_name: Private Wiki\n")
+    docs = _page(tmp_path / "project" / "site-a" / "zh" / "docs")
+    (docs.parent / "mkdocs.yml").write_text("INHERIT: ../../../elsewhere/mkdocs.yml\n")
+    assert readable_name(docs) == "site-a"  # the folder name, not the name of a site outside the project
