@@ -16,6 +16,7 @@ from docs_mcp.indexer.file_rules import FileRules, Judge
 from docs_mcp.indexer.formats import PAGE_SUFFIXES, FormatError, convert, is_markdown
 from docs_mcp.indexer.frontmatter import read_front_matter
 from docs_mcp.indexer.manifest import MANIFEST_NAME, KeyConfig, Manifest, load_manifest, resolve
+from docs_mcp.indexer.readable_name import documentation_of, readable_name
 from docs_mcp.indexer.records import Chunk, CorpusScan, Problem
 from docs_mcp.indexer.skip_report import describe_skipped
 from docs_mcp.indexer.taxonomy import discover_taxonomy, load_corpus_metadata, merge_configs
@@ -62,7 +63,7 @@ def scan_corpus(root: Path, *, metadata_file: Path | None = None, rules: FileRul
         chunks=tuple(chunks),
         files=files,
         taxonomy=discover_taxonomy(chunks, configs),
-        corpus_description=description or f"{root.resolve().name} documentation",
+        corpus_description=description or documentation_of(readable_name(root)),
         problems=tuple(problems),
         skipped=tuple(skipped),
         skipped_files=found.skipped,

@@ -10,6 +10,7 @@ of the page is indexed.
 
 from __future__ import annotations
 
+import re
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -29,6 +30,9 @@ from docs_mcp.indexer.formats.rst_extensions import AnyDirective, any_role, dire
 _LOOKUP_LOCK = threading.Lock()
 # Errors (3) and worse become the page's warning; nothing is printed and nothing stops the parse.
 _ERROR_LEVEL = 3
+# An include refused because it leaves the docs folder (RootInclude), told apart from markup errors when reported.
+_REFUSED_INCLUDE = re.compile(r'"(?:literal)?include": (.+?) is outside the docs folder')
+INCLUDE_ADVICE = "To include the project's root files, index the project folder: docs-mcp index PROJECT --include 'docs/**' --include '*.rst'."
 _SUFFIX_LANGUAGES = {
     ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript", ".ts": "typescript", ".json": "json",
     ".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".ini": "ini", ".cfg": "ini", ".sh": "bash", ".bash": "bash",
@@ -141,8 +145,23 @@ def _selected_lines(text: str, spec: str) -> str:
 
 
 def _describe(errors: list[nodes.system_message]) -> str:
-    first = errors[0]
-    line = f" at line {first['line']}" if first.get("line") else ""
-    detail = " ".join(first.next_node(nodes.paragraph).astext().split()) if first.next_node(nodes.paragraph) else ""
-    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return f"reStructuredText markup error{line}: {detail}{more}; indexed the rest of the page. Fix the markup (docutils names it)."
+    """The page's one warning: includes refused by design (nothing to fix in the page), then markup errors."""
+    refused = [match[1] for match in map(_REFUSED_INCLUDE.search, map(_detail, errors)) if match]
+    markup = [error for error in errors if not _REFUSED_INCLUDE.search(_detail(error))]
+    parts = []
+    if refused:
+        # Sphinx's standard layout (docs/changes.rst including ../CHANGES.rst) meets this on every project.
+        parts.append(f"{', '.join(dict.fromkeys(refused))} {'is' if len(set(refused)) == 1 else 'are'} outside the docs folder: not included, "
+                     "by design (a page reads only files inside the folder being indexed)")  # fmt: skip
+    if markup:
+        line = f" at line {markup[0]['line']}" if markup[0].get("line") else ""
+        more = f" (and {len(markup) - 1} more)" if len(markup) > 1 else ""
+        parts.append(f"reStructuredText markup error{line}: {_detail(markup[0])}{more}")
+    advice = [INCLUDE_ADVICE] if refused else []
+    advice += ["Fix the markup (docutils names it)."] if markup else []
+    return f"{'; '.join(parts)}; indexed the rest of the page. {' '.join(advice)}"
+
+
+def _detail(error: nodes.system_message) -> str:
+    paragraph = error.next_node(nodes.paragraph)
+    return " ".join(paragraph.astext().split()) if paragraph else ""

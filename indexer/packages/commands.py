@@ -83,7 +83,7 @@ def sync(
     for problem in found.problems:
         typer.echo(f"warning: {problem}", err=True)
     if not found.dependencies:
-        raise UsageError(f"No dependencies found in {project}.", "sync reads pyproject.toml, uv.lock, poetry.lock, requirements*.txt, package.json and its lock files.")
+        raise UsageError(f"No dependencies found in {project.resolve()}.", "sync reads pyproject.toml, uv.lock, poetry.lock, requirements*.txt, package.json and its lock files.")
     client = RegistryClient(RegistrySettings.for_index(index))
     try:
         items = plan_sync(found, index, client, include_dev=include_dev)
@@ -155,3 +155,8 @@ def _print_outcome(items, files, *, dry_run: bool, as_json: bool) -> None:
     typer.echo(f"read {', '.join(files)}")
     for line in table_lines(rows, right_aligned={2, 3, 4}):
         typer.echo(line)
+    # Why a library holds only its README (its docs site serves another release, its repository cannot be read...):
+    # the same notes `add` prints, each under the library it is about.
+    for i in items:
+        for note in i.added.notes if i.added else ():
+            typer.echo(f"note: {i.added.library_id}: {note}", err=True)

@@ -126,7 +126,9 @@ def refresh(
         detail = f": {outcome.detail}" if outcome.detail else ""
         typer.echo(f"{outcome.status:<10}{outcome.library_id}  {redact(outcome.url)}{detail}")
     counts = {status: sum(o.status == status for o in outcomes) for status in ("updated", "unchanged", "failed")}
-    typer.echo(f"{len(outcomes)} URLs: {counts['updated']} updated, {counts['unchanged']} unchanged, {counts['failed']} failed")
+    # One outcome per library (its llms.txt, site or repository), not per URL fetched.
+    libraries = f"{len(outcomes)} {'library' if len(outcomes) == 1 else 'libraries'}"
+    typer.echo(f"{libraries}: {counts['updated']} updated, {counts['unchanged']} unchanged, {counts['failed']} failed")
     if counts["failed"]:
         raise typer.Exit(1)
 

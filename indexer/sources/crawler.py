@@ -169,8 +169,8 @@ class SiteCrawler:
         store, url = self._store, entry.url
         try:
             fetched = future.result()
-        except RemotePageNotFoundError:
-            store.record(library_id, url, FAILED, note="not found (404/410)")
+        except RemotePageNotFoundError as error:
+            store.record(library_id, url, FAILED, note=error.message)  # its status: a start URL that failed is reported with it
             return "failed"
         except (UrlNotAllowedError, InvalidContentError) as error:
             store.record(library_id, url, SKIPPED, note=error.message)

@@ -25,6 +25,7 @@ from bs4 import BeautifulSoup
 
 from docs_mcp.indexer.build import Documents, write_source
 from docs_mcp.indexer.libraries.spec import LibrarySpec
+from docs_mcp.indexer.readable_name import documentation_of
 from docs_mcp.indexer.records import IndexReport
 from docs_mcp.indexer.sources.config import SOURCES_FOLDER, SourceSettings
 from docs_mcp.indexer.sources.crawl_store import CrawlStore
@@ -93,7 +94,7 @@ class SiteSource:
         with tempfile.TemporaryDirectory(prefix="docs-mcp-site-") as folder:
             root = Path(folder) / "docs"
             root.mkdir()
-            description = self.spec.description or f"{self.spec.name} documentation"
+            description = self.spec.description or documentation_of(self.spec.name)
             (Path(folder) / "metadata.json").write_text(json.dumps({"corpus_description": description}), encoding="utf-8")
             for url, path in self.paths().items():
                 target = root / path
@@ -140,12 +141,15 @@ def add_site(
     try:
         crawl = SiteCrawler(fetcher, store, request.limits, progress=progress).crawl(request.library_id, request.url)
         pages = {page.url: store.body(request.library_id, page.url) for page in store.pages(request.library_id)}
+        start = store.get(request.library_id, crawl.start_url)
     finally:
         store.close()
         fetcher.close()
     if not pages:
+        # What the start URL answered (its status, or why it is no page) says what to check first.
+        why = "" if start is None or not start.note else f": {start.note if start.note.startswith(start.url) else f'{start.url}: {start.note}'}"
         raise InvalidContentError(
-            f"No HTML documentation page was found under {crawl.scope} ({crawl.skipped} skipped, {crawl.failed} failed).",
+            f"No HTML documentation page was found under {crawl.scope} ({crawl.skipped} skipped, {crawl.failed} failed){why.rstrip('.')}.",
             "Check the URL (the crawl stays under its folder), or the site's robots.txt.",
         )
     start_html = pages.get(crawl.start_url) or next(iter(pages.values()))

@@ -123,6 +123,7 @@ def get_library_info(index: ServedIndex, args: InfoArgs, sources: Sources) -> st
         "sources": [_shown_source(source) for source in library.sources],
         "stale_pages": library.stale_pages(),
         **({"package": dict(library.package)} if library.package else {}),
+        **({"source_notes": library.shown_notes()} if library.source_notes else {}),
         "available_sections": library.sections,
         "next": _next_calls(library, catalog),
         **_freshness(prepared),

@@ -42,7 +42,7 @@ def test_a_mkdocs_site_is_crawled_indexed_and_served(mkdocs_site: Path, tmp_path
         statuses = log.statuses("/")  # folder URLs of the site: every page request
     assert again.returncode == 0 and "(0 downloaded, 7 not modified" in again.stdout and "unchanged (every page as indexed)" in again.stdout
     assert refreshed.stdout.splitlines()[-2:] == [
-        f"unchanged fastapi/sample  {base}/: 7 pages, 0 downloaded, 7 not modified", "1 URLs: 0 updated, 1 unchanged, 0 failed",
+        f"unchanged fastapi/sample  {base}/: 7 pages, 0 downloaded, 7 not modified", "1 library: 0 updated, 1 unchanged, 0 failed",
     ]  # fmt: skip
     assert statuses.count(200) == 7 and statuses.count(304) == 14  # the second crawl and the refresh download nothing
     entry = json.loads((index / "metadata.json").read_text(encoding="utf-8"))["libraries"]["fastapi/sample"]
