@@ -2,8 +2,10 @@
 
 Order of work: robots.txt (a site that cannot say what it allows is not crawled), then the sitemaps
 it names or that sit at the usual places, then the links of every page fetched, breadth first. Every
-URL stays under the start URL's folder (``site_links.scope_of``), every request goes through the
-fetcher's safety checks (allowlist, no private address, each redirect checked again, size and time
+URL is put in one normal form first (``site_links.normal_url``: dot segments resolved, escapes and
+slashes settled), and the scope, robots.txt, deduplication, the fetch and the page's name all judge
+that form. Every URL stays under the start URL's folder (``site_links.scope_of``), every request
+goes through the fetcher's safety checks (allowlist, no private address, each redirect checked again, size and time
 limits), at most ``concurrency`` at once and no faster than ``rate`` per second (slower when
 robots.txt asks). A page whose canonical URL is another page of the scope, or whose body another
 page already has, is a duplicate and is indexed once. What each URL gave is written to the crawl
@@ -146,6 +148,11 @@ class SiteCrawler:
                 if entry.url in taken:
                     continue
                 taken.add(entry.url)
+                if normal_url(entry.url) != entry.url:  # queued by a version that normalised less: its normal form is crawled instead
+                    self._store.enqueue(library_id, [u for u in [normal_url(entry.url)] if in_scope(u, scope)], self._limits.max_pages)
+                    self._store.record(library_id, entry.url, SKIPPED, note=f"not in normal form: {normal_url(entry.url)}", body=b"")
+                    self._step(library_id, entry.url, "skipped", tally)
+                    continue
                 if not robots.allows(entry.url):
                     self._store.record(library_id, entry.url, SKIPPED, note="disallowed by robots.txt")
                     self._step(library_id, entry.url, "skipped", tally)
