@@ -32,6 +32,7 @@ from docs_mcp.indexer.sources.crawler import CrawlLimits, CrawlReport, CrawlStep
 from docs_mcp.indexer.sources.errors import InvalidContentError
 from docs_mcp.indexer.sources.fetch import Fetcher
 from docs_mcp.indexer.sources.ingest import index_embeddings, stored_entry
+from docs_mcp.indexer.sources.paths import distinct_paths
 from docs_mcp.indexer.sources.safety import host_of
 from docs_mcp.indexer.sources.site_links import normal_url, page_path, section_names
 
@@ -69,19 +70,8 @@ class SiteSource:
     spec: LibrarySpec
 
     def paths(self) -> dict[str, str]:
-        """URL -> document path (below the library's mount), no two pages on one path."""
-        out: dict[str, str] = {}
-        taken: set[str] = set()
-        for url in self.pages:
-            path = page_path(url, self.crawl.scope)
-            stem, dot, suffix = path.rpartition(".")
-            n = 1
-            while path in taken:
-                n += 1
-                path = f"{stem}-{n}.{suffix}" if dot else f"{path}-{n}"
-            taken.add(path)
-            out[url] = path
-        return out
+        """URL -> document path (below the library's mount): no two pages on one path, no page where another needs a folder."""
+        return distinct_paths({url: page_path(url, self.crawl.scope) for url in self.pages})
 
     def digests(self) -> dict[str, str]:
         """URL -> content hash of every page (a refresh writes nothing when these are the indexed ones)."""

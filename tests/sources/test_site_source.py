@@ -97,3 +97,33 @@ def test_the_python_tutorial_of_python3_doc_is_crawled_and_then_revalidated(tmp_
     assert f"(0 downloaded, {crawled} not modified" in second.stdout and pages.count(304) == crawled
     toc = json.loads((index / "metadata.json").read_text(encoding="utf-8"))["libraries"]["python/tutorial"]["toc"]
     assert {"python/tutorial/controlflow.html", "python/tutorial/venv.html"} <= {entry["path"] for entry in toc}
+
+
+def html_page(title: str, *links: str) -> bytes:
+    anchors = "".join(f'<li><a href="{href}">{href}</a></li>' for href in links)
+    return f"<html><body><h1>{title}</h1><p>{title}: how Skyhook retries failed requests.</p><ul>{anchors}</ul></body></html>".encode()
+
+
+def test_pages_whose_paths_clash_as_file_and_folder_get_distinct_names(tmp_path: Path) -> None:
+    # /docs/coll is written as coll.html, /docs/coll.html/ as coll.html/index.html: a file where a folder must go
+    # (and Guide.html next to guide.html, one file where case is ignored). The add failed with FileExistsError.
+    (tmp_path / "www").mkdir()
+
+    def clashing(base: str) -> dict[str, tuple[int, str, bytes]]:
+        html = "text/html; charset=utf-8"
+        return {
+            "/docs/": (200, html, html_page("Start", "coll", "coll.html/", "coll.html/deeper", "Guide.html", "guide.html")),
+            "/docs/coll": (200, html, html_page("Collections")), "/docs/coll.html/": (200, html, html_page("Collection folder")),
+            "/docs/coll.html/deeper": (200, html, html_page("Deeper")),
+            "/docs/Guide.html": (200, html, html_page("Guide upper")), "/docs/guide.html": (200, html, html_page("Guide lower")),
+        }  # fmt: skip
+
+    index = tmp_path / "index"
+    with serve_site(tmp_path / "www", clashing) as (base, _):
+        added = run("add", "site", base + "/docs/", "--library", "x/clash", "--index", str(index), "--model", "none", "--quiet", env=TEST_MODE)
+    assert added.returncode == 0, added.stderr
+    assert "(6 downloaded, 0 not modified, 0 duplicates, 0 skipped" in added.stdout
+    toc = json.loads((index / "metadata.json").read_text(encoding="utf-8"))["libraries"]["x/clash"]["toc"]
+    urls = {entry["url"].removeprefix(base + "/docs/"): entry["path"].removeprefix("x/clash/") for entry in toc}
+    assert len(set(urls.values())) == 6 and len({path.casefold() for path in urls.values()}) == 6
+    assert urls["coll"] == "coll.html" and urls["coll.html/"] == "coll.html-2/index.html" and urls["coll.html/deeper"] == "coll.html-2/deeper.html"
