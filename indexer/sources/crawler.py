@@ -27,6 +27,7 @@ from docs_mcp.indexer.sources.crawl_store import DUPLICATE, FAILED, PAGE, SKIPPE
 from docs_mcp.indexer.sources.errors import (
     CrawlError,
     InvalidContentError,
+    RedirectRefusedError,
     RemotePageNotFoundError,
     SourceError,
     SourceUnavailableError,
@@ -244,6 +245,20 @@ class SiteCrawler:
             raise CrawlError(
                 f"The site's robots.txt cannot be read ({error.message}); docs-mcp does not crawl a site that cannot say what it allows.",
                 "Try again later.",
+            ) from None
+        except InvalidContentError:  # the fetcher's size limit: only part of the rules could be read
+            limit = self._fetcher.policy.max_bytes
+            raise CrawlError(
+                f"The site's robots.txt ({url}) is larger than {limit // 2**20} MiB, the most docs-mcp reads of it; docs-mcp does not "
+                "crawl a site whose rules it cannot read whole.",
+                "Ask the site's owners to trim their robots.txt (crawlers read 500 KiB of it), or index a copy of the documentation "
+                "on disk: docs-mcp index FOLDER.",
+            ) from None
+        except RedirectRefusedError as error:
+            raise CrawlError(
+                f"The site's robots.txt ({url}) redirects to {error.target}, which docs-mcp refuses ({error.message}); without "
+                "its rules the site is not crawled.",
+                "A documentation site's robots.txt stays on public addresses: check the start URL, or ask the site's owners.",
             ) from None
         return Robots(fetched.body.decode("utf-8", errors="replace"))
 

@@ -27,6 +27,7 @@ from docs_mcp.redact import redact
 from docs_mcp import __version__
 from docs_mcp.indexer.sources.errors import (
     InvalidContentError,
+    RedirectRefusedError,
     RemotePageNotFoundError,
     SourceError,
     SourceUnavailableError,
@@ -166,14 +167,19 @@ class Fetcher:
 
     async def _follow(self, url: str, headers: Mapping[str, str], policy: FetchPolicy) -> Fetched:
         first_host = ""
-        for _hop in range(policy.max_redirects + 1):
-            host, port = check_url(url, policy)
-            addresses = await anyio.to_thread.run_sync(self._resolver, host, port, abandon_on_cancel=True)
-            check_resolved(host, addresses, policy)
-            first_host = first_host or host
-            if host != first_host:  # credentials are for the host they were given for, never for where it redirects
-                headers = {name: value for name, value in headers.items() if name.lower() not in _CREDENTIALS}
-            fetched, location = await self._once(url, host, headers, policy)
+        for hop in range(policy.max_redirects + 1):
+            try:
+                host, port = check_url(url, policy)
+                addresses = await anyio.to_thread.run_sync(self._resolver, host, port, abandon_on_cancel=True)
+                check_resolved(host, addresses, policy)
+                first_host = first_host or host
+                if host != first_host:  # credentials are for the host they were given for, never for where it redirects
+                    headers = {name: value for name, value in headers.items() if name.lower() not in _CREDENTIALS}
+                fetched, location = await self._once(url, host, headers, policy)
+            except UrlNotAllowedError as refused:
+                if not hop:
+                    raise
+                raise RedirectRefusedError(refused.message, refused.hint, target=url) from None
             if fetched is not None:
                 return fetched
             url = urljoin(url, location)

@@ -3,11 +3,12 @@ robots.txt by their spelling, a robots.txt that is huge or redirects to a privat
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 
-from hostile_site import HostileSite, whole
+from hostile_site import Behaviour, HostileSite, lying_length, response_head, whole
 
 from docs_mcp.indexer.sources.crawl_store import PAGE, CrawlStore
 from docs_mcp.indexer.sources.crawler import CrawlLimits, SiteCrawler
@@ -18,6 +19,13 @@ from docs_mcp.indexer.sources.safety import FetchPolicy
 LIB = "hostile/site"
 HTML = "text/html; charset=utf-8"
 ROBOTS = b"User-agent: *\nDisallow: /private/\nDisallow: /docs/secret/\n"
+
+
+def redirect(location: str) -> Behaviour:
+    async def send(writer: asyncio.StreamWriter) -> None:
+        writer.write(response_head("302 Found", "text/plain", 0, extra=f"Location: {location}\r\n"))
+
+    return send
 
 
 def page(title: str, *links: str) -> bytes:
@@ -75,3 +83,27 @@ def test_a_url_an_older_crawl_queued_in_its_raw_spelling_is_crawled_in_normal_fo
     requested = [line.split(" ")[1] for line in hostile.requests]
     assert "/private/x.html" not in requested and requested.count("/docs/guide.html") == 1
     assert {stored.url for stored in store.pages(LIB)} == {hostile.url("/docs/index.html"), hostile.url("/docs/guide.html")}
+
+
+def test_a_robots_txt_over_the_size_limit_stops_the_crawl_and_says_so(hostile: HostileSite, tmp_path: Path) -> None:
+    hostile.route("/robots.txt", lying_length(6 * 2**20, b"User-agent: *\nDisallow: /private/\n"))
+    hostile.route("/docs/index.html", whole(page("Start"), HTML))
+    with pytest.raises(CrawlError) as refused:
+        crawl(hostile, tmp_path)
+    assert refused.value.message == (
+        f"The site's robots.txt ({hostile.url('/robots.txt')}) is larger than 5 MiB, the most docs-mcp reads of it; docs-mcp does not "
+        "crawl a site whose rules it cannot read whole."
+    )
+    assert "trim their robots.txt" in refused.value.hint and hostile.hits("/docs/index.html") == 0
+
+
+def test_a_robots_txt_redirected_to_a_private_address_stops_the_crawl_and_says_why(hostile: HostileSite, tmp_path: Path) -> None:
+    # 10.0.0.1 is on the allowlist here, so the private-address check is what refuses it (before any connection).
+    hostile.route("/robots.txt", redirect("http://10.0.0.1/robots.txt"))
+    hostile.route("/docs/index.html", whole(page("Start"), HTML))
+    with pytest.raises(CrawlError) as refused:
+        crawl(hostile, tmp_path, also=frozenset({"10.0.0.1"}))
+    message = refused.value.message
+    assert message.startswith(f"The site's robots.txt ({hostile.url('/robots.txt')}) redirects to http://10.0.0.1/robots.txt, which docs-mcp refuses (")
+    assert "private" in message and message.endswith("without its rules the site is not crawled.")
+    assert "public addresses" in refused.value.hint and hostile.hits("/docs/index.html") == 0
