@@ -34,7 +34,9 @@ from docs_mcp.indexer.sources.errors import (
     UrlNotAllowedError,
 )
 from docs_mcp.indexer.sources.fetch_pool import FetchPool
-from docs_mcp.indexer.sources.safety import FetchPolicy, Resolver, check_address, check_resolved, check_url, host_of, system_resolver
+from docs_mcp.indexer.sources.safety import (
+    FetchPolicy, Resolver, check_address, check_resolved, check_url, host_of, origin_of, system_resolver,
+)  # fmt: skip
 
 logger = logging.getLogger(__name__)
 
@@ -166,14 +168,15 @@ class Fetcher:
             self._sleep(seconds)
 
     async def _follow(self, url: str, headers: Mapping[str, str], policy: FetchPolicy) -> Fetched:
-        first_host = ""
+        first_origin = origin_of(url)
         for hop in range(policy.max_redirects + 1):
             try:
                 host, port = check_url(url, policy)
                 addresses = await anyio.to_thread.run_sync(self._resolver, host, port, abandon_on_cancel=True)
                 check_resolved(host, addresses, policy)
-                first_host = first_host or host
-                if host != first_host:  # credentials are for the host they were given for, never for where it redirects
+                # Credentials are for the origin they were given for (scheme, host and port: not http for https, not
+                # another port), never for where it redirects; once dropped, they stay dropped.
+                if origin_of(url) != first_origin:
                     headers = {name: value for name, value in headers.items() if name.lower() not in _CREDENTIALS}
                 fetched, location = await self._once(url, host, headers, policy)
             except UrlNotAllowedError as refused:
