@@ -87,6 +87,8 @@ class DocsSiteCrawl:
         for stored in store.pages(_CRAWL_ID):
             first.setdefault(page_path(stored.url, scope), stored)  # ``guide/`` and ``guide/index.html`` are one page
         paths = distinct_paths({stored: path for path, stored in first.items()})  # ``coll.html`` and ``coll.html/index.html`` are two
+        # Stored as UTF-8 by the crawler; a page transcoded from another encoding keeps its byte order mark (U+FEFF), which
+        # outranks the <meta charset> it may still carry when the written file is read.
         pages = [
             RicherPage(f"{SITE_FOLDER}/{path}", store.body(_CRAWL_ID, stored.url).decode("utf-8", errors="replace"), stored.url, stored.etag)
             for stored, path in paths.items()

@@ -8,7 +8,9 @@ that form. Every URL stays under the start URL's folder (``site_links.scope_of``
 goes through the fetcher's safety checks (allowlist, no private address, each redirect checked again, size and time
 limits), at most ``concurrency`` at once and no faster than ``rate`` per second (slower when
 robots.txt asks). A page whose canonical URL is another page of the scope, or whose body another
-page already has, is a duplicate and is indexed once. What each URL gave is written to the crawl
+page already has, is a duplicate and is indexed once. A page is stored as UTF-8 (charsets.utf8_html:
+one in another encoding, by its HTTP header or its own declaration, is transcoded behind a byte order
+mark), so it reads the same from the crawl store as it did from the site. What each URL gave is written to the crawl
 store as it comes, so an interrupted crawl resumes where it stopped, and a later crawl sends
 conditional GETs: an unchanged page answers 304 and costs no download.
 """
@@ -23,6 +25,7 @@ from dataclasses import dataclass
 from typing import Callable
 from urllib.parse import urlsplit, urlunsplit
 
+from docs_mcp.indexer.charsets import html_text, utf8_html
 from docs_mcp.indexer.sources.crawl_store import DUPLICATE, FAILED, PAGE, SKIPPED, CrawlStore, StoredUrl
 from docs_mcp.indexer.sources.errors import (
     CrawlError,
@@ -199,6 +202,8 @@ class SiteCrawler:
             tally.fetched += 1
             body, final, media = fetched.body, normal_url(fetched.url), fetched.content_type.split(";", 1)[0].strip().lower()
             etag, last_modified = fetched.etag, fetched.last_modified
+            if media in HTML_TYPES:  # stored as UTF-8: the charset its HTTP header named is not kept, the page must not need it
+                body = utf8_html(body, fetched.content_type)
         if not in_scope(final, scope):
             store.record(library_id, url, SKIPPED, note=f"redirected out of the crawl's scope, to {final}")
             return "skipped"
@@ -229,7 +234,7 @@ class SiteCrawler:
 
     def _follow(self, library_id: str, scope: str, body: bytes, url: str) -> PageLinks:
         """Queue the in-scope links of the page at ``url``; its links record."""
-        links = page_links(body.decode("utf-8", errors="replace"), url)
+        links = page_links(html_text(body), url)
         if not links.nofollow:
             self._store.enqueue(library_id, [link for link in links.links if in_scope(link, scope)], self._limits.max_pages)
         return links

@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterator, Mapping
 from bs4 import BeautifulSoup
 
 from docs_mcp.indexer.build import Documents, write_source
+from docs_mcp.indexer.charsets import html_text
 from docs_mcp.indexer.libraries.spec import LibrarySpec
 from docs_mcp.indexer.records import IndexReport
 from docs_mcp.indexer.sources.config import SOURCES_FOLDER, SourceSettings
@@ -144,7 +145,7 @@ def add_site(
         name=request.name or _title(start_html) or request.library_id,
         description=request.description,
         languages=request.languages,
-        sections=section_names(start_html.decode("utf-8", errors="replace"), crawl.start_url, crawl.scope),
+        sections=section_names(html_text(start_html), crawl.start_url, crawl.scope),
     )
     source = SiteSource(request, crawl, pages, spec)
     previous = stored_entry(index_dir, request.library_id)
@@ -161,7 +162,7 @@ def _same_spec(entry: Mapping[str, Any], spec: LibrarySpec) -> bool:
 
 
 def _title(html: bytes) -> str:
-    soup = BeautifulSoup(html.decode("utf-8", errors="replace"), "html.parser")
+    soup = BeautifulSoup(html_text(html), "html.parser")
     heading = soup.find("h1")
     title = heading.get_text(" ", strip=True) if heading else (soup.title.get_text(" ", strip=True) if soup.title else "")
     return " ".join(title.replace("¶", "").split())

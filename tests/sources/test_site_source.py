@@ -127,3 +127,27 @@ def test_pages_whose_paths_clash_as_file_and_folder_get_distinct_names(tmp_path:
     urls = {entry["url"].removeprefix(base + "/docs/"): entry["path"].removeprefix("x/clash/") for entry in toc}
     assert len(set(urls.values())) == 6 and len({path.casefold() for path in urls.values()}) == 6
     assert urls["coll"] == "coll.html" and urls["coll.html/"] == "coll.html-2/index.html" and urls["coll.html/deeper"] == "coll.html-2/deeper.html"
+
+
+def test_pages_in_another_charset_are_indexed_and_every_problem_counted_is_listed(tmp_path: Path) -> None:
+    # The charset of a crawled page was its HTTP header's or its <meta>'s, lost when the page was written for the
+    # build: both pages were "not UTF-8" problems, and `add` said "problems: 2 (listed above)" with none listed.
+    (tmp_path / "www").mkdir()
+    deep = b"<html><body>" + b"<div>" * 300 + b"<p>Too deep to convert.</p>" + b"</div>" * 300 + b"</body></html>"
+
+    def charsets(base: str) -> dict[str, tuple[int, str, bytes]]:
+        return {
+            "/docs/": (200, "text/html", html_page("Start", "latin.html", "windows.html", "deep.html")),
+            "/docs/latin.html": (200, "text/html; charset=iso-8859-1", html_page("Café crème").decode().encode("latin-1")),
+            "/docs/windows.html": (200, "text/html", b'<meta charset="windows-1252">' + html_page("“Smart” quotes").decode().encode("cp1252")),
+            "/docs/deep.html": (200, "text/html", deep),
+        }
+
+    index = tmp_path / "index"
+    with serve_site(tmp_path / "www", charsets) as (base, _):
+        added = run("add", "site", base + "/docs/", "--library", "x/charsets", "--index", str(index), "--model", "none", "--quiet", env=TEST_MODE)
+    assert added.returncode == 0, added.stderr
+    titles = {entry["title"] for entry in json.loads((index / "metadata.json").read_text(encoding="utf-8"))["libraries"]["x/charsets"]["toc"]}
+    assert {"Café crème", "“Smart” quotes"} <= titles
+    assert "  problems:     1 (listed above)" in added.stdout
+    assert added.stderr.startswith("error: deep.html: its HTML nests")
