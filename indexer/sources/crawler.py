@@ -261,7 +261,7 @@ class SiteCrawler:
             ) from None
         except RedirectRefusedError as error:
             raise CrawlError(
-                f"The site's robots.txt ({url}) redirects to {error.target}, which docs-mcp refuses ({error.message}); without "
+                f"The site's robots.txt ({url}) redirects to {error.target}, which docs-mcp refuses ({error.message.rstrip('.')}); without "
                 "its rules the site is not crawled.",
                 "A documentation site's robots.txt stays on public addresses: check the start URL, or ask the site's owners.",
             ) from None
