@@ -161,7 +161,7 @@ class SiteCrawler:
                     self._store.record(library_id, entry.url, SKIPPED, note="disallowed by robots.txt")
                     self._step(library_id, entry.url, "skipped", tally)
                     continue
-                in_flight[pool.submit(self._fetch, entry, pace)] = entry
+                in_flight[pool.submit(self._fetch, entry, pace, robots)] = entry
             if not in_flight:
                 return
             done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
@@ -170,10 +170,17 @@ class SiteCrawler:
                 url = in_flight.pop(future).url
                 self._step(library_id, url, outcome, tally)
 
-    def _fetch(self, entry: StoredUrl, pace: _Pace) -> Fetched:
+    def _fetch(self, entry: StoredUrl, pace: _Pace, robots: Robots) -> Fetched:
         pace.wait()
         etag, last_modified = entry.validators
-        return self._fetcher.get(entry.url, etag=etag, last_modified=last_modified)
+
+        def redirect(target: str) -> str:  # a redirect's target is judged like a link: in normal form, by robots.txt
+            url = normal_url(target)
+            if url and not robots.allows(url):
+                raise UrlNotAllowedError(f"redirects to {url}, which robots.txt disallows", "Nothing to do: the page is skipped.")
+            return url or target
+
+        return self._fetcher.get(entry.url, etag=etag, last_modified=last_modified, redirect=redirect)
 
     def _settle(self, library_id: str, scope: str, entry: StoredUrl, future: Future[Fetched], tally: _Tally) -> str:
         """Record what fetching ``entry`` gave; the outcome for progress."""

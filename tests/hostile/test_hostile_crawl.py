@@ -107,3 +107,21 @@ def test_a_robots_txt_redirected_to_a_private_address_stops_the_crawl_and_says_w
     assert message.startswith(f"The site's robots.txt ({hostile.url('/robots.txt')}) redirects to http://10.0.0.1/robots.txt, which docs-mcp refuses (")
     assert "private" in message and message.endswith("without its rules the site is not crawled.")
     assert "public addresses" in refused.value.hint and hostile.hits("/docs/index.html") == 0
+
+
+def test_a_redirect_to_a_page_robots_txt_disallows_is_not_followed(hostile: HostileSite, tmp_path: Path) -> None:
+    # The redirect's target was requested as the server wrote it; robots.txt was asked only about the page that redirected.
+    hostile.route("/robots.txt", whole(ROBOTS, "text/plain"))
+    hostile.route("/docs/index.html", whole(page("Start", "moved.html", "spelled.html", "fine.html"), HTML))
+    hostile.route("/docs/moved.html", redirect("/private/x.html"))
+    hostile.route("/docs/spelled.html", redirect(hostile.url("/docs/%2e%2e/docs/secret/y.html")))
+    hostile.route("/docs/fine.html", redirect("guide.html"))
+    hostile.route("/docs/guide.html", whole(page("Guide"), HTML))
+    for path in ("/private/x.html", "/docs/secret/y.html", "/docs/%2e%2e/docs/secret/y.html"):
+        hostile.route(path, whole(page("Secret"), HTML))
+    store = crawl(hostile, tmp_path)
+    requested = [line.split(" ")[1] for line in hostile.requests]
+    assert not [path for path in requested if "private" in path or "secret" in path], requested
+    notes = dict(store._all("SELECT url, note FROM urls WHERE library_id = ?", (LIB,)))  # noqa: SLF001 - the test reads the file
+    assert notes[hostile.url("/docs/moved.html")] == f"redirects to {hostile.url('/private/x.html')}, which robots.txt disallows"
+    assert hostile.url("/docs/fine.html") in {stored.url for stored in store.pages(LIB)} and "/docs/guide.html" in requested  # allowed: followed
