@@ -5,7 +5,9 @@ host/path), but the derivation is lossy: ``guide.html`` and ``guide.md`` both re
 ``guide.md``, ``a b`` and ``a-b`` as ``a-b``. Paths are therefore given for a library's
 URLs together: where several would share one (compared case-insensitively, as a macOS
 checkout would), the URL that spells the path exactly keeps it, else the first URL in sorted
-order, and every other one gets a short hash of its URL, so no page overwrites another.
+order, and every other one gets a short hash of its URL, so no page overwrites another. A path
+that needs a folder where another page is a file (``guide.md`` and ``guide.md/install.md``), or the
+reverse, is numbered (``guide.md-2/install.md``): :func:`distinct_paths`, which crawled sites use too.
 """
 
 from __future__ import annotations
