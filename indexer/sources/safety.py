@@ -96,6 +96,24 @@ def host_of(url: str) -> str:
         return ""
 
 
+def origin_of(url: str) -> tuple[str, str, int]:
+    """(scheme, host, port) of ``url``, the default port filled in: what credentials are bound to."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    return scheme, (parts.hostname or "").lower(), parts.port or (443 if scheme == "https" else 80)
+
+
+def private_channel(url: str) -> bool:
+    """Whether a secret may travel to ``url``: over https, or over plain http to this machine (loopback never leaves it)."""
+    scheme, host, _ = origin_of(url)
+    if scheme == "https":
+        return True
+    try:
+        return scheme == "http" and (host == "localhost" or ipaddress.ip_address(host).is_loopback)
+    except ValueError:
+        return False
+
+
 def check_url(url: str, policy: FetchPolicy) -> tuple[str, int]:
     """(host, port) of ``url`` if its shape and host may be fetched.
 

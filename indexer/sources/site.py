@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterator, Mapping
 from bs4 import BeautifulSoup
 
 from docs_mcp.indexer.build import Documents, write_source
+from docs_mcp.indexer.charsets import html_text
 from docs_mcp.indexer.libraries.spec import LibrarySpec
 from docs_mcp.indexer.readable_name import documentation_of
 from docs_mcp.indexer.records import IndexReport
@@ -33,6 +34,7 @@ from docs_mcp.indexer.sources.crawler import CrawlLimits, CrawlReport, CrawlStep
 from docs_mcp.indexer.sources.errors import InvalidContentError
 from docs_mcp.indexer.sources.fetch import Fetcher
 from docs_mcp.indexer.sources.ingest import index_embeddings, stored_entry
+from docs_mcp.indexer.sources.paths import distinct_paths
 from docs_mcp.indexer.sources.safety import host_of
 from docs_mcp.indexer.sources.site_links import normal_url, page_path, section_names
 
@@ -70,19 +72,8 @@ class SiteSource:
     spec: LibrarySpec
 
     def paths(self) -> dict[str, str]:
-        """URL -> document path (below the library's mount), no two pages on one path."""
-        out: dict[str, str] = {}
-        taken: set[str] = set()
-        for url in self.pages:
-            path = page_path(url, self.crawl.scope)
-            stem, dot, suffix = path.rpartition(".")
-            n = 1
-            while path in taken:
-                n += 1
-                path = f"{stem}-{n}.{suffix}" if dot else f"{path}-{n}"
-            taken.add(path)
-            out[url] = path
-        return out
+        """URL -> document path (below the library's mount): no two pages on one path, no page where another needs a folder."""
+        return distinct_paths({url: page_path(url, self.crawl.scope) for url in self.pages})
 
     def digests(self) -> dict[str, str]:
         """URL -> content hash of every page (a refresh writes nothing when these are the indexed ones)."""
@@ -158,7 +149,7 @@ def add_site(
         name=request.name or _title(start_html) or request.library_id,
         description=request.description,
         languages=request.languages,
-        sections=section_names(start_html.decode("utf-8", errors="replace"), crawl.start_url, crawl.scope),
+        sections=section_names(html_text(start_html), crawl.start_url, crawl.scope),
     )
     source = SiteSource(request, crawl, pages, spec)
     previous = stored_entry(index_dir, request.library_id)
@@ -175,7 +166,7 @@ def _same_spec(entry: Mapping[str, Any], spec: LibrarySpec) -> bool:
 
 
 def _title(html: bytes) -> str:
-    soup = BeautifulSoup(html.decode("utf-8", errors="replace"), "html.parser")
+    soup = BeautifulSoup(html_text(html), "html.parser")
     heading = soup.find("h1")
     title = heading.get_text(" ", strip=True) if heading else (soup.title.get_text(" ", strip=True) if soup.title else "")
     return " ".join(title.replace("¶", "").split())
