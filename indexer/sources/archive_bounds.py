@@ -60,7 +60,10 @@ def checked_compression(data: bytes, declared: tuple[str, ...]) -> str:
         ArchiveError: the bytes are no archive, or one compressed otherwise than declared.
     """
     actual = compression_of(data)
-    expected = " or ".join(declared) or "no archive docs-mcp reads"
+    if not declared:
+        names = ", ".join(suffix for suffix, _kind in _DECLARED)
+        raise ArchiveError(f"is named as no archive docs-mcp reads ({names}): it was not opened", "Pick another version.")
+    expected = " or ".join(declared)
     if not actual:
         raise ArchiveError(f"is not an archive (declared {expected}; its first bytes are no tar, gzip, bzip2, xz or zip)", "Pick another version.")
     if actual not in declared:

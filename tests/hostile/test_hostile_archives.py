@@ -76,6 +76,8 @@ def test_a_bzip2_file_named_tar_gz_is_refused_unopened_and_a_repository_archive_
     with pytest.raises(ArchiveError, match="is declared gzip or tar but its bytes are bzip2"):
         unpack_repository(io.BytesIO(data), tmp_path / "repository")
     assert not (tmp_path / "release").exists() and not (tmp_path / "repository").exists()
+    with pytest.raises(PackageFetchError, match=r"^download is named as no archive docs-mcp reads \(.tar.gz, .tgz, .*\): it was not opened"):
+        unpack_release(data, tmp_path / "unnamed", "https://mirror.example/download?id=3")
     # Declared as what it is, the same archive opens.
     assert unpack_release(data, tmp_path / "declared", "pkg-1.0.tar.bz2").files == ("README.md",)
 
