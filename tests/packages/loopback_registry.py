@@ -8,7 +8,8 @@
                                      (``site``: path -> body, media type; GitHub's API base is this server)
 
 Answers carry an ETag and honour If-None-Match (304), as the real registries do. ``lie`` (a function of the
-package name and its document's JSON text) rewrites the documents served: a hostile registry. ``requests``
+package name and its document's JSON text) rewrites the documents served: a hostile registry. A request whose
+path ends with ``hold`` waits (``held`` is set when it arrives) until ``let_go`` is set. ``requests``
 lists every path asked, so a test can prove that a second run asked nothing; ``down`` makes every
 answer a 503 (a registry outage); ``tamper`` serves archives with a byte changed. ``documentation``
 (a URL) is set as every served package's documentation site: PyPI's ``project_urls`` gets a
@@ -39,6 +40,9 @@ class LoopbackRegistry:
         self.tamper = False
         self.documentation = ""
         self.lie: Callable[[str, str], str] | None = None
+        self.hold = ""
+        self.held = threading.Event()
+        self.let_go = threading.Event()
         self.site: dict[str, tuple[bytes, str]] = {}
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -57,6 +61,7 @@ class LoopbackRegistry:
         return self
 
     def __exit__(self, *_exc: object) -> None:
+        self.let_go.set()
         self._server.shutdown()
         self._server.server_close()
 
@@ -99,6 +104,9 @@ def _handler(registry: LoopbackRegistry) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 - the http.server hook
             registry.requests.append(self.path)
+            if registry.hold and self.path.endswith(registry.hold):
+                registry.held.set()
+                registry.let_go.wait(timeout=120)
             if registry.down:
                 self._answer(503, b"down", "text/plain")
                 return
