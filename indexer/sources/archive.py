@@ -65,7 +65,7 @@ def unpack_docs(archive: IO[bytes], destination: Path, name: str = "the archive"
                     continue
                 if files + 1 > MAX_FILES or total + member.size > MAX_TOTAL_BYTES:
                     raise ArchiveError(f"holds more than {MAX_FILES:,} documentation files or {MAX_TOTAL_BYTES // 2**20} MiB of them",
-                                       "Index a checkout of its docs folder (docs-mcp index), or narrow it with --include.")  # fmt: skip
+                                       "Clone the repository and index its docs folder (docs-mcp index PATH) instead.")  # fmt: skip
                 with source:
                     body = source.read(MAX_FILE_BYTES + 1)[:MAX_FILE_BYTES]
                 if not write_member(destination, relative, body, name):

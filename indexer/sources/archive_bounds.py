@@ -65,9 +65,10 @@ def checked_compression(data: bytes, declared: tuple[str, ...]) -> str:
         raise ArchiveError(f"is named as no archive docs-mcp reads ({names}): it was not opened", "Pick another version.")
     expected = " or ".join(declared)
     if not actual:
-        raise ArchiveError(f"is not an archive (declared {expected}; its first bytes are no tar, gzip, bzip2, xz or zip)", "Pick another version.")
+        raise ArchiveError(f"is not an archive (declared {expected}; its first bytes are no tar, gzip, bzip2, xz or zip)",
+                           "The server answered something else than the archive (an error page?): try again, or another version; report it if it persists.")  # fmt: skip
     if actual not in declared:
-        raise ArchiveError(f"is declared {expected} but its bytes are {actual}: it was not opened", "The registry or mirror serves a mislabelled file: pick another version.")
+        raise ArchiveError(f"is declared {expected} but its bytes are {actual}: it was not opened", "The server (registry, mirror or GitHub) serves a mislabelled file: pick another version or source.")
     return actual
 
 
@@ -81,13 +82,13 @@ def too_large(archive_bytes: int) -> ArchiveError:
     return ArchiveError(
         f"expands to more than {_size(expanded_limit(archive_bytes))} (the limit for an archive of {_size(archive_bytes)}:"
         f" {MAX_RATIO} times its size, at least {_size(RATIO_FLOOR_BYTES)}, at most {_size(MAX_EXPANDED_BYTES)}): it was not unpacked",
-        "An archive bomb, or a package that ships data: index its documentation site or repository instead.",
+        "An archive bomb, or one that ships large data: index its documentation site, or a checkout of its docs folder (docs-mcp index PATH), instead.",
     )
 
 
 def too_many(what: str = "members") -> ArchiveError:
     return ArchiveError(f"has more than {MAX_MEMBERS:,} {what} (the limit for an archive): it was not unpacked",
-                        "Index its documentation site, or a checkout of its docs folder (docs-mcp index), instead.")  # fmt: skip
+                        "Index its documentation site, or a checkout of its docs folder (docs-mcp index PATH), instead.")  # fmt: skip
 
 
 def open_tar(data: bytes, compression: str) -> tarfile.TarFile:

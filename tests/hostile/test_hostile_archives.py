@@ -71,7 +71,7 @@ def test_a_tar_of_more_members_than_the_bound_is_refused_by_both_unpackers_namin
 
 def test_a_bzip2_file_named_tar_gz_is_refused_unopened_and_a_repository_archive_is_gzip_or_plain_tar(tmp_path: Path) -> None:
     data = bz2.compress(_tar([("pkg-1.0/README.md", README)]))
-    with pytest.raises(PackageFetchError, match=r"^pkg-1.0.tar.gz is declared gzip but its bytes are bzip2: it was not opened\. The registry or mirror serves a mislabelled file"):
+    with pytest.raises(PackageFetchError, match=r"^pkg-1.0.tar.gz is declared gzip but its bytes are bzip2: it was not opened\. The server \(registry, mirror or GitHub\) serves a mislabelled file"):
         unpack_release(data, tmp_path / "release", "pkg-1.0.tar.gz")
     with pytest.raises(ArchiveError, match="is declared gzip or tar but its bytes are bzip2"):
         unpack_repository(io.BytesIO(data), tmp_path / "repository")
