@@ -114,8 +114,8 @@ def run_sync(
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
             # Every download finished by now goes into one build: one new generation, not one per library.
             for outcome in _write_batch([(started[f], f) for f in sorted(finished, key=lambda f: started[f].label)], index_dir, sleep, model):
+                done.append(outcome)  # before it is reported: a Ctrl-C after its line counts it done
                 report(outcome)
-                done.append(outcome)
     except KeyboardInterrupt:
         pool.shutdown(wait=False, cancel_futures=True)  # the downloads under way are abandoned, not waited for
         settled = {item.dependency.key for item in done}
