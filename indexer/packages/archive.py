@@ -135,7 +135,8 @@ def _opened(data: bytes, name: str) -> Iterator[list[_Member]]:
     Raises:
         ArchiveError: not an archive of the kind ``name`` declares, unreadable, or over a bound.
     """
-    compression = checked_compression(data, (declared_compression(name),) if declared_compression(name) else ())
+    declared = declared_compression(name)
+    compression = checked_compression(data, (declared,) if declared else ())
     try:
         if compression == ZIP:
             check_zip_members(data)

@@ -100,6 +100,14 @@ def test_a_gzip_bomb_is_refused_by_both_unpackers_and_a_real_archive_is_not(tmp_
     assert sorted(unpack_release(text, tmp_path / "text", "pkg-1.0.tgz").files) == ["README.md", "docs/guide.md"]
 
 
+def test_a_pax_record_that_would_expand_past_the_limit_is_stopped_by_the_stream_itself(tmp_path: Path) -> None:
+    # tarfile reads a pax header's records whole, before any member is handed out: the stream must refuse them.
+    size = 64 * 2**20
+    data = _gzip_chunks([_header("pkg-1.0/PaxHeader", size, tarfile.XHDTYPE), *[b"\0" * 2**20] * (size // 2**20), b"\0" * 1024])
+    with pytest.raises(ArchiveError, match="expands to more than 32 MiB"):
+        unpack_repository(io.BytesIO(data), tmp_path / "repository")
+
+
 def test_a_zip_whose_members_expand_past_the_ratio_is_refused_before_any_is_read(tmp_path: Path) -> None:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zipped:
