@@ -46,7 +46,7 @@ def read_project(document: Mapping[str, Any], url: str, name: str) -> PackageInf
         ecosystem=PYPI,
         name=str(info.get("name") or ""),
         summary=str(info.get("summary") or "").strip(),
-        license=_license(info),
+        license=_license(info, fields.sequence(info.get("classifiers"), "info.classifiers")),
         homepage=homepage,
         repository=repository,
         documentation=first_url(urls, _DOC_KEYS) or str(info.get("docs_url") or ""),
@@ -88,12 +88,12 @@ def _digest(digests: Mapping[str, Any]) -> str:
     return f"{chosen[0]}:{chosen[1]}" if chosen else ""
 
 
-def _license(info: Mapping[str, Any]) -> str:
+def _license(info: Mapping[str, Any], classifiers: list[Any]) -> str:
     expression = str(info.get("license_expression") or "").strip()
     if expression:
         return expression
     text = str(info.get("license") or "").strip()
     if text:  # some projects paste the whole licence here: its first line names it
         return text.splitlines()[0][:LICENSE_CHARS]
-    classifiers = [c for c in info.get("classifiers") or [] if str(c).startswith("License ::")]
-    return str(classifiers[0]).rsplit("::", 1)[-1].strip() if classifiers else ""
+    licences = [c for c in classifiers if str(c).startswith("License ::")]
+    return str(licences[0]).rsplit("::", 1)[-1].strip() if licences else ""

@@ -50,6 +50,7 @@ LIES = {
                    r"releases\['2.0.1'\]\[\d\]\.size is inf, not a count of bytes"),
     "project-urls-list": ("pypi", "tomli", _lie("tomli", _set(("info", "project_urls"), ["https://example.org"])),
                           r"info\.project_urls is \['https://example.org'\], not an object"),
+    "classifiers-number": ("pypi", "tomli", _lie("tomli", _set(("info", "classifiers"), 5)), r"info\.classifiers is 5, not an array"),
     "releases-list": ("pypi", "tomli", _lie("tomli", _set(("releases",), ["2.0.1"])), r"releases is \['2.0.1'\], not an object"),
     "unpacked-size-abc": ("npm", "ms", _lie("ms", _set(("versions", "2.1.3", "dist", "unpackedSize"), "abc")),
                           r"versions\['2.1.3'\]\.dist\.unpackedSize is 'abc', not a count of bytes"),
@@ -65,7 +66,8 @@ def test_a_document_field_of_the_wrong_shape_is_one_line_naming_the_package_and_
     try:
         with pytest.raises(PackageFetchError) as raised:
             client.package(ecosystem, name)
-        assert client.lookup(ecosystem, name).info is None  # resolve_library's lookup says it could not, never raises
+        looked_up = client.lookup(ecosystem, name)  # resolve_library's lookup says why it has nothing, never raises
+        assert looked_up.info is None and looked_up.offline == raised.value.message
     finally:
         client.close()
     registry_name = "PyPI" if ecosystem == "pypi" else "npm"
