@@ -149,8 +149,12 @@ def _opened(data: bytes, name: str) -> Iterator[list[_Member]]:
         with open_tar(data, compression) as tar:
             infos = list(tar_members(tar, len(data)))
             yield [_Member(i.name, i.size, i.isfile(), lambda i=i: _read_tar(tar, i)) for i in infos]
-    except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, zlib.error, lzma.LZMAError) as error:
-        raise ArchiveError(f"cannot be read ({type(error).__name__}: {error})", "Pick another version.") from None
+    except ArchiveError:
+        raise
+    # zipfile's own besides BadZipFile: an encrypted member (RuntimeError), an unknown method (NotImplementedError),
+    # a name that is no UTF-8 though flagged so, an offset before the start (ValueError)
+    except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, zlib.error, lzma.LZMAError, ValueError, NotImplementedError, RuntimeError) as error:
+        raise ArchiveError(f"cannot be read ({type(error).__name__}: {str(error)[:200]})", "Pick another version.") from None
 
 
 def _zip_regular(info: zipfile.ZipInfo) -> bool:

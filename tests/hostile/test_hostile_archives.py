@@ -133,3 +133,14 @@ def test_a_path_that_is_a_file_and_a_folder_is_skipped_with_a_warning_not_a_fail
     warnings = [r.getMessage() for r in caplog.records]
     assert "the archive of octo/widget: docs/a.md/b.md skipped: the archive has a file and a folder of that path" in warnings
     assert "pkg-1.0.tar.gz: docs/c.md skipped: the archive has a file and a folder of that path" in warnings
+
+
+def test_a_zip_with_an_encrypted_member_is_an_archive_that_cannot_be_read_not_a_traceback(tmp_path: Path) -> None:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zipped:
+        zipped.writestr("pkg/README.md", README)
+    data = bytearray(buffer.getvalue())
+    for signature, flags in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):  # the local and the central header's flags
+        data[data.index(signature) + flags] |= 0x1  # "encrypted": zipfile asks for a password (RuntimeError)
+    with pytest.raises(PackageFetchError, match=r"^pkg-1.0.zip cannot be read \(RuntimeError: .*encrypted"):
+        unpack_release(bytes(data), tmp_path / "release", "pkg-1.0.zip")
