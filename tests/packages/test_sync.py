@@ -181,3 +181,24 @@ def test_ctrl_c_during_sync_says_what_was_indexed_and_what_was_not_and_exits_130
             "What is indexed stays: run docs-mcp sync again to do the rest.") in stderr  # fmt: skip
     assert "pypi/tomli/v1.2.3" in stdout and "ms" not in stdout.split("read ", 1)[1].split("\n", 1)[1]
     assert "pypi/tomli/v1.2.3" in _catalog(index)
+
+
+def test_ctrl_c_while_sync_reads_the_registries_says_nothing_was_indexed_and_exits_130(registry: LoopbackRegistry, tmp_path: Path) -> None:
+    project = tmp_path / "web"
+    project.mkdir()
+    (project / "package.json").write_text(json.dumps({"name": "web", "dependencies": {"ms": "~2.0.0"}}))  # unlocked: planning asks npm
+    registry.hold = "/ms"
+    env = {**os.environ, **registry.environment()}
+    process = subprocess.Popen([sys.executable, "-m", "docs_mcp", "sync", str(project), "--index", str(tmp_path / "index")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)  # fmt: skip
+    try:
+        assert registry.held.wait(timeout=300)
+        process.send_signal(signal.SIGINT)
+        _stdout, stderr = process.communicate(timeout=120)
+    finally:
+        registry.let_go.set()
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130, stderr
+    assert stderr.strip().splitlines()[-1] == "interrupted: nothing was indexed (sync was reading the registries): run docs-mcp sync again."
