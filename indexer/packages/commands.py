@@ -104,8 +104,11 @@ def sync(
     _print_outcome(items, found.files, dry_run=dry_run, as_json=as_json)
     missing = [item for item in items if item.status in (FAILED, UNRESOLVED)]
     if missing and strict:
-        raise SyncIncompleteError(f"{_count(missing, 'dependency has', 'dependencies have')} no documentation in the index: {', '.join(item.label for item in missing)}.",
-                                  "Each one's reason is in the table above (DETAIL); fix those, or run sync without --strict to accept the others alone.")  # fmt: skip
+        labels = ", ".join(item.label for item in missing)
+        raise SyncIncompleteError(
+            f"{_count(missing, 'dependency has', 'dependencies have')} no documentation in the index: {labels}.",
+            "Each one's reason is in the table above (DETAIL); fix those, or run sync without --strict to accept the others alone.",
+        )
     if missing:
         typer.echo(f"{len(missing)} dependencies have no documentation in the index (see above); the others are indexed.", err=True)
 

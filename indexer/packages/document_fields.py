@@ -77,7 +77,8 @@ class DocumentFields:
     def error(self, field: str, value: Any, expected: str) -> PackageFetchError:
         return PackageFetchError(
             f"{self.registry}'s document for '{self.package}' cannot be used: {field} is {_shown(value)}, not {expected}.",
-            "The registry (or the mirror DOCS_MCP_PYPI_URL / DOCS_MCP_NPM_URL names) serves a malformed document: try another mirror, or report it to the package's maintainers.",
+            "The registry (or the mirror DOCS_MCP_PYPI_URL / DOCS_MCP_NPM_URL names) serves a malformed document: "
+            "try another mirror, or report it to the package's maintainers.",
         )
 
 

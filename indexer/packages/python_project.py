@@ -158,10 +158,15 @@ def _uv_root(package: Mapping[str, Any]) -> list[Dependency]:
     source = package.get("source")
     if not (isinstance(source, Mapping) and ("editable" in source or "virtual" in source)):
         return []
-    out = [Dependency(PYPI, normalize_pypi(str(d["name"]))) for d in array(package.get("dependencies"), "package.dependencies") if isinstance(d, Mapping) and d.get("name")]
-    for name, group in table(package.get("dev-dependencies"), "package.dev-dependencies").items():
-        out += [Dependency(PYPI, normalize_pypi(str(d["name"])), dev=True) for d in array(group, f"package.dev-dependencies.{name}") if isinstance(d, Mapping) and d.get("name")]
+    out = [Dependency(PYPI, name) for name in _named(array(package.get("dependencies"), "package.dependencies"))]
+    for group, entries in table(package.get("dev-dependencies"), "package.dev-dependencies").items():
+        out += [Dependency(PYPI, name, dev=True) for name in _named(array(entries, f"package.dev-dependencies.{group}"))]
     return out
+
+
+def _named(entries: list[Any]) -> list[str]:
+    """The normalized names of a uv.lock dependency list's entries (``{name = "..."}``; others are no dependency)."""
+    return [normalize_pypi(str(entry["name"])) for entry in entries if isinstance(entry, Mapping) and entry.get("name")]
 
 
 def _requirements(path: Path, root: Path, files: list[str], problems: list[str], *, dev: bool, seen: set[Path] | None = None) -> Iterable[Dependency]:

@@ -194,7 +194,8 @@ class RegistryClient:
             entry = self._refresh(ecosystem, name, cached, self._quick)
         except (SourceError, PackageFetchError) as error:
             # A malformed answer says so itself; anything else is the registry out of reach.
-            reason = error.message if isinstance(error, PackageFetchError) else f"{self.settings.registry_name(ecosystem)} could not be reached ({error.message})"
+            registry = self.settings.registry_name(ecosystem)
+            reason = error.message if isinstance(error, PackageFetchError) else f"{registry} could not be reached ({error.message})"
             return Lookup(cached.info if cached else None, reason, cached.fetched_at if cached else 0.0)
         return Lookup(entry.info, fetched_at=entry.fetched_at)
 

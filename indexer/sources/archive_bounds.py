@@ -68,7 +68,8 @@ def checked_compression(data: bytes, declared: tuple[str, ...]) -> str:
         raise ArchiveError(f"is not an archive (declared {expected}; its first bytes are no tar, gzip, bzip2, xz or zip)",
                            "The server answered something else than the archive (an error page?): try again, or another version; report it if it persists.")  # fmt: skip
     if actual not in declared:
-        raise ArchiveError(f"is declared {expected} but its bytes are {actual}: it was not opened", "The server (registry, mirror or GitHub) serves a mislabelled file: pick another version or source.")
+        raise ArchiveError(f"is declared {expected} but its bytes are {actual}: it was not opened",
+                           "The server (registry, mirror or GitHub) serves a mislabelled file: pick another version or source.")  # fmt: skip
     return actual
 
 
