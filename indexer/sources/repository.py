@@ -74,9 +74,9 @@ class RepositorySource:
             root = Path(folder) / "docs"
             root.mkdir()
             try:
-                unpack_docs(io.BytesIO(self.archive), root)
+                unpack_docs(io.BytesIO(self.archive), root, f"the archive of {self.resolved.spec.full_name}")
             except ArchiveError as error:
-                raise InvalidContentError(f"The archive of {self.resolved.spec.full_name} {error}.", "Try again; report it if it persists.") from None
+                raise InvalidContentError(f"The archive of {self.resolved.spec.full_name} {error}.", error.hint) from None
             description = self.spec.description or documentation_of(self.spec.name)
             (Path(folder) / "metadata.json").write_text(json.dumps({"corpus_description": description}), encoding="utf-8")
             yield Documents(root, rules=self.rules)
