@@ -84,8 +84,8 @@ def _stopped(pid: int) -> bool:
     return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "T"
 
 
-def _publish(builder: Path, database: str, shared: Path, fault: str = "") -> subprocess.Popen[str]:
-    env = environ(DOCS_MCP_DATABASE_URL=database, DOCS_MCP_FLEET_STORAGE=str(shared), DOCS_MCP_TEST_FAULT=fault)
+def _publish(builder: Path, database: str, shared: Path, fault: str = "", **settings: str) -> subprocess.Popen[str]:
+    env = environ(DOCS_MCP_DATABASE_URL=database, DOCS_MCP_FLEET_STORAGE=str(shared), DOCS_MCP_TEST_FAULT=fault, **settings)
     return subprocess.Popen([*DOCS_MCP, "publish", "--index", str(builder)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env, cwd=builder.parent)
 
@@ -107,6 +107,23 @@ def test_a_publish_that_loses_postgres_while_waiting_reports_the_flip_committed_
     out, err = publishing.communicate(timeout=180)
     assert publishing.returncode == 0, err
     assert out.strip() == flip.generation and f"{flip.generation} is live" in err and "Traceback" not in err
+
+
+def test_a_publish_whose_postgres_stays_away_says_the_generation_is_staged_and_how_to_check(
+        postgres: Any, database: str, tmp_path: Path) -> None:
+    builder = build(tmp_path, "one")
+    publishing = _publish(builder, database, tmp_path / "shared", "publish-staged:sigstop",
+                          DOCS_MCP_WARM_TIMEOUT="1", DOCS_MCP_FLEET_HEARTBEAT="1")  # the shortest wait there is
+    try:
+        wait_until(lambda: _stopped(publishing.pid), "the publish to stop once it has staged")
+        postgres.primary.stop()
+        os.kill(publishing.pid, signal.SIGCONT)
+        out, err = publishing.communicate(timeout=180)
+    finally:
+        postgres.primary.start()
+    assert publishing.returncode == 1 and out == "" and "Traceback" not in err
+    assert "error: Lost the control plane while waiting for generation " in err and "It is staged" in err
+    assert "hint: When PostgreSQL answers again, `docs-mcp fleet status` shows whether " in err
 
 
 def test_a_killed_publish_leaves_no_copy_on_shared_storage_for_ever(postgres: Any, database: str, tmp_path: Path) -> None:
