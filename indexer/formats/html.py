@@ -19,7 +19,7 @@ from typing import Any
 from bs4 import BeautifulSoup, Tag
 from markdownify import MarkdownConverter
 
-from docs_mcp.indexer.formats import FormatError
+from docs_mcp.indexer.formats import nesting_depth, too_deep
 
 _DROP = ("script", "style", "noscript", "nav", "header", "footer", "aside", "form", "svg", "iframe", "button", "template")
 # Sphinx and MkDocs sidebars and related-page bars live in divs, not in <nav>.
@@ -49,13 +49,13 @@ def html_to_markdown(html: str, fallback_title: str) -> HtmlPage:
         FormatError: the elements nest deeper than MAX_HTML_DEPTH (converting them would exhaust the stack).
     """
     soup = BeautifulSoup(html, "html.parser")
-    depth = _depth(soup)
+    depth = nesting_depth(soup, lambda node: [child for child in node.contents if hasattr(child, "contents")])
     if depth > MAX_HTML_DEPTH:
-        raise _too_deep(f"{depth} levels")
+        raise too_deep("HTML", f"{depth} levels", MAX_HTML_DEPTH)
     try:
         return _page(soup, fallback_title)
     except RecursionError:
-        raise _too_deep("too many levels") from None
+        raise too_deep("HTML", "too many levels", MAX_HTML_DEPTH) from None
 
 
 def _page(soup: BeautifulSoup, fallback_title: str) -> HtmlPage:
@@ -72,20 +72,6 @@ def _page(soup: BeautifulSoup, fallback_title: str) -> HtmlPage:
     if not heading and markdown.strip():
         markdown = f"# {title}\n\n{markdown}"
     return HtmlPage(title, markdown if markdown.strip() else "")
-
-
-def _depth(soup: BeautifulSoup) -> int:
-    """How deep the element tree goes (walked with a stack: the tree may be deeper than Python's recursion limit)."""
-    deepest, stack = 0, [(soup, 0)]
-    while stack:
-        node, depth = stack.pop()
-        deepest = max(deepest, depth)
-        stack.extend((child, depth + 1) for child in getattr(node, "contents", ()) if hasattr(child, "contents"))
-    return deepest
-
-
-def _too_deep(depth: str) -> FormatError:
-    return FormatError(f"its HTML nests {depth} deep (at most {MAX_HTML_DEPTH} are converted)")
 
 
 def _prune(soup: BeautifulSoup) -> None:

@@ -207,9 +207,11 @@ def _interruptible(run: Any, display: Any, resume: str) -> Any:
 
 
 def _print_written(report: Any, index: Path) -> None:
-    from docs_mcp.indexer.build_summary import summary
+    from docs_mcp.indexer.build_summary import problem_lines, summary
 
     if report is None:
         typer.echo(f"  index: {index} unchanged (every page as indexed)")
         return
+    for line in problem_lines(report.problems):  # the summary counts them "listed above"
+        typer.echo(line, err=True)
     typer.echo(summary(report, "none" if report.model is None else report.model.name))
