@@ -1,5 +1,5 @@
 """A hostile docs folder: reStructuredText, notebooks and HTML pages built to read files, fetch URLs, import modules,
-hang the build, exhaust memory or the stack. Each is indexed by the real `docs-mcp index` (a
+hang the build, exhaust memory or the stack, or plant sections. Each is indexed by the real `docs-mcp index` (a
 subprocess with a planted secret in its environment) or the real scan; every page is its own problem only."""
 
 from __future__ import annotations
@@ -219,3 +219,27 @@ def test_a_reader_that_raises_anything_fails_its_page_only(tmp_path: Path, monke
         "stack.ipynb": "the Jupyter notebook reader failed on it (RecursionError: deep)",
     }
     assert [chunk.filepath for chunk in scan.chunks] == ["good.md"]
+
+
+def test_page_text_cannot_plant_sections_or_tags(tmp_path: Path) -> None:
+    """A `<pre><code>` holding a line of three backticks ended markdownify's fence, so the next `## X` line was a
+    section; escaped `&lt;script&gt;` came back as a literal `<script>` line; text lines starting `## ` (HTML or
+    reStructuredText) were headings."""
+    (tmp_path / "page.rst").write_text("Rst page\n========\n\nRst words\n## Rst plant\n\n## Second plant\n", encoding="utf-8")
+    (tmp_path / "page.html").write_text(
+        "<html><head><title>Page\n## Title plant</title></head><body><main><h1>Page</h1><p>Intro words.</p>"
+        "<pre><code>print('a')\n```\n## Fence plant\nprint('b')</code></pre>"
+        "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p><p>\\&lt;b&gt;bold\\&lt;/b&gt;</p>"
+        "<p>Line one\n## Text plant</p><p>## Paragraph plant</p><p><code>inline\n## Code plant</code></p>"
+        "<h2>Real section</h2><p>Real words.</p></main></body></html>",
+        encoding="utf-8",
+    )
+    (tmp_path / "notitle.html").write_text("<html><head><title>Untitled\n## Title plant</title></head><body><p>Words without a heading.</p></body></html>", encoding="utf-8")
+    scan = scan_corpus(tmp_path)
+    assert scan.problems == ()
+    headings = sorted({heading for chunk in scan.chunks for heading in chunk.headings})
+    assert headings == ["Page", "Real section", "Rst page", "Untitled ## Title plant"]
+    content = "\n".join(chunk.content for chunk in scan.chunks if chunk.filepath == "page.html")
+    assert "````\nprint('a')\n```\n## Fence plant\nprint('b')\n````" in content
+    assert "\\<script>alert(1)\\</script>" in content and "\\\\\\<b>bold\\\\\\</b>" in content
+    assert not any(line.startswith("<") for line in content.split("\n"))
