@@ -3,8 +3,9 @@
 A page is untrusted (it may come from a release archive or a repository), and docutils' directives
 can read any path, fetch URLs and import modules: ``include`` with ``:parser: NAME`` imports NAME and
 parses the file in a copy of the settings, ``csv-table`` and ``raw`` take ``:file:`` and ``:url:``.
-So file insertion stays off for the whole parse; the two includes here read the file themselves,
-after checking it: inside the docs root (or docutils' standard includes), a regular file (a FIFO
+So file insertion stays off for the whole parse but for the read of an include, and the two includes
+here check the file in ``Include.read_file`` (where docutils 0.22+ reads every include) before it is
+opened: inside the docs root (or docutils' standard includes), a regular file (a FIFO
 would block the build, a device never ends), within the page's budget (``MAX_INCLUDES`` files and
 ``MAX_INCLUDED_BYTES`` in all, so includes cannot multiply a page). ``:parser:`` names only the
 reStructuredText parser, which is the page's own; any other name is refused before docutils can
