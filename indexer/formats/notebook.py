@@ -90,7 +90,7 @@ def _printed(outputs: Any) -> str:
 
 def _heading_level(level: Any) -> int:
     """An nbformat 3 heading cell's level as markdown has it (1-6): a level that is no number is 1, a larger one 6."""
-    if isinstance(level, str) and level.strip().isdigit():
+    if isinstance(level, str) and level.strip().isdecimal():  # not isdigit: int() refuses "²"
         level = int(level)
     if not isinstance(level, int) or isinstance(level, bool):
         return 1

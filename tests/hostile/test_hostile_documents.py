@@ -178,6 +178,7 @@ def test_malformed_notebooks_are_each_their_own_problem(tmp_path: Path) -> None:
     pages = {
         "level-text.ipynb": _notebook([{**heading, "level": "abc"}]),
         "level-list.ipynb": _notebook([{**heading, "level": [1]}]),
+        "level-superscript.ipynb": _notebook([{**heading, "level": "²"}]),  # a digit to str.isdigit, not to int()
         "level-huge.ipynb": _notebook([{**heading, "level": 100_000_000}]),
         "worksheets.ipynb": json.dumps({"worksheets": [{"cells": 5}, {"cells": [{"cell_type": "markdown", "source": "# Sheet\n\nSheet words."}]}]}),
         "source-lists.ipynb": _notebook([{"cell_type": "markdown", "source": ["# Lists\n\nList words. ", [[["nested"]]], 7]}]),
@@ -194,7 +195,7 @@ def test_malformed_notebooks_are_each_their_own_problem(tmp_path: Path) -> None:
     assert "error: deeper-than-read.ipynb: its JSON nests 150 levels deep (at most 100 are converted); skipped it." in done.stderr
     assert "problems:     2 (listed above)" in done.stdout
     index = tmp_path / "index"
-    for name in ("level-text.ipynb", "level-list.ipynb"):
+    for name in ("level-text.ipynb", "level-list.ipynb", "level-superscript.ipynb"):
         assert _indexed_text(index, name).startswith("# Heading words")
     assert _indexed_text(index, "level-huge.ipynb").startswith("###### Heading words")
     assert _indexed_text(index, "worksheets.ipynb").startswith("# Sheet\n\nSheet words.")
