@@ -10,7 +10,7 @@ TESTS = Path(__file__).resolve().parent
 README = (TESTS.parent / "README.md").read_text(encoding="utf-8")
 # What a test file says when it needs the thing -> how the README names the thing.
 NEEDS = {
-    r"\bshared_dir\b|\.\./shared|\"shared\"": "`../shared`",
+    r"\bshared_dir\b|\.\./shared|\"\.\.\" / \"shared\"": "`../shared`",  # not a tmp_path / "shared" of a test's own
     r"\bredis_url\b": "`redis-server`",
     r"\bpostgres\b\(|\bpostgres: |\(postgres\b|\bconn: Any": "PostgreSQL",
     r"haproxy": "`haproxy`",
