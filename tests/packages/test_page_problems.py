@@ -15,6 +15,7 @@ import tarfile
 from concurrent.futures import Future
 from pathlib import Path
 
+from docs_mcp.indexer.packages.project import Dependency
 from docs_mcp.indexer.packages.refs import parse_package_spec
 from docs_mcp.indexer.packages.source import fetch_release
 from docs_mcp.indexer.packages.sync import FETCH, SyncItem, _write_batch
@@ -90,7 +91,7 @@ def test_add_pypi_names_each_hostile_page_it_skipped_or_cut_short_above_its_summ
     assert added.returncode == 0, added.stderr
     assert "Traceback" not in added.stderr
     assert _problem_lines(added.stderr) == PROBLEMS
-    assert added.stdout.startswith(f"added pypi/tomli/v2.0.1: 3 documents, ") and added.stdout.rstrip().endswith(f"from {registry.url}{ARCHIVE_PATH}")
+    assert added.stdout.startswith("added pypi/tomli/v2.0.1: 3 documents, ") and added.stdout.rstrip().endswith(f"from {registry.url}{ARCHIVE_PATH}")
 
 
 def test_sync_lists_each_librarys_page_problems_under_it_in_its_text_and_json_and_strict_does_not_fail_on_them(
@@ -124,7 +125,7 @@ def test_a_batch_written_in_one_build_gives_each_library_its_own_page_problems(r
             ref = parse_package_spec(spec)
             fetched: Future = Future()
             fetched.set_result((fetch_release(client, ref, pinned=True, added_by="sync"), 0.0))
-            batch.append((SyncItem(None, ref, FETCH), fetched))  # type: ignore[arg-type]
+            batch.append((SyncItem(Dependency(ref.ecosystem, ref.name, ref.version), ref, FETCH), fetched))
     finally:
         client.close()
     outcomes = {item.ref.library_id: item.added for item in _write_batch(batch, index, lambda _: None, "none")}
