@@ -38,14 +38,16 @@ def summary(report: IndexReport, embeddings: str) -> str:
     return "\n".join(lines)
 
 
-def problem_lines(problems: tuple[Problem, ...]) -> list[str]:
-    """One line a problem (``error: guide/x.md: ...``), as a build prints them on stderr above its summary."""
-    return [f"{problem.severity}: {problem}" for problem in problems]
+def problem_lines(problems: tuple[Problem, ...], *, library: str = "") -> list[str]:
+    """One line a problem (``error: guide/x.md: ...``), as a build prints them on stderr above its summary; under
+    ``library`` (``error: pypi/x/v1.0: docs/x.md: ...``) where one command wrote several libraries (sync)."""
+    under = f"{library}: " if library else ""
+    return [f"{problem.severity}: {under}{problem}" for problem in problems]
 
 
 def front_matter_only(skipped: tuple[str, ...], problems: tuple[Problem, ...]) -> int:
     """How many skipped pages were skipped for having no text past their front matter (the others have a problem)."""
-    explained = {problem.path for problem in problems}
+    explained = {problem.indexed_path for problem in problems}  # ``skipped`` names a library's pages under its mount
     return sum(path not in explained for path in skipped)
 
 

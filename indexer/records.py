@@ -49,12 +49,18 @@ class Chunk:
 class Problem:
     """Something wrong with one input file; ``severity`` is ``error`` or ``warning``."""
 
-    path: str
+    path: str  # relative to the library's docs folder
     message: str
     severity: str = "error"
+    library: str = ""  # in a build, the library whose file it is ('' for a folder's implicit library), as Chunk.library
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}"
+
+    @property
+    def indexed_path(self) -> str:
+        """The file's path as the index names it: under its library's mount, as ``IndexReport.skipped`` names it."""
+        return f"{self.library}/{self.path}" if self.library else self.path
 
 
 @dataclass(frozen=True)

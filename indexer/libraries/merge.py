@@ -82,13 +82,15 @@ def plan_builds(parts: Sequence[tuple[Path, LibrarySpec | None, Path | None, Fil
         libraries[spec.library_id] = library_entry(spec, scan, source=str(Path(docs_dir).resolve()), indexed_at=indexed_at)
         prompts += prompt_entries(templates, spec, (p["name"] for p in prompts))
         mounted = mount(scan, spec)
+        mounted_library = "" if spec.implicit else spec.library_id
         _check_collisions(mounted, files)
         marks.append(resource_marks(Path(docs_dir), metadata_file))
         configs.update({key.name: key.config() for key in scan.taxonomy})
         chunks += mounted.chunks
         files.update(mounted.files)
         skipped += mounted.skipped
-        problems += [*scan.problems, *template_problems]
+        # Each problem says whose file it is: a build of several libraries (sync) reports them per library.
+        problems += [replace(problem, library=mounted_library) for problem in (*scan.problems, *template_problems)]
         skipped_files.update(scan.skipped_files)
         other_files.update(scan.other_files)
     catalog = Catalog(libraries=libraries, prompts=tuple(prompts), resource_marks=merge_marks(*marks))

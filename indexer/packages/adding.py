@@ -17,6 +17,7 @@ from docs_mcp.indexer.libraries.store import catalog_entries
 from docs_mcp.indexer.packages.refs import PackageRef
 from docs_mcp.indexer.packages.registry_client import RegistryClient
 from docs_mcp.indexer.packages.source import ARCHIVE, fetch_release
+from docs_mcp.indexer.records import IndexReport, Problem
 from docs_mcp.indexer.schema import METADATA_FILE
 from docs_mcp.indexer.sources.ingest import index_pages
 
@@ -37,6 +38,7 @@ class Added:
     embedded: int = 0
     richer: str = ""  # the richer source's URL (packages/richer.py), '' when none had this version
     notes: tuple[str, ...] = ()  # what the richer sources could not give, and why
+    problems: tuple[Problem, ...] = ()  # the build's problems with this library's pages (each one skipped or cut short)
 
 
 def indexed_libraries(index_dir: Path) -> dict[str, Mapping[str, Any]]:
@@ -46,6 +48,11 @@ def indexed_libraries(index_dir: Path) -> dict[str, Mapping[str, Any]]:
     except (OSError, ValueError):
         return {}
     return catalog_entries(metadata) if isinstance(metadata, dict) and metadata.get("libraries") else {}
+
+
+def library_problems(report: IndexReport, library_id: str) -> tuple[Problem, ...]:
+    """The problems a build (of one library or of several, as sync writes them) had with ``library_id``'s pages."""
+    return tuple(problem for problem in report.problems if problem.library == library_id)
 
 
 def archive_revision(entry: Mapping[str, Any] | None) -> str:
@@ -82,4 +89,5 @@ def add_package(
     written = indexed_libraries(index_dir).get(ref.library_id) or {}
     stats = written.get("stats") or {}
     return Added(ref.library_id, ADDED, int(stats.get("files", 0)), int(stats.get("chunks", 0)), source.archive.url,
-                 time.perf_counter() - started, report.embedded, source.richer.url if source.richer else "", source.notes)  # fmt: skip
+                 time.perf_counter() - started, report.embedded, source.richer.url if source.richer else "", source.notes,
+                 library_problems(report, ref.library_id))  # fmt: skip

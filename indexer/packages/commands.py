@@ -46,6 +46,7 @@ def add_npm(
 
 
 def _add(ecosystem: str, spec: str, index: Path, model: str | None) -> None:
+    from docs_mcp.indexer.build_summary import problem_lines
     from docs_mcp.indexer.packages.adding import UNCHANGED, add_package
     from docs_mcp.indexer.packages.refs import parse_package_spec
     from docs_mcp.indexer.packages.registry_client import RegistryClient, RegistrySettings
@@ -56,6 +57,8 @@ def _add(ecosystem: str, spec: str, index: Path, model: str | None) -> None:
         added = add_package(index, ref, client, model=model)
     finally:
         client.close()
+    for line in problem_lines(added.problems):  # as `add github` lists them: each page skipped or cut short, and why
+        typer.echo(line, err=True)
     verb = "already indexed" if added.status == UNCHANGED else "added"
     also = f" and {added.richer}" if added.richer else ""
     typer.echo(f"{verb} {added.library_id}: {added.documents} documents, {added.chunks} chunks in {added.seconds:.1f} s, from {added.source}{also}")
@@ -161,6 +164,7 @@ class _Progress:
 
 
 def _print_outcome(items, files, *, dry_run: bool, as_json: bool) -> None:
+    from docs_mcp.indexer.build_summary import problem_lines
     from docs_mcp.indexer.packages.sync import FETCH
 
     if as_json:
@@ -171,7 +175,8 @@ def _print_outcome(items, files, *, dry_run: bool, as_json: bool) -> None:
              "version": i.ref.version if i.ref else None, "status": "would fetch" if dry_run and i.status == FETCH else i.status,
              "detail": i.detail, "documents": i.added.documents if i.added else None, "chunks": i.added.chunks if i.added else None,
              "seconds": round(i.seconds, 2), "download_seconds": round(i.download_seconds, 2), "source": i.added.source if i.added else None,
-             "richer_source": i.added.richer if i.added else None, "notes": list(i.added.notes) if i.added else []}
+             "richer_source": i.added.richer if i.added else None, "notes": list(i.added.notes) if i.added else [],
+             "problems": [{"severity": p.severity, "path": p.path, "message": p.message} for p in (i.added.problems if i.added else ())]}
             for i in items
         ]  # fmt: skip
         typer.echo(orjson.dumps({"files": list(files), "dependencies": rows}, option=orjson.OPT_INDENT_2).decode())
@@ -184,8 +189,10 @@ def _print_outcome(items, files, *, dry_run: bool, as_json: bool) -> None:
     typer.echo(f"read {', '.join(files)}")
     for line in table_lines(rows, right_aligned={2, 3, 4}):
         typer.echo(line)
-    # Why a library holds only its README (its docs site serves another release, its repository cannot be read...):
-    # the same notes `add` prints, each under the library it is about.
+    # Which pages a library was indexed without (or cut short), and why a library holds only its README (its docs
+    # site serves another release, its repository cannot be read...): what `add` prints, each under its library.
     for i in items:
+        for line in problem_lines(i.added.problems, library=i.added.library_id) if i.added else ():
+            typer.echo(line, err=True)
         for note in i.added.notes if i.added else ():
             typer.echo(f"note: {i.added.library_id}: {note}", err=True)

@@ -24,13 +24,14 @@ from docs_mcp.errors import DocsMcpError
 from docs_mcp.indexer.index_file import interrupted
 from docs_mcp.indexer.libraries.ops import remove_library
 from docs_mcp.indexer.libraries.versions import parse_ref
-from docs_mcp.indexer.packages.adding import ADDED, Added, indexed_libraries
+from docs_mcp.indexer.packages.adding import ADDED, Added, indexed_libraries, library_problems
 from docs_mcp.indexer.packages.errors import PackageSpecError
 from docs_mcp.indexer.packages.project import Dependency, Project
 from docs_mcp.indexer.packages.refs import PackageRef, package_ref
 from docs_mcp.indexer.packages.registry_client import RegistryClient
 from docs_mcp.indexer.packages.source import PackageSource, fetch_release
 from docs_mcp.indexer.packages.specifiers import best_version
+from docs_mcp.indexer.records import IndexReport
 from docs_mcp.indexer.sources.ingest import index_pages
 
 SYNC = "sync"
@@ -153,7 +154,7 @@ def _write_batch(batch: list[tuple[SyncItem, Future]], index_dir: Path, sleep: C
             _reraise_interrupt(error)  # written one by one below, each failure reported with its own cause
         else:
             write_seconds = time.perf_counter() - started
-            return outcomes + [_added(item, source, seconds, write_seconds, report.embedded, index_dir) for item, source, seconds in fetched]
+            return outcomes + [_added(item, source, seconds, write_seconds, report, index_dir) for item, source, seconds in fetched]
     for item, source, seconds in fetched:
         started = time.perf_counter()
         try:
@@ -162,14 +163,16 @@ def _write_batch(batch: list[tuple[SyncItem, Future]], index_dir: Path, sleep: C
             _reraise_interrupt(error)
             outcomes.append(replace(item, status=FAILED, detail=_message(error)))
             continue
-        outcomes.append(_added(item, source, seconds, time.perf_counter() - started, report.embedded, index_dir))
+        outcomes.append(_added(item, source, seconds, time.perf_counter() - started, report, index_dir))
     return outcomes
 
 
-def _added(item: SyncItem, source: PackageSource, download: float, write: float, embedded: int, index_dir: Path) -> SyncItem:
-    stats = (indexed_libraries(index_dir).get(source.ref.library_id) or {}).get("stats") or {}
-    added = Added(source.ref.library_id, ADDED, int(stats.get("files", 0)), int(stats.get("chunks", 0)), source.archive.url, download + write,
-                  embedded, source.richer.url if source.richer else "", source.notes)  # fmt: skip
+def _added(item: SyncItem, source: PackageSource, download: float, write: float, report: IndexReport, index_dir: Path) -> SyncItem:
+    """The item as added, with its share of the build's report: the embedding count is the batch's, the problems its own."""
+    library_id = source.ref.library_id
+    stats = (indexed_libraries(index_dir).get(library_id) or {}).get("stats") or {}
+    added = Added(library_id, ADDED, int(stats.get("files", 0)), int(stats.get("chunks", 0)), source.archive.url, download + write,
+                  report.embedded, source.richer.url if source.richer else "", source.notes, library_problems(report, library_id))  # fmt: skip
     return replace(item, status=ADDED, added=added, seconds=download + write, download_seconds=download)
 
 

@@ -98,6 +98,17 @@ def test_a_redirect_stub_passes_strict_and_the_summary_counts_it(cli, make_corpu
     )  # fmt: skip
 
 
+def test_a_named_librarys_summary_counts_as_front_matter_only_no_page_skipped_with_a_problem(cli, make_corpus, tmp_path: Path) -> None:
+    # The skipped pages are named under the library's mount (acme/widget/broken.ipynb), its problems were not: the
+    # broken notebook was counted as a stub too (2), in `index --library` and every `add`.
+    docs = make_corpus({**GOOD, "stub.md": "---\ntitle: Stub\n---\n", "broken.ipynb": "{not json"})
+    code, out, err = cli("index", str(docs), "--out", str(tmp_path / "ix"), "--library", "acme/widget", "--embeddings", "none", "--quiet")
+    assert code == 0
+    assert [line.split(": ")[:2] for line in err.splitlines()] == [["error", "broken.ipynb"]]
+    assert "\n  skipped:      1 page(s) with front matter only (redirects, section stubs)\n" in out
+    assert "\n  problems:     1 (listed above)" in out
+
+
 @pytest.mark.parametrize(
     ("args", "code", "first_line"),
     [
