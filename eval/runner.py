@@ -32,7 +32,7 @@ from docs_mcp.eval.judgments import IndexedChunk, resolve_judgments
 from docs_mcp.eval.metrics import Judgment, QueryScores, mean_scores, percentile, score_query
 from docs_mcp.indexer.duckdb_store import open_store
 from docs_mcp.server.app import ServerSettings, build_server
-from docs_mcp.server.contract.expanded import SEARCH_DOCS_EXPANDED
+from docs_mcp.server.tools.search_docs_expanded import NAME as SEARCH_DOCS_EXPANDED
 from docs_mcp.server.search.modes import MODES
 
 # How golden expansions are sent: not at all, as search_docs_expanded's typed parts, or appended to the query.

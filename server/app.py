@@ -25,20 +25,16 @@ from mcp.shared.exceptions import MCPError
 from docs_mcp import __version__
 from docs_mcp.server.capacity import DEFAULT_SLOW_PER_CALLER, DEFAULT_SLOW_THREADS, ToolCapacity, TooBusyError
 from docs_mcp.server.contract.cursor import cursor_generation
-from docs_mcp.server.contract.schemas import SEARCH_DOCS
-from docs_mcp.server.contract.tools import contract_specs
 from docs_mcp.server.core.live_index import LiveIndex, ServedIndex
 from docs_mcp.server.core.registry import ToolAnswer, ToolCall, ToolRegistry, ToolSpec
 from docs_mcp.server.errors import quoted
 from docs_mcp.server.instructions import IndexSummary, server_instructions
 from docs_mcp.server.libraries import prompts, resources
-from docs_mcp.server.gateway.schemas import TOOL_DISCOVERY, TOOL_EXECUTE
 from docs_mcp.server.libraries.remote import Sources
-from docs_mcp.server.libraries.schemas import GET_CONTEXT7_DOCS, GET_DOCS, GET_LIBRARY_INFO, READ_PAGE
-from docs_mcp.server.libraries.tools import library_specs, search_provenance
 from docs_mcp.server.sessions import LOCAL_SESSION, SESSION_SCOPE, SessionStore, SessionValues, redis_sessions
 from docs_mcp.server.search.modes import Mode
 from docs_mcp.server.stdio_guard import guarded_stdio
+from docs_mcp.server.tools.offered import SLOW_TOOLS, tool_list, tool_registry
 
 if TYPE_CHECKING:  # the gateway's modules load only for a server that has upstream servers
     from docs_mcp.server.gateway import Gateway
@@ -114,30 +110,6 @@ class AppState:
     announced: AnnouncedTools = field(default_factory=AnnouncedTools)
 
 
-# Tools that may wait on a documentation site or an upstream server (fetches, tool calls): see capacity.py.
-SLOW_TOOLS = frozenset({READ_PAGE, GET_DOCS, GET_LIBRARY_INFO, GET_CONTEXT7_DOCS, TOOL_EXECUTE, TOOL_DISCOVERY})
-
-
-def tool_registry(mode: str, sources: Sources | None, gateway: Gateway | None = None) -> ToolRegistry:
-    """Every tool this server offers, as peers: the contract's, the libraries', then the gateway's meta-tools.
-
-    ``sources`` is read by the library tools when they run; listing the tools needs none.
-    """
-    # A search reports the libraries it searched and each hit's provenance beside the contract's SearchResult
-    # (structured content only).
-    contract = contract_specs(mode, search_extras=search_provenance)
-    if gateway is None:
-        return ToolRegistry([*contract, *library_specs(mode, sources)])
-    from docs_mcp.server.gateway import gateway_specs
-
-    return ToolRegistry([*contract, *library_specs(mode, sources), *gateway_specs(gateway)])
-
-
-def tool_list(metadata: Mapping[str, Any]) -> list[types.Tool]:
-    """Every tool this server offers for an index described by ``metadata``: the contract's, then the libraries'."""
-    return tool_registry("hybrid", None).tools(metadata)
-
-
 def open_live(index_dir: Path | str, settings: ServerSettings) -> LiveIndex:
     """The live index a server built with ``settings`` serves (a fleet replica opens it first, to prepare generations).
 
@@ -175,7 +147,7 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None, 
         )
     sources = Sources.opened_on_use(Path(index_dir), live)
     registry = tool_registry(settings.mode, sources, gateway)
-    capacity = capacity or ToolCapacity(SLOW_TOOLS, settings.slow_threads, settings.slow_calls_per_caller)
+    capacity = capacity or ToolCapacity(registry.slow_names, settings.slow_threads, settings.slow_calls_per_caller)
     capacity.fetches = sources.fetch_pool  # None until a tool first reads a remote page
 
     @asynccontextmanager
@@ -237,7 +209,7 @@ async def _answer(ctx: ServerRequestContext[AppState], state: AppState, spec: To
         call = ToolCall(None, params.arguments, ctx.request, ctx.request_id)
         answer = await anyio.to_thread.run_sync(spec.answer, call, limiter=threads)
         return answer if isinstance(answer, types.CallToolResult) else answer.result()
-    generation = _issuing_generation(state.live, params)
+    generation = _issuing_generation(state.live, spec.cursor(params.arguments))
 
     def leased_answer() -> tuple[ServedIndex, ToolAnswer | types.CallToolResult]:
         # Lease, answer and release on one worker thread: each hop between the event loop and a thread
@@ -251,8 +223,8 @@ async def _answer(ctx: ServerRequestContext[AppState], state: AppState, spec: To
     index, answer = await anyio.to_thread.run_sync(leased_answer, limiter=threads)
     if isinstance(answer, types.CallToolResult):
         return answer
-    if not answer.is_error:
-        await resources.after_tool(ctx, state.sessions, state.live, params.name, params.arguments)
+    if not answer.is_error and spec.after_call is not None:
+        await spec.after_call(ctx, params.arguments)
     if state.announced.changed(resources.session_key(ctx), index):
         await ctx.session.send_tool_list_changed()
     # Every tool's error also carries the one structured shape {code, message, recoverable, suggestion}; a search
@@ -266,10 +238,9 @@ def _caller(request: Any) -> str:
     return str(scope.get(SESSION_SCOPE) or LOCAL_SESSION)
 
 
-def _issuing_generation(live: LiveIndex, params: types.CallToolRequestParams) -> str | None:
-    """The generation that issued a search_docs cursor, when this server still holds it open (a fleet replica, around a swap)."""
-    cursor = (params.arguments or {}).get("cursor") if params.name == SEARCH_DOCS else None
-    return cursor_generation(cursor, live.held()) if isinstance(cursor, str) and cursor else None
+def _issuing_generation(live: LiveIndex, cursor: str | None) -> str | None:
+    """The generation that issued a call's cursor, when this server still holds it open (a fleet replica, around a swap)."""
+    return cursor_generation(cursor, live.held()) if cursor else None
 
 
 def _shared_sessions(settings: ServerSettings) -> dict[str, Any]:

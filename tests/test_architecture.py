@@ -45,23 +45,25 @@ _INDEXER_FLEET = "docs_mcp.indexer.fleet"
 _PACKAGES = "docs_mcp.indexer.packages"
 # The gateway reuses the engine, the contract's argument checks and the libraries' error shape;
 # every other part of the contract and the libraries is theirs alone.
+_TOOLS = f"{_SERVER}.tools"
 _GATEWAY_MAY_NOT = (
-    f"{_SERVER}.team", f"{_SERVER}.app",
-    *(f"{_SERVER}.contract.{m}" for m in ("cursor", "documents", "render", "schemas", "tools")),
-    *(f"{_SERVER}.libraries.{m}" for m in ("arguments", "catalog", "fastpath", "fuzzy", "pages", "prompts",
-                                           "resources", "schemas", "tools")),
+    f"{_SERVER}.team", f"{_SERVER}.app", _TOOLS,
+    *(f"{_SERVER}.contract.{m}" for m in ("cursor", "documents", "render", "sizing")),
+    *(f"{_SERVER}.libraries.{m}" for m in ("answers", "catalog", "fastpath", "fuzzy", "pages", "prompts", "resources")),
 )  # fmt: skip
 PRODUCT_RULES: dict[str, tuple[str, ...]] = {
     f"{_SERVER}.search": (f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, "mcp", "mcp_types",
                           _SOURCES, _FLEET, _INDEXER_FLEET),
     # The contract tools read the index only; remote sources reach the server through the library tools.
-    f"{_SERVER}.contract": (f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, _SOURCES, _FLEET, _INDEXER_FLEET),
+    f"{_SERVER}.contract": (f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, _TOOLS, _SOURCES, _FLEET, _INDEXER_FLEET),
     # A fleet replica follows the registry through the live index; team mode wires it in, never the reverse.
     _FLEET: (f"{_SERVER}.team", f"{_SERVER}.app", f"{_SERVER}.libraries", _GATEWAY, "mcp", "mcp_types"),
-    f"{_SERVER}.libraries": (f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY),
+    f"{_SERVER}.libraries": (f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, _TOOLS),
+    # One module per tool: schema, arguments, run and spec over the products' shared parts; the app lists them.
+    _TOOLS: (f"{_SERVER}.team", f"{_SERVER}.app"),
     _GATEWAY: _GATEWAY_MAY_NOT,
     # The kernel every product shares: it knows no product.
-    f"{_SERVER}.core": (f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, _SOURCES),
+    f"{_SERVER}.core": (f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, _TOOLS, _SOURCES),
     # The learned ranking: features, model and gate, confidence; used by search and the library tools.
     f"{_SERVER}.ranking": (f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", f"{_SERVER}.core",
                            _GATEWAY, "mcp", "mcp_types", _SOURCES),

@@ -9,15 +9,12 @@ from docs_mcp.server.core.arguments import integer, json_type, present, required
 from docs_mcp.server.errors import InvalidArgumentError
 from docs_mcp.server.gateway.errors import InvalidDetailError
 from docs_mcp.server.gateway.schemas import (
-    DEFAULT_EXAMPLES,
-    DEFAULT_MAX_RESULTS,
     DESCRIBE_TOOL,
     DETAILS,
     LIST_TOOL_EXAMPLES,
     MAX_CONTEXT_CHARS,
     MAX_QUERIES,
     MAX_QUERY_CHARS,
-    MAX_RESULTS,
     MAX_TOOL_KEY_CHARS,
     SCHEMAS,
     TOOL_DISCOVERY,
@@ -77,7 +74,7 @@ def parse_discovery_args(arguments: Mapping[str, Any] | None) -> DiscoveryArgs:
     if len(context) > MAX_CONTEXT_CHARS:
         raise InvalidArgumentError(f"Argument 'context' is {len(context)} characters long; the limit is {MAX_CONTEXT_CHARS}.",
                                    "Summarise the task.")
-    return DiscoveryArgs(queries, context, integer(given, "max_results", DEFAULT_MAX_RESULTS, 1, MAX_RESULTS))
+    return DiscoveryArgs(queries, context, integer(given, "max_results", SCHEMAS[TOOL_DISCOVERY]))
 
 
 def parse_execute_args(arguments: Mapping[str, Any] | None) -> ExecuteArgs:
@@ -116,8 +113,7 @@ def parse_examples_args(arguments: Mapping[str, Any] | None) -> ExamplesArgs:
         InvalidArgumentError: tool_key is missing or malformed, or max is out of range.
     """
     given = present(LIST_TOOL_EXAMPLES, arguments, _NAMES[LIST_TOOL_EXAMPLES])
-    maximum = SCHEMAS[LIST_TOOL_EXAMPLES]["properties"]["max"]["maximum"]
-    return ExamplesArgs(_tool_key(given), integer(given, "max", DEFAULT_EXAMPLES, 1, maximum))
+    return ExamplesArgs(_tool_key(given), integer(given, "max", SCHEMAS[LIST_TOOL_EXAMPLES]))
 
 
 def _tool_key(given: Mapping[str, Any]) -> str:

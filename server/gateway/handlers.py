@@ -10,6 +10,7 @@ from docs_mcp.server.gateway.schemas import (
     DESCRIBE_TOOL,
     GATEWAY_TOOLS,
     LIST_TOOL_EXAMPLES,
+    SLOW_META_TOOLS,
     TOOL_DISCOVERY,
     TOOL_EXECUTE,
     UPSTREAM_STATUS,
@@ -53,6 +54,7 @@ def gateway_specs(gateway: Gateway) -> list[ToolSpec[Any]]:
             parse=lambda arguments, index: arguments,
             run=lambda arguments, call: operation(caller_of(call.request), arguments, request_id_of(call.request, call.request_id)),
             leases_index=False,
+            slow=name in SLOW_META_TOOLS,
         )
 
     return [spec(name) for name in GATEWAY_TOOLS]

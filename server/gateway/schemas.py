@@ -12,6 +12,8 @@ DESCRIBE_TOOL = "describe_tool"
 LIST_TOOL_EXAMPLES = "list_tool_examples"
 UPSTREAM_STATUS = "upstream_status"
 GATEWAY_TOOLS = (TOOL_DISCOVERY, TOOL_EXECUTE, DESCRIBE_TOOL, LIST_TOOL_EXAMPLES, UPSTREAM_STATUS)
+# The meta-tools that wait on upstream servers (a call, or a listing for discovery): threads of their own (capacity.py).
+SLOW_META_TOOLS = frozenset({TOOL_DISCOVERY, TOOL_EXECUTE})
 
 MAX_QUERIES = 5
 MAX_QUERY_CHARS = 500
