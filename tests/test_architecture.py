@@ -65,8 +65,9 @@ PRODUCT_RULES: dict[str, tuple[str, ...]] = {
     # The kernel every product shares: it knows no product.
     f"{_SERVER}.core": (f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, _TOOLS, _SOURCES),
     # The learned ranking: features, model and gate, confidence; used by search and the library tools.
-    f"{_SERVER}.ranking": (f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", f"{_SERVER}.core",
-                           _GATEWAY, "mcp", "mcp_types", _SOURCES),
+    # It reads the evidence record it owns and the indexer's tokens: the search uses it, never the reverse.
+    f"{_SERVER}.ranking": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app",
+                           f"{_SERVER}.core", _TOOLS, _GATEWAY, "mcp", "mcp_types", _SOURCES),
     f"{_SERVER}.team": (),
     f"{_SERVER}.app": (f"{_SERVER}.team",),
     # The stdio guard is transport only: JSON-RPC lines in, SDK messages out (and the answers owed at the end of input).
@@ -360,6 +361,37 @@ def test_no_import_cycle():
     assert import_cycles(edges) == []
 
 
+def sub_package_of(module: str) -> str:
+    """The sub-package ``module`` belongs to (``docs_mcp.server.search``), or its area for a module at the area's top."""
+    area = layer_of(module) or module
+    rest = module[len(area) + 1 :].split(".") if module != area else []
+    return f"{area}.{rest[0]}" if len(rest) > 1 or (rest and (package_dirs()[area] / rest[0]).is_dir()) else area
+
+
+def sub_package_imports() -> dict[str, set[str]]:
+    """Each sub-package -> the other sub-packages its modules import; the CLI edges (``commands``), which may import
+    the whole area to mount its commands, left out."""
+    edges: dict[str, set[str]] = {}
+    for module, targets in module_imports().items():
+        if module.rsplit(".", 1)[-1] == "commands":
+            continue
+        source = sub_package_of(module)
+        edges.setdefault(source, set()).update(t for t in map(sub_package_of, targets) if t != source and not source.startswith(t + "."))
+    return edges
+
+
+def test_no_import_cycle_between_sub_packages():
+    """One sub-package depends on another, never both ways: search uses ranking, the tools use the products."""
+    assert import_cycles(sub_package_imports()) == []
+
+
+def test_sub_packages_are_found_from_module_names():
+    assert sub_package_of("docs_mcp.server.search.engine") == "docs_mcp.server.search"
+    assert sub_package_of("docs_mcp.server.app") == "docs_mcp.server"
+    assert sub_package_of("docs_mcp.server.search") == "docs_mcp.server.search"
+    assert sub_package_of("docs_mcp.errors") == "docs_mcp"
+
+
 def test_the_cycle_finder():
     assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert import_cycles({"a": {"b"}, "b": set()}) == []
@@ -454,6 +486,7 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
     ("module", "source", "caught"),
     [
         ("docs_mcp.server.search.engine", "import mcp_types\n", ["mcp_types"]),
+        ("docs_mcp.server.ranking.features", "from docs_mcp.server.search.lexical import tokenize\n", ["docs_mcp.server.search.lexical"]),
         ("docs_mcp.server.search.engine", "from mcp.server.lowlevel import Server\n", ["mcp.server.lowlevel"]),
         ("docs_mcp.server.search.engine", "from docs_mcp.server.contract.cursor import CursorCodec\n", ["docs_mcp.server.contract.cursor"]),
         ("docs_mcp.server.contract.tools", "def f():\n    from docs_mcp.server.team.keys import KeyStore\n", ["docs_mcp.server.team.keys"]),

@@ -30,8 +30,9 @@ from docs_mcp.server.search.lru_cache import LruCache
 from docs_mcp.server.search.collapse import Collapser
 from docs_mcp.server.ranking.calibration import capped, non_increasing
 from docs_mcp.server.ranking.candidates import FAMILY_JACCARD, CandidatePool
+from docs_mcp.server.ranking.evidence import Evidence
 from docs_mcp.server.ranking.features import PROBES, Baselines, QuerySignals, candidate_table
-from docs_mcp.server.search.evidence import Evidence, EvidenceFinder
+from docs_mcp.server.search.evidence import EvidenceFinder
 from docs_mcp.server.search.expansion import EXTRA_WEIGHT, Expansions, QueryLegs
 from docs_mcp.server.search.filters import FilterRule, TaxonomyColumns, filter_mask
 from docs_mcp.server.search.fusion import select_fusion
