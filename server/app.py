@@ -48,7 +48,7 @@ SERVER_NAME = "docs-mcp"
 class ServerSettings:
     """How the server ranks and runs; the defaults suit a per-session stdio server."""
 
-    mode: str = Mode.hybrid.value  # a Mode value (server/search/modes.py)
+    mode: Mode = Mode.hybrid
     # Shared by every replica behind one balancer; empty: cursor keys derive from the index alone.
     cursor_secret: bytes = b""
     # Load the query model in the background at start (unless mode is bm25) instead of on the first search.
@@ -139,7 +139,7 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None, 
         "serving %s (generation %s, %d chunks, %s ranking, %s)", index_dir, served.generation, served.engine.size, settings.mode,
         f"{settings.search_workers} search workers" if settings.search_workers else "searching in process",
     )
-    if settings.mode == "hybrid" and served.engine.has_vectors and served.engine.ranker is None:
+    if settings.mode == Mode.hybrid and served.engine.has_vectors and served.engine.ranker is None:
         logger.warning(
             "the index records no learned ranking for its embedding model: hybrid search falls back to the fusion, "
             "whose scores are not probabilities and which returns hits for off-topic queries; "

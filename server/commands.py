@@ -91,7 +91,7 @@ def serve(
     from docs_mcp.server.app import ServerSettings, run_stdio
     from docs_mcp.server.gateway import load_gateway_config
 
-    settings = ServerSettings(mode=mode.value, search_workers=search_workers or 0)
+    settings = ServerSettings(mode=mode, search_workers=search_workers or 0)
     gateway_config = load_gateway_config(config_path(config, environment()))
     http_only = {"--host": host, "--port": port, "--redis-url": redis_url, "--log-format": log_format,
                  "--allow-any-host": allow_any_host or None}
@@ -174,7 +174,7 @@ def search(
     try:
         with live.lease() as served:
             arguments: dict[str, object] = {"query": query, "limit": limit, **_parse_filters(filters, served.filters), **parts}
-            text = tool_text(served, search_docs_expanded.NAME if parts else search_docs.NAME, arguments, mode.value)
+            text = tool_text(served, search_docs_expanded.NAME if parts else search_docs.NAME, arguments, mode)
     finally:
         live.close()
     typer.echo(text if as_json else render_search_text(text))

@@ -16,6 +16,6 @@ if TYPE_CHECKING:  # the gateway's and the fetcher's modules load only when a se
 class ToolContext:
     """The server's choices a tool reads when it runs; listing the tools needs none of them."""
 
-    mode: str = Mode.hybrid.value  # a Mode value (server/search/modes.py)
+    mode: Mode = Mode.hybrid
     sources: Sources | None = None  # read by the library tools when they run
     gateway: Gateway | None = None  # the meta-tools' upstream servers

@@ -17,6 +17,7 @@ from docs_mcp.server.libraries.answers import catalog_of, freshness
 from docs_mcp.server.libraries.fastpath import LANGUAGE_KEY, count_tokens, find_candidates, pack, related_pages
 from docs_mcp.server.libraries.remote import Sources, refuse_remote
 from docs_mcp.server.search.engine import Engine
+from docs_mcp.server.search.modes import Mode
 from docs_mcp.server.tools.context import ToolContext
 from docs_mcp.server.tools.library_arguments import LIBRARY_ID, MAX_ID_CHARS, MAX_LANGUAGE_CHARS, MAX_TOPIC_CHARS, TOKENS, closed_schema, text
 from docs_mcp.server.tools.search_docs import require_vectors_for
@@ -105,7 +106,7 @@ def _library_id(item: Any) -> str:
     return item.strip()
 
 
-def run(index: ServedIndex, args: DocsArgs, mode: str, sources: Sources) -> dict[str, Any]:
+def run(index: ServedIndex, args: DocsArgs, mode: Mode, sources: Sources) -> dict[str, Any]:
     """Run get_docs: the best chunks for the topic across the libraries, packed into ``max_tokens``.
 
     llms.txt libraries are fetched first where needed: their TOC, and the pages whose

@@ -40,7 +40,7 @@ def index_specs(context: ToolContext) -> list[ToolSpec[Any]]:
 SLOW_TOOLS = ToolRegistry(index_specs(ToolContext())).slow_names | SLOW_META_TOOLS
 
 
-def tool_registry(mode: str, sources: Sources | None, gateway: Gateway | None = None) -> ToolRegistry:
+def tool_registry(mode: Mode, sources: Sources | None, gateway: Gateway | None = None) -> ToolRegistry:
     """Every tool this server offers, as peers: the index's tools, then the gateway's meta-tools (with a gateway).
 
     ``sources`` is read by the library tools when they run; listing the tools needs none.
@@ -55,10 +55,10 @@ def tool_registry(mode: str, sources: Sources | None, gateway: Gateway | None = 
 
 def tool_list(metadata: Mapping[str, Any]) -> list[types.Tool]:
     """Every tool that reads the index, as listed for an index described by ``metadata``."""
-    return tool_registry(Mode.hybrid.value, None).tools(metadata)
+    return tool_registry(Mode.hybrid, None).tools(metadata)
 
 
-def tool_text(index: ServedIndex, name: str, arguments: Mapping[str, Any] | None, mode: str = Mode.hybrid.value) -> str:
+def tool_text(index: ServedIndex, name: str, arguments: Mapping[str, Any] | None, mode: Mode = Mode.hybrid) -> str:
     """The text of the index tool ``name`` for ``arguments``, raising what it raises: the command line's
     ``docs-mcp search`` and ``docs-mcp get``."""
     spec = next(module.spec(ToolContext(mode)) for module in INDEX_TOOLS if module.NAME == name)

@@ -26,6 +26,7 @@ from docs_mcp.server.libraries.answers import catalog_of
 from docs_mcp.server.libraries.errors import LibraryNotFoundError
 from docs_mcp.server.search.expansion import Expansions
 from docs_mcp.server.search.hints import build_hint
+from docs_mcp.server.search.modes import Mode
 from docs_mcp.server.tools.context import ToolContext
 
 NAME = "search_docs"
@@ -121,7 +122,7 @@ def _query(given: Mapping[str, Any]) -> str:
     return query
 
 
-def run(index: ServedIndex, args: SearchArgs, mode: str, expansions: Expansions | None = None) -> SearchAnswer:
+def run(index: ServedIndex, args: SearchArgs, mode: Mode, expansions: Expansions | None = None) -> SearchAnswer:
     """Run search_docs: one page of hits, the next page's cursor and, for zero hits, the hint.
 
     With ``expansions`` (search_docs_expanded) the agent's parts join the search; without, it is search_docs's.
@@ -160,13 +161,13 @@ def cursor_codec(index: ServedIndex) -> CursorCodec:
     return index.derived(CursorCodec, lambda: CursorCodec(index.engine.generation, index.secret, index.identity))
 
 
-def require_vectors_for(mode: str, index: ServedIndex) -> None:
+def require_vectors_for(mode: Mode, index: ServedIndex) -> None:
     """Refuse vector-only ranking on an index without vectors: it would find nothing, for any words.
 
     Raises:
         NoVectorsError: ``mode`` is vector and the index has no vectors.
     """
-    if mode == "vector" and not index.engine.has_vectors:
+    if mode == Mode.vector and not index.engine.has_vectors:
         raise NoVectorsError()
 
 
@@ -215,6 +216,6 @@ def spec(context: ToolContext) -> ToolSpec[SearchArgs]:
     )
 
 
-def search_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: str) -> str:
+def search_docs(index: ServedIndex, arguments: Mapping[str, Any] | None, mode: Mode) -> str:
     """The search_docs text for ``arguments``, raising what the tool raises (``docs-mcp search``, tests)."""
     return spec(ToolContext(mode)).text(ToolCall(index, arguments))

@@ -16,8 +16,10 @@ from mcp_types import Tool
 from docs_mcp.server.contract.sizing import SearchAnswer
 from docs_mcp.server.core.arguments import string, visible_text
 from docs_mcp.server.core.registry import ToolCall, ToolSpec, internal_error_text
+from docs_mcp.server.core.live_index import ServedIndex
 from docs_mcp.server.errors import InvalidArgumentError
 from docs_mcp.server.search.expansion import MAX_ANSWER_CHARS, MAX_KEYWORDS_CHARS, MAX_QUESTION_CHARS, Expansions
+from docs_mcp.server.search.modes import Mode
 from docs_mcp.server.tools import search_docs
 from docs_mcp.server.tools.context import ToolContext
 from docs_mcp.server.tools.search_docs import SearchArgs, parse_search_args
@@ -107,7 +109,7 @@ def parse(arguments: Mapping[str, Any] | None, filters: Mapping[str, tuple[str, 
     return args, parse_expansions(arguments)
 
 
-def run(index: Any, parsed: tuple[SearchArgs, Expansions], mode: str) -> SearchAnswer:
+def run(index: ServedIndex, parsed: tuple[SearchArgs, Expansions], mode: Mode) -> SearchAnswer:
     """search_docs's search with the expansions joined (exactly search_docs's without them)."""
     return search_docs.run(index, parsed[0], mode, parsed[1])
 
