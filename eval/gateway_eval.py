@@ -20,7 +20,7 @@ from docs_mcp.eval.runner import EvalResult, QueryResult
 from docs_mcp.server.gateway import Gateway, GatewayConfig
 from docs_mcp.server.gateway.discovery import SearchRequest, tool_keys
 from docs_mcp.server.gateway.records import LOCAL_CALLER
-from docs_mcp.server.gateway.schemas import MAX_RESULTS
+from docs_mcp.server.tools.tool_discovery import MAX_RESULTS
 from docs_mcp.server.search.modes import MODES, Mode
 
 Progress = Callable[[int, int], None]

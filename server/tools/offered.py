@@ -10,17 +10,21 @@ import mcp_types as types
 
 from docs_mcp.server.core.live_index import ServedIndex
 from docs_mcp.server.core.registry import ToolCall, ToolRegistry, ToolSpec
-from docs_mcp.server.gateway.schemas import SLOW_META_TOOLS
 from docs_mcp.server.search.modes import Mode
 from docs_mcp.server.tools import (
+    describe_tool,
     get_context7_docs,
     get_doc,
     get_docs,
     get_library_info,
+    list_tool_examples,
     read_page,
     resolve_library,
     search_docs,
     search_docs_expanded,
+    tool_discovery,
+    tool_execute,
+    upstream_status,
 )
 from docs_mcp.server.tools.context import ToolContext
 
@@ -28,16 +32,19 @@ if TYPE_CHECKING:  # the gateway's modules load only for a server that has upstr
     from docs_mcp.server.gateway import Gateway
     from docs_mcp.server.libraries.remote import Sources
 
-# The tools that read the index, each module's spec(context) in listing order.
+# Each module's spec(context), in listing order: the tools that read the index, then the gateway's meta-tools
+# (in a fixed order: clients that freeze their tool list keep working).
 INDEX_TOOLS = (search_docs, get_doc, search_docs_expanded, resolve_library, get_library_info, read_page, get_docs, get_context7_docs)
+META_TOOLS = (tool_discovery, tool_execute, describe_tool, list_tool_examples, upstream_status)
 
 
-def index_specs(context: ToolContext) -> list[ToolSpec[Any]]:
-    """The tools that read the index, made with ``context``."""
-    return [module.spec(context) for module in INDEX_TOOLS]
+def specs(modules: tuple[Any, ...], context: ToolContext) -> list[ToolSpec[Any]]:
+    """The tools of ``modules``, made with ``context``."""
+    return [module.spec(context) for module in modules]
+
 
 # Tools that may wait on a documentation site or an upstream server (fetches, tool calls): see capacity.py.
-SLOW_TOOLS = ToolRegistry(index_specs(ToolContext())).slow_names | SLOW_META_TOOLS
+SLOW_TOOLS = ToolRegistry(specs(INDEX_TOOLS + META_TOOLS, ToolContext())).slow_names
 
 
 def tool_registry(mode: Mode, sources: Sources | None, gateway: Gateway | None = None) -> ToolRegistry:
@@ -46,11 +53,7 @@ def tool_registry(mode: Mode, sources: Sources | None, gateway: Gateway | None =
     ``sources`` is read by the library tools when they run; listing the tools needs none.
     """
     context = ToolContext(mode, sources, gateway)
-    if gateway is None:
-        return ToolRegistry(index_specs(context))
-    from docs_mcp.server.gateway import gateway_specs
-
-    return ToolRegistry([*index_specs(context), *gateway_specs(gateway)])
+    return ToolRegistry(specs(INDEX_TOOLS if gateway is None else INDEX_TOOLS + META_TOOLS, context))
 
 
 def tool_list(metadata: Mapping[str, Any]) -> list[types.Tool]:
