@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from mcp_types import Tool
-
 from docs_mcp.server.core.arguments import integer, schema_arguments, string
 from docs_mcp.server.core.live_index import ServedIndex
 from docs_mcp.server.core.registry import ToolSpec
@@ -14,7 +12,7 @@ from docs_mcp.server.errors import InvalidArgumentError
 from docs_mcp.server.libraries.answers import catalog_of
 from docs_mcp.server.libraries.remote import Sources
 from docs_mcp.server.tools.context import ToolContext
-from docs_mcp.server.tools.library_arguments import LIBRARY_ID, MAX_ID_CHARS, MAX_TOPIC_CHARS, TOKENS, closed_schema, text
+from docs_mcp.server.tools.library_tools import LIBRARY_ID, MAX_ID_CHARS, MAX_TOPIC_CHARS, TOKENS, closed_schema, library_spec, text
 
 NAME = "get_context7_docs"
 DESCRIPTION = (
@@ -68,10 +66,4 @@ def run(index: ServedIndex, args: Context7Args, sources: Sources) -> dict[str, A
 
 def spec(context: ToolContext) -> ToolSpec[Context7Args]:
     """get_context7_docs; slow: it waits on the remote API."""
-    return ToolSpec(
-        NAME,
-        describe=lambda metadata: Tool(name=NAME, description=DESCRIPTION, input_schema=SCHEMA),
-        parse=lambda arguments, index: parse(arguments),
-        run=lambda args, call: run(call.index, args, context.sources),
-        slow=True,
-    )
+    return library_spec(NAME, DESCRIPTION, SCHEMA, parse, lambda index, args: run(index, args, context.sources), slow=True)

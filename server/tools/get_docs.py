@@ -6,8 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from mcp_types import Tool
-
 from docs_mcp.server.core.arguments import integer, json_type, schema_arguments, short_string, string
 from docs_mcp.server.core.facets import filter_values
 from docs_mcp.server.core.live_index import ServedIndex
@@ -19,7 +17,7 @@ from docs_mcp.server.libraries.remote import Sources, refuse_remote
 from docs_mcp.server.search.engine import Engine
 from docs_mcp.server.search.modes import Mode
 from docs_mcp.server.tools.context import ToolContext
-from docs_mcp.server.tools.library_arguments import LIBRARY_ID, MAX_ID_CHARS, MAX_LANGUAGE_CHARS, MAX_TOPIC_CHARS, TOKENS, closed_schema, text
+from docs_mcp.server.tools.library_tools import LIBRARY_ID, MAX_ID_CHARS, MAX_LANGUAGE_CHARS, MAX_TOPIC_CHARS, TOKENS, closed_schema, library_spec, text
 from docs_mcp.server.tools.search_docs import require_vectors_for
 
 NAME = "get_docs"
@@ -179,10 +177,4 @@ def tagged_language(engine: Engine, language: str) -> str:
 
 def spec(context: ToolContext) -> ToolSpec[DocsArgs]:
     """get_docs ranking in ``context.mode``; slow: an llms.txt library's pages may be fetched first."""
-    return ToolSpec(
-        NAME,
-        describe=lambda metadata: Tool(name=NAME, description=DESCRIPTION, input_schema=SCHEMA),
-        parse=lambda arguments, index: parse(arguments),
-        run=lambda args, call: run(call.index, args, context.mode, context.sources),
-        slow=True,
-    )
+    return library_spec(NAME, DESCRIPTION, SCHEMA, parse, lambda index, args: run(index, args, context.mode, context.sources), slow=True)

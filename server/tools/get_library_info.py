@@ -6,8 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from mcp_types import Tool
-
 from docs_mcp.indexer.libraries.library import Library
 from docs_mcp.server.core.arguments import integer, json_type, schema_arguments
 from docs_mcp.server.core.live_index import ServedIndex
@@ -18,7 +16,7 @@ from docs_mcp.server.libraries.answers import catalog_of, freshness, next_calls,
 from docs_mcp.server.libraries.remote import Sources, refuse_remote
 from docs_mcp.server.search.engine import Engine
 from docs_mcp.server.tools.context import ToolContext
-from docs_mcp.server.tools.library_arguments import LIBRARY_ID, MAX_ID_CHARS, MAX_OFFSET, closed_schema, text
+from docs_mcp.server.tools.library_tools import LIBRARY_ID, MAX_ID_CHARS, MAX_OFFSET, closed_schema, library_spec, text
 
 NAME = "get_library_info"
 MAX_SECTIONS = 50
@@ -186,11 +184,4 @@ async def remember_library(ctx: Any, arguments: Mapping[str, Any] | None) -> Non
 
 def spec(context: ToolContext) -> ToolSpec[InfoArgs]:
     """get_library_info; slow: an llms.txt library's table of contents may be fetched first."""
-    return ToolSpec(
-        NAME,
-        describe=lambda metadata: Tool(name=NAME, description=DESCRIPTION, input_schema=SCHEMA),
-        parse=lambda arguments, index: parse(arguments),
-        run=lambda args, call: run(call.index, args, context.sources),
-        slow=True,
-        after_call=remember_library,
-    )
+    return library_spec(NAME, DESCRIPTION, SCHEMA, parse, lambda index, args: run(index, args, context.sources), slow=True, after_call=remember_library)

@@ -6,8 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
-from mcp_types import Tool
-
 from docs_mcp.indexer.libraries.library import Library
 from docs_mcp.server.core.arguments import integer, schema_arguments, string
 from docs_mcp.server.core.live_index import ServedIndex
@@ -18,7 +16,7 @@ from docs_mcp.server.libraries.catalog import LibraryCatalog
 from docs_mcp.server.libraries.pages import line_fields, locate, read_lines
 from docs_mcp.server.libraries.remote import Sources
 from docs_mcp.server.tools.context import ToolContext
-from docs_mcp.server.tools.library_arguments import LIBRARY_ID, MAX_OFFSET, closed_schema, text
+from docs_mcp.server.tools.library_tools import LIBRARY_ID, MAX_OFFSET, closed_schema, library_spec, text
 
 NAME = "read_page"
 MAX_PATH_CHARS = 1024
@@ -145,10 +143,4 @@ def _unindexed_url(catalog: LibraryCatalog, files: Mapping[str, Any], path: str,
 
 def spec(context: ToolContext) -> ToolSpec[PageArgs]:
     """read_page; slow: a page read by its URL is fetched."""
-    return ToolSpec(
-        NAME,
-        describe=lambda metadata: Tool(name=NAME, description=DESCRIPTION, input_schema=SCHEMA),
-        parse=lambda arguments, index: parse(arguments),
-        run=lambda args, call: run(call.index, args, context.sources),
-        slow=True,
-    )
+    return library_spec(NAME, DESCRIPTION, SCHEMA, parse, lambda index, args: run(index, args, context.sources), slow=True)

@@ -6,8 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from mcp_types import Tool
-
 from docs_mcp.server.core.arguments import schema_arguments, string
 from docs_mcp.server.core.live_index import ServedIndex
 from docs_mcp.server.core.registry import ToolSpec
@@ -16,7 +14,7 @@ from docs_mcp.server.libraries.answers import catalog_of, next_calls, summary, t
 from docs_mcp.server.libraries.packages import KNOWN_RELEVANCE, registry_packages
 from docs_mcp.server.libraries.remote import Sources
 from docs_mcp.server.tools.context import ToolContext
-from docs_mcp.server.tools.library_arguments import MAX_LANGUAGE_CHARS, MAX_TOPIC_CHARS, closed_schema, text
+from docs_mcp.server.tools.library_tools import MAX_LANGUAGE_CHARS, MAX_TOPIC_CHARS, closed_schema, library_spec, text
 
 NAME = "resolve_library"
 DESCRIPTION = (
@@ -84,9 +82,4 @@ def run(index: ServedIndex, args: ResolveArgs, sources: Sources) -> dict[str, An
 
 
 def spec(context: ToolContext) -> ToolSpec[ResolveArgs]:
-    return ToolSpec(
-        NAME,
-        describe=lambda metadata: Tool(name=NAME, description=DESCRIPTION, input_schema=SCHEMA),
-        parse=lambda arguments, index: parse(arguments),
-        run=lambda args, call: run(call.index, args, context.sources),
-    )
+    return library_spec(NAME, DESCRIPTION, SCHEMA, parse, lambda index, args: run(index, args, context.sources))

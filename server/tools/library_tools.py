@@ -1,12 +1,16 @@
-"""What the library tools' schemas and argument checks share: the limits, the library ID property, the closed
-object schema, a required text argument.
+"""What the library tools share: the limits, the library ID property, the closed object schema, a required text
+argument, and the spec of a tool that answers from the index (and its remote sources) with JSON.
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
+
+from mcp_types import Tool
 
 from docs_mcp.server.core.arguments import required_string, visible_text
+from docs_mcp.server.core.live_index import ServedIndex
+from docs_mcp.server.core.registry import ToolSpec
 from docs_mcp.server.errors import InvalidArgumentError
 
 MAX_ID_CHARS = 200
@@ -37,3 +41,16 @@ def text(given: Mapping[str, Any], name: str, example: str, limit: int) -> str:
     if len(value) > limit:
         raise InvalidArgumentError(f"Argument '{name}' is {len(value)} characters long; the limit is {limit}.", f"Pass {example}.")
     return value
+
+
+def library_spec(name: str, description: str, schema: Mapping[str, Any], parse: Callable[[Mapping[str, Any] | None], Any],
+                 run: Callable[[ServedIndex, Any], Any], **options: Any) -> ToolSpec[Any]:
+    """A library tool: the same listing for every index, its arguments checked without the index, run on the
+    generation leased for the call; ``options`` are the spec's (slow, after_call)."""
+    return ToolSpec(
+        name,
+        describe=lambda metadata: Tool(name=name, description=description, input_schema=dict(schema)),
+        parse=lambda arguments, index: parse(arguments),
+        run=lambda args, call: run(call.index, args),
+        **options,
+    )
