@@ -147,7 +147,7 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None, 
         )
     sources = Sources.opened_on_use(Path(index_dir), live)
     registry = tool_registry(settings.mode, sources, gateway)
-    capacity = capacity or ToolCapacity(registry.slow_names, settings.slow_threads, settings.slow_calls_per_caller)
+    capacity = capacity or ToolCapacity(SLOW_TOOLS, settings.slow_threads, settings.slow_calls_per_caller)
     capacity.fetches = sources.fetch_pool  # None until a tool first reads a remote page
 
     @asynccontextmanager
