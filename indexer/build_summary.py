@@ -38,6 +38,11 @@ def summary(report: IndexReport, embeddings: str) -> str:
     return "\n".join(lines)
 
 
+def problem_lines(problems: tuple[Problem, ...]) -> list[str]:
+    """One line a problem (``error: guide/x.md: ...``), as a build prints them on stderr above its summary."""
+    return [f"{problem.severity}: {problem}" for problem in problems]
+
+
 def front_matter_only(skipped: tuple[str, ...], problems: tuple[Problem, ...]) -> int:
     """How many skipped pages were skipped for having no text past their front matter (the others have a problem)."""
     explained = {problem.path for problem in problems}

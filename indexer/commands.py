@@ -19,7 +19,7 @@ from docs_mcp.indexer.info import info
 from docs_mcp.indexer.libraries.commands import register_libraries
 from docs_mcp.indexer.packages.commands import register_packages
 from docs_mcp.indexer.sources.commands import register_sources
-from docs_mcp.indexer.build_summary import front_matter_only, human_size, summary
+from docs_mcp.indexer.build_summary import front_matter_only, human_size, problem_lines, summary
 
 __all__ = ["file_rules", "front_matter_only", "human_size", "index", "register", "summary", "validate"]
 from docs_mcp.indexer.records import Problem
@@ -165,5 +165,5 @@ def _embedding_choice(embeddings: str, model: str | None) -> str:
 
 
 def _print_problems(problems: tuple[Problem, ...]) -> None:
-    for problem in problems:
-        typer.echo(f"{problem.severity}: {problem}", err=True)
+    for line in problem_lines(problems):
+        typer.echo(line, err=True)

@@ -7,15 +7,17 @@ it becomes a :class:`Problem` and the scan goes on.
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
+from docs_mcp.indexer.charsets import declared_encoding, html_text
 from docs_mcp.indexer.chunking import Page, chunk_page
 from docs_mcp.indexer.discover import METADATA_NAME, Found, discover
 from docs_mcp.indexer.errors import CorpusNotFoundError, ManifestError
 from docs_mcp.indexer.file_rules import FileRules, Judge
-from docs_mcp.indexer.formats import PAGE_SUFFIXES, FormatError, convert, is_markdown
+from docs_mcp.indexer.formats import CONVERTED_FORMATS, PAGE_SUFFIXES, FormatError, convert, is_markdown
 from docs_mcp.indexer.frontmatter import read_front_matter
 from docs_mcp.indexer.manifest import MANIFEST_NAME, KeyConfig, Manifest, load_manifest, resolve
+from docs_mcp.indexer.readable_name import documentation_of, readable_name
 from docs_mcp.indexer.records import Chunk, CorpusScan, Problem
 from docs_mcp.indexer.skip_report import describe_skipped
 from docs_mcp.indexer.taxonomy import discover_taxonomy, load_corpus_metadata, merge_configs
@@ -62,7 +64,7 @@ def scan_corpus(root: Path, *, metadata_file: Path | None = None, rules: FileRul
         chunks=tuple(chunks),
         files=files,
         taxonomy=discover_taxonomy(chunks, configs),
-        corpus_description=description or f"{root.resolve().name} documentation",
+        corpus_description=description or documentation_of(readable_name(root)),
         problems=tuple(problems),
         skipped=tuple(skipped),
         skipped_files=found.skipped,
@@ -110,12 +112,14 @@ def _read_text(rel: str, path: Path, problems: list[Problem]) -> str | None:
     except OSError as exc:
         problems.append(Problem(rel, f"cannot read the file ({exc.strerror}); skipped it. Check its permissions."))
         return None
+    html = CONVERTED_FORMATS.get(PurePosixPath(rel).suffix.lower()) == "HTML"
     try:
-        text = data.decode("utf-8-sig")
+        # HTML may say its encoding (a byte order mark, <meta charset>, an XML declaration); other formats are UTF-8.
+        text = html_text(data) if html and declared_encoding(data) else data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        problems.append(
-            Problem(rel, f"not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start}); skipped it. Re-save it as UTF-8.")
-        )
+        where = f"byte {exc.object[exc.start]:#04x} at offset {exc.start}"
+        fix = 'Re-save it as UTF-8, or declare its encoding (<meta charset="windows-1252">).' if html else "Re-save it as UTF-8."
+        problems.append(Problem(rel, f"not UTF-8 text ({where}){' and no charset declared' if html else ''}; skipped it. {fix}"))
         return None
     # Offsets into the page (chunk content) are taken after line ends are normalised, as mistune needs.
     return text.replace("\r\n", "\n").replace("\r", "\n")

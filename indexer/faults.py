@@ -2,7 +2,8 @@
 
 ``DOCS_MCP_TEST_FAULT=POINT:ACTION`` makes the build, on reaching ``POINT``, do
 ``ACTION``: ``sigint`` (Ctrl-C: the signal goes through the same masks as a real
-one), ``sigkill`` (the process dies on the spot), ``query-interrupted`` (what
+one), ``sigkill`` (the process dies on the spot), ``sigstop`` (the process stops until
+the test has done something, then continues it with SIGCONT), ``query-interrupted`` (what
 DuckDB raises when Ctrl-C lands inside a query: ``RuntimeError('Query
 interrupted')``), ``enospc`` (the disk is full: ``OSError(ENOSPC)``) or
 ``short-write`` (numpy's full disk: ``OSError('8192 requested and 0 written')``).
@@ -11,9 +12,11 @@ fills a real disk where the machine allows; these points cover the steps on any 
 
 Points: ``load`` (a DuckDB extension is about to be loaded into a connection),
 ``fts`` (before the full-text index is built), ``staging`` (a bulk-load file is
-about to be written), ``arrays`` (a serving array is about to be saved) and
-``replace`` (a temporary file of the swap is written, not yet renamed over its target) and
-``summary`` (`docs-mcp index` has built the index and is about to print its summary).
+about to be written), ``arrays`` (a serving array is about to be saved),
+``replace`` (a temporary file of the swap is written, not yet renamed over its target),
+``summary`` (`docs-mcp index` has built the index and is about to print its summary),
+``publish-copy`` (`docs-mcp publish` has copied one file of a generation to shared storage) and
+``publish-staged`` (`docs-mcp publish` has staged its generation and is about to wait for the flip).
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ def fault_point(name: str) -> None:
         os.kill(os.getpid(), signal.SIGINT)
     elif action == "sigkill":
         os.kill(os.getpid(), signal.SIGKILL)
+    elif action == "sigstop":
+        os.kill(os.getpid(), signal.SIGSTOP)
     elif action == "query-interrupted":
         raise RuntimeError("Query interrupted")
     elif action == "enospc":

@@ -135,8 +135,11 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None, 
     settings = settings or ServerSettings()
     live = live or open_live(index_dir, settings)
     served = live.current()
+    # Hybrid and fusion search fall back to full text on an index without vectors: the log says what really ranks.
+    full_text = settings.mode in ("hybrid", "fusion") and not served.engine.has_vectors
     logger.info(
-        "serving %s (generation %s, %d chunks, %s ranking, %s)", index_dir, served.generation, served.engine.size, settings.mode,
+        "serving %s (generation %s, %d chunks, %s, %s)", index_dir, served.generation, served.engine.size,
+        "full-text ranking: the index has no vectors (built without an embedding model)" if full_text else f"{settings.mode} ranking",
         f"{settings.search_workers} search workers" if settings.search_workers else "searching in process",
     )
     if settings.mode == Mode.hybrid and served.engine.has_vectors and served.engine.ranker is None:

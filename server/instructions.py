@@ -9,13 +9,17 @@ a hit, and the rest adds the browsing tools.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Mapping
+
+from docs_mcp.indexer.readable_name import GENERIC_FOLDERS, library_name
 
 LEAD_CHARS = 500
 MAX_DESCRIPTION_CHARS = 160
 MAX_NAMED_LIBRARIES = 4
 SEARCH_FIRST = "search_docs_expanded"
+_DOUBLED = re.compile(r"\b(documentation|docs)(\s+documentation)+\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -28,11 +32,15 @@ class IndexSummary:
     @classmethod
     def from_metadata(cls, metadata: Mapping[str, Any]) -> "IndexSummary":
         description = " ".join(str(metadata.get("corpus_description") or "").split()).rstrip(".")
+        description = _DOUBLED.sub(r"\1", description)  # an index built before readable_name: "X documentation documentation"
         names = []
         for library_id, entry in (metadata.get("libraries") or {}).items():
-            name = str((entry or {}).get("name") or library_id)
-            # An implicit library is named after its folder ("docs", "corpus"): a name only if the description uses it.
-            if not (entry or {}).get("implicit") or name.lower() in description.lower():
+            # "Python 3.11.2", not "Python 3.11.2 documentation": the name is said as a library's ("code that uses ...").
+            name = library_name(str((entry or {}).get("name") or library_id))
+            # An implicit library is named after its folder ("corpus"): a name only if the description uses it, and
+            # never a folder that names no library ("docs", "html": an index built before readable_name).
+            implicit = bool((entry or {}).get("implicit"))
+            if not implicit or (name.lower() in description.lower() and name.lower() not in GENERIC_FOLDERS):
                 names.append(name)
         return cls(tuple(dict.fromkeys(names)), description)
 

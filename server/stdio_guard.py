@@ -65,14 +65,23 @@ class _Oversized:
 
     def rejected(self) -> Rejected:
         """The answer, with the request's id when the head names one (clients put it before the params)."""
-        found = _HEAD_ID.match(self.head)
-        request_id = None if found is None else json.loads(found.group(1))
-        return Rejected(types.INVALID_REQUEST, f"The message is longer than {MAX_MESSAGE_BYTES} bytes and was skipped. {_ONE_PER_LINE}", request_id)
+        return Rejected(types.INVALID_REQUEST, f"The message is longer than {MAX_MESSAGE_BYTES} bytes and was skipped. {_ONE_PER_LINE}",
+                        _head_id(self.head))
 
 
 # A top-level id among the first members, before any nested object: {"jsonrpc": "2.0", "id": 7, ...
 _HEAD_ID = re.compile(rb'\{[^{\[]{0,64}?"id"\s*:\s*(-?\d{1,20}|"[^"\\]{0,100}")\s*[,}]')
 _HEAD_BYTES = 256
+
+
+def _head_id(line: bytes) -> str | int | None:
+    """The request's id read from the start of a line that cannot be parsed whole (too long, too deep, not JSON
+    further on), so the error still names the request; None when the head names none."""
+    found = _HEAD_ID.match(line[:_HEAD_BYTES])
+    try:
+        return None if found is None else json.loads(found.group(1))
+    except ValueError:  # an id that is not UTF-8
+        return None
 
 
 class _Unacceptable(ValueError):
@@ -91,9 +100,10 @@ def check_line(line: bytes) -> SessionMessage | Rejected:
     try:
         value = json.loads(line, parse_int=_integer, parse_constant=_no_constant)
     except RecursionError:
-        return Rejected(types.INVALID_REQUEST, f"The message nests more than {MAX_DEPTH} levels deep. {_ONE_PER_LINE}")
+        return Rejected(types.INVALID_REQUEST, f"The message nests more than {MAX_DEPTH} levels deep. {_ONE_PER_LINE}", _head_id(line))
     except ValueError as error:  # JSONDecodeError, UnicodeDecodeError, and the hooks' refusals
-        return Rejected(types.PARSE_ERROR, f"Parse error: the line is not valid JSON ({_short(error)}). {_ONE_PER_LINE}")
+        return Rejected(types.PARSE_ERROR, f"Parse error: the line is not valid JSON ({_short(error)}). {_ONE_PER_LINE}",
+                        _head_id(line))
     if isinstance(value, list):
         return Rejected(types.INVALID_REQUEST, f"JSON-RPC batches are not supported. {_ONE_PER_LINE}")
     if not isinstance(value, dict):

@@ -155,7 +155,8 @@ def build_lock(conn: Any, holder: str) -> Iterator[None]:
         record_event(conn, "build-lock", None, holder)
         yield
     finally:
-        conn.execute("SELECT pg_advisory_unlock(%s)", (BUILD_LOCK,))
+        if not conn.broken:  # a lost connection took its session's lock with it
+            conn.execute("SELECT pg_advisory_unlock(%s)", (BUILD_LOCK,))
 
 
 @dataclass(frozen=True)

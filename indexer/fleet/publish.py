@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from docs_mcp.indexer.fleet import registry
-from docs_mcp.indexer.fleet.control import FLEET_CHANNEL
-from docs_mcp.indexer.fleet.errors import FleetError
+from docs_mcp.indexer.faults import fault_point
+from docs_mcp.indexer.fleet.control import FLEET_CHANNEL, psycopg_module
+from docs_mcp.indexer.fleet.errors import ControlPlaneError, FleetError
 from docs_mcp.indexer.fleet.manifest import build_manifest
 from docs_mcp.indexer.fleet.storage import SharedStorage
 from docs_mcp.indexer.index_file import current_generation, write_lock
@@ -49,13 +50,18 @@ class FlipPolicy:
 
 
 def publish(index_dir: Path, storage: SharedStorage, conn: Any, *, publisher: str, policy: FlipPolicy,
-            wait: bool = True, notify: Callable[[str], None] | None = None) -> PublishReport:
+            wait: bool = True, notify: Callable[[str], None] | None = None,
+            reconnect: Callable[[], Any] | None = None) -> PublishReport:
     """Publish the generation live in ``index_dir`` to the fleet (the caller holds the build lock).
+
+    While waiting for the flip, a lost connection is opened again with ``reconnect`` (retried until the wait's end):
+    the flip may have committed meanwhile, and the generation's state in the registry says so.
 
     Raises:
         IndexNotFoundError, IndexFormatError: ``index_dir`` holds no finished generation.
         IndexLockedError: a build is writing ``index_dir`` now.
-        StorageError, ChecksumError, ControlPlaneError: shared storage or PostgreSQL failed.
+        StorageError, ChecksumError: shared storage failed.
+        ControlPlaneError: PostgreSQL failed (while waiting: and could not be reached again before the wait's end).
         FleetError: no replica warmed the generation in time (it failed).
     """
     say = notify or (lambda _line: None)
@@ -80,7 +86,8 @@ def publish(index_dir: Path, storage: SharedStorage, conn: Any, *, publisher: st
                          copied - began, None)
     if not wait:
         return base
-    flip = _wait_for_flip(conn, generation, policy)
+    fault_point("publish-staged")
+    flip = _wait_for_flip(conn, generation, policy, reconnect)
     report = PublishReport(generation, base.files, base.bytes, base.manifest_sha256, flip.outcome, base.copy_seconds,
                            time.perf_counter() - copied, flip.warmed, flip.dropped, flip.stale)
     if flip.outcome == registry.FAILED:
@@ -89,25 +96,65 @@ def publish(index_dir: Path, storage: SharedStorage, conn: Any, *, publisher: st
     return report
 
 
-def _wait_for_flip(conn: Any, generation: str, policy: FlipPolicy) -> registry.Flip:
+def _wait_for_flip(conn: Any, generation: str, policy: FlipPolicy, reconnect: Callable[[], Any] | None) -> registry.Flip:
     """Evaluate the flip on every notification (or every ``poll`` seconds) until this generation is decided.
 
-    The wait is bounded: past the warm timeout the flip always decides (live or failed).
+    The wait is bounded: past the warm timeout the flip always decides (live or failed). A connection
+    lost meanwhile (PostgreSQL restarted, failed over) is opened again and the registry read afresh.
     """
     deadline = time.monotonic() + policy.warm_timeout + 2 * policy.heartbeat_ttl + 30
-    while time.monotonic() < deadline:
-        flip = registry.try_flip(conn, warm_timeout=policy.warm_timeout, heartbeat_ttl=policy.heartbeat_ttl)
-        if flip is not None and flip.generation == generation:
-            return flip
-        state = {g.generation: g.state for g in registry.generations(conn)}.get(generation)
-        if state in (registry.LIVE, registry.FAILED):  # a replica's agent decided it
-            return _decided(conn, generation, state)
-        if state != registry.STAGED:
-            raise FleetError(f"Generation {generation} was superseded by a newer publish before it went live.",
-                             "Nothing to do: the newer generation is what the fleet serves.")
-        for _ in conn.notifies(timeout=policy.poll, stop_after=1):
-            pass
+    opened: list[Any] = []
+    decide_from = 0.0  # after a reconnect: once the replicas cut off with this process have beaten again
+    try:
+        while time.monotonic() < deadline:
+            try:
+                flip = _evaluate(conn, generation, policy, decide=time.monotonic() >= decide_from)
+                if flip is not None:
+                    return flip
+                for _ in conn.notifies(timeout=policy.poll, stop_after=1):
+                    pass
+            except psycopg_module().OperationalError:
+                if reconnect is None:
+                    raise
+                conn = _reconnected(reconnect, generation, deadline, policy.poll)
+                opened.append(conn)
+                decide_from = time.monotonic() + policy.heartbeat_ttl
+    finally:
+        for again in opened:
+            again.close()
     raise FleetError(f"The fleet did not decide on generation {generation} in time.", "Check that PostgreSQL answers, then publish again.")
+
+
+def _evaluate(conn: Any, generation: str, policy: FlipPolicy, *, decide: bool) -> registry.Flip | None:
+    """One evaluation: the flip of this generation if it is decided now (by this process if ``decide``, or by a
+    replica), else None."""
+    flip = registry.try_flip(conn, warm_timeout=policy.warm_timeout, heartbeat_ttl=policy.heartbeat_ttl) if decide else None
+    if flip is not None and flip.generation == generation:
+        return flip
+    state = {g.generation: g.state for g in registry.generations(conn)}.get(generation)
+    if state in (registry.LIVE, registry.FAILED):  # a replica's agent decided it
+        return _decided(conn, generation, state)
+    if state != registry.STAGED:
+        raise FleetError(f"Generation {generation} was superseded by a newer publish before it went live.",
+                         "Nothing to do: the newer generation is what the fleet serves.")
+    return None
+
+
+def _reconnected(reconnect: Callable[[], Any], generation: str, deadline: float, pause: float) -> Any:
+    """A new connection, listening again, once PostgreSQL answers; ControlPlaneError if it does not before ``deadline``."""
+    while True:
+        try:
+            conn = reconnect()
+            conn.execute(f"LISTEN {FLEET_CHANNEL}")
+            return conn
+        except (ControlPlaneError, psycopg_module().OperationalError):
+            if time.monotonic() + pause >= deadline:
+                raise ControlPlaneError(
+                    f"Lost the control plane while waiting for generation {generation} to go live. It is staged: "
+                    "the replicas flip to it without this command once PostgreSQL answers.",
+                    f"When PostgreSQL answers again, `docs-mcp fleet status` shows whether {generation} is live; "
+                    "publish again only if it failed.") from None
+            time.sleep(pause)  # a pause between two attempts to reach PostgreSQL, not a synchronization
 
 
 def _decided(conn: Any, generation: str, state: str) -> registry.Flip:

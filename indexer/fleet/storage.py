@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
+from docs_mcp.indexer.faults import fault_point
 from docs_mcp.indexer.fleet.errors import ChecksumError, StorageError
 from docs_mcp.indexer.fleet.manifest import MANIFEST_FILE, ChecksumManifest, check_entry, hash_stream, verify_folder
 from docs_mcp.indexer.index_file import GENERATION_NAME, flush
+
+LEFTOVER_SECONDS = 600  # a copy in which nothing changed for this long has no writer left
 
 
 class SharedStorage(Protocol):
@@ -48,6 +52,8 @@ class DirectoryStorage:
         self.root = Path(root)
 
     def put(self, folder: Path, manifest: ChecksumManifest) -> None:
+        """See SharedStorage.put; the caller holds the fleet's build lock, so copies other publishers left are swept."""
+        self.sweep()
         target = self.root / manifest.generation
         if (target / MANIFEST_FILE).is_file():
             return  # published before: generations are immutable
@@ -61,6 +67,7 @@ class DirectoryStorage:
                 with open(folder / entry.path, "rb") as source, open(destination, "wb") as sink:
                     digest, size = hash_stream(source, sink)
                 check_entry(entry, digest, size, manifest.generation)  # the local file changed since it was hashed
+                fault_point("publish-copy")
             (incoming / MANIFEST_FILE).write_bytes(manifest.to_bytes())
             flush(incoming)
             os.replace(incoming, target)
@@ -71,6 +78,20 @@ class DirectoryStorage:
         except ChecksumError:
             shutil.rmtree(incoming, ignore_errors=True)
             raise
+
+    def sweep(self) -> list[str]:
+        """Remove the half-made copies (``.incoming-*``) and half-done deletions (``.deleting-*``) of killed
+        processes: those in which nothing changed for LEFTOVER_SECONDS. The build lock keeps other publishers out;
+        the age keeps a copy still being written by one that lost its lock with its connection."""
+        if not self.root.is_dir():
+            return []
+        now = time.time()
+        swept = []
+        for leftover in self.root.iterdir():
+            if leftover.name.startswith((".incoming-", ".deleting-")) and now - _last_change(leftover) > LEFTOVER_SECONDS:
+                shutil.rmtree(leftover, ignore_errors=True)
+                swept.append(leftover.name)
+        return swept
 
     def manifest_bytes(self, generation: str) -> bytes:
         try:
@@ -132,6 +153,17 @@ def pull_generation(storage: SharedStorage, manifest: ChecksumManifest, index_di
     finally:
         shutil.rmtree(partial, ignore_errors=True)
     return target
+
+
+def _last_change(folder: Path) -> float:
+    """The latest modification time of ``folder`` and anything in it (0 if it vanished meanwhile)."""
+    latest = 0.0
+    for path in (folder, *folder.rglob("*")):
+        try:
+            latest = max(latest, path.lstat().st_mtime)
+        except OSError:
+            continue
+    return latest
 
 
 def _checked(generation: str) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any, Callable, Iterable
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 # Suffix -> the format's name, as messages say it.
@@ -32,6 +33,21 @@ class FormatError(ValueError):
     """The file cannot be read as its format says (the message says why)."""
 
 
+def nesting_depth(root: Any, children: Callable[[Any], Iterable[Any]]) -> int:
+    """How deep a parsed page nests, walked with a stack: a page built to be deeper than Python's recursion limit is one."""
+    deepest, stack = 0, [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in children(node))
+    return deepest
+
+
+def too_deep(what: str, depth: str, limit: int) -> FormatError:
+    """The refusal of a page that nests past its reader's ``limit`` (``depth``: how deep, as far as it is known)."""
+    return FormatError(f"its {what} nests {depth} deep (at most {limit} are converted)")
+
+
 def is_page(name: str) -> bool:
     """Whether a file of this name is a documentation page of a format docs-mcp reads."""
     return name.lower().endswith(PAGE_SUFFIXES)
@@ -46,28 +62,35 @@ def convert(rel: str, path: Path, root: Path, text: str) -> Converted:
     """The markdown of the non-markdown page ``text`` (read from ``path``, ``rel`` under the docs ``root``).
 
     Raises:
-        FormatError: the page is not valid in its format (a notebook that is not JSON).
+        FormatError: the page is not valid in its format (a notebook that is not JSON), is past a bound the
+            format's reader sets, or its reader failed on it in any way (one page never stops a build).
     """
     suffix = PurePosixPath(rel).suffix.lower()
+    if suffix not in CONVERTED_FORMATS:
+        raise FormatError(f"no reader for {suffix or 'files without a suffix'}")
+    try:
+        return _read(suffix, rel, path, root, text)
+    except FormatError:
+        raise
+    # Whatever a reader raises is this page's problem: SystemExit too (a module a page once made docutils import
+    # ran its main), and RecursionError or MemoryError from a page built to exhaust them. Ctrl-C still stops the build.
+    except (Exception, SystemExit) as error:  # noqa: BLE001
+        detail = f": {str(error).splitlines()[0][:200]}" if str(error).strip() else ""
+        raise FormatError(f"the {CONVERTED_FORMATS[suffix]} reader failed on it ({type(error).__name__}{detail})") from None
+
+
+def _read(suffix: str, rel: str, path: Path, root: Path, text: str) -> Converted:
     if suffix in (".rst", ".rest"):
         from docs_mcp.indexer.formats.rst import rst_to_markdown
 
-        try:
-            markdown, warnings = rst_to_markdown(text, path, root)
-        except Exception as error:  # noqa: BLE001 - docutils' own failures: one bad page never stops a scan
-            raise FormatError(f"docutils cannot read it ({type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''})") from None
+        markdown, warnings = rst_to_markdown(text, path, root)
         return Converted(markdown, "", warnings)
     if suffix in (".html", ".htm"):
         from docs_mcp.indexer.formats.html import html_to_markdown
 
         page = html_to_markdown(text, PurePosixPath(rel).stem)
         return Converted(page.markdown, page.title)
-    if suffix == ".ipynb":
-        from docs_mcp.indexer.formats.notebook import NotebookError, notebook_to_markdown
+    from docs_mcp.indexer.formats.notebook import notebook_to_markdown
 
-        try:
-            markdown, _ = notebook_to_markdown(text)
-        except NotebookError as error:
-            raise FormatError(str(error)) from None
-        return Converted(markdown)
-    raise FormatError(f"no reader for {suffix or 'files without a suffix'}")
+    markdown, _ = notebook_to_markdown(text)
+    return Converted(markdown)

@@ -17,7 +17,8 @@ from docutils.nodes import Node
 from docs_mcp.indexer.formats.rst_extensions import HIGHLIGHT, object_description
 
 _ESCAPE = re.compile(r"([\\`*<\[\]])")
-_LINE_START = re.compile(r"^(\s*)([#>+-]|\d+[.)])(?=\s|$)", re.MULTILINE)
+_HTML_ESCAPE = re.compile(r"([\\<])")  # markdownify escapes the rest it needs (emphasis) itself
+_LINE_START = re.compile(r"^(\s*)(#+|[>+-]|\d+[.)])(?=\s|$)", re.MULTILINE)
 _SILENT = (
     nodes.comment, nodes.target, nodes.substitution_definition, nodes.system_message, nodes.pending,
     nodes.raw, nodes.meta, nodes.decoration, nodes.docinfo,
@@ -231,7 +232,13 @@ def _wrapped(mark: str, text: str) -> str:
 
 
 def _escape(text: str) -> str:
-    return _LINE_START.sub(r"\1\\\2", _ESCAPE.sub(r"\\\1", text))
+    return escape_markup(text, _ESCAPE)
+
+
+def escape_markup(text: str, characters: re.Pattern[str] = _HTML_ESCAPE, *, line_starts: bool = True) -> str:
+    """``text`` as markdown reads it as text: ``characters`` escaped, and (``line_starts``) a line-starting ``#``, ``>`` or list marker."""
+    text = characters.sub(r"\\\1", text)
+    return _LINE_START.sub(r"\1\\\2", text) if line_starts else text
 
 
 def _has_blocks(node: nodes.Element) -> bool:

@@ -19,7 +19,8 @@ from typing import Any
 from bs4 import BeautifulSoup, Tag
 from markdownify import MarkdownConverter
 
-from docs_mcp.indexer.formats import FormatError
+from docs_mcp.indexer.formats import nesting_depth, too_deep
+from docs_mcp.indexer.formats.doctree_markdown import escape_markup, fenced
 
 _DROP = ("script", "style", "noscript", "nav", "header", "footer", "aside", "form", "svg", "iframe", "button", "template")
 # Sphinx and MkDocs sidebars and related-page bars live in divs, not in <nav>.
@@ -49,21 +50,21 @@ def html_to_markdown(html: str, fallback_title: str) -> HtmlPage:
         FormatError: the elements nest deeper than MAX_HTML_DEPTH (converting them would exhaust the stack).
     """
     soup = BeautifulSoup(html, "html.parser")
-    depth = _depth(soup)
+    depth = nesting_depth(soup, lambda node: [child for child in node.contents if hasattr(child, "contents")])
     if depth > MAX_HTML_DEPTH:
-        raise _too_deep(f"{depth} levels")
+        raise too_deep("HTML", f"{depth} levels", MAX_HTML_DEPTH)
     try:
         return _page(soup, fallback_title)
     except RecursionError:
-        raise _too_deep("too many levels") from None
+        raise too_deep("HTML", "too many levels", MAX_HTML_DEPTH) from None
 
 
 def _page(soup: BeautifulSoup, fallback_title: str) -> HtmlPage:
-    title = soup.title.get_text(" ", strip=True) if soup.title else ""
+    title = " ".join(soup.title.get_text(" ").split()) if soup.title else ""  # one line: it may become the H1
     _prune(soup)
     _api_headings(soup)
     root = soup.find("main") or soup.find("article") or soup.find(attrs={"role": "main"}) or soup.body or soup
-    converter = _Converter(heading_style="ATX", bullets="-", strip=["img"], escape_underscores=False, code_language_callback=_code_language)
+    converter = _Converter(heading_style="ATX", bullets="-", strip=["img"], escape_underscores=False)
     markdown = converter.convert_soup(root).strip()  # the tree already parsed: markdownify would parse it again from text
     markdown = "\n".join(line.rstrip() for line in markdown.split("\n"))
     markdown = _BLANK_RUNS.sub("\n\n", markdown) + "\n"
@@ -72,20 +73,6 @@ def _page(soup: BeautifulSoup, fallback_title: str) -> HtmlPage:
     if not heading and markdown.strip():
         markdown = f"# {title}\n\n{markdown}"
     return HtmlPage(title, markdown if markdown.strip() else "")
-
-
-def _depth(soup: BeautifulSoup) -> int:
-    """How deep the element tree goes (walked with a stack: the tree may be deeper than Python's recursion limit)."""
-    deepest, stack = 0, [(soup, 0)]
-    while stack:
-        node, depth = stack.pop()
-        deepest = max(deepest, depth)
-        stack.extend((child, depth + 1) for child in getattr(node, "contents", ()) if hasattr(child, "contents"))
-    return deepest
-
-
-def _too_deep(depth: str) -> FormatError:
-    return FormatError(f"its HTML nests {depth} deep (at most {MAX_HTML_DEPTH} are converted)")
 
 
 def _prune(soup: BeautifulSoup) -> None:
@@ -131,11 +118,28 @@ def markdown_title(markdown: str) -> str:
 
 
 class _Converter(MarkdownConverter):  # type: ignore[misc]
-    """markdownify, with definition lists as markdown reads them: the term on its own line, the definition as blocks.
+    """markdownify, with definition lists as markdown reads them, and text that stays text whatever it holds.
 
     markdownify writes PHP Markdown Extra's ``: definition``, indented; markdown parsers without that
-    extension read the indented code blocks inside as one literal block.
+    extension read the indented code blocks inside as one literal block. A page's text must not become
+    markup: a code block is fenced longer than any backtick run inside it (markdownify's three backticks
+    end at a line of three in the code, and what follows, ``## X``, became a section), inline code is one
+    line, and text escapes ``<`` and a line-starting ``#``, ``>``, list marker (``&lt;script&gt;`` was a
+    ``<script>`` line, ``<p>## X</p>`` a heading).
     """
+
+    def escape(self, text: str, parent_tags: Any) -> str:
+        # A heading's or a table cell's text is one line after its marker: no line of it starts a block.
+        return str(super().escape(escape_markup(text, line_starts="_inline" not in parent_tags), parent_tags))
+
+    def convert_pre(self, el: Tag, text: str, parent_tags: Any) -> str:
+        text = (text or "").strip("\n")
+        return f"\n\n{fenced(text, _code_language(el) or '')}\n\n" if text else ""
+
+    def convert_code(self, el: Tag, text: str, parent_tags: Any) -> str:
+        if "_noformat" not in parent_tags:
+            text = " ".join((text or "").split("\n"))  # a line break in a code span could start a heading on the next line
+        return super().convert_code(el, text, parent_tags)
 
     def convert_dt(self, el: Tag, text: str, parent_tags: Any) -> str:
         text = " ".join((text or "").split())

@@ -11,13 +11,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from docs_mcp.indexer.formats import FormatError, nesting_depth, too_deep
 from docs_mcp.indexer.formats.doctree_markdown import fenced
 
 OUTPUT_LINES = 12
 OUTPUT_CHARS = 1_000
+# Real notebooks nest their JSON a dozen levels (widget state a few more); Python's parser recurses per level.
+MAX_NOTEBOOK_DEPTH = 100
 
 
-class NotebookError(ValueError):
+class NotebookError(FormatError):
     """The file is not a notebook this reader understands (the message says why)."""
 
 
@@ -26,16 +29,22 @@ def notebook_to_markdown(text: str) -> tuple[str, str]:
 
     Raises:
         NotebookError: invalid JSON, or no list of cells.
+        FormatError: the JSON nests deeper than MAX_NOTEBOOK_DEPTH.
     """
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise NotebookError(f"invalid notebook JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
+    except RecursionError:
+        raise too_deep("JSON", "too many levels", MAX_NOTEBOOK_DEPTH) from None
+    depth = nesting_depth(data, _members)
+    if depth > MAX_NOTEBOOK_DEPTH:
+        raise too_deep("JSON", f"{depth} levels", MAX_NOTEBOOK_DEPTH)
     if not isinstance(data, dict):
         raise NotebookError("a notebook is a JSON object with a list of cells")
     cells = data.get("cells")
     if cells is None and isinstance(data.get("worksheets"), list):  # nbformat 3
-        cells = [cell for sheet in data["worksheets"] if isinstance(sheet, dict) for cell in sheet.get("cells") or ()]
+        cells = [cell for sheet in data["worksheets"] if isinstance(sheet, dict) and isinstance(sheet.get("cells"), list) for cell in sheet["cells"]]
     if not isinstance(cells, list):
         raise NotebookError("a notebook is a JSON object with a list of cells")
     language = _language(data.get("metadata"))
@@ -49,7 +58,7 @@ def _cell(cell: dict[str, Any], language: str) -> str:
     source = _text(cell.get("source", cell.get("input", ""))).strip("\n")
     if kind in ("markdown", "heading"):
         if kind == "heading":  # nbformat 3 heading cells
-            return f"{'#' * int(cell.get('level') or 1)} {source.strip()}"
+            return f"{'#' * _heading_level(cell.get('level'))} {source.strip()}"
         return source
     if kind != "code" or not source.strip():
         return ""
@@ -79,6 +88,20 @@ def _printed(outputs: Any) -> str:
     return bounded
 
 
+def _heading_level(level: Any) -> int:
+    """An nbformat 3 heading cell's level as markdown has it (1-6): a level that is no number is 1, a larger one 6."""
+    if isinstance(level, str) and level.strip().isdecimal():  # not isdigit: int() refuses "²"
+        level = int(level)
+    if not isinstance(level, int) or isinstance(level, bool):
+        return 1
+    return min(max(level, 1), 6)
+
+
+def _members(value: Any) -> list[Any]:
+    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return [child for child in children if isinstance(child, (dict, list))]
+
+
 def _language(metadata: Any) -> str:
     if not isinstance(metadata, dict):
         return "python"
@@ -98,6 +121,6 @@ def _cell_language(source: str, language: str) -> str:
 
 
 def _text(value: Any) -> str:
-    if isinstance(value, list):
-        return "".join(str(part) for part in value)
+    if isinstance(value, list):  # nbformat's lines; anything else in the list is no text
+        return "".join(part for part in value if isinstance(part, str))
     return value if isinstance(value, str) else ""

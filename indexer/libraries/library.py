@@ -61,6 +61,8 @@ class Library:
     sources: tuple[Mapping[str, Any], ...] = field(default=(), compare=False)
     provenance: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, compare=False)
     package: Mapping[str, Any] = field(default_factory=dict, compare=False)  # a registry package's metadata
+    # Why a package library holds less than its richer sources might give (packages/richer.py): shown wherever it is described.
+    source_notes: tuple[str, ...] = field(default=(), compare=False)
 
     @classmethod
     def from_entry(cls, library_id: str, entry: Mapping[str, Any]) -> "Library":
@@ -85,6 +87,7 @@ class Library:
             sources=tuple(entry.get("sources") or _sources_of(entry)),
             provenance=dict(entry.get("provenance") or {}),
             package=dict(entry.get("package") or {}),
+            source_notes=tuple(str(note) for note in entry.get("source_notes") or ()),
         )
 
     def listing(self) -> dict[str, Any]:
@@ -94,7 +97,12 @@ class Library:
             "documents": self.documents, "chunks": self.chunks, "indexed_at": self.indexed_at, "source": redact(self.location),
             "implicit": self.implicit, "pinned": self.pinned, "stale_pages": self.stale_pages(),
             "sources": [{**s, "url": redact(str(s.get("url") or ""))} for s in self.sources],
+            "source_notes": self.shown_notes(),
         }  # fmt: skip
+
+    def shown_notes(self) -> list[str]:
+        """The source notes as answers show them (a URL in one may carry a key)."""
+        return [redact(note) for note in self.source_notes]
 
     def freshness(self) -> dict[str, Any]:
         """Per library, what the health resource shows: version, sources (kind and URL), index date, stale pages."""
@@ -129,6 +137,7 @@ class Library:
             "revision": known.get("revision") or None,
             "fetched_at": known.get("fetched_at") or None,
             "indexed_at": self.indexed_at or None,
+            **({"source_notes": self.shown_notes()} if self.source_notes else {}),
         }
 
     @property

@@ -19,6 +19,7 @@ from typing import Any, Iterable, Mapping
 from docs_mcp.indexer.errors import LibraryError
 from docs_mcp.indexer.libraries.versions import GRAMMAR, parse_ref
 from docs_mcp.indexer.manifest import MANIFEST_NAME
+from docs_mcp.indexer.readable_name import readable_name
 from docs_mcp.indexer.records import Chunk, CorpusScan
 
 # The taxonomy facet that scopes a search to one library; only present with two or more.
@@ -115,7 +116,7 @@ def implicit_spec(scan: CorpusScan) -> LibrarySpec:
     languages = next((key.values for key in scan.taxonomy if key.name == "language"), ())
     return LibrarySpec(
         library_id=f"{IMPLICIT_OWNER}/{slug}",
-        name=_text(block, "name") or Path(scan.root).resolve().name,
+        name=_text(block, "name") or readable_name(Path(scan.root)),
         description=_text(block, "description") or scan.corpus_description,
         languages=_texts(block, "languages") or tuple(languages),
         version=_text(block, "version"),

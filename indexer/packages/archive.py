@@ -6,27 +6,43 @@ Only regular files are written, under the destination folder: links, devices, ab
 and licence-free prose at the root, and every page of a documentation folder (``docs/``,
 ``doc/``, ``documentation/``); tests, examples' code and dependencies never. The metadata file
 (``PKG-INFO``, a wheel's ``METADATA``) is returned, not written: it holds the long description
-at exactly this version. Sizes are bounded: one file, the total written, the members looked at.
+at exactly this version. Sizes are bounded: one file, the total written, and the archive itself
+(sources/archive_bounds: its members, its expanded bytes, and its compression, which must be the one
+its file name declares: ``.tar.gz``/``.tgz`` gzip, ``.zip``/``.whl`` zip, ``.tar.bz2`` bzip2, ``.tar.xz`` xz).
 """
 
 from __future__ import annotations
 
 import io
+import logging
+import lzma
 import stat
 import tarfile
 import zipfile
+import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Callable, Iterator
 
 from docs_mcp.indexer.packages.errors import PackageFetchError
-from docs_mcp.indexer.sources.archive import member_path
+from docs_mcp.indexer.sources.archive import member_path, write_member
+from docs_mcp.indexer.sources.archive_bounds import (
+    ZIP,
+    ArchiveError,
+    check_expanded,
+    check_zip_members,
+    checked_compression,
+    declared_compression,
+    open_tar,
+    tar_members,
+)
+
+logger = logging.getLogger(__name__)
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
 MAX_TOTAL_BYTES = 50 * 1024 * 1024
 MAX_FILES = 2_000
-MAX_MEMBERS = 100_000
 PAGE_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt", ".html", ".htm", ".ipynb")
 DOC_FOLDERS = ("docs", "doc", "documentation")
 ROOT_PAGES = ("readme", "changelog", "changes", "history", "news", "migration", "upgrading", "upgrade")
@@ -52,17 +68,22 @@ class _Member:
     read: Callable[[], bytes]  # reads at most MAX_FILE_BYTES + 1
 
 
-def unpack_docs(data: bytes, destination: Path) -> UnpackedRelease:
-    """Write the documentation files of the archive ``data`` (tar, tar.gz or zip) under ``destination``.
+def unpack_docs(data: bytes, destination: Path, name: str) -> UnpackedRelease:
+    """Write the documentation files of the archive ``data`` (tar.gz, zip...: as its file name ``name`` declares)
+    under ``destination``.
 
     Raises:
-        PackageFetchError: not an archive, or more members or bytes than the limits allow.
+        PackageFetchError: not an archive of the declared kind, or more members or bytes than the limits allow.
     """
-    with _opened(data) as members:
-        return _unpack(members, destination)
+    file_name = name.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1] or name
+    try:
+        with _opened(data, file_name) as members:
+            return _unpack(members, destination, file_name)
+    except ArchiveError as error:
+        raise PackageFetchError(f"{file_name} {error}.", error.hint) from None
 
 
-def _unpack(members: list[_Member], destination: Path) -> UnpackedRelease:
+def _unpack(members: list[_Member], destination: Path, name: str) -> UnpackedRelease:
     written: list[str] = []
     total = skipped = 0
     metadata = ""
@@ -76,22 +97,22 @@ def _unpack(members: list[_Member], destination: Path) -> UnpackedRelease:
             if not metadata or len(relative.parts) == 1:
                 metadata = member.read()[:MAX_FILE_BYTES].decode("utf-8", errors="replace")
             continue
-        if not wanted(relative) or member.size > MAX_FILE_BYTES:
+        if not wanted(relative):
             skipped += 1
             continue
-        body = member.read()
-        if len(body) > MAX_FILE_BYTES:
+        body = member.read() if member.size <= MAX_FILE_BYTES else b""
+        if member.size > MAX_FILE_BYTES or len(body) > MAX_FILE_BYTES:
+            logger.warning("%s: %s skipped: larger than the %d MiB a file may be", name, relative, MAX_FILE_BYTES // 2**20)
             skipped += 1
             continue
         total += len(body)
         if len(written) >= MAX_FILES or total > MAX_TOTAL_BYTES:
-            raise PackageFetchError(
-                f"The archive holds more than {MAX_FILES:,} documentation files or {MAX_TOTAL_BYTES // 2**20} MiB of them.",
-                "Index its documentation site or repository instead.",
-            )
-        target = destination.joinpath(*relative.parts)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(body)
+            raise ArchiveError(f"holds more than {MAX_FILES:,} documentation files or {MAX_TOTAL_BYTES // 2**20} MiB of them",
+                               "Index its documentation site or repository instead.")  # fmt: skip
+        if not write_member(destination, relative, body, name):
+            total -= len(body)
+            skipped += 1
+            continue
         written.append(relative.as_posix())
     return UnpackedRelease(tuple(written), total, skipped, metadata)
 
@@ -108,36 +129,32 @@ def wanted(relative: PurePosixPath) -> bool:
 
 
 @contextmanager
-def _opened(data: bytes) -> Iterator[list[_Member]]:
-    """The archive's members (at most MAX_MEMBERS), readable while the block runs."""
-    if zipfile.is_zipfile(io.BytesIO(data)):
-        try:
+def _opened(data: bytes, name: str) -> Iterator[list[_Member]]:
+    """The archive's members, readable while the block runs.
+
+    Raises:
+        ArchiveError: not an archive of the kind ``name`` declares, unreadable, or over a bound.
+    """
+    declared = declared_compression(name)
+    compression = checked_compression(data, (declared,) if declared else ())
+    try:
+        if compression == ZIP:
+            check_zip_members(data)
             archive = zipfile.ZipFile(io.BytesIO(data))
             infos = archive.infolist()
-        except (zipfile.BadZipFile, OSError) as error:
-            raise PackageFetchError(f"The archive cannot be read ({error}).", "Pick another version.") from None
-        _check_count(len(infos))
-        with archive:
-            yield [_Member(i.filename, i.file_size, _zip_regular(i), lambda i=i: _read_zip(archive, i)) for i in infos]
-        return
-    try:
-        tar = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")
-    except (tarfile.TarError, EOFError, OSError) as error:
-        raise PackageFetchError(f"The release file is not a tar or zip archive ({type(error).__name__}).", "Pick another version.") from None
-    with tar:
-        infos = []
-        try:
-            for info in tar:
-                infos.append(info)
-                _check_count(len(infos))
-        except (tarfile.TarError, EOFError, OSError) as error:
-            raise PackageFetchError(f"The archive cannot be read ({type(error).__name__}: {error}).", "Pick another version.") from None
-        yield [_Member(i.name, i.size, i.isfile(), lambda i=i: _read_tar(tar, i)) for i in infos]
-
-
-def _check_count(count: int) -> None:
-    if count > MAX_MEMBERS:
-        raise PackageFetchError(f"The archive has more than {MAX_MEMBERS:,} members.", "Index its documentation site or repository instead.")
+            check_expanded(len(data), sum(i.file_size for i in infos))
+            with archive:
+                yield [_Member(i.filename, i.file_size, _zip_regular(i), lambda i=i: _read_zip(archive, i)) for i in infos]
+            return
+        with open_tar(data, compression) as tar:
+            infos = list(tar_members(tar, len(data)))
+            yield [_Member(i.name, i.size, i.isfile(), lambda i=i: _read_tar(tar, i)) for i in infos]
+    except ArchiveError:
+        raise
+    # zipfile's own besides BadZipFile: an encrypted member (RuntimeError), an unknown method (NotImplementedError),
+    # a name that is no UTF-8 though flagged so, an offset before the start (ValueError)
+    except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, zlib.error, lzma.LZMAError, ValueError, NotImplementedError, RuntimeError) as error:
+        raise ArchiveError(f"cannot be read ({type(error).__name__}: {str(error)[:200]})", "Pick another version.") from None
 
 
 def _zip_regular(info: zipfile.ZipInfo) -> bool:

@@ -6,9 +6,10 @@ one line per dependency otherwise).
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import NoReturn, Optional
 
 import typer
 
@@ -70,12 +71,14 @@ def sync(
     workers: int = typer.Option(6, "--workers", min=1, max=16, help="Downloads at once."),
     as_json: bool = typer.Option(False, "--json", help="Print the outcome as JSON."),
     model: Optional[str] = typer.Option(None, "--model", help=MODEL_HELP),
+    strict: bool = typer.Option(False, "--strict", help="Exit with an error (1) when any dependency could not be indexed; the others are still indexed."),
 ) -> None:
     """Index the documentation of every direct dependency of a project at the version its lock files pin."""
     from docs_mcp.errors import UsageError
+    from docs_mcp.indexer.packages.errors import SyncIncompleteError
     from docs_mcp.indexer.packages.manifests import read_project
     from docs_mcp.indexer.packages.registry_client import RegistryClient, RegistrySettings
-    from docs_mcp.indexer.packages.sync import FAILED, FETCH, UNRESOLVED, plan_sync, run_sync
+    from docs_mcp.indexer.packages.sync import FAILED, FETCH, UNRESOLVED, SyncInterrupted, plan_sync, run_sync
 
     if not project.is_dir():
         raise UsageError(f"{project} is not a folder.", "Pass the folder that holds the project's pyproject.toml or package.json.")
@@ -83,18 +86,44 @@ def sync(
     for problem in found.problems:
         typer.echo(f"warning: {problem}", err=True)
     if not found.dependencies:
-        raise UsageError(f"No dependencies found in {project}.", "sync reads pyproject.toml, uv.lock, poetry.lock, requirements*.txt, package.json and its lock files.")
+        raise UsageError(f"No dependencies found in {project.resolve()}.", "sync reads pyproject.toml, uv.lock, poetry.lock, requirements*.txt, package.json and its lock files.")
     client = RegistryClient(RegistrySettings.for_index(index))
     try:
         items = plan_sync(found, index, client, include_dev=include_dev)
         if not dry_run:
             with _Progress(sum(item.status == FETCH for item in items)) as progress:
                 items = run_sync(items, index, client, workers=workers, report=progress.report, model=model)
+    except SyncInterrupted as stopped:
+        _print_outcome(stopped.done, found.files, dry_run=False, as_json=as_json)
+        _exit_interrupted(f"{_count(stopped.done, 'dependency', 'dependencies')} done (listed above), {len(stopped.left)} not: "
+                          f"{', '.join(item.label for item in stopped.left)}. What is indexed stays: run docs-mcp sync again to do the rest.")  # fmt: skip
+    except KeyboardInterrupt:
+        _exit_interrupted("nothing was indexed (sync was reading the registries): run docs-mcp sync again.")
     finally:
         client.close()
     _print_outcome(items, found.files, dry_run=dry_run, as_json=as_json)
-    if any(item.status in (FAILED, UNRESOLVED) for item in items):
-        typer.echo(f"{sum(item.status in (FAILED, UNRESOLVED) for item in items)} dependencies have no documentation in the index (see above); the others are indexed.", err=True)
+    missing = [item for item in items if item.status in (FAILED, UNRESOLVED)]
+    if missing and strict:
+        labels = ", ".join(item.label for item in missing)
+        raise SyncIncompleteError(
+            f"{_count(missing, 'dependency has', 'dependencies have')} no documentation in the index: {labels}.",
+            "Each one's reason is in the table above (DETAIL); fix those, or run sync without --strict to accept the others alone.",
+        )
+    if missing:
+        typer.echo(f"{len(missing)} dependencies have no documentation in the index (see above); the others are indexed.", err=True)
+
+
+def _count(items: list, one: str, many: str) -> str:
+    return f"{len(items)} {one if len(items) == 1 else many}"
+
+
+def _exit_interrupted(what: str) -> NoReturn:
+    """Say what Ctrl-C left, then end at once: the downloads still under way are abandoned (each would hold the
+    process for up to its time limit), and nothing is being written: the index writes run on this thread."""
+    typer.echo(f"interrupted: {what}", err=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(130)
 
 
 class _Progress:
@@ -155,3 +184,8 @@ def _print_outcome(items, files, *, dry_run: bool, as_json: bool) -> None:
     typer.echo(f"read {', '.join(files)}")
     for line in table_lines(rows, right_aligned={2, 3, 4}):
         typer.echo(line)
+    # Why a library holds only its README (its docs site serves another release, its repository cannot be read...):
+    # the same notes `add` prints, each under the library it is about.
+    for i in items:
+        for note in i.added.notes if i.added else ():
+            typer.echo(f"note: {i.added.library_id}: {note}", err=True)

@@ -3,7 +3,8 @@
     IndexerError
     ├── PackageSpecError     a package spec, manifest entry or version that cannot be read
     ├── PackageNotFoundError the registry has no such package, or not that version
-    └── PackageFetchError    the registry or an archive cannot be read (offline, refused, too large)
+    ├── PackageFetchError    the registry or an archive cannot be read (offline, refused, too large)
+    └── SyncIncompleteError  `sync --strict`: some dependencies have no documentation in the index
 """
 
 from __future__ import annotations
@@ -23,3 +24,7 @@ class PackageNotFoundError(IndexerError):
 
 class PackageFetchError(IndexerError):
     """The registry or an archive cannot be read (offline, refused, too large, not an archive)."""
+
+
+class SyncIncompleteError(IndexerError):
+    """``sync --strict``: some dependencies could not be indexed (the others were)."""

@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 import yaml
 
-from docs_mcp.indexer.packages.project import Dependency, Project, merge_dependencies, read_text
+from docs_mcp.indexer.packages.project import Dependency, Project, merge_dependencies, read_text, table
 from docs_mcp.indexer.packages.refs import NPM
 
 PACKAGE_JSON = "package.json"
@@ -34,14 +34,9 @@ def read_node_project(root: Path) -> Project:
         return Project(root)
     files, problems = [PACKAGE_JSON], []
     try:
-        manifest = json.loads(read_text(path))
+        declared = _declared(table(json.loads(read_text(path)), "the whole file", "an object"))
     except (OSError, ValueError) as error:
         return Project(root, (), (), (f"{PACKAGE_JSON}: cannot be read ({error}); skipped.",))
-    declared = {}
-    for section, dev in _SECTIONS:
-        for name, specifier in (manifest.get(section) or {}).items():
-            if isinstance(specifier, str) and not specifier.startswith(_NOT_REGISTRY) and "/" not in specifier.split("@")[0]:
-                declared.setdefault(name, (specifier.strip(), dev))
     locked: dict[str, str] = {}
     lock_name = ""
     for name, reader in ((PACKAGE_LOCK, _package_lock), (PNPM_LOCK, _pnpm_lock), (YARN_LOCK, _yarn_lock)):
@@ -58,6 +53,20 @@ def read_node_project(root: Path) -> Project:
         for name, (spec, dev) in declared.items()
     ]
     return Project(root, merge_dependencies(deps), tuple(files), tuple(problems))
+
+
+def _declared(manifest: Mapping[str, Any]) -> dict[str, tuple[str, bool]]:
+    """Package name -> (specifier, dev) of the registry dependencies package.json declares.
+
+    Raises:
+        ValueError: a section that is no object (the message names it).
+    """
+    declared: dict[str, tuple[str, bool]] = {}
+    for section, dev in _SECTIONS:
+        for name, specifier in table(manifest.get(section), section, "an object").items():
+            if isinstance(specifier, str) and not specifier.startswith(_NOT_REGISTRY) and "/" not in specifier.split("@")[0]:
+                declared.setdefault(name, (specifier.strip(), dev))
+    return declared
 
 
 def _exact(specifier: str) -> str:

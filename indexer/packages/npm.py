@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Any, Mapping
 from urllib.parse import quote, urljoin
 
+from docs_mcp.indexer.packages.document_fields import DocumentFields
 from docs_mcp.indexer.packages.info import TARBALL, PackageInfo, Release
-from docs_mcp.indexer.packages.refs import NPM
+from docs_mcp.indexer.packages.refs import NPM, unsafe_version
 from docs_mcp.indexer.packages.urls import https_repository
 
 DEFAULT_NPM = "https://registry.npmjs.org"
@@ -22,13 +23,20 @@ def package_url(base: str, name: str) -> str:
     return f"{base.rstrip('/')}/{quote(name, safe='@')}"
 
 
-def read_package(document: Mapping[str, Any], url: str) -> PackageInfo:
-    """The package an npm package document describes (``url``: where it was read)."""
-    versions = {str(v): m for v, m in (document.get("versions") or {}).items() if isinstance(m, Mapping)}
-    times = document.get("time") or {}
-    latest = str((document.get("dist-tags") or {}).get("latest") or "")
+def read_package(document: Mapping[str, Any], url: str, name: str) -> PackageInfo:
+    """The package an npm package document describes (``url``: where it was read; ``name``: the package asked).
+
+    Raises:
+        PackageFetchError: a field the reading needs has another shape (the message names it).
+    """
+    fields = DocumentFields("npm", name)
+    listed = fields.versions(fields.mapping(document.get("versions"), "versions"), "versions")
+    versions = {str(v): m for v, m in listed.items() if isinstance(m, Mapping)}
+    times = fields.mapping(document.get("time"), "time")
+    latest = str(fields.mapping(document.get("dist-tags"), "dist-tags").get("latest") or "")
+    latest = "" if unsafe_version(latest) else latest
     manifest = versions.get(latest) or {}
-    releases = {version: _release(version, manifest_of, times, url) for version, manifest_of in versions.items()}
+    releases = {version: _release(version, manifest_of, times, url, fields) for version, manifest_of in versions.items()}
     return PackageInfo(
         ecosystem=NPM,
         name=str(document.get("name") or manifest.get("name") or ""),
@@ -45,8 +53,8 @@ def read_package(document: Mapping[str, Any], url: str) -> PackageInfo:
     )
 
 
-def _release(version: str, manifest: Mapping[str, Any], times: Mapping[str, Any], url: str) -> Release:
-    dist = manifest.get("dist") or {}
+def _release(version: str, manifest: Mapping[str, Any], times: Mapping[str, Any], url: str, fields: DocumentFields) -> Release:
+    dist = fields.mapping(manifest.get("dist"), f"versions[{version!r}].dist")
     tarball = str(dist.get("tarball") or "")
     integrity = str(dist.get("integrity") or "") or (f"sha1:{dist['shasum']}" if dist.get("shasum") else "")
     return Release(
@@ -54,7 +62,7 @@ def _release(version: str, manifest: Mapping[str, Any], times: Mapping[str, Any]
         archive_url=urljoin(url, tarball) if tarball else "",
         archive_kind=TARBALL if tarball else "",
         digest=integrity,
-        size=int(dist.get("unpackedSize") or 0),
+        size=fields.count(dist.get("unpackedSize"), f"versions[{version!r}].dist.unpackedSize"),
         published=str(times.get(version) or ""),
     )  # a deprecated release stays installable: it is still a version
 

@@ -5,14 +5,15 @@ versions from ``uv.lock`` or ``poetry.lock``; ``requirements*.txt`` (``==`` pins
 JavaScript: ``package.json`` with versions from ``package-lock.json``, ``pnpm-lock.yaml`` or
 ``yarn.lock`` (v1 and Berry). A dependency the lock files do not settle keeps its specifier
 (``>=2.28``, ``^4.17.0``): ``sync`` picks the newest release that satisfies it. Files that cannot
-be parsed are reported, never fatal.
+be parsed, or whose tables are of another shape than their format's (``project = "x"``, a
+dependency that is no string, a package.json that is a list), are reported, never fatal.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable, Mapping
 
 from docs_mcp.indexer.packages.refs import NPM, PYPI, normalize_pypi
 
@@ -55,6 +56,40 @@ def read_text(path: Path) -> str:
     if path.stat().st_size > MAX_MANIFEST_BYTES:
         raise ValueError(f"larger than {MAX_MANIFEST_BYTES // 2**20} MiB")
     return path.read_text(encoding="utf-8-sig")
+
+
+def table(value: Any, where: str, noun: str = "a table") -> Mapping[str, Any]:
+    """A manifest's table (TOML) or object (JSON, ``noun``) (absent: empty).
+
+    Raises:
+        ValueError: ``value`` is something else (the message names ``where``).
+    """
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{where} is {_kind(value)}, not {noun}")
+    return value
+
+
+def array(value: Any, where: str, *, of_strings: bool = False) -> list[Any]:
+    """A manifest's array (absent: empty), every item a string if ``of_strings``.
+
+    Raises:
+        ValueError: ``value`` is something else, or an item is no string (the message names it).
+    """
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ValueError(f"{where} is {_kind(value)}, not an array")
+    for index, item in enumerate(value if of_strings else ()):
+        if not isinstance(item, str):
+            raise ValueError(f"{where}[{index}] is {_kind(item)} ({str(item)[:40]}), not a string")
+    return value
+
+
+def _kind(value: Any) -> str:
+    kinds = ((bool, "a boolean"), (int, "a number"), (float, "a number"), (str, "a string"), (list, "an array"), (Mapping, "a table"))
+    return next((name for kind, name in kinds if isinstance(value, kind)), f"a {type(value).__name__}")
 
 
 def merge_dependencies(found: Iterable[Dependency]) -> tuple[Dependency, ...]:

@@ -16,7 +16,7 @@ from typing import Any, Iterable, Mapping
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from docs_mcp.indexer.packages.project import Dependency, Project, merge_dependencies, read_text
+from docs_mcp.indexer.packages.project import Dependency, Project, array, merge_dependencies, read_text, table
 from docs_mcp.indexer.packages.refs import PYPI, normalize_pypi
 
 PYPROJECT = "pyproject.toml"
@@ -52,15 +52,21 @@ def read_python_project(root: Path) -> Project:
 
 
 def _pyproject_dependencies(data: Mapping[str, Any]) -> list[Dependency]:
-    project = data.get("project") or {}
-    out = [_requirement(text, dev=False) for text in project.get("dependencies") or []]
-    for group in (data.get("dependency-groups") or {}).values():
-        out += [_requirement(text, dev=True) for text in group if isinstance(text, str)]
-    poetry = (data.get("tool") or {}).get("poetry") or {}
-    out += [_poetry(name, value, dev=False) for name, value in (poetry.get("dependencies") or {}).items()]
-    out += [_poetry(name, value, dev=True) for name, value in (poetry.get("dev-dependencies") or {}).items()]
-    for group in (poetry.get("group") or {}).values():
-        out += [_poetry(name, value, dev=True) for name, value in (group.get("dependencies") or {}).items()]
+    """The dependencies pyproject.toml declares.
+
+    Raises:
+        ValueError: a table or array of another shape (the message names it).
+    """
+    project = table(data.get("project"), "project")
+    out = [_requirement(text, dev=False) for text in array(project.get("dependencies"), "project.dependencies", of_strings=True)]
+    for name, group in table(data.get("dependency-groups"), "dependency-groups").items():
+        out += [_requirement(text, dev=True) for text in array(group, f"dependency-groups.{name}") if isinstance(text, str)]
+    poetry = table(table(data.get("tool"), "tool").get("poetry"), "tool.poetry")
+    out += [_poetry(name, value, dev=False) for name, value in table(poetry.get("dependencies"), "tool.poetry.dependencies").items()]
+    out += [_poetry(name, value, dev=True) for name, value in table(poetry.get("dev-dependencies"), "tool.poetry.dev-dependencies").items()]
+    for name, group in table(poetry.get("group"), "tool.poetry.group").items():
+        where = f"tool.poetry.group.{name}"
+        out += [_poetry(dep, value, dev=True) for dep, value in table(table(group, where).get("dependencies"), f"{where}.dependencies").items()]
     return [dep for dep in out if dep is not None]
 
 
@@ -116,12 +122,13 @@ def _locked_versions(root: Path, files: list[str], problems: list[str]) -> dict[
             continue
         try:
             data = tomllib.loads(read_text(path))
+            packages = [p for p in array(data.get("package"), "package") if isinstance(p, Mapping) and p.get("name") and p.get("version")]
         except (OSError, ValueError, tomllib.TOMLDecodeError) as error:
             problems.append(f"{name}: cannot be read ({error}); skipped.")
             continue
         files.append(name)
-        for package in data.get("package") or []:
-            if isinstance(package, Mapping) and package.get("name") and package.get("version") and _from_registry(package):
+        for package in packages:
+            if _from_registry(package):
                 out.setdefault(normalize_pypi(str(package["name"])), (str(package["version"]), name))
     return out
 
@@ -138,16 +145,28 @@ def _uv_roots(root: Path, problems: list[str]) -> list[Dependency]:
     """The direct dependencies uv.lock's root package (editable or virtual) names."""
     try:
         data = tomllib.loads(read_text(root / UV_LOCK))
-    except (OSError, ValueError, tomllib.TOMLDecodeError):
-        return []  # reported by _locked_versions
-    out = []
-    for package in data.get("package") or []:
-        source = package.get("source") if isinstance(package, Mapping) else None
-        if isinstance(source, Mapping) and ("editable" in source or "virtual" in source):
-            out += [Dependency(PYPI, normalize_pypi(d["name"])) for d in package.get("dependencies") or [] if isinstance(d, Mapping) and d.get("name")]
-            for group in (package.get("dev-dependencies") or {}).values():
-                out += [Dependency(PYPI, normalize_pypi(d["name"]), dev=True) for d in group if isinstance(d, Mapping) and d.get("name")]
+        return [dep for package in array(data.get("package"), "package") if isinstance(package, Mapping) for dep in _uv_root(package)]
+    except (OSError, ValueError, tomllib.TOMLDecodeError) as error:
+        problem = f"{UV_LOCK}: cannot be read ({error}); skipped."
+        if problem not in problems:  # _locked_versions read it too
+            problems.append(problem)
+        return []
+
+
+def _uv_root(package: Mapping[str, Any]) -> list[Dependency]:
+    """The dependencies of one uv.lock package, if it is the project's own (editable or virtual); else none."""
+    source = package.get("source")
+    if not (isinstance(source, Mapping) and ("editable" in source or "virtual" in source)):
+        return []
+    out = [Dependency(PYPI, name) for name in _named(array(package.get("dependencies"), "package.dependencies"))]
+    for group, entries in table(package.get("dev-dependencies"), "package.dev-dependencies").items():
+        out += [Dependency(PYPI, name, dev=True) for name in _named(array(entries, f"package.dev-dependencies.{group}"))]
     return out
+
+
+def _named(entries: list[Any]) -> list[str]:
+    """The normalized names of a uv.lock dependency list's entries (``{name = "..."}``; others are no dependency)."""
+    return [normalize_pypi(str(entry["name"])) for entry in entries if isinstance(entry, Mapping) and entry.get("name")]
 
 
 def _requirements(path: Path, root: Path, files: list[str], problems: list[str], *, dev: bool, seen: set[Path] | None = None) -> Iterable[Dependency]:

@@ -24,6 +24,7 @@ ECOSYSTEMS = (PYPI, NPM)
 _PYPI_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9])?")
 _NPM_NAME = re.compile(r"(?:@(?P<scope>[a-z0-9][a-z0-9._-]{0,100})/)?(?P<name>[a-z0-9][a-z0-9._-]{0,213})")
 _PEP503 = re.compile(r"[-_.]+")
+_UNSAFE_VERSION = re.compile(r"[/\\\x00-\x1f\x7f]|\.\.")
 SPEC_HINT = "Write pypi:NAME or pypi:NAME==VERSION (e.g. pypi:requests==2.31.0), npm:NAME or npm:NAME@VERSION (e.g. npm:@types/node@20.1.0)."
 
 
@@ -57,6 +58,12 @@ class PackageRef:
         return f"{self.ecosystem}:{self.name}{'==' if self.ecosystem == PYPI else '@'}{self.version}"
 
 
+def unsafe_version(version: str) -> bool:
+    """Whether a version (a registry's, a lock file's) holds what no library ID or path may: '/', '\\', '..', NUL or
+    another control character."""
+    return _UNSAFE_VERSION.search(version) is not None
+
+
 def normalize_pypi(name: str) -> str:
     """A PyPI project name as PEP 503 normalizes it."""
     return _PEP503.sub("-", name).lower()
@@ -81,7 +88,7 @@ def package_ref(ecosystem: str, name: str, version: str = "") -> PackageRef:
         name = name.lower()
     else:
         raise PackageSpecError(f"'{ecosystem}' is not a package registry docs-mcp reads.", SPEC_HINT)
-    if version and not is_version(version):
+    if version and (not is_version(version) or unsafe_version(version)):
         raise PackageSpecError(f"'{version}' is not a version of {name}.", "Give an exact version, e.g. ==2.31.0 or @18.2.0.")
     return PackageRef(ecosystem, name, version)
 

@@ -56,6 +56,8 @@ DOCUMENT_TIMEOUT = 30.0
 ARCHIVE_MAX_BYTES = 64 * 1024 * 1024
 ARCHIVE_TIMEOUT = 120.0
 LOOKUP_TIMEOUT = 5.0  # resolve_library's live lookups: an agent is waiting
+_HEX_DIGESTS = ("sha256", "sha1")  # "sha256:<hex>" (PyPI), "sha1:<hex>" (npm's shasum)
+_INTEGRITY_DIGESTS = ("sha512", "sha384", "sha256", "sha1")  # npm's integrity (SRI), strongest first
 
 
 @dataclass(frozen=True)
@@ -190,8 +192,10 @@ class RegistryClient:
             return Lookup(cached.info, fetched_at=cached.fetched_at)
         try:
             entry = self._refresh(ecosystem, name, cached, self._quick)
-        except SourceError as error:
-            reason = f"{self.settings.registry_name(ecosystem)} could not be reached ({error.message})"
+        except (SourceError, PackageFetchError) as error:
+            # A malformed answer says so itself; anything else is the registry out of reach.
+            registry = self.settings.registry_name(ecosystem)
+            reason = error.message if isinstance(error, PackageFetchError) else f"{registry} could not be reached ({error.message})"
             return Lookup(cached.info if cached else None, reason, cached.fetched_at if cached else 0.0)
         return Lookup(entry.info, fetched_at=entry.fetched_at)
 
@@ -246,7 +250,7 @@ class RegistryClient:
             raise PackageFetchError(f"{url} is not a JSON document ({error}).", "Check DOCS_MCP_PYPI_URL / DOCS_MCP_NPM_URL: it must serve the registry's JSON API.") from error
         if not isinstance(document, dict):
             raise PackageFetchError(f"{url} is not a package document.", "Check the registry URL.")
-        info = read_project(document, fetched.url) if ecosystem == PYPI else read_package(document, fetched.url)
+        info = read_project(document, fetched.url, name) if ecosystem == PYPI else read_package(document, fetched.url, name)
         return self.cache.put(ecosystem, name, info, fetched.etag)
 
     def _known(self, entry: CachedPackage) -> PackageInfo:
@@ -282,21 +286,30 @@ def _networks(text: str) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network,
 
 
 def _check_digest(body: bytes, release: Release) -> str:
-    """The archive's digest in the registry's notation, checked when the registry gave one.
+    """The archive's digest in the registry's notation, checked when the registry gave one: ``sha256:<hex>`` or
+    ``sha1:<hex>`` (PyPI, npm's shasum), or npm's integrity ``sha512-<base64>`` (several: the strongest known).
 
     Raises:
-        PackageFetchError: the digest differs (a tampered mirror, a truncated download).
+        PackageFetchError: the digest differs (a tampered mirror, a truncated download), or is in an algorithm docs-mcp
+            cannot check (it is never taken as checked).
     """
-    algorithm, _, expected = release.digest.partition(":") if ":" in release.digest else release.digest.partition("-")
-    sha256 = hashlib.sha256(body).hexdigest()
-    if not expected:
-        return f"sha256:{sha256}"
-    if algorithm in ("sha256", "sha1") and ":" in release.digest:
-        actual = hashlib.new(algorithm, body).hexdigest()
-    elif algorithm in ("sha512", "sha384", "sha256", "sha1"):
-        actual = base64.b64encode(hashlib.new(algorithm, body).digest()).decode()
+    if not release.digest:
+        return f"sha256:{hashlib.sha256(body).hexdigest()}"
+    if ":" in release.digest:
+        algorithm, _, expected = release.digest.partition(":")
+        known = algorithm in _HEX_DIGESTS
+        actual = hashlib.new(algorithm, body).hexdigest() if known else ""
     else:
-        return f"sha256:{sha256}"
+        entries = [entry.partition("-")[::2] for entry in release.digest.split()]
+        checkable = sorted((e for e in entries if e[0] in _INTEGRITY_DIGESTS), key=lambda e: _INTEGRITY_DIGESTS.index(e[0]))
+        algorithm, expected = checkable[0] if checkable else (", ".join(e[0] for e in entries), "")
+        known = bool(checkable)
+        actual = base64.b64encode(hashlib.new(algorithm, body).digest()).decode() if known else ""
+    if not known:
+        raise PackageFetchError(
+            f"The archive of version {release.version} has a digest in {algorithm[:40]!r}, an algorithm docs-mcp cannot check; it was not used.",
+            "PyPI states sha256 digests and npm sha512 integrity: check DOCS_MCP_PYPI_URL / DOCS_MCP_NPM_URL, or ask the mirror's operator to state one of those.",
+        )
     if actual != expected:
         raise PackageFetchError(
             f"The archive of version {release.version} does not match the registry's {algorithm} digest; it was not used.",

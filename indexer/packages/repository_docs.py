@@ -104,9 +104,9 @@ def _docs_folder(resolved: ResolvedRepo, archive: bytes) -> RicherDocs:
     with tempfile.TemporaryDirectory(prefix="docs-mcp-repository-") as folder:
         root = Path(folder)
         try:
-            unpack_docs(io.BytesIO(archive), root)
+            unpack_docs(io.BytesIO(archive), root, f"the archive of {resolved.spec.full_name} at {resolved.ref}")
         except ArchiveError as error:
-            raise InvalidContentError(f"The archive of {resolved.spec.full_name} at {resolved.ref} {error}.", "Try again later.") from None
+            raise InvalidContentError(f"The archive of {resolved.spec.full_name} at {resolved.ref} {error}.", error.hint) from None
         found = discover(root, FileRules())
         docs = [rel for rel in found.pages if rel.split("/", 1)[0].lower() in DOC_FOLDERS and "/" in rel]
         size = 0

@@ -20,9 +20,10 @@ from typing import Callable
 from docs_mcp.indexer.packages import richer
 from docs_mcp.indexer.packages.info import PackageInfo
 from docs_mcp.indexer.packages.richer import SITE_FOLDER, RicherDocs, RicherPage, docs_sites, names_version, now, serves_newest_only
-from docs_mcp.indexer.sources.crawl_store import CrawlStore
+from docs_mcp.indexer.sources.crawl_store import CrawlStore, StoredUrl
 from docs_mcp.indexer.sources.crawler import CrawlLimits, CrawlStep, SiteCrawler
 from docs_mcp.indexer.sources.fetch import Fetcher
+from docs_mcp.indexer.sources.paths import distinct_paths
 from docs_mcp.indexer.sources.safety import FetchPolicy, host_of
 from docs_mcp.indexer.sources.site_links import page_path
 
@@ -82,12 +83,16 @@ class DocsSiteCrawl:
             crawl = store.crawl(_CRAWL_ID)
             scope = crawl.scope if crawl else start
             notes.append(f"the crawl of {scope} stopped after {richer.SITE_SECONDS:g} s or {richer.MAX_SITE_BYTES:,} bytes; the pages after it left out")
-        pages: dict[str, RicherPage] = {}
+        first: dict[str, StoredUrl] = {}
         for stored in store.pages(_CRAWL_ID):
-            path = f"{SITE_FOLDER}/{page_path(stored.url, scope)}"
-            if path not in pages:  # ``guide/`` and ``guide/index.html`` are one page
-                body = store.body(_CRAWL_ID, stored.url).decode("utf-8", errors="replace")
-                pages[path] = RicherPage(path, body, stored.url, stored.etag)
+            first.setdefault(page_path(stored.url, scope), stored)  # ``guide/`` and ``guide/index.html`` are one page
+        paths = distinct_paths({stored: path for path, stored in first.items()})  # ``coll.html`` and ``coll.html/index.html`` are two
+        # Stored as UTF-8 by the crawler; a page transcoded from another encoding keeps its byte order mark (U+FEFF), which
+        # outranks the <meta charset> it may still carry when the written file is read.
+        pages = [
+            RicherPage(f"{SITE_FOLDER}/{path}", store.body(_CRAWL_ID, stored.url).decode("utf-8", errors="replace"), stored.url, stored.etag)
+            for stored, path in paths.items()
+        ]
         if not pages:
             return None
-        return RicherDocs(SITE_SOURCE, start, "", now(), tuple(pages.values()), tuple(notes))
+        return RicherDocs(SITE_SOURCE, start, "", now(), tuple(pages), tuple(notes))

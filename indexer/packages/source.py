@@ -140,7 +140,7 @@ def fetch_release(
 
 def _write_documents(root: Path, source: PackageSource) -> dict[str, str]:
     """Unpack the archive's documentation under ``root``, the long description as the README; document path -> archive member."""
-    unpacked = unpack_docs(source.archive.body, root)
+    unpacked = unpack_docs(source.archive.body, root, source.release.archive_url)
     written = {path: path for path in unpacked.files}
     description, media, member = _long_description(unpacked.metadata, source)
     if description.strip():

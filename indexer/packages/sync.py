@@ -5,7 +5,9 @@ version is indexed and pinned is ``unchanged`` without a network request; one th
 settles is resolved to the newest release its specifier allows (the registry's answer is cached
 for a TTL). Fetching runs in parallel (registry documents and archives); the downloads finished
 at each moment are written together, one new generation for all of them, through the one writer. A dependency that cannot be had
-(unknown to the registry, no documentation, offline) is reported and the others go on. Versions
+(unknown to the registry, no documentation, offline, a malformed document or archive, any failure of its own) is
+reported and the others go on. Ctrl-C stops the downloads and says what was indexed and what was not
+(``SyncInterrupted``): what was indexed stays, and running sync again does the rest. Versions
 that sync itself pinned before and the lock no longer names are removed; versions added by hand
 (``docs-mcp add``) are kept.
 """
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from docs_mcp.errors import DocsMcpError
+from docs_mcp.indexer.index_file import interrupted
 from docs_mcp.indexer.libraries.ops import remove_library
 from docs_mcp.indexer.libraries.versions import parse_ref
 from docs_mcp.indexer.packages.adding import ADDED, Added, indexed_libraries
@@ -37,6 +40,14 @@ UNRESOLVED = "unresolved"  # the version or the package cannot be found
 FAILED = "failed"  # found, but its documentation could not be fetched or indexed
 REMOVED = "removed"  # a version sync pinned before, no longer locked
 DEFAULT_WORKERS = 6
+
+
+class SyncInterrupted(KeyboardInterrupt):
+    """Ctrl-C during ``run_sync``: the items finished (indexed, failed, unchanged), and the ones left undone."""
+
+    def __init__(self, done: list["SyncItem"], left: list["SyncItem"]) -> None:
+        super().__init__()
+        self.done, self.left = done, left
 
 
 @dataclass(frozen=True)
@@ -66,7 +77,7 @@ def plan_sync(project: Project, index_dir: Path, client: RegistryClient, *, incl
         try:
             version = dep.version or _newest_allowed(dep, client)
             ref = package_ref(dep.ecosystem, dep.name, version)
-        except (DocsMcpError, ValueError) as error:
+        except Exception as error:  # one dependency's failure, whatever it is, is its own: the others are planned
             items.append(SyncItem(dep, None, UNRESOLVED, _message(error)))
             continue
         entry = indexed.get(ref.library_id)
@@ -92,7 +103,8 @@ def run_sync(
     for item in done:
         report(item)
     todo = [item for item in items if item.status == FETCH]
-    with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="docs-mcp-sync") as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="docs-mcp-sync")
+    try:
         indexed = indexed_libraries(index_dir)
         # A version added by hand and now locked keeps saying so: sync never removes what it did not add.
         started = {pool.submit(_timed_fetch, client, item.ref, str((indexed.get(item.ref.library_id) or {}).get("added_by") or SYNC)): item
@@ -102,12 +114,21 @@ def run_sync(
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
             # Every download finished by now goes into one build: one new generation, not one per library.
             for outcome in _write_batch([(started[f], f) for f in sorted(finished, key=lambda f: started[f].label)], index_dir, sleep, model):
+                done.append(outcome)  # before it is reported: a Ctrl-C after its line counts it done
                 report(outcome)
-                done.append(outcome)
+    except KeyboardInterrupt:
+        pool.shutdown(wait=False, cancel_futures=True)  # the downloads under way are abandoned, not waited for
+        settled = {item.dependency.key for item in done}
+        raise SyncInterrupted(_sorted(done), [item for item in todo if item.dependency.key not in settled]) from None
+    pool.shutdown()
     for removed in _remove_superseded(index_dir, [item.ref for item in items if item.ref is not None]):
         report(removed)
         done.append(removed)
-    return sorted(done, key=lambda item: (item.dependency.ecosystem, item.dependency.name, item.status))
+    return _sorted(done)
+
+
+def _sorted(items: list[SyncItem]) -> list[SyncItem]:
+    return sorted(items, key=lambda item: (item.dependency.ecosystem, item.dependency.name, item.status))
 
 
 def _timed_fetch(client: RegistryClient, ref: PackageRef, added_by: str) -> tuple[PackageSource, float]:
@@ -116,20 +137,20 @@ def _timed_fetch(client: RegistryClient, ref: PackageRef, added_by: str) -> tupl
 
 
 def _write_batch(batch: list[tuple[SyncItem, Future]], index_dir: Path, sleep: Callable[[float], None], model: str | None = None) -> list[SyncItem]:
-    """Index the downloads of ``batch`` in one build; if that fails, one by one (a release without documentation
-    must not keep the others out)."""
+    """Index the downloads of ``batch`` in one build; if that fails, one by one (a release without documentation,
+    or any failure of one package's own, must not keep the others out)."""
     outcomes, fetched = [], []
     for item, future in batch:
         try:
             fetched.append((item, *future.result()))
-        except DocsMcpError as error:
+        except Exception as error:  # the fetch's failure, whatever it is, is this package's alone
             outcomes.append(replace(item, status=FAILED, detail=_message(error)))
     if len(fetched) > 1:
         started = time.perf_counter()
         try:
             report = index_pages(Path(index_dir), [source for _, source, _ in fetched], sleep=sleep, model=model)
-        except DocsMcpError:
-            pass  # written one by one below, each failure reported with its own cause
+        except Exception as error:
+            _reraise_interrupt(error)  # written one by one below, each failure reported with its own cause
         else:
             write_seconds = time.perf_counter() - started
             return outcomes + [_added(item, source, seconds, write_seconds, report.embedded, index_dir) for item, source, seconds in fetched]
@@ -137,7 +158,8 @@ def _write_batch(batch: list[tuple[SyncItem, Future]], index_dir: Path, sleep: C
         started = time.perf_counter()
         try:
             report = index_pages(Path(index_dir), source, sleep=sleep, model=model)
-        except DocsMcpError as error:
+        except Exception as error:
+            _reraise_interrupt(error)
             outcomes.append(replace(item, status=FAILED, detail=_message(error)))
             continue
         outcomes.append(_added(item, source, seconds, time.perf_counter() - started, report.embedded, index_dir))
@@ -176,6 +198,12 @@ def _newest_allowed(dep: Dependency, client: RegistryClient) -> str:
     if not version:
         raise PackageSpecError(f"No release of {dep.name} satisfies '{dep.specifier}' (declared in {dep.declared_in}).", "Lock the project (uv lock, npm install...) or widen the range.")
     return version
+
+
+def _reraise_interrupt(error: Exception) -> None:
+    """Ctrl-C inside a DuckDB query arrives as DuckDB's error: it is the user's interrupt, not the package's failure."""
+    if interrupted(error):
+        raise KeyboardInterrupt from None
 
 
 def _message(error: BaseException) -> str:

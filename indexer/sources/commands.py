@@ -126,7 +126,9 @@ def refresh(
         detail = f": {outcome.detail}" if outcome.detail else ""
         typer.echo(f"{outcome.status:<10}{outcome.library_id}  {redact(outcome.url)}{detail}")
     counts = {status: sum(o.status == status for o in outcomes) for status in ("updated", "unchanged", "failed")}
-    typer.echo(f"{len(outcomes)} URLs: {counts['updated']} updated, {counts['unchanged']} unchanged, {counts['failed']} failed")
+    # One outcome per library (its llms.txt, site or repository), not per URL fetched.
+    libraries = f"{len(outcomes)} {'library' if len(outcomes) == 1 else 'libraries'}"
+    typer.echo(f"{libraries}: {counts['updated']} updated, {counts['unchanged']} unchanged, {counts['failed']} failed")
     if counts["failed"]:
         raise typer.Exit(1)
 
@@ -207,9 +209,11 @@ def _interruptible(run: Any, display: Any, resume: str) -> Any:
 
 
 def _print_written(report: Any, index: Path) -> None:
-    from docs_mcp.indexer.build_summary import summary
+    from docs_mcp.indexer.build_summary import problem_lines, summary
 
     if report is None:
         typer.echo(f"  index: {index} unchanged (every page as indexed)")
         return
+    for line in problem_lines(report.problems):  # the summary counts them "listed above"
+        typer.echo(line, err=True)
     typer.echo(summary(report, "none" if report.model is None else report.model.name))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
+from docs_mcp.indexer.charsets import html_text
 from docs_mcp.indexer.formats import Converted, FormatError
 from docs_mcp.indexer.formats.html import html_to_markdown, markdown_title
 from docs_mcp.indexer.sources.errors import InvalidContentError
@@ -65,6 +66,8 @@ def is_html(fetched: Fetched, text: str | None = None) -> bool:
 def _decode(fetched: Fetched) -> str:
     if b"\x00" in fetched.body[:4096]:
         raise InvalidContentError(f"{fetched.url} is binary, not documentation.", _HINT)
+    if is_html(fetched):  # its HTTP header's charset, else its own declaration (<meta charset>...)
+        return html_text(fetched.body, fetched.content_type)
     match = re.search(r"charset=([\w.-]+)", fetched.content_type, re.IGNORECASE)
     try:
         return fetched.body.decode(match.group(1) if match else "utf-8-sig", errors="replace")

@@ -2,11 +2,15 @@
 
 Order of work: robots.txt (a site that cannot say what it allows is not crawled), then the sitemaps
 it names or that sit at the usual places, then the links of every page fetched, breadth first. Every
-URL stays under the start URL's folder (``site_links.scope_of``), every request goes through the
-fetcher's safety checks (allowlist, no private address, each redirect checked again, size and time
+URL is put in one normal form first (``site_links.normal_url``: dot segments resolved, escapes and
+slashes settled), and the scope, robots.txt, deduplication, the fetch and the page's name all judge
+that form. Every URL stays under the start URL's folder (``site_links.scope_of``), every request
+goes through the fetcher's safety checks (allowlist, no private address, each redirect checked again, size and time
 limits), at most ``concurrency`` at once and no faster than ``rate`` per second (slower when
 robots.txt asks). A page whose canonical URL is another page of the scope, or whose body another
-page already has, is a duplicate and is indexed once. What each URL gave is written to the crawl
+page already has, is a duplicate and is indexed once. A page is stored as UTF-8 (charsets.utf8_html:
+one in another encoding, by its HTTP header or its own declaration, is transcoded behind a byte order
+mark), so it reads the same from the crawl store as it did from the site. What each URL gave is written to the crawl
 store as it comes, so an interrupted crawl resumes where it stopped, and a later crawl sends
 conditional GETs: an unchanged page answers 304 and costs no download.
 """
@@ -21,10 +25,12 @@ from dataclasses import dataclass
 from typing import Callable
 from urllib.parse import urlsplit, urlunsplit
 
+from docs_mcp.indexer.charsets import html_text, utf8_html
 from docs_mcp.indexer.sources.crawl_store import DUPLICATE, FAILED, PAGE, SKIPPED, CrawlStore, StoredUrl
 from docs_mcp.indexer.sources.errors import (
     CrawlError,
     InvalidContentError,
+    RedirectRefusedError,
     RemotePageNotFoundError,
     SourceError,
     SourceUnavailableError,
@@ -146,11 +152,16 @@ class SiteCrawler:
                 if entry.url in taken:
                     continue
                 taken.add(entry.url)
+                if normal_url(entry.url) != entry.url:  # queued by a version that normalised less: its normal form is crawled instead
+                    self._store.enqueue(library_id, [u for u in [normal_url(entry.url)] if in_scope(u, scope)], self._limits.max_pages)
+                    self._store.record(library_id, entry.url, SKIPPED, note=f"not in normal form: {normal_url(entry.url)}", body=b"")
+                    self._step(library_id, entry.url, "skipped", tally)
+                    continue
                 if not robots.allows(entry.url):
                     self._store.record(library_id, entry.url, SKIPPED, note="disallowed by robots.txt")
                     self._step(library_id, entry.url, "skipped", tally)
                     continue
-                in_flight[pool.submit(self._fetch, entry, pace)] = entry
+                in_flight[pool.submit(self._fetch, entry, pace, robots)] = entry
             if not in_flight:
                 return
             done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
@@ -159,18 +170,25 @@ class SiteCrawler:
                 url = in_flight.pop(future).url
                 self._step(library_id, url, outcome, tally)
 
-    def _fetch(self, entry: StoredUrl, pace: _Pace) -> Fetched:
+    def _fetch(self, entry: StoredUrl, pace: _Pace, robots: Robots) -> Fetched:
         pace.wait()
         etag, last_modified = entry.validators
-        return self._fetcher.get(entry.url, etag=etag, last_modified=last_modified)
+
+        def redirect(target: str) -> str:  # a redirect's target is judged like a link: in normal form, by robots.txt
+            url = normal_url(target)
+            if url and not robots.allows(url):
+                raise UrlNotAllowedError(f"redirects to {url}, which robots.txt disallows", "Nothing to do: the page is skipped.")
+            return url or target
+
+        return self._fetcher.get(entry.url, etag=etag, last_modified=last_modified, redirect=redirect)
 
     def _settle(self, library_id: str, scope: str, entry: StoredUrl, future: Future[Fetched], tally: _Tally) -> str:
         """Record what fetching ``entry`` gave; the outcome for progress."""
         store, url = self._store, entry.url
         try:
             fetched = future.result()
-        except RemotePageNotFoundError:
-            store.record(library_id, url, FAILED, note="not found (404/410)")
+        except RemotePageNotFoundError as error:
+            store.record(library_id, url, FAILED, note=error.message)  # its status: a start URL that failed is reported with it
             return "failed"
         except (UrlNotAllowedError, InvalidContentError) as error:
             store.record(library_id, url, SKIPPED, note=error.message)
@@ -191,6 +209,8 @@ class SiteCrawler:
             tally.fetched += 1
             body, final, media = fetched.body, normal_url(fetched.url), fetched.content_type.split(";", 1)[0].strip().lower()
             etag, last_modified = fetched.etag, fetched.last_modified
+            if media in HTML_TYPES:  # stored as UTF-8: the charset its HTTP header named is not kept, the page must not need it
+                body = utf8_html(body, fetched.content_type)
         if not in_scope(final, scope):
             store.record(library_id, url, SKIPPED, note=f"redirected out of the crawl's scope, to {final}")
             return "skipped"
@@ -221,7 +241,7 @@ class SiteCrawler:
 
     def _follow(self, library_id: str, scope: str, body: bytes, url: str) -> PageLinks:
         """Queue the in-scope links of the page at ``url``; its links record."""
-        links = page_links(body.decode("utf-8", errors="replace"), url)
+        links = page_links(html_text(body), url)
         if not links.nofollow:
             self._store.enqueue(library_id, [link for link in links.links if in_scope(link, scope)], self._limits.max_pages)
         return links
@@ -237,6 +257,20 @@ class SiteCrawler:
             raise CrawlError(
                 f"The site's robots.txt cannot be read ({error.message}); docs-mcp does not crawl a site that cannot say what it allows.",
                 "Try again later.",
+            ) from None
+        except InvalidContentError:  # the fetcher's size limit: only part of the rules could be read
+            limit = self._fetcher.policy.max_bytes
+            raise CrawlError(
+                f"The site's robots.txt ({url}) is larger than {limit // 2**20} MiB, the most docs-mcp reads of it; docs-mcp does not "
+                "crawl a site whose rules it cannot read whole.",
+                "Ask the site's owners to trim their robots.txt (crawlers read 500 KiB of it), or index a copy of the documentation "
+                "on disk: docs-mcp index FOLDER.",
+            ) from None
+        except RedirectRefusedError as error:
+            raise CrawlError(
+                f"The site's robots.txt ({url}) redirects to {error.target}, which docs-mcp refuses ({error.message.rstrip('.')}); without "
+                "its rules the site is not crawled.",
+                "A documentation site's robots.txt stays on public addresses: check the start URL, or ask the site's owners.",
             ) from None
         return Robots(fetched.body.decode("utf-8", errors="replace"))
 

@@ -3,6 +3,7 @@
     IndexerError, CodedError
     └── SourceError                 code + recoverable
         ├── UrlNotAllowedError      URL_NOT_ALLOWED: scheme, allowlist, or a private/metadata address
+        │   └── RedirectRefusedError    the same, for where a redirect leads (``target``)
         ├── SourceUnavailableError  SOURCE_UNAVAILABLE: network failure after the retries, no cache to serve
         │   └── CrawlError          a site that cannot be crawled: robots.txt unreadable, or it forbids the start URL
         ├── RemotePageNotFoundError PAGE_NOT_FOUND: the source answered 404/410
@@ -36,6 +37,14 @@ class UrlNotAllowedError(SourceError):
 
     code = "URL_NOT_ALLOWED"
     recoverable = False
+
+
+class RedirectRefusedError(UrlNotAllowedError):
+    """A redirect leads to a URL that may not be fetched (the message says why, as for the URL itself)."""
+
+    def __init__(self, message: str, hint: str = "", *, target: str) -> None:
+        super().__init__(message, hint)
+        self.target = redact(target)
 
 
 class SourceUnavailableError(SourceError):

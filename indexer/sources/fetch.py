@@ -27,13 +27,16 @@ from docs_mcp.redact import redact
 from docs_mcp import __version__
 from docs_mcp.indexer.sources.errors import (
     InvalidContentError,
+    RedirectRefusedError,
     RemotePageNotFoundError,
     SourceError,
     SourceUnavailableError,
     UrlNotAllowedError,
 )
 from docs_mcp.indexer.sources.fetch_pool import FetchPool
-from docs_mcp.indexer.sources.safety import FetchPolicy, Resolver, check_address, check_resolved, check_url, host_of, system_resolver
+from docs_mcp.indexer.sources.safety import (
+    FetchPolicy, Resolver, check_address, check_resolved, check_url, host_of, origin_of, system_resolver,
+)  # fmt: skip
 
 logger = logging.getLogger(__name__)
 
@@ -105,9 +108,13 @@ class Fetcher:
             self.pool.close()
 
     def get(
-        self, url: str, *, etag: str = "", last_modified: str = "", headers: Mapping[str, str] | None = None, policy: FetchPolicy | None = None
-    ) -> Fetched:
+        self, url: str, *, etag: str = "", last_modified: str = "", headers: Mapping[str, str] | None = None, policy: FetchPolicy | None = None,
+        redirect: Callable[[str], str] | None = None,
+    ) -> Fetched:  # fmt: skip
         """GET ``url`` (conditionally when ``etag``/``last_modified`` are given) within the policy's deadline, retrying transient failures.
+
+        ``redirect``, when given, sees each redirect's target before it is requested: it returns the URL to request
+        (the site crawler's normal form) or raises UrlNotAllowedError (robots.txt disallows it).
 
         Raises:
             UrlNotAllowedError: the URL, a redirect or an address reached is refused.
@@ -122,9 +129,9 @@ class Fetcher:
             sent["If-Modified-Since"] = last_modified
         policy = policy or self.policy
         check_url(url, policy)  # a refused URL is refused at once, without a slot of the pool
-        return self.pool.call(self._get, url, sent, policy)
+        return self.pool.call(self._get, url, sent, policy, redirect)
 
-    async def _get(self, url: str, headers: Mapping[str, str], policy: FetchPolicy) -> Fetched:
+    async def _get(self, url: str, headers: Mapping[str, str], policy: FetchPolicy, redirect: Callable[[str], str] | None) -> Fetched:
         deadline = anyio.current_time() + policy.timeout
         attempts, last, host = 0, "", host_of(url)
         try:
@@ -137,7 +144,7 @@ class Fetcher:
                             await self._wait(delay)
                         attempts += 1
                         try:
-                            return await self._follow(url, headers, policy)
+                            return await self._follow(url, headers, policy, redirect)
                         except _Transient as failure:
                             last = str(failure)
                             logger.info("fetch %s failed (attempt %d): %s", redact(url), attempts, redact(last))
@@ -164,16 +171,24 @@ class Fetcher:
         else:
             self._sleep(seconds)
 
-    async def _follow(self, url: str, headers: Mapping[str, str], policy: FetchPolicy) -> Fetched:
-        first_host = ""
-        for _hop in range(policy.max_redirects + 1):
-            host, port = check_url(url, policy)
-            addresses = await anyio.to_thread.run_sync(self._resolver, host, port, abandon_on_cancel=True)
-            check_resolved(host, addresses, policy)
-            first_host = first_host or host
-            if host != first_host:  # credentials are for the host they were given for, never for where it redirects
-                headers = {name: value for name, value in headers.items() if name.lower() not in _CREDENTIALS}
-            fetched, location = await self._once(url, host, headers, policy)
+    async def _follow(self, url: str, headers: Mapping[str, str], policy: FetchPolicy, redirect: Callable[[str], str] | None) -> Fetched:
+        first_origin = origin_of(url)
+        for hop in range(policy.max_redirects + 1):
+            try:
+                if hop and redirect is not None:
+                    url = redirect(url)
+                host, port = check_url(url, policy)
+                addresses = await anyio.to_thread.run_sync(self._resolver, host, port, abandon_on_cancel=True)
+                check_resolved(host, addresses, policy)
+                # Credentials are for the origin they were given for (scheme, host and port: not http for https, not
+                # another port), never for where it redirects; once dropped, they stay dropped.
+                if origin_of(url) != first_origin:
+                    headers = {name: value for name, value in headers.items() if name.lower() not in _CREDENTIALS}
+                fetched, location = await self._once(url, host, headers, policy)
+            except UrlNotAllowedError as refused:
+                if not hop:
+                    raise
+                raise RedirectRefusedError(refused.message, refused.hint, target=url) from None
             if fetched is not None:
                 return fetched
             url = urljoin(url, location)

@@ -4,8 +4,9 @@ Talks to GitHub's REST API (or a GitHub Enterprise server's: ``DOCS_MCP_GITHUB_A
 ``https://api.github.com``): the repository's default branch when no ref is given, the commit the
 ref names, then the tarball of that commit, through the fetcher's safety checks like every remote
 read. A token from the environment (``GITHUB_TOKEN``, else ``GH_TOKEN``) is sent as a bearer token
-for private repositories and a higher rate limit; it is never logged, shown or stored, and never
-sent to another host than the API's (the archive download's redirect drops it).
+for private repositories and a higher rate limit; it is never logged, shown or stored, never sent to
+another origin than the API's (scheme, host and port: the archive download's redirect drops it), and
+never sent over plain http (but to this machine's loopback, which it never leaves).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from urllib.parse import quote
 
 from docs_mcp.indexer.sources.errors import InvalidContentError, RemotePageNotFoundError, SourceError, SourceUnavailableError
 from docs_mcp.indexer.sources.fetch import Fetcher
-from docs_mcp.indexer.sources.safety import FetchPolicy, host_of
+from docs_mcp.indexer.sources.safety import FetchPolicy, host_of, private_channel
 
 API_ENV = "DOCS_MCP_GITHUB_API"
 TOKEN_ENVS = ("GITHUB_TOKEN", "GH_TOKEN")
@@ -151,6 +152,11 @@ class GitHubClient:
 
     def _headers(self) -> dict[str, str]:
         headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28"}
+        if self._settings.token and not private_channel(self._settings.api):
+            raise RepositoryError(
+                f"{API_ENV} is a plain http address ({self._settings.api}); the GitHub token is never sent in clear.",
+                "Set the API's https:// address, or unset GITHUB_TOKEN and GH_TOKEN to read public repositories without a token.",
+            )
         if self._settings.token:
             headers["Authorization"] = f"Bearer {self._settings.token}"
         return headers

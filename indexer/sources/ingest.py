@@ -29,6 +29,7 @@ from docs_mcp.indexer.errors import IndexChangedError, IndexLockedError
 from docs_mcp.indexer.index_file import live_generation, open_index
 from docs_mcp.indexer.libraries.spec import LibrarySpec
 from docs_mcp.indexer.libraries.store import catalog_entries
+from docs_mcp.indexer.readable_name import documentation_of
 from docs_mcp.indexer.schema import METADATA_FILE
 from docs_mcp.indexer.records import IndexReport
 from docs_mcp.indexer.sources.page_cache import CachedPage
@@ -154,7 +155,7 @@ def _iso(epoch: float) -> str:
 def _write_documents(root: Path, source: SourcePages) -> None:
     # The corpus description a one-library index shows in search_docs' description.
     about = source.library.description or source.llms.summary
-    description = f"{source.library.name or source.llms.title} documentation" + (f": {about}" if about else "")
+    description = documentation_of(source.library.name or source.llms.title) + (f": {about}" if about else "")
     root.mkdir(parents=True)
     (root.parent / "metadata.json").write_text(json.dumps({"corpus_description": description}), encoding="utf-8")
     paths = source.paths()

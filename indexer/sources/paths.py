@@ -5,14 +5,16 @@ host/path), but the derivation is lossy: ``guide.html`` and ``guide.md`` both re
 ``guide.md``, ``a b`` and ``a-b`` as ``a-b``. Paths are therefore given for a library's
 URLs together: where several would share one (compared case-insensitively, as a macOS
 checkout would), the URL that spells the path exactly keeps it, else the first URL in sorted
-order, and every other one gets a short hash of its URL, so no page overwrites another.
+order, and every other one gets a short hash of its URL, so no page overwrites another. A path
+that needs a folder where another page is a file (``guide.md`` and ``guide.md/install.md``), or the
+reverse, is numbered (``guide.md-2/install.md``): :func:`distinct_paths`, which crawled sites use too.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from typing import Iterable
+from typing import Hashable, Iterable, Mapping, TypeVar
 from urllib.parse import urlsplit
 
 LLMS_PAGE = "llms.md"  # the llms.txt itself, always at the library's root
@@ -22,6 +24,7 @@ MAX_NAME_BYTES = 200
 _KEEP_SUFFIXES = (".md", ".markdown", ".mdx")
 _REPLACE_SUFFIXES = (".html", ".htm", ".txt")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+Key = TypeVar("Key", bound=Hashable)
 
 
 def page_paths(urls: Iterable[str], llms_url: str) -> dict[str, str]:
@@ -29,7 +32,7 @@ def page_paths(urls: Iterable[str], llms_url: str) -> dict[str, str]:
     claims: dict[str, list[str]] = {LLMS_PAGE: [llms_url]}
     for url in sorted(set(urls) - {llms_url}):
         claims.setdefault(page_path(url, llms_url).casefold(), []).append(url)
-    paths = {llms_url: LLMS_PAGE}
+    paths: dict[str, str] = {llms_url: LLMS_PAGE}
     for claimants in claims.values():
         if claimants[0] == llms_url:
             keeper, others = llms_url, claimants[1:]
@@ -39,7 +42,7 @@ def page_paths(urls: Iterable[str], llms_url: str) -> dict[str, str]:
             paths[keeper] = page_path(keeper, llms_url)
         for url in others:
             paths[url] = _suffixed(page_path(url, llms_url), url)
-    return paths
+    return distinct_paths(paths)
 
 
 def page_path(url: str, llms_url: str) -> str:
@@ -81,6 +84,35 @@ def bounded_name(name: str) -> str:
         stem, dot, suffix = name, "", ""
     keep = MAX_NAME_BYTES - 9 - len(f"{dot}{suffix}".encode())
     return f"{stem.encode()[:keep].decode('utf-8', errors='ignore')}-{_hash8(name)}{dot}{suffix}"
+
+
+def distinct_paths(wanted: Mapping[Key, str]) -> dict[Key, str]:
+    """Each key's path, in order, none on another's path and none where another needs a folder, or the reverse.
+
+    ``coll.html`` (a file) and ``coll.html/index.html`` (a file in a folder of that name) cannot both be
+    written, nor ``Guide.html`` and ``guide.html`` on a file system that ignores case: the later one gets
+    ``-2`` (``-3``...) on the name that clashes (``coll.html-2/index.html``, ``guide-2.html``).
+    """
+    files: set[str] = set()
+    folders: set[str] = set()
+    out: dict[Key, str] = {}
+    for key, path in wanted.items():
+        segments = path.split("/")
+        for at in range(len(segments)):
+            taken = files | folders if at == len(segments) - 1 else files
+            name, n = segments[at], 1
+            while "/".join(segments[: at + 1]).casefold() in taken:
+                n += 1
+                segments[at] = _numbered(name, n, is_file=at == len(segments) - 1)
+        out[key] = "/".join(segments)
+        files.add(out[key].casefold())
+        folders.update("/".join(segments[:at]).casefold() for at in range(1, len(segments)))
+    return out
+
+
+def _numbered(name: str, n: int, *, is_file: bool) -> str:
+    stem, dot, suffix = name.rpartition(".")
+    return f"{stem}-{n}.{suffix}" if is_file and dot and stem else f"{name}-{n}"
 
 
 def _spelled_exactly(url: str, llms_url: str) -> bool:

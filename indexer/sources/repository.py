@@ -21,6 +21,7 @@ from typing import Any, Iterator, Mapping
 from docs_mcp.indexer.build import Documents, write_source
 from docs_mcp.indexer.file_rules import FileRules
 from docs_mcp.indexer.libraries.spec import LibrarySpec, check_library_id
+from docs_mcp.indexer.readable_name import documentation_of
 from docs_mcp.indexer.records import IndexReport
 from docs_mcp.indexer.sources.archive import ArchiveError, unpack_docs
 from docs_mcp.indexer.sources.config import SourceSettings
@@ -73,10 +74,10 @@ class RepositorySource:
             root = Path(folder) / "docs"
             root.mkdir()
             try:
-                unpack_docs(io.BytesIO(self.archive), root)
+                unpack_docs(io.BytesIO(self.archive), root, f"the archive of {self.resolved.spec.full_name}")
             except ArchiveError as error:
-                raise InvalidContentError(f"The archive of {self.resolved.spec.full_name} {error}.", "Try again; report it if it persists.") from None
-            description = self.spec.description or f"{self.spec.name} documentation"
+                raise InvalidContentError(f"The archive of {self.resolved.spec.full_name} {error}.", error.hint) from None
+            description = self.spec.description or documentation_of(self.spec.name)
             (Path(folder) / "metadata.json").write_text(json.dumps({"corpus_description": description}), encoding="utf-8")
             yield Documents(root, rules=self.rules)
 

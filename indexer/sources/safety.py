@@ -41,6 +41,11 @@ _ALSO_FORBIDDEN = (
 _NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
 _IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
 _HINT = "Call get_library_info on the library first (its llms.txt domains become readable), or add the domain to DOCS_MCP_FETCH_ALLOW."
+# Documentation on a private network is read from a copy on disk: the fetcher never reaches such an address.
+PRIVATE_HINT = (
+    "Only public documentation sites are fetched. For a site on a private network, mirror it (e.g. wget --mirror "
+    "--no-parent URL) and index the folder: docs-mcp index FOLDER --library ORG/NAME."
+)
 _SHAPE_HINT = "Pass a full http(s) URL (https://docs.example.com/page), or read an indexed page with path and library_id."
 
 Resolver = Callable[[str, int], list[str]]
@@ -89,6 +94,24 @@ def host_of(url: str) -> str:
         return (urlsplit(url).hostname or "").lower()
     except ValueError:
         return ""
+
+
+def origin_of(url: str) -> tuple[str, str, int]:
+    """(scheme, host, port) of ``url``, the default port filled in: what credentials are bound to."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    return scheme, (parts.hostname or "").lower(), parts.port or (443 if scheme == "https" else 80)
+
+
+def private_channel(url: str) -> bool:
+    """Whether a secret may travel to ``url``: over https, or over plain http to this machine (loopback never leaves it)."""
+    scheme, host, _ = origin_of(url)
+    if scheme == "https":
+        return True
+    try:
+        return scheme == "http" and (host == "localhost" or ipaddress.ip_address(host).is_loopback)
+    except ValueError:
+        return False
 
 
 def check_url(url: str, policy: FetchPolicy) -> tuple[str, int]:
@@ -144,7 +167,7 @@ def check_address(address: str, policy: FetchPolicy, host: str) -> None:
             raise UrlNotAllowedError(
                 f"'{host}' resolves to {ip}, which carries the IPv4 address {carried} ({kind}); a private, loopback, "
                 "link-local or metadata address is never fetched.",
-                "Only public documentation sites can be read.",
+                PRIVATE_HINT,
             )
         if kind != "IPv4-compatible":
             return  # e.g. a public site reached through DNS64/NAT64 on an IPv6-only network
@@ -153,13 +176,13 @@ def check_address(address: str, policy: FetchPolicy, host: str) -> None:
             return
         raise UrlNotAllowedError(
             f"'{host}' resolves to {ip}, a loopback address; it is fetched only in the test mode {LOOPBACK_ENV}=1.",
-            f"To test against a site on this machine, start the server with {LOOPBACK_ENV}=1 (local testing only, never "
-            "in production); public documentation sites need no setting.",
+            f"To test against a site on this machine, set {LOOPBACK_ENV}=1 in the environment of the docs-mcp command or "
+            "server that fetches it (local testing only, never in production); public documentation sites need no setting.",
         )
     if _forbidden(ip):
         raise UrlNotAllowedError(
             f"'{host}' resolves to {ip}, a private, link-local, reserved or metadata address; it is never fetched.",
-            "Only public documentation sites can be read.",
+            PRIVATE_HINT,
         )
 
 

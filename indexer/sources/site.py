@@ -24,7 +24,9 @@ from typing import Any, Callable, Iterator, Mapping
 from bs4 import BeautifulSoup
 
 from docs_mcp.indexer.build import Documents, write_source
+from docs_mcp.indexer.charsets import html_text
 from docs_mcp.indexer.libraries.spec import LibrarySpec
+from docs_mcp.indexer.readable_name import documentation_of
 from docs_mcp.indexer.records import IndexReport
 from docs_mcp.indexer.sources.config import SOURCES_FOLDER, SourceSettings
 from docs_mcp.indexer.sources.crawl_store import CrawlStore
@@ -32,6 +34,7 @@ from docs_mcp.indexer.sources.crawler import CrawlLimits, CrawlReport, CrawlStep
 from docs_mcp.indexer.sources.errors import InvalidContentError
 from docs_mcp.indexer.sources.fetch import Fetcher
 from docs_mcp.indexer.sources.ingest import index_embeddings, stored_entry
+from docs_mcp.indexer.sources.paths import distinct_paths
 from docs_mcp.indexer.sources.safety import host_of
 from docs_mcp.indexer.sources.site_links import normal_url, page_path, section_names
 
@@ -69,19 +72,8 @@ class SiteSource:
     spec: LibrarySpec
 
     def paths(self) -> dict[str, str]:
-        """URL -> document path (below the library's mount), no two pages on one path."""
-        out: dict[str, str] = {}
-        taken: set[str] = set()
-        for url in self.pages:
-            path = page_path(url, self.crawl.scope)
-            stem, dot, suffix = path.rpartition(".")
-            n = 1
-            while path in taken:
-                n += 1
-                path = f"{stem}-{n}.{suffix}" if dot else f"{path}-{n}"
-            taken.add(path)
-            out[url] = path
-        return out
+        """URL -> document path (below the library's mount): no two pages on one path, no page where another needs a folder."""
+        return distinct_paths({url: page_path(url, self.crawl.scope) for url in self.pages})
 
     def digests(self) -> dict[str, str]:
         """URL -> content hash of every page (a refresh writes nothing when these are the indexed ones)."""
@@ -93,7 +85,7 @@ class SiteSource:
         with tempfile.TemporaryDirectory(prefix="docs-mcp-site-") as folder:
             root = Path(folder) / "docs"
             root.mkdir()
-            description = self.spec.description or f"{self.spec.name} documentation"
+            description = self.spec.description or documentation_of(self.spec.name)
             (Path(folder) / "metadata.json").write_text(json.dumps({"corpus_description": description}), encoding="utf-8")
             for url, path in self.paths().items():
                 target = root / path
@@ -140,12 +132,15 @@ def add_site(
     try:
         crawl = SiteCrawler(fetcher, store, request.limits, progress=progress).crawl(request.library_id, request.url)
         pages = {page.url: store.body(request.library_id, page.url) for page in store.pages(request.library_id)}
+        start = store.get(request.library_id, crawl.start_url)
     finally:
         store.close()
         fetcher.close()
     if not pages:
+        # What the start URL answered (its status, or why it is no page) says what to check first.
+        why = "" if start is None or not start.note else f": {start.note if start.note.startswith(start.url) else f'{start.url}: {start.note}'}"
         raise InvalidContentError(
-            f"No HTML documentation page was found under {crawl.scope} ({crawl.skipped} skipped, {crawl.failed} failed).",
+            f"No HTML documentation page was found under {crawl.scope} ({crawl.skipped} skipped, {crawl.failed} failed){why.rstrip('.')}.",
             "Check the URL (the crawl stays under its folder), or the site's robots.txt.",
         )
     start_html = pages.get(crawl.start_url) or next(iter(pages.values()))
@@ -154,7 +149,7 @@ def add_site(
         name=request.name or _title(start_html) or request.library_id,
         description=request.description,
         languages=request.languages,
-        sections=section_names(start_html.decode("utf-8", errors="replace"), crawl.start_url, crawl.scope),
+        sections=section_names(html_text(start_html), crawl.start_url, crawl.scope),
     )
     source = SiteSource(request, crawl, pages, spec)
     previous = stored_entry(index_dir, request.library_id)
@@ -171,7 +166,7 @@ def _same_spec(entry: Mapping[str, Any], spec: LibrarySpec) -> bool:
 
 
 def _title(html: bytes) -> str:
-    soup = BeautifulSoup(html.decode("utf-8", errors="replace"), "html.parser")
+    soup = BeautifulSoup(html_text(html), "html.parser")
     heading = soup.find("h1")
     title = heading.get_text(" ", strip=True) if heading else (soup.title.get_text(" ", strip=True) if soup.title else "")
     return " ".join(title.replace("¶", "").split())

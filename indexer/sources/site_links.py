@@ -1,16 +1,22 @@
 """What the site crawler reads of a page besides its text: the links it follows, the canonical URL, robots meta.
 
-URLs are compared in one normal form: scheme and host lower-cased, the default port and the fragment
-dropped, an empty path made ``/``; the query is kept (some sites page with it) but for common
-tracking parameters. A crawl covers one scope: the start URL's scheme, host and port, and the
-folder of its path (``https://docs.python.org/3/library/`` for ``.../3/library/index.html``).
+Every URL the crawler meets is put in one normal form (``normal_url``) before anything looks at it,
+and the scope check, robots.txt, the crawl store's deduplication, the fetch and the page's file name
+all use that form only: scheme and host lower-cased, the default port and the fragment dropped, an
+empty path made ``/``; in the path, backslashes read as slashes, and so do encoded ones (``%2F``,
+``%5C``: many servers decode them), runs of slashes collapse to one, escaped unreserved characters
+are decoded (``%2e`` is a dot), then dot segments are resolved (``/docs/../private/`` is
+``/private/``), so the URL that is checked is the URL the server serves. The query is kept (some
+sites page with it) but for common tracking parameters. A crawl covers one scope: the start URL's
+scheme, host and port, and the folder of its path (``https://docs.python.org/3/library/`` for
+``.../3/library/index.html``).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, unquote, urlencode, urljoin, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urljoin, urlsplit, urlunsplit
 
 from bs4 import BeautifulSoup
 
@@ -19,6 +25,11 @@ from docs_mcp.indexer.sources.paths import bounded_name
 
 _TRACKING = ("utm_", "fbclid", "gclid", "mc_")
 _UNSAFE_PATH = re.compile(r"[\x00-\x1f\x7f#?\\%*]")
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+_PATH_SAFE = "/!$&'()*+,;=:@%" + "".join(sorted(_UNRESERVED))
+_SLASH_ESCAPES = re.compile(r"%(2f|5c)", re.IGNORECASE)
+_SLASH_RUNS = re.compile(r"/{2,}")
 _HTML_SUFFIXES = (".html", ".htm")
 _NOT_PAGES = (
     ".png", ".jpg", ".jpeg", ".gif", ".svg", ".ico", ".webp", ".css", ".js", ".json", ".xml", ".zip", ".gz", ".tgz", ".bz2",
@@ -52,7 +63,39 @@ def normal_url(url: str, base: str = "") -> str:
     if ":" in host and not host.startswith("["):
         netloc = f"[{host}]" if port in (None, default) else f"[{host}]:{port}"
     query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not k.lower().startswith(_TRACKING)])
-    return urlunsplit((scheme, netloc, parts.path or "/", query, ""))
+    return urlunsplit((scheme, netloc, normal_path(parts.path), query, ""))
+
+
+def normal_path(path: str) -> str:
+    """A URL path as the server resolves it: one spelling for one resource, no dot segment left.
+
+    ``/docs\\..%2fprivate//%2E%2e/x`` -> ``/x``. Characters a URL may not hold are escaped
+    (as the HTTP client would send them), escapes of unreserved characters decoded, the others
+    upper-cased.
+    """
+    path = _SLASH_ESCAPES.sub("/", path.replace("\\", "/"))
+    path = quote(_ESCAPE.sub(_unescape_unreserved, path), safe=_PATH_SAFE)
+    path = _ESCAPE.sub(lambda match: "%" + match.group(1).upper(), _lone_percents(path))
+    segments: list[str] = []
+    for segment in _SLASH_RUNS.sub("/", "/" + path).split("/")[1:]:
+        if segment == "..":
+            if segments:
+                segments.pop()
+        elif segment not in (".", ""):
+            segments.append(segment)
+    last = path.rsplit("/", 1)[-1]
+    folder = last in ("", ".", "..")
+    return "/" + "/".join(segments) + ("/" if folder and segments else "")
+
+
+def _unescape_unreserved(match: re.Match[str]) -> str:
+    char = chr(int(match.group(1), 16))
+    return char if char in _UNRESERVED else match.group(0)
+
+
+def _lone_percents(path: str) -> str:
+    """``%`` not opening an escape, escaped itself (``100%`` -> ``100%25``)."""
+    return re.sub(r"%(?![0-9A-Fa-f]{2})", "%25", path)
 
 
 def scope_of(start: str) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import socket
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import orjson
 import typer
@@ -45,27 +45,27 @@ def publish_command(
 ) -> None:
     """Copy the finished generation of --index and its checksum manifest to shared storage, stage it, and wait
     while every healthy replica pulls, verifies and warms it; the live pointer then flips."""
-    from docs_mcp.indexer.fleet import registry
-    from docs_mcp.indexer.fleet.control import build_lock, connect, ensure_schema
+    from docs_mcp.indexer.fleet.control import build_lock, connect, ensure_schema, translated
     from docs_mcp.indexer.fleet.publish import FlipPolicy, publish
     from docs_mcp.indexer.fleet.storage import DirectoryStorage
 
     fleet = _fleet(database_url, storage, config)
     conn = connect(fleet.database_url, application="docs-mcp-publish")
     try:
-        ensure_schema(conn)
-        publisher = socket.gethostname()
-        with build_lock(conn, publisher):
-            if build is not None:
-                from docs_mcp.indexer import build_index
+        with translated(fleet.database_url):
+            ensure_schema(conn)
+            publisher = socket.gethostname()
+            with build_lock(conn, publisher):
+                if build is not None:
+                    from docs_mcp.indexer import build_index
 
-                typer.echo(f"building {build} into {index}", err=True)
-                build_index(build, index, embeddings=embeddings)
-            policy = FlipPolicy(fleet.warm_timeout, fleet.heartbeat_ttl)
-            report = publish(index, DirectoryStorage(fleet.storage), conn, publisher=publisher, policy=policy, wait=wait,
-                             notify=lambda line: typer.echo(line, err=True))
-            pruned = registry.prune(conn, DirectoryStorage(fleet.storage), cursor_lifetime=fleet.cursor_lifetime,
-                                    heartbeat_ttl=fleet.heartbeat_ttl)
+                    typer.echo(f"building {build} into {index}", err=True)
+                    build_index(build, index, embeddings=embeddings)
+                policy = FlipPolicy(fleet.warm_timeout, fleet.heartbeat_ttl)
+                report = publish(index, DirectoryStorage(fleet.storage), conn, publisher=publisher, policy=policy, wait=wait,
+                                 notify=lambda line: typer.echo(line, err=True),
+                                 reconnect=lambda: connect(fleet.database_url, application="docs-mcp-publish"))
+        pruned = _prune(fleet, conn)
     finally:
         conn.close()
     if as_json:
@@ -118,6 +118,28 @@ def status(
     typer.echo("")
     for at, replica, event, generation in reversed(recent):
         typer.echo(f"{_iso(at)}  {event:<10} {generation or '':<26} {replica or ''}")
+
+
+def _prune(fleet: FleetSettings, conn: Any) -> list[str]:
+    """Prune old generations after a publish (on a new connection if the publish's was lost); a failure only warns:
+    the generation is published, and the next publish prunes."""
+    from docs_mcp.indexer.fleet import registry
+    from docs_mcp.indexer.fleet.control import connect, translated
+    from docs_mcp.indexer.fleet.errors import FleetError
+    from docs_mcp.indexer.fleet.storage import DirectoryStorage
+
+    try:
+        with translated(fleet.database_url):
+            fresh = connect(fleet.database_url, application="docs-mcp-publish") if conn.broken else conn
+            try:
+                return registry.prune(fresh, DirectoryStorage(fleet.storage), cursor_lifetime=fleet.cursor_lifetime,
+                                      heartbeat_ttl=fleet.heartbeat_ttl)
+            finally:
+                if fresh is not conn:
+                    fresh.close()
+    except FleetError as error:
+        typer.echo(f"warning: old generations were not pruned: {error.message} The next publish prunes them.", err=True)
+        return []
 
 
 def _fleet(database_url: Optional[str], storage: Optional[str], config: Optional[Path]) -> FleetSettings:

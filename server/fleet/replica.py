@@ -10,7 +10,8 @@ or every second. Each pass:
    and the prepared generation goes live at once (a replica that missed the flip, or started
    later, pulls and warms it first);
 3. the heartbeat reports the generation served and every one held warm;
-4. the flip is evaluated (any replica may decide it: registry.try_flip);
+4. the flip is evaluated (any replica may decide it: registry.try_flip), except during the heartbeat TTL after
+   a reconnect, when the heartbeats of the replicas cut off by the same outage are still stale;
 5. local generations no longer held (the replaced one stays for the cursor lifetime) are deleted.
 
 PostgreSQL being down does not stop serving: the replica keeps its generation and retries.
@@ -75,6 +76,7 @@ class ReplicaAgent:
         self._dropped_for: str | None = None
         self._registry_live: str | None = None
         self._contact = time.monotonic()
+        self._decide_from = 0.0  # after a reconnect, the flip is left to others until the replicas cut off with it beat again
         self._failing: dict[str, str] = {}  # generation -> the error its last warm-up failed with
         self.passes = 0  # passes completed: an operator (or a test) can tell a stalled agent from a waiting one
 
@@ -140,6 +142,7 @@ class ReplicaAgent:
                 if self._conn is None:
                     self._conn = connect(self.settings.database_url, application="docs-mcp-replica")
                     listening = False
+                    self._decide_from = time.monotonic() + self.settings.heartbeat_ttl
                 if not listening:
                     self._conn.execute(f"LISTEN {FLEET_CHANNEL}")
                     listening = True
@@ -178,7 +181,10 @@ class ReplicaAgent:
         served = self._live.current().generation
         self._registry_live = current.generation if current else None
         self._dropped_for = heartbeat(conn, ReplicaState(self.name, self._url, served, self._live.held()))
-        registry.try_flip(conn, warm_timeout=self.settings.warm_timeout, heartbeat_ttl=self.settings.heartbeat_ttl)
+        if time.monotonic() >= self._decide_from:
+            # Right after an outage every other replica's heartbeat looks stale; deciding then would flip
+            # without the replicas that are reconnecting, which would serve the old generation meanwhile.
+            registry.try_flip(conn, warm_timeout=self.settings.warm_timeout, heartbeat_ttl=self.settings.heartbeat_ttl)
         self._prune({served, *(g.generation for g in staged[:1]), *((current.generation,) if current else ())})
 
     def _warm(self, conn: Any, generation: registry.Generation) -> bool:

@@ -181,6 +181,15 @@ def _folder_from_environment(variable: str, default: Path) -> Path:
     return Path(value).expanduser() if value else default
 
 
+def config_folders(home: Path) -> tuple[Path, ...]:
+    """The clients' user folders, which their variables may put outside the home folder (CLAUDE_CONFIG_DIR, CODEX_HOME)."""
+    return (
+        _folder_from_environment("CLAUDE_CONFIG_DIR", home / ".claude"),
+        _folder_from_environment("CODEX_HOME", home / ".codex"),
+        vscode_user_dir(home),
+    )
+
+
 def vscode_user_dir(home: Path) -> Path:
     """VS Code's user settings folder (where its user mcp.json lives) on this platform."""
     if sys.platform == "darwin":

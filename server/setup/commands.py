@@ -38,7 +38,7 @@ def setup(
     project: Path = typer.Option(Path("."), "--project", show_default=False, help="The project folder (default: the current folder)."),
     index: Optional[Path] = typer.Option(None, "--index", help=f"The index to serve (default: {DEFAULT_INDEX_DIR} in the project folder)."),
     name: str = typer.Option("docs-mcp", "--name", help="Name of the server entry, the rule file and the skill."),
-    command: Optional[str] = typer.Option(None, "--command", help="Command that runs docs-mcp (default: 'docs-mcp' when it is on PATH, else this installation's)."),
+    command: Optional[str] = typer.Option(None, "--command", help="Command that runs docs-mcp (default: this installation's absolute path in a virtual environment, else 'docs-mcp' when PATH finds it)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show the changes as a diff; write nothing."),
     remove: bool = typer.Option(False, "--remove", help="Take out what setup wrote: the entry, the rule block, the files it created."),
 ) -> None:
@@ -54,7 +54,8 @@ def setup(
     from docs_mcp.indexer import open_index
     from docs_mcp.server.instructions import IndexSummary
     from docs_mcp.server.setup.clients import CLIENTS, Scope
-    from docs_mcp.server.setup.plan import SetupRequest, apply, plan
+    from docs_mcp.server.setup.files import locked
+    from docs_mcp.server.setup.plan import SetupRequest, apply, plan, roots
 
     project = project.expanduser().resolve()
     index_dir = (index.expanduser() if index else project / DEFAULT_INDEX_DIR).resolve()
@@ -73,11 +74,12 @@ def setup(
         command=tuple(shlex.split(command)) if command else _this_docs_mcp(),
         summary=summary,
     )
-    target, changes = plan(request, remove=remove)
+    with locked(roots(request)):  # another run's change lands before this one reads, not between its read and write
+        target, changes = plan(request, remove=remove)
+        if not dry_run:
+            apply(changes)
     if dry_run:
         _show_diff(changes)
-    else:
-        apply(changes)
     for change in changes:
         action = f"would be {change.action}" if dry_run and change.changed else change.action
         typer.echo(f"{action}: {change.path} ({change.what})", err=True)
@@ -95,14 +97,20 @@ def setup(
 
 
 def _this_docs_mcp() -> tuple[str, ...]:
-    """The command that runs this installation: ``docs-mcp`` when PATH finds this very program, else its path."""
-    running = Path(sys.argv[0]).resolve() if sys.argv and sys.argv[0] else None
+    """The command that runs this installation, for a client started from any shell.
+
+    Its absolute path when it runs from a virtual environment (which another shell has not activated)
+    or is not what PATH finds; ``docs-mcp`` when it is installed outside one and PATH finds this very
+    program, so a project file shared with the team names no path of this machine.
+    """
+    running = Path(sys.argv[0]).absolute() if sys.argv and Path(sys.argv[0]).name == "docs-mcp" else None
+    if running is None:
+        return (sys.executable, "-m", "docs_mcp")
     found = shutil.which("docs-mcp")
-    if found and (running is None or running.name != "docs-mcp" or Path(found).resolve() == running):
+    in_virtual_environment = sys.prefix != sys.base_prefix
+    if not in_virtual_environment and found and Path(found).resolve() == running.resolve():
         return ("docs-mcp",)
-    if running is not None and running.name == "docs-mcp":
-        return (str(running),)
-    return (sys.executable, "-m", "docs_mcp")
+    return (str(running),)
 
 
 def _show_diff(changes) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from docs_mcp.errors import DocsMcpError
 
+TOO_DEEP_HINT = "No client config nests that deep: check the file (or move it aside) and run `docs-mcp setup` again; nothing was written."
+
 
 class SetupError(DocsMcpError):
     """`docs-mcp setup` cannot configure the client as asked."""

@@ -196,7 +196,7 @@ def _insert(text: str, node: Node, key: str, value: Any) -> str:
 
 def _cut(text: str, node: Node, key: str) -> str:
     """Remove member ``key`` of ``node`` with the separator before it (or, as the first of several, after it)."""
-    index = next(i for i, m in enumerate(node.members) if m.key == key)
+    index = max(i for i, m in enumerate(node.members) if m.key == key)  # the one clients read, as node.member()
     member = node.members[index]
     if index:  # the inverse of _insert after a last member
         return text[: node.members[index - 1].end] + text[member.end :]

@@ -2,15 +2,18 @@
 
 VS Code's ``mcp.json`` is JSON with comments (``//``, ``/* */``) and trailing commas; the other clients'
 files are plain JSON, a subset.  Each value records its span, each object its members in file order.
+A key written twice means its last value, as clients (JavaScript's ``JSON.parse``, Python's ``json``) read it.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
-from docs_mcp.server.setup.errors import ConfigFileError
+from docs_mcp.server.setup.errors import TOO_DEEP_HINT, ConfigFileError
+
+MAX_DEPTH = 200  # objects and arrays inside each other; client configs nest a handful, Python's stack far fewer than 3,000
 
 
 @dataclass
@@ -35,7 +38,8 @@ class Node:
     is_array: bool = False
 
     def member(self, key: str) -> Member | None:
-        return next((m for m in self.members if m.key == key), None)
+        """The member ``key`` clients read: the last one when the key is written twice."""
+        return next((m for m in reversed(self.members) if m.key == key), None)
 
 
 class Parser:
@@ -45,6 +49,7 @@ class Parser:
         self.text = text
         self.path = path
         self.pos = 0
+        self.depth = 0
 
     def document(self) -> Node:
         self._space()
@@ -54,9 +59,11 @@ class Parser:
             self._fail("unexpected text after the end of the JSON document")
         return node
 
-    def _fail(self, what: str) -> None:
-        line = self.text.count("\n", 0, self.pos) + 1
-        raise ConfigFileError(self.path, f"is not valid JSON: {what} (line {line})")
+    def _fail(self, what: str) -> NoReturn:
+        raise ConfigFileError(self.path, f"is not valid JSON: {what} (line {self._line()})")
+
+    def _line(self) -> int:
+        return self.text.count("\n", 0, self.pos) + 1
 
     def _space(self) -> None:
         text, n = self.text, len(self.text)
@@ -79,13 +86,19 @@ class Parser:
         if self.pos >= len(self.text):
             self._fail("the document ends early")
         char = self.text[self.pos]
-        if char == "{":
-            return self._object()
-        if char == "[":
-            return self._array()
+        if char in "{[":
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                raise ConfigFileError(
+                    self.path, f"nests objects and arrays more than {MAX_DEPTH} deep (line {self._line()})",
+                    TOO_DEEP_HINT,
+                )  # fmt: skip
+            node = self._object() if char == "{" else self._array()
+            self.depth -= 1
+            return node
         if char == '"':
             start = self.pos
-            return Node(start, self._string_end(), json.loads(self.text[start : self.pos]))
+            return Node(start, self._string_end(), self._string_value(start))
         return self._scalar()
 
     def _string_end(self) -> int:
@@ -102,6 +115,14 @@ class Parser:
             i += 1
         self._fail("a string is never closed")
         return 0  # unreachable
+
+    def _string_value(self, start: int) -> str:
+        """The string from ``start`` (its opening quote) to the position _string_end() left."""
+        try:
+            return json.loads(self.text[start : self.pos])
+        except ValueError:
+            string, self.pos = self.text[start : self.pos], start
+            self._fail(f"invalid escape or control character in the string {string[:40]}")
 
     def _scalar(self) -> Node:
         start = self.pos
@@ -124,7 +145,8 @@ class Parser:
             if not self._at('"'):
                 self._fail("expected a quoted key or }")
             key_start = self.pos
-            key = json.loads(self.text[key_start : self._string_end()])
+            self._string_end()
+            key = self._string_value(key_start)
             self._space()
             if not self._at(":"):
                 self._fail(f"expected : after the key {key!r}")

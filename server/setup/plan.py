@@ -1,30 +1,32 @@
 """What `docs-mcp setup CLIENT` changes, file by file, and applying it.
 
 A plan is computed first, from the files as they are: for each file the text before and after.
-``--dry-run`` prints the plan; otherwise each changed file is replaced atomically (a temporary file
-beside it, then a rename, keeping its permissions and writing through a symlink).  The same plan
-with ``remove`` takes out exactly what setup put in: files it created are deleted (and the folders
-it created for them, when left empty), the other files get their original bytes back.
+``--dry-run`` prints the plan; otherwise each changed file is replaced atomically (see files.py: inside
+the project or home folder only, under a lock held from plan to apply).  The same plan with ``remove``
+takes out exactly what setup put in: files it created are deleted (and the folders it created for
+them, when left empty), the other files get their original bytes back.
+
+Setup changes only what it wrote: its blocks carry marker lines, its JSON server entries the
+SETUP_MARKER variable in their ``env``.  A same-named entry without it is the user's, and refused.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from docs_mcp.server.instructions import CommandLine, IndexSummary, agent_rule, skill
-from docs_mcp.server.setup import blocks, json_members
-from docs_mcp.server.setup.clients import Client, IndexPath, RuleFile, Scope, ServerFile, Target
-from docs_mcp.server.setup.errors import ConfigFileError, SetupError
+from docs_mcp.server.setup import blocks, files, json_members
+from docs_mcp.server.setup.clients import Client, IndexPath, RuleFile, Scope, ServerFile, Target, config_folders
+from docs_mcp.server.setup.errors import TOO_DEEP_HINT, ConfigFileError, SetupError
 
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,47}")
 APPROVALS_KEY = "enabledMcpjsonServers"
+SETUP_MARKER = ("DOCS_MCP_SETUP", "1")  # in a JSON entry's env: setup wrote it (JSON has no comments to mark it)
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,7 @@ class FileChange:
     before: str | None
     after: str | None
     what: str  # "MCP server entry 'docs-mcp'", "agent rule", ...
-    base: Path = Path("/")  # the folder (project or home) the file's new folders are made under
+    root: Path = Path("/")  # the folder (project or home) the file must lie in, and its new folders are made under
 
     @property
     def changed(self) -> bool:
@@ -81,12 +83,16 @@ def plan(request: SetupRequest, *, remove: bool = False) -> tuple[Target, list[F
         changes.append(_skill_change(request, target.skill, remove))
     if target.approval is not None:
         changes.append(_approval_change(request, target, target.approval, remove))
-    # Folders setup makes for a file are removed with it: up to the project, or the home folder, that holds it.
-    return target, [replace(change, base=_base(change.path, request)) for change in changes]
+    return target, [replace(change, root=files.root_of(change.path, roots(request))) for change in changes]
+
+
+def roots(request: SetupRequest) -> tuple[Path, ...]:
+    """The folders setup's files lie in: the project, the home folder, the folders the clients' variables name."""
+    return (request.project, request.home, *config_folders(request.home))
 
 
 def apply(changes: list[FileChange]) -> None:
-    """Write every changed file (atomically), delete the ones to delete and the folders left empty under their base.
+    """Write every changed file (atomically), delete the ones to delete and the folders left empty under their root.
 
     Raises:
         ConfigFileError: a file cannot be written.
@@ -96,20 +102,21 @@ def apply(changes: list[FileChange]) -> None:
             continue
         try:
             if change.after is None:
-                change.path.unlink()
-                _prune_empty_folders(change.path.parent, change.base)
+                files.delete(change.path, change.root)
             else:
-                _write(change.path, change.after)
+                files.write(change.path, change.root, change.after)
         except OSError as error:
             raise ConfigFileError(str(change.path), f"cannot be written ({error.strerror or error})", "Check its permissions and run setup again.") from None
 
 
-def server_entry(request: SetupRequest, servers: ServerFile) -> dict[str, Any]:
-    """The client's MCP server entry: ``docs-mcp serve --index INDEX`` over stdio."""
+def server_entry(request: SetupRequest, servers: ServerFile, *, marked: bool = True) -> dict[str, Any]:
+    """The client's MCP server entry: ``docs-mcp serve --index INDEX`` over stdio (in JSON, with SETUP_MARKER)."""
     command, *args = request.command
     entry: dict[str, Any] = {"type": "stdio"} if servers.typed else {}
     entry["command"] = command
     entry["args"] = [*args, "serve", "--index", _index_argument(request, servers.index_path)]
+    if marked and servers.fmt == "json":
+        entry["env"] = dict([SETUP_MARKER])
     return entry
 
 
@@ -136,12 +143,18 @@ def command_line(request: SetupRequest) -> CommandLine:
 def _server_change(request: SetupRequest, target: Target, remove: bool) -> FileChange:
     servers = target.servers
     name = entry_name(request, target)
-    before = _read(servers.path)
+    before = _read(servers.path, request)
     label = f"MCP server entry '{name}'"
     if servers.fmt == "toml":
         return FileChange(servers.path, before, _toml_servers(request, servers, name, before, remove), label)
     text = before or ""
     path = str(servers.path)
+    existing = json_members.member_value(text, servers.container, name, path) if text.strip() else None
+    if existing is not None and not _written_by_setup(existing, request, servers):
+        raise ConfigFileError(
+            path, f"already has the server entry {'.'.join(servers.container)}.{name}, which `docs-mcp setup` did not write",
+            f"Remove that entry yourself, or pass --name with another name (e.g. --name {request.name}-docs); nothing was written.",
+        )  # fmt: skip
     if remove:
         after: str | None = json_members.remove_member(text, servers.container, name, path)
     else:
@@ -149,12 +162,20 @@ def _server_change(request: SetupRequest, target: Target, remove: bool) -> FileC
     return FileChange(servers.path, before, _none_if_gone(before, after), label)
 
 
+def _written_by_setup(entry: Any, request: SetupRequest, servers: ServerFile) -> bool:
+    """Whether an entry is setup's: it carries SETUP_MARKER, or is exactly what setup writes now without it
+    (an entry an older setup wrote: replacing or removing it takes nothing of the user's)."""
+    env = entry.get("env") if isinstance(entry, dict) else None
+    marked = isinstance(env, dict) and env.get(SETUP_MARKER[0]) == SETUP_MARKER[1]
+    return marked or entry == server_entry(request, servers, marked=False)
+
+
 def _toml_servers(request: SetupRequest, servers: ServerFile, name: str, before: str | None, remove: bool) -> str | None:
     text = before or ""
     path = str(servers.path)
-    ours = blocks.find(text, blocks.TOML, path)
+    ours = blocks.find(text, blocks.TOML, request.name, path)
     if remove:
-        return _without_block(text, blocks.TOML, path) if ours else before
+        return _without_block(text, blocks.TOML, request.name, path) if ours else before
     outside = text if ours is None else text[: ours[0]] + text[ours[1] :]
     table = servers.container[0]
     if name in (_toml(outside, path).get(table) or {}):
@@ -164,110 +185,68 @@ def _toml_servers(request: SetupRequest, servers: ServerFile, name: str, before:
         )  # fmt: skip
     entry = server_entry(request, servers)
     body = f"[{table}.{name}]\n" + "".join(f"{key} = {json.dumps(value, ensure_ascii=False)}\n" for key, value in entry.items())
-    after = blocks.put(text, body, blocks.TOML, path) if text else blocks.block(body, blocks.TOML)
+    after = blocks.put(text, body, blocks.TOML, request.name, path) if text else blocks.block(body, blocks.TOML, request.name)
     _toml(after, path)  # the file must still read as TOML (an inline `mcp_servers = {...}` would clash)
     return after
 
 
 def _rule_change(request: SetupRequest, target: Target, rule: RuleFile, remove: bool) -> FileChange:
     body = agent_rule(request.summary, server=entry_name(request, target), cli=command_line(request), project=request.scope is Scope.project)
-    before = _read(rule.path)
+    before, name, where = _read(rule.path, request), request.name, str(rule.path)
     if rule.owned:
-        after = _owned_file(rule.path, before, rule.frontmatter, body, remove)
+        after = _owned_file(rule.path, before, rule.frontmatter, body, name, remove)
     elif remove:
-        after = _without_block(before, blocks.MARKDOWN, str(rule.path)) if before is not None else None
+        after = _without_block(before, blocks.MARKDOWN, name, where) if before is not None else None
     else:
-        after = blocks.put(before, body, blocks.MARKDOWN, str(rule.path)) if before is not None else blocks.block(body, blocks.MARKDOWN)
+        after = blocks.put(before, body, blocks.MARKDOWN, name, where) if before is not None else blocks.block(body, blocks.MARKDOWN, name)
     return FileChange(rule.path, before, after, "agent rule")
 
 
 def _skill_change(request: SetupRequest, path: Path, remove: bool) -> FileChange:
     description, body = skill(request.summary, name=request.name, cli=command_line(request))
     frontmatter = f"---\nname: {request.name}\ndescription: {json.dumps(description, ensure_ascii=False)}\n---\n"
-    before = _read(path)
-    return FileChange(path, before, _owned_file(path, before, frontmatter, body, remove), "Claude Code skill (command-line search)")
+    before = _read(path, request)
+    return FileChange(path, before, _owned_file(path, before, frontmatter, body, request.name, remove), "Claude Code skill (command-line search)")
 
 
 def _approval_change(request: SetupRequest, target: Target, path: Path, remove: bool) -> FileChange:
-    before = _read(path)
+    before = _read(path, request)
     name, key, where = entry_name(request, target), APPROVALS_KEY, str(path)
     after = json_members.remove_item(before or "", key, name, where) if remove else json_members.add_item(before or "", key, name, where)
     return FileChange(path, before, _none_if_gone(before, after), f"approval of '{name}' ({key})")
 
 
-def _owned_file(path: Path, before: str | None, frontmatter: str, body: str, remove: bool) -> str | None:
+def _owned_file(path: Path, before: str | None, frontmatter: str, body: str, name: str, remove: bool) -> str | None:
     """A file of ours: frontmatter, then our block.  A file there without our block is someone else's: refused."""
     where = str(path)
-    if before is not None and blocks.find(before, blocks.MARKDOWN, where) is None:
+    if before is not None and blocks.find(before, blocks.MARKDOWN, name, where) is None:
         if remove:
             return before
         raise ConfigFileError(where, "exists and was not written by `docs-mcp setup`", "Move it aside, or pass --name with another name.")
     if remove:
         if before is None:
             return None
-        rest = _without_block(before, blocks.MARKDOWN, where)
+        rest = _without_block(before, blocks.MARKDOWN, name, where)
         # Only our frontmatter left (whatever index it described): the file goes; text someone added stays.
         return None if rest is None or re.fullmatch(r"(---\n.*?\n---)?", rest.strip(), re.DOTALL) else rest
-    return frontmatter + blocks.block(body, blocks.MARKDOWN)
+    return frontmatter + blocks.block(body, blocks.MARKDOWN, name)
 
 
-def _without_block(text: str, style: blocks.CommentStyle, path: str) -> str | None:
+def _without_block(text: str, style: blocks.CommentStyle, name: str, path: str) -> str | None:
     """The text without our block; None (delete the file) when the file was nothing but the block setup created."""
-    span = blocks.find(text, style, path)
+    span = blocks.find(text, style, name, path)
     if span is None:
         return text
     if span[0] == 0 and span[1] == len(text):
         return None  # created holding only the block (an existing file gets a line break before it)
-    return blocks.take_out(text, style, path)
+    return blocks.take_out(text, style, name, path)
 
 
 # -- files ---------------------------------------------------------------------------------------------
 
 
-def _base(path: Path, request: SetupRequest) -> Path:
-    for root in (request.project, request.home):
-        if path.is_relative_to(root):
-            return root
-    return path.parent
-
-
-def _read(path: Path) -> str | None:
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        raise ConfigFileError(str(path), f"cannot be read ({error.strerror or error})", "Check its permissions and run setup again.") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ConfigFileError(str(path), "is not UTF-8 text", "Save it as UTF-8 and run setup again; nothing was written.") from None
-
-
-def _write(path: Path, text: str) -> None:
-    real = path.resolve() if path.is_symlink() else path
-    real.parent.mkdir(parents=True, exist_ok=True)
-    mode = real.stat().st_mode & 0o7777 if real.exists() else None
-    handle, temporary = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(text.encode("utf-8"))
-        if mode is not None:
-            os.chmod(temporary, mode)
-        os.replace(temporary, real)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def _prune_empty_folders(folder: Path, base: Path) -> None:
-    """Remove ``folder`` and its parents while they are empty, up to (not including) ``base``."""
-    while folder != base and folder.is_relative_to(base):
-        try:
-            folder.rmdir()
-        except OSError:
-            return
-        folder = folder.parent
+def _read(path: Path, request: SetupRequest) -> str | None:
+    return files.read(path, files.root_of(path, roots(request)))
 
 
 def _toml(text: str, path: str) -> dict[str, Any]:
@@ -275,6 +254,11 @@ def _toml(text: str, path: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigFileError(path, f"is not valid TOML ({error})") from None
+    except RecursionError:  # tomllib reads nested arrays and inline tables recursively
+        raise ConfigFileError(
+            path, "nests arrays or inline tables too deep to read",
+            TOO_DEEP_HINT,
+        ) from None  # fmt: skip
 
 
 def _none_if_gone(before: str | None, after: str) -> str | None:

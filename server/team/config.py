@@ -161,6 +161,12 @@ OPTIONS: tuple[Option, ...] = (
            "requests without Origin are always accepted."),
     Option("http.cors_origins", _TEXT_LIST, (), "DOCS_MCP_CORS_ORIGINS",
            "Origins allowed to call /mcp from a browser (CORS). Empty: no CORS headers; '*': any origin."),
+    Option("http.max_connections", _integer(16, 1_000_000), 1000, "DOCS_MCP_MAX_CONNECTIONS",
+           "Connections open at once; lowered to fit under the process's file limit (RLIMIT_NOFILE). Past it a new "
+           "connection closes the oldest one without a running request, or is answered 503 when all are busy."),
+    Option("http.read_timeout", _integer(1, 3600), 15, "DOCS_MCP_READ_TIMEOUT",
+           "Seconds a client has to send a whole request (headers and body) after connecting or after the previous "
+           "answer; a connection that takes longer is closed."),
     Option("keys.store", _TEXT, "", "DOCS_MCP_KEY_STORE",
            f"API key store: a SQLite file, or a postgresql:// URL. Empty: fleet.database_url when set, "
            f"else {KEY_STORE_FILE} in the index directory."),

@@ -11,6 +11,7 @@ a client (per the MCP spec) to initialize again.  GET /healthz is open to probes
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import signal
 import socket
@@ -38,6 +39,7 @@ from docs_mcp.server.gateway import Gateway
 from docs_mcp.server.team.auth import AuthMiddleware, OriginGuard, check_host_policy, host_patterns, origin_patterns
 from docs_mcp.server.team.body_limit import BodyLimit
 from docs_mcp.server.team.config import TeamSettings, load_settings
+from docs_mcp.server.team.connections import ConnectionGuard, ConnectionLimits, GuardedH11Protocol, connection_limits
 from docs_mcp.server.team.health import readiness, served_generation
 from docs_mcp.server.team.fleet_mode import open_key_reader, replica_agent
 from docs_mcp.server.team.keys import KeyReader
@@ -172,8 +174,8 @@ class DrainingServer(uvicorn.Server):
                 signal.signal(sig, handler)
 
 
-def listen(host: str, port: int) -> socket.socket:
-    """A listening TCP socket on ``host``:``port`` (port 0: a free port).
+def listen(host: str, port: int, backlog: int) -> socket.socket:
+    """A listening TCP socket on ``host``:``port`` (port 0: a free port) with a queue of ``backlog`` connections.
 
     Raises:
         OSError: the host does not resolve or the address cannot be bound.
@@ -186,7 +188,7 @@ def listen(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # rebind at once after a restart
         sock.bind(address)
-        sock.listen(2048)
+        sock.listen(backlog)
     except OSError:
         sock.close()
         raise
@@ -239,8 +241,9 @@ def run_http(
     limiter = open_limiter(settings["rate_limit.redis_url"], settings["rate_limit.redis_prefix"])
     if settings["rate_limit.redis_url"]:
         check_redis(settings["rate_limit.redis_url"])
+    limits = connection_limits(settings["http.max_connections"], settings["http.read_timeout"])
     try:
-        sock = listen(settings["server.host"], settings["server.port"])
+        sock = listen(settings["server.host"], settings["server.port"], limits.backlog)
     except OSError as error:
         raise TeamModeError(
             f"Cannot listen on {settings['server.host']}:{settings['server.port']}: {error.strerror or error}.",
@@ -252,8 +255,9 @@ def run_http(
         agent.start(live, name=default_replica_name(port), url=f"http://{settings['server.host']}:{port}")
     app = create_app(server, settings, verifier, limiter, traffic, {"fleet": agent.check} if agent else None, capacity)
     config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on", server_header=False,
-                            timeout_graceful_shutdown=settings["server.shutdown_timeout"])
-    _report_start(settings, verifier, sock)
+                            timeout_graceful_shutdown=settings["server.shutdown_timeout"], backlog=limits.backlog,
+                            http=functools.partial(GuardedH11Protocol, guard=ConnectionGuard(limits)))
+    _report_start(settings, verifier, sock, limits)
     try:
         DrainingServer(config, traffic).run(sockets=[sock])
     finally:
@@ -263,13 +267,18 @@ def run_http(
     log_event("stopped", drained=traffic.in_flight == 0)
 
 
-def _report_start(settings: TeamSettings, verifier: KeyReader, sock: socket.socket) -> None:
+def _report_start(settings: TeamSettings, verifier: KeyReader, sock: socket.socket, limits: ConnectionLimits) -> None:
     """Log where the server listens and what it serves, and warn about settings that leave it unusable or open."""
     bound_host, bound_port = sock.getsockname()[:2]
     log_event("listening", url=f"http://{settings['server.host']}:{bound_port}{MCP_PATH}", host=bound_host,
               port=bound_port, index=str(settings.index), generation=served_generation(settings.index),
               key_store="postgresql" if settings.key_store_url else str(settings.key_store), active_keys=verifier.active_count(), search_workers=settings.search_workers,
-              rate_limiter="redis" if settings["rate_limit.redis_url"] else "memory", version=__version__)
+              rate_limiter="redis" if settings["rate_limit.redis_url"] else "memory", max_connections=limits.max_connections,
+              open_files_limit=limits.open_files_limit, read_timeout=limits.read_timeout, version=__version__)
+    if limits.max_connections < limits.configured:
+        log_event(f"http.max_connections lowered from {limits.configured} to {limits.max_connections} to fit the "
+                  f"process's file limit (RLIMIT_NOFILE {limits.open_files_limit})", logging.WARNING,
+                  hint="raise the limit (ulimit -n, LimitNOFILE= in systemd) to serve more connections at once")
     if verifier.active_count() == 0:
         log_event("no API keys yet: every request is refused until one is created", logging.WARNING,
                   hint=f"docs-mcp keys create NAME --index {settings.index}")

@@ -22,6 +22,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from docs_mcp.server.gateway import REQUEST_ID_SCOPE
 from docs_mcp.server.team.auth import API_KEY_SCOPE
+from docs_mcp.server.team.log_throttle import RepeatThrottle
 from docs_mcp.redact import redact
 
 REQUEST_ID_HEADER = "x-request-id"
@@ -73,6 +74,7 @@ def configure_logging(level: str, fmt: str, secrets: tuple[str, ...] = ()) -> No
     """Send every log record (ours, uvicorn's, the MCP SDK's) to stderr in ``fmt`` ("json" or "pretty"), ``secrets`` masked."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(RedactingFormatter(JsonFormatter() if fmt == "json" else PrettyFormatter(), secrets))
+    handler.addFilter(RepeatThrottle())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

@@ -150,7 +150,7 @@ def test_taxonomy_descriptions_come_from_metadata_json_then_manifests(make_corpu
 
 def test_metadata_json_is_looked_for_in_the_root_then_its_parent(make_corpus: MakeCorpus, tmp_path: Path) -> None:
     root = make_corpus({"a.md": "# A\n"})
-    assert scan_corpus(root).corpus_description == "docs documentation"
+    assert scan_corpus(root).corpus_description == f"{tmp_path.name} documentation"  # a folder named docs names no library
     (tmp_path / "metadata.json").write_text('{"corpus_description": "from the parent"}', encoding="utf-8")
     assert scan_corpus(root).corpus_description == "from the parent"
     (root / "metadata.json").write_text('{"corpus_description": "from the root"}', encoding="utf-8")
@@ -188,7 +188,7 @@ def test_build_metadata(make_corpus: MakeCorpus) -> None:
     model = ModelIdentity("fastembed", "minilm", 384, "abc")
     assert build_metadata(scan, indexed_at="2025-01-01T00:00:00Z", embedding=model) == {
         "metadata_version": "1",
-        "corpus_description": "docs documentation",
+        "corpus_description": f"{root.parent.name} documentation",
         "taxonomy": {"language": {"description": "SDK", "values": ["go"], "vector_collapse": True, "filter_keeps": {"scope": "global*"}}},
         "stats": {"chunks": 2, "files": 1, "indexed_at": "2025-01-01T00:00:00Z"},
         "embedding": {"provider": "fastembed", "model": "minilm", "dimensions": 384},

@@ -9,8 +9,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from corpus_files import write_corpus
 
 from docs_mcp.indexer.corpus import scan_corpus
+from docs_mcp.indexer.file_rules import FileRules
 from docs_mcp.indexer.formats import convert
 from docs_mcp.indexer.formats.notebook import OUTPUT_LINES
 from docs_mcp.indexer.records import Chunk
@@ -98,7 +100,24 @@ def test_rst_includes_stay_inside_the_docs_folder(tmp_path: Path) -> None:
     assert "```python\nprint('included code')\n```" in content
     assert "hunter2" not in content and "End." in content
     (problem,) = scan.problems
-    assert problem.severity == "warning" and "../secret.rst is outside the docs folder; not included" in problem.message
+    assert problem.severity == "warning" and problem.message.startswith("../secret.rst is outside the docs folder: not included, by design")
+
+
+def test_sphinxs_standard_layout_says_its_root_includes_are_refused_by_design_and_how_to_include_them(tmp_path: Path) -> None:
+    project = write_corpus(tmp_path / "flask", {
+        "CHANGES.rst": "Version 3.0.0\n-------------\n\nReleased 2023-09-30.\n",
+        "docs/index.rst": "Flask\n=====\n\nWelcome.\n",
+        "docs/changes.rst": "Changes\n=======\n\n.. include:: ../CHANGES.rst\n",
+    })  # fmt: skip
+    (problem,) = scan_corpus(project / "docs").problems
+    assert str(problem) == (
+        "changes.rst: ../CHANGES.rst is outside the docs folder: not included, by design (a page reads only files inside the "
+        "folder being indexed); indexed the rest of the page. To include the project's root files, index the project folder: "
+        "docs-mcp index PROJECT --include 'docs/**' --include '*.rst'."
+    )
+    # What the advice says works: from the project folder, the page includes its root file.
+    scan = scan_corpus(project, rules=FileRules(include=("docs/**", "*.rst")))
+    assert scan.problems == () and "Released 2023-09-30." in "\n".join(c.content for c in scan.chunks if c.filepath == "docs/changes.rst")
 
 
 def test_html_keeps_the_main_content_and_code_languages(scan) -> None:

@@ -7,7 +7,9 @@
     GET /site/..., /repos/...        a documentation site's pages, a GitHub API lookalike's answers and archives
                                      (``site``: path -> body, media type; GitHub's API base is this server)
 
-Answers carry an ETag and honour If-None-Match (304), as the real registries do. ``requests``
+Answers carry an ETag and honour If-None-Match (304), as the real registries do. ``lie`` (a function of the
+package name and its document's JSON text) rewrites the documents served: a hostile registry. A request whose
+path ends with ``hold`` waits (``held`` is set when it arrives) until ``let_go`` is set. ``requests``
 lists every path asked, so a test can prove that a second run asked nothing; ``down`` makes every
 answer a 503 (a registry outage); ``tamper`` serves archives with a byte changed. ``documentation``
 (a URL) is set as every served package's documentation site: PyPI's ``project_urls`` gets a
@@ -22,6 +24,7 @@ import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Callable
 from urllib.parse import unquote
 
 DATA = Path(__file__).parent / "registry"
@@ -36,6 +39,10 @@ class LoopbackRegistry:
         self.down = False
         self.tamper = False
         self.documentation = ""
+        self.lie: Callable[[str, str], str] | None = None
+        self.hold = ""
+        self.held = threading.Event()
+        self.let_go = threading.Event()
         self.site: dict[str, tuple[bytes, str]] = {}
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -54,6 +61,7 @@ class LoopbackRegistry:
         return self
 
     def __exit__(self, *_exc: object) -> None:
+        self.let_go.set()
         self._server.shutdown()
         self._server.server_close()
 
@@ -64,7 +72,7 @@ class LoopbackRegistry:
             return self.site.get(path.split("?", 1)[0])
         if len(parts) == 3 and parts[0] == "pypi" and parts[2] == "json":
             document = DATA / f"pypi-{parts[1].lower()}.json.gz"
-            return (self._documented(gzip.decompress(document.read_bytes()), "pypi"), "application/json") if document.is_file() else None
+            return (self._documented(gzip.decompress(document.read_bytes()), "pypi", parts[1]), "application/json") if document.is_file() else None
         if parts and (parts[0] == "packages" or (len(parts) >= 3 and parts[-2] == "-")):
             archive = DATA / parts[-1]
             if not archive.is_file() or archive.suffix not in (".gz", ".tgz"):
@@ -75,11 +83,13 @@ class LoopbackRegistry:
             document = DATA / f"npm-{parts[0]}.json.gz"
             if document.is_file():
                 body = gzip.decompress(document.read_bytes()).replace(NPM_ORIGIN, f"{self.url}/".encode())
-                return self._documented(body, "npm"), "application/json"
+                return self._documented(body, "npm", parts[0]), "application/json"
         return None
 
-    def _documented(self, body: bytes, registry: str) -> bytes:
-        """The document with ``documentation`` as the package's documentation site (unchanged when it is unset)."""
+    def _documented(self, body: bytes, registry: str, name: str) -> bytes:
+        """The document with ``documentation`` as the package's documentation site, as ``lie`` rewrites it."""
+        if self.lie is not None:
+            body = self.lie(name, body.decode()).encode()
         if not self.documentation:
             return body
         document = json.loads(body)
@@ -94,6 +104,9 @@ def _handler(registry: LoopbackRegistry) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 - the http.server hook
             registry.requests.append(self.path)
+            if registry.hold and self.path.endswith(registry.hold):
+                registry.held.set()
+                registry.let_go.wait(timeout=120)
             if registry.down:
                 self._answer(503, b"down", "text/plain")
                 return

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from docs_mcp.indexer.packages.manifests import read_project
 
 PYPROJECT = """
@@ -194,3 +196,29 @@ def test_without_a_lock_the_specifier_is_kept_and_a_broken_file_is_a_problem_not
     assert (ms.version, ms.specifier, ms.locked_in) == ("", "^2.1.0", "")
     assert next(d for d in project.dependencies if d.name == "react").version == "18.2.0"  # an exact range pins
     assert any(problem.startswith("pyproject.toml: cannot be read") for problem in project.problems)
+
+
+WRONG_SHAPES = {
+    "project-string": ("pyproject.toml", 'project = "x"\n', "pyproject.toml: cannot be read (project is a string, not a table); skipped."),
+    "dependencies-numbers": ("pyproject.toml", "[project]\ndependencies = [1, 2]\n",
+                             "pyproject.toml: cannot be read (project.dependencies[0] is a number (1), not a string); skipped."),
+    "dependencies-table": ("pyproject.toml", '[project.dependencies]\nrequests = "*"\n', "project.dependencies is a table, not an array"),
+    "groups-number": ("pyproject.toml", "dependency-groups = 3\n", "dependency-groups is a number, not a table"),
+    "group-string": ("pyproject.toml", '[dependency-groups]\ndev = "pytest"\n', "dependency-groups.dev is a string, not an array"),
+    "poetry-string": ("pyproject.toml", '[tool]\npoetry = "x"\n', "tool.poetry is a string, not a table"),
+    "poetry-group-number": ("pyproject.toml", "[tool.poetry.group]\ndev = 1\n", "tool.poetry.group.dev is a number, not a table"),
+    "uv-lock-package-number": ("uv.lock", "version = 1\npackage = 3\n", "uv.lock: cannot be read (package is a number, not an array); skipped."),
+    "uv-lock-root-dependencies": ("uv.lock", '[[package]]\nname = "app"\nversion = "0.1.0"\nsource = { virtual = "." }\ndependencies = 5\n',
+                                  "uv.lock: cannot be read (package.dependencies is a number, not an array); skipped."),
+    "poetry-lock-string": ("poetry.lock", 'package = "x"\n', "poetry.lock: cannot be read (package is a string, not an array); skipped."),
+    "package-json-array": ("package.json", "[]", "package.json: cannot be read (the whole file is an array, not an object); skipped."),
+    "package-json-dependencies-array": ("package.json", '{"dependencies": ["ms"]}', "package.json: cannot be read (dependencies is an array, not an object); skipped."),
+}
+
+
+@pytest.mark.parametrize("case", sorted(WRONG_SHAPES))
+def test_a_manifest_of_the_wrong_shape_is_a_problem_naming_the_field_never_a_traceback(tmp_path: Path, case: str) -> None:
+    name, text, problem = WRONG_SHAPES[case]
+    project = read_project(_write(tmp_path, {name: text, "requirements.txt": "tomli==2.0.1\n"}))
+    assert any(problem in line for line in project.problems), project.problems
+    assert [(dep.name, dep.version) for dep in project.dependencies] == [("tomli", "2.0.1")]  # the other files are still read

@@ -12,6 +12,7 @@ import pytest
 from docs_mcp.indexer.packages import archive
 from docs_mcp.indexer.packages.archive import unpack_docs
 from docs_mcp.indexer.packages.errors import PackageFetchError
+from docs_mcp.indexer.sources import archive_bounds
 
 DATA = Path(__file__).parent / "registry"
 
@@ -21,14 +22,14 @@ def _files(root: Path) -> set[str]:
 
 
 def test_a_real_sdist_gives_its_readme_and_its_pkg_info(tmp_path: Path) -> None:
-    unpacked = unpack_docs((DATA / "tomli-2.0.1.tar.gz").read_bytes(), tmp_path)
+    unpacked = unpack_docs((DATA / "tomli-2.0.1.tar.gz").read_bytes(), tmp_path, "tomli-2.0.1.tar.gz")
     assert unpacked.files == ("README.md",) and _files(tmp_path) == {"README.md"}  # the code, LICENSE and pyproject stay out
     assert "Metadata-Version" in unpacked.metadata and "Version: 2.0.1" in unpacked.metadata
     assert unpacked.skipped == 7
 
 
 def test_a_real_npm_tarball_gives_its_readme(tmp_path: Path) -> None:
-    unpacked = unpack_docs((DATA / "ms-2.1.3.tgz").read_bytes(), tmp_path)
+    unpacked = unpack_docs((DATA / "ms-2.1.3.tgz").read_bytes(), tmp_path, "ms-2.1.3.tgz")
     assert unpacked.files == ("readme.md",) and unpacked.metadata == ""
     assert "ms('2 days')" in (tmp_path / "readme.md").read_text()
 
@@ -63,7 +64,7 @@ def test_links_devices_absolute_and_dotdot_paths_are_never_written(tmp_path: Pat
         (_member("pkg-1.0/tests/notes.md"), body),
         (_member("pkg-1.0/src/module.py"), b"print('code')\n"),
     ])  # fmt: skip
-    unpacked = unpack_docs(data, destination)
+    unpacked = unpack_docs(data, destination, "pkg-1.0.tar.gz")
     assert _files(destination) == {"README.md", "docs/guide.md"} == set(unpacked.files)
     assert not (tmp_path / "escaped.md").exists() and not Path("/tmp/absolute.md").exists()
 
@@ -77,7 +78,7 @@ def test_a_zip_with_a_symlink_member_and_a_lying_size_is_bounded(tmp_path: Path,
         zipped.writestr(link, "/etc/passwd")
         zipped.writestr("pkg/docs/big.md", "# Big\n" + "x" * 5000)
         zipped.writestr("pkg/README.rst", "Pkg\n===\n\nSmall.\n")
-    unpacked = unpack_docs(buffer.getvalue(), tmp_path)
+    unpacked = unpack_docs(buffer.getvalue(), tmp_path, "pkg-1.0.zip")
     assert unpacked.files == ("README.rst",) and unpacked.skipped == 2
 
 
@@ -85,12 +86,12 @@ def test_too_many_members_or_documentation_files_is_refused(tmp_path: Path, monk
     monkeypatch.setattr(archive, "MAX_FILES", 3)
     data = _tar([(_member(f"pkg/docs/page{i}.md"), b"# Page\n\ntext\n") for i in range(5)])
     with pytest.raises(PackageFetchError, match="more than 3 documentation files"):
-        unpack_docs(data, tmp_path)
-    monkeypatch.setattr(archive, "MAX_MEMBERS", 4)
-    with pytest.raises(PackageFetchError, match="more than 4 members"):
-        unpack_docs(data, tmp_path)
+        unpack_docs(data, tmp_path, "pkg-1.0.tar.gz")
+    monkeypatch.setattr(archive_bounds, "MAX_MEMBERS", 4)
+    with pytest.raises(PackageFetchError, match="pkg-1.0.tar.gz has more than 4 members"):
+        unpack_docs(data, tmp_path, "pkg-1.0.tar.gz")
 
 
 def test_bytes_that_are_no_archive_are_refused(tmp_path: Path) -> None:
-    with pytest.raises(PackageFetchError, match="not a tar or zip archive"):
-        unpack_docs(b"<html>not an archive</html>", tmp_path)
+    with pytest.raises(PackageFetchError, match="pkg-1.0.tar.gz is not an archive"):
+        unpack_docs(b"<html>not an archive</html>", tmp_path, "pkg-1.0.tar.gz")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -123,3 +124,81 @@ def test_add_and_sync_take_the_model_of_a_new_index_and_keep_an_existing_ones(re
     assert done.returncode == 0, done.stderr
     metadata = json.loads((synced / "metadata.json").read_text())
     assert metadata.get("embedding") is None and {"pypi/tomli/v1.2.3", "npm/ms/v2.0.0"} <= set(metadata["libraries"])
+
+
+def _lying_unpacked_size(name: str, text: str) -> str:
+    """ms's document with a size no number can be: its 2.0.0 manifest says unpackedSize "abc"."""
+    if name != "ms":
+        return text
+    document = json.loads(text)
+    document["versions"]["2.0.0"]["dist"]["unpackedSize"] = "abc"
+    return json.dumps(document)
+
+
+def test_one_bad_package_never_aborts_sync_and_strict_makes_it_an_error(registry: LoopbackRegistry, tmp_path: Path) -> None:
+    project, index = _project(tmp_path / "app", tomli="1.2.3"), tmp_path / "index"
+    registry.lie = _lying_unpacked_size
+    done = _cli(registry, "sync", str(project), "--index", str(index), "--json", "--model", "none")
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    outcome = {row["name"]: row for row in json.loads(done.stdout)["dependencies"]}
+    assert outcome["tomli"]["status"] == "added"
+    assert outcome["ms"]["status"] == "failed"
+    assert "npm's document for 'ms' cannot be used: versions['2.0.0'].dist.unpackedSize is 'abc', not a count of bytes." in outcome["ms"]["detail"]
+    assert "2 dependencies have no documentation in the index (see above); the others are indexed." in done.stderr
+
+    strict = _cli(registry, "sync", str(project), "--index", str(index), "--strict")
+    assert strict.returncode == 1
+    assert "error: 2 dependencies have no documentation in the index: npm:ms@2.0.0, pypi:no-such-package==1.0.0." in strict.stderr
+    assert "hint: Each one's reason is in the table above (DETAIL)" in strict.stderr
+    assert "unchanged" in strict.stdout and "versions['2.0.0'].dist.unpackedSize" in strict.stdout  # the table is printed first
+
+
+def test_ctrl_c_during_sync_says_what_was_indexed_and_what_was_not_and_exits_130(registry: LoopbackRegistry, tmp_path: Path) -> None:
+    project, index = _project(tmp_path / "app", tomli="1.2.3"), tmp_path / "index"
+    registry.hold = "/ms-2.0.0.tgz"  # ms's download hangs until the test lets it go
+    env = {**os.environ, **registry.environment()}
+    process = subprocess.Popen([sys.executable, "-m", "docs_mcp", "sync", str(project), "--index", str(index), "--model", "none"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)  # fmt: skip
+    try:
+        assert registry.held.wait(timeout=300)
+        lines = []
+        for line in process.stderr:  # the progress lines, one per dependency finished
+            lines.append(line)
+            if line.startswith("added") and "pypi:tomli==1.2.3" in line:
+                break
+        process.send_signal(signal.SIGINT)
+        stdout, rest = process.communicate(timeout=120)
+    finally:
+        registry.let_go.set()
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    stderr = "".join(lines) + rest
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert ("interrupted: 2 dependencies done (listed above), 1 not: npm:ms@2.0.0. "
+            "What is indexed stays: run docs-mcp sync again to do the rest.") in stderr  # fmt: skip
+    assert "pypi/tomli/v1.2.3" in stdout and "ms" not in stdout.split("read ", 1)[1].split("\n", 1)[1]
+    assert "pypi/tomli/v1.2.3" in _catalog(index)
+
+
+def test_ctrl_c_while_sync_reads_the_registries_says_nothing_was_indexed_and_exits_130(registry: LoopbackRegistry, tmp_path: Path) -> None:
+    project = tmp_path / "web"
+    project.mkdir()
+    (project / "package.json").write_text(json.dumps({"name": "web", "dependencies": {"ms": "~2.0.0"}}))  # unlocked: planning asks npm
+    registry.hold = "/ms"
+    env = {**os.environ, **registry.environment()}
+    process = subprocess.Popen([sys.executable, "-m", "docs_mcp", "sync", str(project), "--index", str(tmp_path / "index")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)  # fmt: skip
+    try:
+        assert registry.held.wait(timeout=300)
+        process.send_signal(signal.SIGINT)
+        _stdout, stderr = process.communicate(timeout=120)
+    finally:
+        registry.let_go.set()
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130, stderr
+    assert stderr.strip().splitlines()[-1] == "interrupted: nothing was indexed (sync was reading the registries): run docs-mcp sync again."

@@ -28,3 +28,11 @@ def test_get_docs_says_so_too(tmp_path: Path, stdio_server) -> None:
     with stdio_server(tmp_path / "index", tmp_path / "server.log", "--mode", "vector") as session:
         shape = session.error_shape("get_docs", {"libraries": ["local/docs"], "topic": "retries"})
         assert "no vectors" in shape["message"] and "--mode bm25" in shape["suggestion"]
+
+
+def test_the_server_log_names_the_ranking_that_really_runs(text_only_index: Path, tmp_path: Path, stdio_server) -> None:
+    with stdio_server(text_only_index, tmp_path / "server.log") as session:
+        assert session.search(query="retries")["hits"] is not None
+    log = (tmp_path / "server.log").read_text(encoding="utf-8")
+    assert "chunks, full-text ranking: the index has no vectors (built without an embedding model), " in log
+    assert "hybrid ranking" not in log

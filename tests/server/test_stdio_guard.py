@@ -89,6 +89,20 @@ def test_a_long_integer_argument_is_a_tool_error_not_a_protocol_error(raw: RawSe
     assert "Argument 'limit' must be between 1 and 50" in reply["result"]["content"][0]["text"]
 
 
+@pytest.mark.parametrize(
+    ("request_id", "arguments", "code", "said"),
+    [
+        (21, '{"query": ' + "[" * 100_000 + "]" * 100_000 + "}", INVALID_REQUEST, "levels deep"),  # past the parser's recursion
+        (22, '{"query": NaN}', PARSE_ERROR, "NaN is not JSON"),
+        ("req-23", '{"query": "cut short"', PARSE_ERROR, "not valid JSON"),
+    ],
+)
+def test_a_line_that_cannot_be_parsed_is_answered_with_the_id_its_start_names(
+        raw: RawSession, request_id: Any, arguments: str, code: int, said: str) -> None:
+    """Issue 37: these were answered with id null though the id could be read."""
+    assert said in _error(raw.send(_call(request_id, arguments)), request_id, code)
+
+
 def test_garbage_is_a_parse_error(raw: RawSession) -> None:
     assert "JSON" in _error(raw.send("this is not json {"), None, PARSE_ERROR)
 

@@ -17,19 +17,13 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from anyio.from_thread import start_blocking_portal
-from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from setup_sandbox import SERVE, list_tools, plant, run_command, run_setup, tree
 from typer.testing import CliRunner
 
 from docs_mcp import cli
 from docs_mcp.server.setup.json_members import parse
 
-if not any(command.name == "setup" for command in cli.app.registered_commands):
-    cli._mount()
-
 CLIENTS = ("claude", "cursor", "vscode", "windsurf", "codex")
-SERVE = f"{shlex.quote(sys.executable)} -m docs_mcp"
 
 LIVED_IN_PROJECT = {
     "CLAUDE.md": "# Notes for agents\n\nRun `make test` before committing.\n",
@@ -51,52 +45,6 @@ LIVED_IN_HOME = {
     ".codex/AGENTS.md": "",
     ".config/Code/User/mcp.json": '{\n  "servers": {},\n  "inputs": []\n}\n',
 }
-
-
-@pytest.fixture(scope="module")
-def docs_index(tmp_path_factory) -> Path:
-    from docs_mcp.indexer import build_index
-
-    docs = tmp_path_factory.mktemp("docs")
-    (docs / "metadata.json").write_text(json.dumps({"corpus_description": "Acme SDK documentation"}))
-    (docs / "retries.md").write_text("# Retries\n\n## Backoff\n\nThe client retries with exponential backoff.\n")
-    (docs / "errors.md").write_text("# Errors\n\n## RateLimitError\n\nRaised after the last retry.\n")
-    index = tmp_path_factory.mktemp("index") / "index"
-    build_index(docs, index, embeddings="none")
-    return index
-
-
-@pytest.fixture
-def sandbox(tmp_path, monkeypatch) -> tuple[Path, Path]:
-    project, home = tmp_path / "project", tmp_path / "home"
-    project.mkdir()
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    for variable in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_CONFIG_HOME", "APPDATA"):
-        monkeypatch.delenv(variable, raising=False)
-    return project, home
-
-
-def run_setup(project: Path, index: Path, *args: str, ok: bool = True):
-    done = CliRunner().invoke(cli.app, ["setup", *args, "--project", str(project), "--index", str(index), "--command", SERVE])
-    if ok:
-        assert done.exit_code == 0, done.output
-    return done
-
-
-def tree(*roots: Path) -> dict[str, bytes | None]:
-    """Every file (bytes) and folder (None) under the roots."""
-    found: dict[str, bytes | None] = {}
-    for root in roots:
-        for path in sorted(root.rglob("*")):
-            found[str(path)] = path.read_bytes() if path.is_file() else None
-    return found
-
-
-def plant(root: Path, files: dict[str, str]) -> None:
-    for relative, text in files.items():
-        (root / relative).parent.mkdir(parents=True, exist_ok=True)
-        (root / relative).write_bytes(text.encode())
 
 
 @pytest.mark.parametrize("lived_in", [False, True], ids=["fresh", "lived-in"])
@@ -168,16 +116,8 @@ def test_the_written_entry_starts_a_server_that_answers(client, file, expand, sa
     args = [arg.replace("${workspaceFolder}", str(project)) if expand else arg for arg in entry["args"]]
     if client == "claude":
         assert args[-1] == ".docs-mcp"
-    tools = _list_tools(entry["command"], args, cwd=project, errlog=tmp_path / "server.log")
+    tools = list_tools(entry["command"], args, cwd=project, errlog=tmp_path / "server.log")
     assert {"search_docs", "get_doc"} <= tools
-
-
-def _list_tools(command: str, args: list[str], cwd: Path, errlog: Path) -> set[str]:
-    params = StdioServerParameters(command=command, args=args, cwd=str(cwd), env={"DOCS_MCP_CURATED_LIBRARIES": "0"})
-    with errlog.open("w") as log, start_blocking_portal() as portal:
-        client = Client(stdio_client(params, errlog=log), mode="legacy")
-        with portal.wrap_async_context_manager(client):
-            return {tool.name for tool in portal.call(lambda: client.list_tools(cache_mode="refresh")).tools}
 
 
 def test_dry_run_shows_the_diff_and_writes_nothing(sandbox, docs_index):
@@ -204,34 +144,12 @@ def test_a_re_run_with_another_index_updates_the_entry_and_the_rule_in_place(san
     assert (project / "AGENTS.md").read_text().count("BEGIN docs-mcp") == 1
 
 
-@pytest.mark.parametrize(("planted", "args", "message"), [
-    ({".mcp.json": '{"mcpServers": {'}, ("claude",), "is not valid JSON"),
-    ({".codex/config.toml": '[mcp_servers.docs-mcp]\ncommand = "mine"\n'}, ("codex",), "did not write"),
-    ({".cursor/rules/docs-mcp.mdc": "my own rule\n"}, ("cursor",), "was not written by `docs-mcp setup`"),
-    ({"CLAUDE.md": "<!-- BEGIN docs-mcp (written by `docs-mcp setup`; edit outside this block) -->\n"}, ("claude",), "unpaired"),
-    ({}, ("claude", "--name", "Docs MCP"), "Invalid server name"),
-])  # fmt: skip
-def test_what_it_cannot_do_safely_is_refused_and_nothing_is_written(planted, args, message, sandbox, docs_index):
-    project, home = sandbox
-    plant(project, planted)
-    original = tree(project, home)
-    done = run_command(project, "setup", *args, "--index", str(docs_index))
-    assert done.returncode == 1 and done.stdout == ""
-    assert message in done.stderr and "hint: " in done.stderr
-    assert tree(project, home) == original
-
-
 def test_without_an_index_it_says_how_to_build_one(sandbox):
     project, home = sandbox
     done = run_command(project, "setup", "claude")
     assert done.returncode != 0
     assert "docs-mcp index" in done.stderr
     assert tree(project, home) == {}
-
-
-def run_command(project: Path, *args: str) -> subprocess.CompletedProcess:
-    """`docs-mcp ARGS` as a user runs it (exit status, stderr), in ``project`` with the sandbox's HOME."""
-    return subprocess.run([sys.executable, "-m", "docs_mcp", *args], cwd=project, capture_output=True, text=True, env=os.environ, timeout=120)
 
 
 # -- the real Claude Code CLI ---------------------------------------------------------------------------

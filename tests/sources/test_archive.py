@@ -88,10 +88,10 @@ def test_a_member_named_longer_than_a_file_system_takes_is_skipped_by_both_unpac
             tar.addfile(info, io.BytesIO(data))
     repository = unpack_docs(io.BytesIO(buffer.getvalue()), tmp_path / "repository")
     assert (repository.files, repository.skipped) == (2, 2)
-    release = unpack_release_docs(buffer.getvalue(), tmp_path / "release")
+    release = unpack_release_docs(buffer.getvalue(), tmp_path / "release", "pkg-1.0.tar.gz")
     assert sorted(release.files) == ["README.md", "docs/ok.md"] and release.skipped == 2
 
 
 def test_what_is_no_archive_is_an_error(tmp_path: Path) -> None:
-    with pytest.raises(ArchiveError, match="not a readable tar archive"):
+    with pytest.raises(ArchiveError, match="is not an archive"):
         unpack_docs(io.BytesIO(b"<html>rate limited</html>"), tmp_path / "out")

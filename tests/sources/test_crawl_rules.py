@@ -63,6 +63,14 @@ def test_entity_expansion_is_refused() -> None:
         ("mailto:team@example.com", ""),
         ("javascript:void(0)", ""),
         ("http://[::1]:9/x", "http://[::1]:9/x"),
+        ("http://h/docs/../private/x.html", "http://h/private/x.html"),
+        ("http://h/docs/%2e%2E/private/./x.html", "http://h/private/x.html"),
+        ("http://h/docs\\sub\\..\\y.html", "http://h/docs/y.html"),
+        ("http://h/docs//sub///..//y.html", "http://h/docs/y.html"),
+        ("http://h/docs/..%2Fprivate/x.html", "http://h/private/x.html"),
+        ("http://h/a/../../../", "http://h/"),
+        ("http://h/docs/sub/..", "http://h/docs/"),
+        ("http://h/%7euser/caf%c3%a9 x/100%", "http://h/~user/caf%C3%A9%20x/100%25"),
     ],
 )
 def test_the_normal_form_of_urls(url: str, normal: str) -> None:

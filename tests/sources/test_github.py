@@ -89,3 +89,29 @@ def test_an_api_base_that_is_no_github_is_named(tmp_path: Path) -> None:
         with pytest.raises(Exception, match="did not answer with JSON") as error:
             client(base).resolve(parse_repo("github:acme/widget"))
     assert "DOCS_MCP_GITHUB_API" in error.value.hint
+
+
+def test_the_token_goes_to_the_api_s_origin_only_not_to_another_port_of_its_host(tmp_path: Path) -> None:
+    # Two servers on 127.0.0.1: the API redirects to the other one's port. Only the host's name was compared, so
+    # the token went along; an origin is scheme, host and port.
+    answer = json.dumps({"default_branch": "main"}).encode()
+    with serve_site(tmp_path, lambda other: {"/repos/acme/widget": (200, "application/json", answer)}) as (other, other_log):
+        moved = {"/repos/acme/widget": (302, "text/plain", f"{other}/repos/acme/widget".encode())}
+        with serve_site(tmp_path, lambda base: moved) as (base, log):
+            fetcher = Fetcher(FetchPolicy(allowed_domains=frozenset({"127.0.0.1"}), allow_loopback=True), delays=())
+            with pytest.raises(RepositoryError):  # the other server has no commits route: the token is what this test is about
+                GitHubClient(fetcher, GitHubSettings(base, TOKEN)).resolve(parse_repo("github:acme/widget"))
+            fetcher.close()
+    assert dict(log.authorization)["/repos/acme/widget"] == f"Bearer {TOKEN}"
+    assert other_log.authorization[0] == ("/repos/acme/widget", "")
+
+
+def test_the_token_is_never_sent_over_plain_http(tmp_path: Path) -> None:
+    fetcher = Fetcher(FetchPolicy(allowed_domains=frozenset({"ghe.example.com"})), delays=(), resolver=lambda host, port: [])  # no DNS asked
+    try:
+        with pytest.raises(RepositoryError) as refused:
+            GitHubClient(fetcher, GitHubSettings("http://ghe.example.com/api/v3", TOKEN)).resolve(parse_repo("github:acme/widget"))
+    finally:
+        fetcher.close()
+    assert refused.value.message == "DOCS_MCP_GITHUB_API is a plain http address (http://ghe.example.com/api/v3); the GitHub token is never sent in clear."
+    assert "https://" in refused.value.hint and TOKEN not in refused.value.message + refused.value.hint

@@ -146,6 +146,20 @@ def test_over_long_url_segments_make_file_names_a_file_system_takes(tmp_path):
     assert page_path(f"https://docs.skyhook.test/{stem}.md", llms) == stem[: MAX_NAME_BYTES - 12] + "-" + sha8(stem + ".md") + ".md"
 
 
+def test_a_page_where_another_needs_a_folder_gets_a_name_of_its_own(tmp_path):
+    # guide -> guide.md and guide.md/install -> guide.md/install.md: a file where a folder must go failed the write.
+    llms = "https://docs.skyhook.test/llms.txt"
+    urls = ["https://docs.skyhook.test/guide", "https://docs.skyhook.test/guide.md/install", "https://docs.skyhook.test/guide.md/index.md"]
+    paths = page_paths(urls, llms)
+    assert paths["https://docs.skyhook.test/guide"] == "guide.md"
+    assert paths["https://docs.skyhook.test/guide.md/install"] == "guide.md-2/install.md"
+    assert paths["https://docs.skyhook.test/guide.md/index.md"] == "guide.md-2/index.md"  # one folder for the pages under it
+    for path in paths.values():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("# page\n", encoding="utf-8")
+    assert page_paths(reversed(urls), llms) == paths
+
+
 def sha8(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:8]
 

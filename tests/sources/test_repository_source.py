@@ -3,21 +3,32 @@
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, Iterator
 
+from corpus_files import write_corpus
 from mcp_session import serve_over_stdio
 from site_server import serve_site
 from test_archive import git, repository  # noqa: F401 - the repository fixture
 from test_github import TOKEN, github_lookalike
 from test_source_commands import TEST_MODE, run
 
+from docs_mcp.indexer.duckdb_store import open_store
+
+
+@contextmanager
+def github_serving(repo: Path, tmp_path: Path) -> Iterator[tuple[str, dict[str, str], Any]]:
+    """The repository's HEAD archived as GitHub serves it, on a loopback lookalike: (commit, `add`'s environment, request log)."""
+    sha = git(repo, "rev-parse", "HEAD").decode().strip()
+    archive = git(repo, "archive", "--format=tar.gz", f"--prefix=acme-widget-{sha[:7]}/", "HEAD")
+    with serve_site(tmp_path, github_lookalike(archive, sha)) as (base, log):
+        yield sha, {**TEST_MODE, "DOCS_MCP_GITHUB_API": base, "GITHUB_TOKEN": TOKEN, "DOCS_MCP_FETCH_ALLOW": "localhost"}, log
+
 
 def test_a_repository_is_indexed_at_a_commit_and_refreshed_by_its_ref(repository: Path, tmp_path: Path) -> None:  # noqa: F811
-    sha = git(repository, "rev-parse", "HEAD").decode().strip()
-    archive = git(repository, "archive", "--format=tar.gz", f"--prefix=acme-widget-{sha[:7]}/", "HEAD")
     index = tmp_path / "index"
-    with serve_site(tmp_path, github_lookalike(archive, sha)) as (base, log):
-        env = {**TEST_MODE, "DOCS_MCP_GITHUB_API": base, "GITHUB_TOKEN": TOKEN, "DOCS_MCP_FETCH_ALLOW": "localhost"}
+    with github_serving(repository, tmp_path) as (sha, env, log):
         added = run("add", "github:acme/widget", "--index", str(index), "--model", "none", env=env)
         again = run("add", "github:acme/widget", "--index", str(index), env=env)
         refreshed = run("refresh", "acme/widget", "--index", str(index), env=env)
@@ -48,3 +59,32 @@ def test_a_missing_repository_is_one_clear_line(tmp_path: Path) -> None:
         missing = run("add", "github:acme/nothing@v1", "--index", str(tmp_path / "index"), env={**TEST_MODE, "DOCS_MCP_GITHUB_API": base})
     assert missing.returncode == 1 and "Traceback" not in missing.stderr
     assert "error: GitHub has no repository or ref acme/nothing (a private repository needs a token: set GITHUB_TOKEN)." in missing.stderr
+
+
+def test_a_hostile_repository_reads_nothing_outside_its_archive_and_each_bad_page_is_its_own_problem(tmp_path: Path) -> None:
+    """A repository's `.rst` page included a fragment with `:parser: rst`, in which `csv-table :file: /proc/self/environ`
+    put the environment (the GITHUB_TOKEN `add` runs with) into the index; a malformed notebook aborted the `add`."""
+    repo = write_corpus(tmp_path / "repo", {
+        "README.md": "# Widget\n\nA widget library.\n",
+        "docs/page.rst": "Page\n====\n\nOwn words.\n\n.. include:: inner.rst\n   :parser: rst\n",
+        "docs/inner.rst": "Inner\n-----\n\n.. csv-table:: Environment\n   :file: /proc/self/environ\n\n.. include:: /proc/self/environ\n   :literal:\n",
+        "docs/heading.ipynb": json.dumps({"cells": [{"cell_type": "heading", "level": "abc", "source": "Heading words"}]}),
+        "docs/deep.ipynb": '{"cells": [], "metadata": ' + "[" * 100_000 + "]" * 100_000 + "}",
+    })  # fmt: skip
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "docs")
+    index = tmp_path / "index"
+    with github_serving(repo, tmp_path) as (_, env, _):
+        added = run("add", "github:acme/widget", "--index", str(index), "--model", "none", env=env)
+    assert added.returncode == 0, added.stderr
+    assert "Traceback" not in added.stderr and TOKEN not in added.stdout + added.stderr
+    assert "error: docs/deep.ipynb: its JSON nests too many levels deep (at most 100 are converted); skipped it." in added.stderr
+    assert "problems:     3 (listed above)" in added.stdout  # and listed they are (add printed none before)
+    store = open_store(index)
+    try:
+        pages = {page: "\n".join(store.page_contents(f"acme/widget/docs/{page}")) for page in ("page.rst", "inner.rst", "heading.ipynb")}
+    finally:
+        store.close()
+    assert "Own words." in pages["page.rst"] and pages["heading.ipynb"].startswith("# Heading words")
+    assert not any(TOKEN in text or "PATH=" in text for text in pages.values())

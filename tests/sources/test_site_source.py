@@ -42,7 +42,7 @@ def test_a_mkdocs_site_is_crawled_indexed_and_served(mkdocs_site: Path, tmp_path
         statuses = log.statuses("/")  # folder URLs of the site: every page request
     assert again.returncode == 0 and "(0 downloaded, 7 not modified" in again.stdout and "unchanged (every page as indexed)" in again.stdout
     assert refreshed.stdout.splitlines()[-2:] == [
-        f"unchanged fastapi/sample  {base}/: 7 pages, 0 downloaded, 7 not modified", "1 URLs: 0 updated, 1 unchanged, 0 failed",
+        f"unchanged fastapi/sample  {base}/: 7 pages, 0 downloaded, 7 not modified", "1 library: 0 updated, 1 unchanged, 0 failed",
     ]  # fmt: skip
     assert statuses.count(200) == 7 and statuses.count(304) == 14  # the second crawl and the refresh download nothing
     entry = json.loads((index / "metadata.json").read_text(encoding="utf-8"))["libraries"]["fastapi/sample"]
@@ -97,3 +97,57 @@ def test_the_python_tutorial_of_python3_doc_is_crawled_and_then_revalidated(tmp_
     assert f"(0 downloaded, {crawled} not modified" in second.stdout and pages.count(304) == crawled
     toc = json.loads((index / "metadata.json").read_text(encoding="utf-8"))["libraries"]["python/tutorial"]["toc"]
     assert {"python/tutorial/controlflow.html", "python/tutorial/venv.html"} <= {entry["path"] for entry in toc}
+
+
+def html_page(title: str, *links: str) -> bytes:
+    anchors = "".join(f'<li><a href="{href}">{href}</a></li>' for href in links)
+    return f"<html><body><h1>{title}</h1><p>{title}: how Skyhook retries failed requests.</p><ul>{anchors}</ul></body></html>".encode()
+
+
+def test_pages_whose_paths_clash_as_file_and_folder_get_distinct_names(tmp_path: Path) -> None:
+    # /docs/coll is written as coll.html, /docs/coll.html/ as coll.html/index.html: a file where a folder must go
+    # (and Guide.html next to guide.html, one file where case is ignored). The add failed with FileExistsError.
+    (tmp_path / "www").mkdir()
+
+    def clashing(base: str) -> dict[str, tuple[int, str, bytes]]:
+        html = "text/html; charset=utf-8"
+        return {
+            "/docs/": (200, html, html_page("Start", "coll", "coll.html/", "coll.html/deeper", "Guide.html", "guide.html")),
+            "/docs/coll": (200, html, html_page("Collections")), "/docs/coll.html/": (200, html, html_page("Collection folder")),
+            "/docs/coll.html/deeper": (200, html, html_page("Deeper")),
+            "/docs/Guide.html": (200, html, html_page("Guide upper")), "/docs/guide.html": (200, html, html_page("Guide lower")),
+        }  # fmt: skip
+
+    index = tmp_path / "index"
+    with serve_site(tmp_path / "www", clashing) as (base, _):
+        added = run("add", "site", base + "/docs/", "--library", "x/clash", "--index", str(index), "--model", "none", "--quiet", env=TEST_MODE)
+    assert added.returncode == 0, added.stderr
+    assert "(6 downloaded, 0 not modified, 0 duplicates, 0 skipped" in added.stdout
+    toc = json.loads((index / "metadata.json").read_text(encoding="utf-8"))["libraries"]["x/clash"]["toc"]
+    urls = {entry["url"].removeprefix(base + "/docs/"): entry["path"].removeprefix("x/clash/") for entry in toc}
+    assert len(set(urls.values())) == 6 and len({path.casefold() for path in urls.values()}) == 6
+    assert urls["coll"] == "coll.html" and urls["coll.html/"] == "coll.html-2/index.html" and urls["coll.html/deeper"] == "coll.html-2/deeper.html"
+
+
+def test_pages_in_another_charset_are_indexed_and_every_problem_counted_is_listed(tmp_path: Path) -> None:
+    # The charset of a crawled page was its HTTP header's or its <meta>'s, lost when the page was written for the
+    # build: both pages were "not UTF-8" problems, and `add` said "problems: 2 (listed above)" with none listed.
+    (tmp_path / "www").mkdir()
+    deep = b"<html><body>" + b"<div>" * 300 + b"<p>Too deep to convert.</p>" + b"</div>" * 300 + b"</body></html>"
+
+    def charsets(base: str) -> dict[str, tuple[int, str, bytes]]:
+        return {
+            "/docs/": (200, "text/html", html_page("Start", "latin.html", "windows.html", "deep.html")),
+            "/docs/latin.html": (200, "text/html; charset=iso-8859-1", html_page("Café crème").decode().encode("latin-1")),
+            "/docs/windows.html": (200, "text/html", b'<meta charset="windows-1252">' + html_page("“Smart” quotes").decode().encode("cp1252")),
+            "/docs/deep.html": (200, "text/html", deep),
+        }
+
+    index = tmp_path / "index"
+    with serve_site(tmp_path / "www", charsets) as (base, _):
+        added = run("add", "site", base + "/docs/", "--library", "x/charsets", "--index", str(index), "--model", "none", "--quiet", env=TEST_MODE)
+    assert added.returncode == 0, added.stderr
+    titles = {entry["title"] for entry in json.loads((index / "metadata.json").read_text(encoding="utf-8"))["libraries"]["x/charsets"]["toc"]}
+    assert {"Café crème", "“Smart” quotes"} <= titles
+    assert "  problems:     1 (listed above)" in added.stdout
+    assert added.stderr.startswith("error: deep.html: its HTML nests")

@@ -31,7 +31,7 @@ def test_add_then_refresh(site, tmp_path: Path):
     assert [(lib["library_id"], lib["source"], lib["languages"]) for lib in listed] == [(SKYHOOK, llms, ["python"])]
     refreshed = run("refresh", "--index", index, env=TEST_MODE)
     assert refreshed.returncode == 0, refreshed.stderr
-    assert refreshed.stdout.splitlines() == [f"unchanged {SKYHOOK}  {llms}", "1 URLs: 0 updated, 1 unchanged, 0 failed"]
+    assert refreshed.stdout.splitlines() == [f"unchanged {SKYHOOK}  {llms}", "1 library: 0 updated, 1 unchanged, 0 failed"]
     assert site.hits("/docs/llms.txt")[-1].headers["if-none-match"] == '"l1"'
 
 
@@ -39,7 +39,7 @@ def test_add_refuses_loopback_outside_the_test_mode_and_a_missing_llms_txt(site,
     index = str(tmp_path / "index")
     refused = run("add", "llms-txt", site.url("/docs/llms.txt"), "--library", SKYHOOK, "--index", index)
     assert refused.returncode == 1 and "resolves to 127.0.0.1, a loopback address" in refused.stderr
-    assert "hint: To test against a site on this machine, start the server with DOCS_MCP_ALLOW_PRIVATE_FETCH=1" in refused.stderr
+    assert "hint: To test against a site on this machine, set DOCS_MCP_ALLOW_PRIVATE_FETCH=1 in the environment" in refused.stderr
     missing = run("add", "llms-txt", site.url("/nope/llms.txt"), "--library", SKYHOOK, "--index", index, env=TEST_MODE)
     assert missing.returncode == 1
     assert f"error: {site.url('/nope/llms.txt')} answered 404: the page does not exist." in missing.stderr
@@ -96,5 +96,5 @@ def test_refresh_exits_non_zero_when_every_url_failed(site, tmp_path: Path):
     assert run("add", "llms-txt", llms, "--library", SKYHOOK, "--index", index, env=TEST_MODE).returncode == 0
     site.close()  # the source is gone
     done = run("refresh", "--index", index, env=TEST_MODE)
-    assert done.returncode == 1 and done.stdout.splitlines()[-1] == "1 URLs: 0 updated, 0 unchanged, 1 failed"
+    assert done.returncode == 1 and done.stdout.splitlines()[-1] == "1 library: 0 updated, 0 unchanged, 1 failed"
     assert done.stdout.startswith(f"failed    {SKYHOOK}  {llms}: ") and "(kept the cached copy)" in done.stdout

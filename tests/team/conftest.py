@@ -10,6 +10,7 @@ import json
 import os
 import queue
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -142,11 +143,15 @@ class Servers:
     def __init__(self) -> None:
         self.started: list[ServerProcess] = []
 
-    def start(self, index: Path, *args: str, env: dict[str, str] | None = None) -> ServerProcess:
-        """Start `docs-mcp serve --transport http --port 0 ARGS` and wait until /healthz answers 200."""
+    def start(self, index: Path, *args: str, env: dict[str, str] | None = None, open_files: int | None = None) -> ServerProcess:
+        """Start `docs-mcp serve --transport http --port 0 ARGS` and wait until /healthz answers 200.
+
+        ``open_files``: the RLIMIT_NOFILE of the server process (soft and hard).
+        """
         command = [*DOCS_MCP, "serve", "--transport", "http", "--index", str(index), "--port", "0", *args]
+        limit = None if open_files is None else (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files)))
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                   text=True, env=env if env is not None else environ(), cwd=index.parent)
+                                   text=True, env=env if env is not None else environ(), cwd=index.parent, preexec_fn=limit)
         server = ServerProcess(process)
         self.started.append(server)
 
