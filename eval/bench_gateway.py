@@ -1,6 +1,6 @@
 """Gateway benchmark: tool_discovery latency over live upstreams, and what tool_execute adds to a call.
 
-- discovery: golden queries through ``Gateway.discover`` (arguments, permissions, catalog, ranking,
+- discovery: golden queries through tool_discovery (arguments, permissions, catalog, ranking,
   audit: everything but the MCP framing), p50/p95 in ms, with the tool list cached (within the TTL)
   and with it collected from every upstream on each call (TTL 0, the worst case);
 - execute overhead: p50 of ``tool_execute`` minus p50 of the same ``tools/call`` made directly by
@@ -23,6 +23,7 @@ from docs_mcp.eval.errors import EvalRunError
 from docs_mcp.eval.metrics import percentile
 from docs_mcp.server.gateway import Gateway, GatewayConfig
 from docs_mcp.server.gateway.records import LOCAL_CALLER, split_tool_key
+from docs_mcp.server.tools import tool_discovery, tool_execute
 
 
 @dataclass(frozen=True)
@@ -71,9 +72,9 @@ def bench_gateway(config: GatewayConfig, queries: Sequence[str], tool_key: str, 
         asked = [{"query": [queries[n % len(queries)]], "max_results": 10} for n in range(rounds)]
         ask = iter(asked * 2)
         for gateway in (with_cache, uncached):
-            gateway.discover(LOCAL_CALLER, asked[0])  # untimed: model, index, sessions
-        cached = _timed(lambda: with_cache.discover(LOCAL_CALLER, next(ask)), rounds)
-        fresh = _timed(lambda: uncached.discover(LOCAL_CALLER, next(ask)), max(rounds // 5, 5))
+            tool_discovery.run(gateway, LOCAL_CALLER, asked[0])  # untimed: model, index, sessions
+        cached = _timed(lambda: tool_discovery.run(with_cache, LOCAL_CALLER, next(ask)), rounds)
+        fresh = _timed(lambda: tool_discovery.run(uncached, LOCAL_CALLER, next(ask)), max(rounds // 5, 5))
         execute, direct = _execute_and_direct(with_cache, config, tool_key, arguments, rounds)
     finally:
         with_cache.close()
@@ -92,11 +93,11 @@ def _execute_and_direct(gateway: Gateway, config: GatewayConfig, tool_key: str, 
     call = {"tool_key": tool_key, "arguments": arguments}
     with start_blocking_portal() as portal, portal.wrap_async_context_manager(Client(target, mode="legacy", cache=None)) as client:
         direct_call = partial(portal.call, partial(client.call_tool, name, arguments))
-        gateway.execute(LOCAL_CALLER, call)
+        tool_execute.run(gateway, LOCAL_CALLER, call)
         direct_call()
         execute, direct = [], []
         for _ in range(rounds):
-            execute += _timed(lambda: gateway.execute(LOCAL_CALLER, call), 1)
+            execute += _timed(lambda: tool_execute.run(gateway, LOCAL_CALLER, call), 1)
             direct += _timed(direct_call, 1)
     return execute, direct
 

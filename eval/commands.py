@@ -82,13 +82,12 @@ def eval_command(
     from docs_mcp.eval.golden import load_golden
     from docs_mcp.eval.paths import check_output_file
     from docs_mcp.eval.report import baseline_run, load_baseline, render_compare, render_run, report_dict, write_json
-    from docs_mcp.server.search.modes import MODES
 
     check_output_file(json_file, "--json")
     check_output_file(report, "--report")
     old = load_baseline(baseline) if baseline else None
     queries = load_golden(golden)
-    modes = [mode.value, *(m for m in MODES if m != mode.value)] if compare else [mode.value]
+    modes = [mode, *(m for m in Mode if m != mode)] if compare else [mode]
     results = []
     with _runner(queries, index, gateway, k, via_mcp, expansions.value) as run:
         for name in modes:
@@ -96,7 +95,7 @@ def eval_command(
                 with progress_bar(f"eval {name}") as advance:
                     results.append(run(name, advance))
             except EvalRunError as error:
-                if not compare or name == mode.value:
+                if not compare or name == mode:
                     raise
                 typer.echo(f"skipping mode {name}: {error.message}", err=True)
     primary = results[0]

@@ -20,8 +20,8 @@ from docs_mcp.eval.runner import EvalResult, QueryResult
 from docs_mcp.server.gateway import Gateway, GatewayConfig
 from docs_mcp.server.gateway.discovery import SearchRequest, tool_keys
 from docs_mcp.server.gateway.records import LOCAL_CALLER
-from docs_mcp.server.gateway.schemas import MAX_RESULTS
-from docs_mcp.server.search.modes import MODES
+from docs_mcp.server.tools.tool_discovery import MAX_RESULTS
+from docs_mcp.server.search.modes import MODES, Mode
 
 Progress = Callable[[int, int], None]
 
@@ -47,7 +47,7 @@ def tool_judgments(queries: Sequence[GoldenQuery], known: set[str]) -> list[tupl
     return judged
 
 
-def evaluate_gateway(queries: Sequence[GoldenQuery], gateway: Gateway, *, k: int = 5, mode: str = "hybrid",
+def evaluate_gateway(queries: Sequence[GoldenQuery], gateway: Gateway, *, k: int = 5, mode: Mode = Mode.hybrid,
                      progress: Progress | None = None) -> EvalResult:
     """Run every golden query through tool discovery's ranking in ``mode`` and score the top ``k``.
 

@@ -32,8 +32,8 @@ from docs_mcp.eval.judgments import IndexedChunk, resolve_judgments
 from docs_mcp.eval.metrics import Judgment, QueryScores, mean_scores, percentile, score_query
 from docs_mcp.indexer.duckdb_store import open_store
 from docs_mcp.server.app import ServerSettings, build_server
-from docs_mcp.server.contract.expanded import SEARCH_DOCS_EXPANDED
-from docs_mcp.server.search.modes import MODES
+from docs_mcp.server.tools.search_docs_expanded import NAME as SEARCH_DOCS_EXPANDED
+from docs_mcp.server.search.modes import MODES, Mode
 
 # How golden expansions are sent: not at all, as search_docs_expanded's typed parts, or appended to the query.
 EXPANSION_USES = ("none", "typed", "concatenated")
@@ -124,7 +124,7 @@ def evaluate(
     index_dir: Path | str,
     *,
     k: int = 5,
-    mode: str = "hybrid",
+    mode: Mode = Mode.hybrid,
     via_mcp: bool = False,
     progress: Progress | None = None,
     expansions: str = "none",
@@ -148,7 +148,7 @@ def evaluate(
         raise EvalRunError("No golden queries to run.", "Pass a golden file with at least one query.")
     index_dir = Path(index_dir)
     chunks, generation, has_vectors = read_index_chunks(index_dir)
-    if mode == "vector" and not has_vectors:
+    if mode == Mode.vector and not has_vectors:
         raise EvalRunError(
             f"The index at {index_dir} has no vectors, so --mode vector cannot run.",
             "Rebuild it with embeddings: docs-mcp index DOCS_DIR --embeddings default.",

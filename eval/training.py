@@ -31,7 +31,7 @@ from docs_mcp.server.ranking.calibration import LogisticModel, non_increasing
 from docs_mcp.server.ranking.features import CANDIDATE_FEATURES, FEATURES, GATE_FEATURES
 from docs_mcp.server.ranking.gate import answered, gate_inputs
 from docs_mcp.server.search.engine import Engine, RankingSettings, open_engine
-from docs_mcp.server.search.evidence import Evidence
+from docs_mcp.server.ranking.evidence import Evidence
 
 NEWTON_STEPS = 50
 # How many near-duplicates (candidates.FAMILY_JACCARD) a demotion rule would let stand before moving the rest

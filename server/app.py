@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp_types as types
@@ -25,20 +25,16 @@ from mcp.shared.exceptions import MCPError
 from docs_mcp import __version__
 from docs_mcp.server.capacity import DEFAULT_SLOW_PER_CALLER, DEFAULT_SLOW_THREADS, ToolCapacity, TooBusyError
 from docs_mcp.server.contract.cursor import cursor_generation
-from docs_mcp.server.contract.schemas import SEARCH_DOCS
-from docs_mcp.server.contract.tools import contract_specs
 from docs_mcp.server.core.live_index import LiveIndex, ServedIndex
 from docs_mcp.server.core.registry import ToolAnswer, ToolCall, ToolRegistry, ToolSpec
 from docs_mcp.server.errors import quoted
 from docs_mcp.server.instructions import IndexSummary, server_instructions
 from docs_mcp.server.libraries import prompts, resources
-from docs_mcp.server.gateway.schemas import TOOL_DISCOVERY, TOOL_EXECUTE
 from docs_mcp.server.libraries.remote import Sources
-from docs_mcp.server.libraries.schemas import GET_CONTEXT7_DOCS, GET_DOCS, GET_LIBRARY_INFO, READ_PAGE
-from docs_mcp.server.libraries.tools import library_specs, search_provenance
 from docs_mcp.server.sessions import LOCAL_SESSION, SESSION_SCOPE, SessionStore, SessionValues, redis_sessions
 from docs_mcp.server.search.modes import Mode
 from docs_mcp.server.stdio_guard import guarded_stdio
+from docs_mcp.server.tools.offered import SLOW_TOOLS, tool_list, tool_registry
 
 if TYPE_CHECKING:  # the gateway's modules load only for a server that has upstream servers
     from docs_mcp.server.gateway import Gateway
@@ -52,7 +48,7 @@ SERVER_NAME = "docs-mcp"
 class ServerSettings:
     """How the server ranks and runs; the defaults suit a per-session stdio server."""
 
-    mode: str = Mode.hybrid.value  # a Mode value (server/search/modes.py)
+    mode: Mode = Mode.hybrid
     # Shared by every replica behind one balancer; empty: cursor keys derive from the index alone.
     cursor_secret: bytes = b""
     # Load the query model in the background at start (unless mode is bm25) instead of on the first search.
@@ -114,30 +110,6 @@ class AppState:
     announced: AnnouncedTools = field(default_factory=AnnouncedTools)
 
 
-# Tools that may wait on a documentation site or an upstream server (fetches, tool calls): see capacity.py.
-SLOW_TOOLS = frozenset({READ_PAGE, GET_DOCS, GET_LIBRARY_INFO, GET_CONTEXT7_DOCS, TOOL_EXECUTE, TOOL_DISCOVERY})
-
-
-def tool_registry(mode: str, sources: Sources | None, gateway: Gateway | None = None) -> ToolRegistry:
-    """Every tool this server offers, as peers: the contract's, the libraries', then the gateway's meta-tools.
-
-    ``sources`` is read by the library tools when they run; listing the tools needs none.
-    """
-    # A search reports the libraries it searched and each hit's provenance beside the contract's SearchResult
-    # (structured content only).
-    contract = contract_specs(mode, search_extras=search_provenance)
-    if gateway is None:
-        return ToolRegistry([*contract, *library_specs(mode, sources)])
-    from docs_mcp.server.gateway import gateway_specs
-
-    return ToolRegistry([*contract, *library_specs(mode, sources), *gateway_specs(gateway)])
-
-
-def tool_list(metadata: Mapping[str, Any]) -> list[types.Tool]:
-    """Every tool this server offers for an index described by ``metadata``: the contract's, then the libraries'."""
-    return tool_registry("hybrid", None).tools(metadata)
-
-
 def open_live(index_dir: Path | str, settings: ServerSettings) -> LiveIndex:
     """The live index a server built with ``settings`` serves (a fleet replica opens it first, to prepare generations).
 
@@ -170,7 +142,7 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None, 
         "full-text ranking: the index has no vectors (built without an embedding model)" if full_text else f"{settings.mode} ranking",
         f"{settings.search_workers} search workers" if settings.search_workers else "searching in process",
     )
-    if settings.mode == "hybrid" and served.engine.has_vectors and served.engine.ranker is None:
+    if settings.mode == Mode.hybrid and served.engine.has_vectors and served.engine.ranker is None:
         logger.warning(
             "the index records no learned ranking for its embedding model: hybrid search falls back to the fusion, "
             "whose scores are not probabilities and which returns hits for off-topic queries; "
@@ -240,7 +212,7 @@ async def _answer(ctx: ServerRequestContext[AppState], state: AppState, spec: To
         call = ToolCall(None, params.arguments, ctx.request, ctx.request_id)
         answer = await anyio.to_thread.run_sync(spec.answer, call, limiter=threads)
         return answer if isinstance(answer, types.CallToolResult) else answer.result()
-    generation = _issuing_generation(state.live, params)
+    generation = _issuing_generation(state.live, spec.cursor(params.arguments))
 
     def leased_answer() -> tuple[ServedIndex, ToolAnswer | types.CallToolResult]:
         # Lease, answer and release on one worker thread: each hop between the event loop and a thread
@@ -254,8 +226,8 @@ async def _answer(ctx: ServerRequestContext[AppState], state: AppState, spec: To
     index, answer = await anyio.to_thread.run_sync(leased_answer, limiter=threads)
     if isinstance(answer, types.CallToolResult):
         return answer
-    if not answer.is_error:
-        await resources.after_tool(ctx, state.sessions, state.live, params.name, params.arguments)
+    if not answer.is_error and spec.after_call is not None:
+        await spec.after_call(ctx, params.arguments)
     if state.announced.changed(resources.session_key(ctx), index):
         await ctx.session.send_tool_list_changed()
     # Every tool's error also carries the one structured shape {code, message, recoverable, suggestion}; a search
@@ -269,10 +241,9 @@ def _caller(request: Any) -> str:
     return str(scope.get(SESSION_SCOPE) or LOCAL_SESSION)
 
 
-def _issuing_generation(live: LiveIndex, params: types.CallToolRequestParams) -> str | None:
-    """The generation that issued a search_docs cursor, when this server still holds it open (a fleet replica, around a swap)."""
-    cursor = (params.arguments or {}).get("cursor") if params.name == SEARCH_DOCS else None
-    return cursor_generation(cursor, live.held()) if isinstance(cursor, str) and cursor else None
+def _issuing_generation(live: LiveIndex, cursor: str | None) -> str | None:
+    """The generation that issued a call's cursor, when this server still holds it open (a fleet replica, around a swap)."""
+    return cursor_generation(cursor, live.held()) if cursor else None
 
 
 def _shared_sessions(settings: ServerSettings) -> dict[str, Any]:

@@ -91,7 +91,7 @@ def serve(
     from docs_mcp.server.app import ServerSettings, run_stdio
     from docs_mcp.server.gateway import load_gateway_config
 
-    settings = ServerSettings(mode=mode.value, search_workers=search_workers or 0)
+    settings = ServerSettings(mode=mode, search_workers=search_workers or 0)
     gateway_config = load_gateway_config(config_path(config, environment()))
     http_only = {"--host": host, "--port": port, "--redis-url": redis_url, "--log-format": log_format,
                  "--allow-any-host": allow_any_host or None}
@@ -165,17 +165,16 @@ def search(
     """Search the index from the command line, the way the search_docs tool does (search_docs_expanded with expansions)."""
     use_one_blas_thread()
     from docs_mcp.server.core.live_index import LiveIndex
-    from docs_mcp.server.contract.expanded import SEARCH_DOCS_EXPANDED
     from docs_mcp.server.contract.render import render_search_text
-    from docs_mcp.server.contract.schemas import SEARCH_DOCS
-    from docs_mcp.server.contract.tools import tool_text
+    from docs_mcp.server.tools import search_docs, search_docs_expanded
+    from docs_mcp.server.tools.offered import tool_text
 
     parts = {name: text for name, text in (("keywords", keywords), ("question", question), ("hypothetical_answer", hypothetical_answer)) if text}
     live = LiveIndex(index, warm=None)
     try:
         with live.lease() as served:
             arguments: dict[str, object] = {"query": query, "limit": limit, **_parse_filters(filters, served.filters), **parts}
-            text = tool_text(served, SEARCH_DOCS_EXPANDED if parts else SEARCH_DOCS, arguments, mode.value)
+            text = tool_text(served, search_docs_expanded.NAME if parts else search_docs.NAME, arguments, mode)
     finally:
         live.close()
     typer.echo(text if as_json else render_search_text(text))
@@ -188,13 +187,13 @@ def get(
 ) -> None:
     """Print a chunk's markdown (and its neighbours with --context), the way the get_doc tool does."""
     from docs_mcp.server.core.live_index import LiveIndex
-    from docs_mcp.server.contract.schemas import GET_DOC
-    from docs_mcp.server.contract.tools import tool_text
+    from docs_mcp.server.tools import get_doc
+    from docs_mcp.server.tools.offered import tool_text
 
     live = LiveIndex(index, warm=None)
     try:
         with live.lease() as served:
-            text = tool_text(served, GET_DOC, {"chunk_id": chunk_id, "context": context})
+            text = tool_text(served, get_doc.NAME, {"chunk_id": chunk_id, "context": context})
     finally:
         live.close()
     typer.echo(text)

@@ -45,26 +45,29 @@ _INDEXER_FLEET = "docs_mcp.indexer.fleet"
 _PACKAGES = "docs_mcp.indexer.packages"
 # The gateway reuses the engine, the contract's argument checks and the libraries' error shape;
 # every other part of the contract and the libraries is theirs alone.
+_TOOLS = f"{_SERVER}.tools"
 _GATEWAY_MAY_NOT = (
-    f"{_SERVER}.team", f"{_SERVER}.app",
-    *(f"{_SERVER}.contract.{m}" for m in ("cursor", "documents", "render", "schemas", "tools")),
-    *(f"{_SERVER}.libraries.{m}" for m in ("arguments", "catalog", "fastpath", "fuzzy", "pages", "prompts",
-                                           "resources", "schemas", "tools")),
+    f"{_SERVER}.team", f"{_SERVER}.app", _TOOLS,
+    *(f"{_SERVER}.contract.{m}" for m in ("cursor", "documents", "render", "sizing")),
+    *(f"{_SERVER}.libraries.{m}" for m in ("answers", "catalog", "fastpath", "fuzzy", "pages", "prompts", "resources")),
 )  # fmt: skip
 PRODUCT_RULES: dict[str, tuple[str, ...]] = {
     f"{_SERVER}.search": (f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, "mcp", "mcp_types",
                           _SOURCES, _FLEET, _INDEXER_FLEET),
     # The contract tools read the index only; remote sources reach the server through the library tools.
-    f"{_SERVER}.contract": (f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, _SOURCES, _FLEET, _INDEXER_FLEET),
+    f"{_SERVER}.contract": (f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, _TOOLS, _SOURCES, _FLEET, _INDEXER_FLEET),
     # A fleet replica follows the registry through the live index; team mode wires it in, never the reverse.
     _FLEET: (f"{_SERVER}.team", f"{_SERVER}.app", f"{_SERVER}.libraries", _GATEWAY, "mcp", "mcp_types"),
-    f"{_SERVER}.libraries": (f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY),
+    f"{_SERVER}.libraries": (f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, _TOOLS),
+    # One module per tool: schema, arguments, run and spec over the products' shared parts; the app lists them.
+    _TOOLS: (f"{_SERVER}.team", f"{_SERVER}.app"),
     _GATEWAY: _GATEWAY_MAY_NOT,
     # The kernel every product shares: it knows no product.
-    f"{_SERVER}.core": (f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, _SOURCES),
+    f"{_SERVER}.core": (f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, _TOOLS, _SOURCES),
     # The learned ranking: features, model and gate, confidence; used by search and the library tools.
-    f"{_SERVER}.ranking": (f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", f"{_SERVER}.core",
-                           _GATEWAY, "mcp", "mcp_types", _SOURCES),
+    # It reads the evidence record it owns and the indexer's tokens: the search uses it, never the reverse.
+    f"{_SERVER}.ranking": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app",
+                           f"{_SERVER}.core", _TOOLS, _GATEWAY, "mcp", "mcp_types", _SOURCES),
     f"{_SERVER}.team": (),
     f"{_SERVER}.app": (f"{_SERVER}.team",),
     # The stdio guard is transport only: JSON-RPC lines in, SDK messages out (and the answers owed at the end of input).
@@ -358,6 +361,37 @@ def test_no_import_cycle():
     assert import_cycles(edges) == []
 
 
+def sub_package_of(module: str) -> str:
+    """The sub-package ``module`` belongs to (``docs_mcp.server.search``), or its area for a module at the area's top."""
+    area = layer_of(module) or module
+    rest = module[len(area) + 1 :].split(".") if module != area else []
+    return f"{area}.{rest[0]}" if len(rest) > 1 or (rest and (package_dirs()[area] / rest[0]).is_dir()) else area
+
+
+def sub_package_imports() -> dict[str, set[str]]:
+    """Each sub-package -> the other sub-packages its modules import; the CLI edges (``commands``), which may import
+    the whole area to mount its commands, left out."""
+    edges: dict[str, set[str]] = {}
+    for module, targets in module_imports().items():
+        if module.rsplit(".", 1)[-1] == "commands":
+            continue
+        source = sub_package_of(module)
+        edges.setdefault(source, set()).update(t for t in map(sub_package_of, targets) if t != source and not source.startswith(t + "."))
+    return edges
+
+
+def test_no_import_cycle_between_sub_packages():
+    """One sub-package depends on another, never both ways: search uses ranking, the tools use the products."""
+    assert import_cycles(sub_package_imports()) == []
+
+
+def test_sub_packages_are_found_from_module_names():
+    assert sub_package_of("docs_mcp.server.search.engine") == "docs_mcp.server.search"
+    assert sub_package_of("docs_mcp.server.app") == "docs_mcp.server"
+    assert sub_package_of("docs_mcp.server.search") == "docs_mcp.server.search"
+    assert sub_package_of("docs_mcp.errors") == "docs_mcp"
+
+
 def test_the_cycle_finder():
     assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert import_cycles({"a": {"b"}, "b": set()}) == []
@@ -376,6 +410,83 @@ def class_homes() -> dict[str, list[str]]:
 def test_one_record_per_concept():
     """A class name means one thing: one Library, one TocEntry, one Mode..., each defined in one module."""
     assert {name: modules for name, modules in class_homes().items() if len(modules) > 1} == {}
+
+
+TOOLS_PACKAGE = f"{_SERVER}.tools"
+TOOL_LIST = f"{TOOLS_PACKAGE}.offered"  # lists the tool modules, in tools/list order
+SCHEMA_NAMES = {"SCHEMA", "schema"}  # a fixed input schema, or one made per index (search_docs's taxonomy filters)
+
+
+def top_level_names(path: Path) -> dict[str, ast.AST]:
+    """The names ``path`` defines at module level (functions, classes, assignments)."""
+    names: dict[str, ast.AST] = {}
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names[node.name] = node
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if isinstance(target, ast.Name):
+                    names[target.id] = node
+    return names
+
+
+def tool_name(path: Path) -> str | None:
+    """The tool a module is: its module-level ``NAME = "..."``, None for a module that is no tool."""
+    node = top_level_names(path).get("NAME")
+    value = getattr(node, "value", None)
+    return value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
+
+
+def tool_module_gaps(path: Path) -> list[str]:
+    """What a tool module lacks of a tool: its schema, its run, its spec (what the registry serves)."""
+    names = top_level_names(path)
+    gaps = [] if SCHEMA_NAMES & set(names) else ["a schema"]
+    return gaps + [f"def {name}" for name in ("run", "spec") if not isinstance(names.get(name), ast.FunctionDef)]
+
+
+def listed_tool_modules(path: Path) -> set[str]:
+    """The modules of the tools package that the tool list names in its tuples of tool modules."""
+    imported = {alias.asname or alias.name for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                if isinstance(node, ast.ImportFrom) and node.module == TOOLS_PACKAGE for alias in node.names}  # fmt: skip
+    listed = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Tuple, ast.BinOp)):
+            listed |= {name.id for name in ast.walk(node.value) if isinstance(name, ast.Name) and name.id in imported}
+    return {f"{TOOLS_PACKAGE}.{name}" for name in listed}
+
+
+def spec_builders(path: Path) -> list[int]:
+    """Lines of ``path`` that make a ToolSpec: a tool's spec is made in its tool module (or the tools' shared mechanics)."""
+    return [node.lineno for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "ToolSpec"]  # fmt: skip
+
+
+def test_a_tool_is_one_module():
+    """Every tool the server lists is one module of server/tools/ holding its name, schema, run and spec; no two
+    modules name the same tool, and every tool module is listed."""
+    files = {module: path for _, path, module in source_files()}
+    tools = {module: name for module, path in files.items() if module.startswith(TOOLS_PACKAGE + ".") and (name := tool_name(path))}
+    assert len(set(tools.values())) == len(tools) > 0
+    assert {module: gaps for module in tools if (gaps := tool_module_gaps(files[module]))} == {}
+    assert listed_tool_modules(files[TOOL_LIST]) == set(tools)
+
+
+def test_tool_specs_are_made_only_in_the_tools_package():
+    made = {module: lines for module, path in ((m, p) for _, p, m in source_files())
+            if not module.startswith(TOOLS_PACKAGE + ".") and (lines := spec_builders(path))}  # fmt: skip
+    assert made == {}
+
+
+def test_the_tool_checkers(tmp_path):
+    tool = tmp_path / "tool.py"
+    tool.write_text('NAME = "t"\nSCHEMA = {}\ndef run(): ...\ndef spec(context):\n    return ToolSpec(NAME)\n', encoding="utf-8")
+    assert (tool_name(tool), tool_module_gaps(tool), spec_builders(tool)) == ("t", [], [5])
+    tool.write_text('NAME = "t"\nrun = None\n', encoding="utf-8")
+    assert tool_module_gaps(tool) == ["a schema", "def run", "def spec"]
+    listing = tmp_path / "offered.py"
+    listing.write_text(f"from {TOOLS_PACKAGE} import a, b, c\nX = (a, b)\nY = X + (c,)\nZ = 1\n", encoding="utf-8")
+    assert listed_tool_modules(listing) == {f"{TOOLS_PACKAGE}.{m}" for m in "abc"}
+    assert tool_name(listing) is None
 
 
 ENVIRONMENT_MODULE = "docs_mcp/environment.py"
@@ -452,6 +563,7 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
     ("module", "source", "caught"),
     [
         ("docs_mcp.server.search.engine", "import mcp_types\n", ["mcp_types"]),
+        ("docs_mcp.server.ranking.features", "from docs_mcp.server.search.lexical import tokenize\n", ["docs_mcp.server.search.lexical"]),
         ("docs_mcp.server.search.engine", "from mcp.server.lowlevel import Server\n", ["mcp.server.lowlevel"]),
         ("docs_mcp.server.search.engine", "from docs_mcp.server.contract.cursor import CursorCodec\n", ["docs_mcp.server.contract.cursor"]),
         ("docs_mcp.server.contract.tools", "def f():\n    from docs_mcp.server.team.keys import KeyStore\n", ["docs_mcp.server.team.keys"]),
@@ -490,6 +602,8 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.core.registry", "from docs_mcp.server.libraries.tools import catalog_of\n", ["docs_mcp.server.libraries.tools"]),
         ("docs_mcp.server.core.tool_errors", "def f():\n    from docs_mcp.server.gateway.errors import NoToolError\n", ["docs_mcp.server.gateway.errors"]),
         ("docs_mcp.server.gateway.handlers", "from docs_mcp.server.core.registry import ToolSpec\n", []),
+        ("docs_mcp.server.gateway.service", "from docs_mcp.server.tools import tool_discovery\n", ["docs_mcp.server.tools.tool_discovery"]),
+        ("docs_mcp.server.tools.get_docs", "from docs_mcp.server.libraries.fastpath import pack\n", []),
         ("docs_mcp.indexer.build", "from docs_mcp.indexer.libraries.merge import plan_build\n", []),
         ("docs_mcp.indexer.sources.ingest", "from docs_mcp.indexer.libraries.merge import plan_build\n", []),
         ("docs_mcp.indexer.sources.ingest", "from docs_mcp.indexer.build import write_source\n", []),

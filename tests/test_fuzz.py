@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from docs_mcp.server.contract.expanded import parse_expansions
+from docs_mcp.server.tools.search_docs_expanded import parse_expansions
 from docs_mcp.server.errors import ChunkNotFoundError, InvalidArgumentError
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "fuzz_tools.py"

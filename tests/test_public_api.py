@@ -57,11 +57,8 @@ PUBLIC_API = {
         "GatewayConfig",
         "load_gateway_config",
         "GatewayConfigError",
-        "GATEWAY_TOOLS",
-        "gateway_tools",
         "Gateway",
         "open_gateway",
-        "gateway_specs",
     ],
     "docs_mcp.eval": [
         "EvalResult",

@@ -1,7 +1,7 @@
-"""The MCP contract of seed 003: the ``search_docs`` and ``get_doc`` tools, exactly as specified.
+"""The MCP contract of seed 003: what ``search_docs``, ``get_doc`` and ``search_docs_expanded`` share.
 
-Owns their schemas (with the taxonomy injected), argument checks, cursors, the delimiter
-grammar of the rendered text, reading stored chunks for ``get_doc``, and the live index that
-follows the indexer's generation swaps. It may import the search engine, the indexer's read
+The tools themselves (schemas with the taxonomy injected, argument checks, runs) are server/tools/;
+this package owns their cursors, the delimiter grammar of the rendered text and the sizing of an
+answer for a context window. It may import the search engine, the indexer's read
 side and ``docs_mcp.server.errors``; never libraries, team mode or the server factory.
 """

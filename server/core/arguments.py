@@ -6,7 +6,7 @@ validator's messages say what is wrong but not what to send instead.
 Every tool words the same mistake the same way: ``present`` refuses what is not an
 object and names its schema does not have; ``within_schema`` holds each given value to
 the type, ``maxLength`` and ``maxItems`` its schema states; ``string``, ``integer`` and
-``choice`` read one argument with its default and range.
+``choice`` read one argument; ``integer`` takes its default and range from the schema, never restated.
 """
 
 from __future__ import annotations
@@ -83,7 +83,10 @@ def string(given: Mapping[str, Any], name: str) -> str | None:
     return value
 
 
-def integer(given: Mapping[str, Any], name: str, default: int, low: int, high: int) -> int:
+def integer(given: Mapping[str, Any], name: str, schema: Mapping[str, Any]) -> int:
+    """Argument ``name``, within the minimum and maximum the tool's input ``schema`` states, or its default there."""
+    stated = schema["properties"][name]
+    default, low, high = stated["default"], stated["minimum"], stated["maximum"]
     value = given.get(name, default)
     # JSON Schema counts 5.0 as an integer; a boolean is not one, although Python says so.
     if isinstance(value, float) and value.is_integer():

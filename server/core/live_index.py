@@ -40,6 +40,7 @@ from mcp_types import Tool
 from docs_mcp.indexer.index_file import current_generation, index_identity
 from docs_mcp.indexer.schema import CURRENT_FILE
 from docs_mcp.server.search.engine import Engine, open_engine
+from docs_mcp.server.search.modes import Mode
 from docs_mcp.server.search.pool import SearchPool
 from docs_mcp.server.search.records import SearchPage
 from docs_mcp.server.search.worker_process import EmbedderFactory, WorkerSetup, similarities_at
@@ -96,7 +97,7 @@ class ServedIndex:
             return similarities_at(self.engine, query, rows)
         return self.pool.call(self.engine.generation, "similarities_at", query, rows)
 
-    def warm(self, mode: str = "hybrid") -> None:
+    def warm(self, mode: Mode = Mode.hybrid) -> None:
         """Load what the first search in ``mode`` needs now (the query model, unless bm25), so it is fast.
 
         With a pool, every worker opens this generation and warms it instead.  Only the
@@ -129,7 +130,7 @@ class LiveIndex:
         secret: bytes = b"",
         opener: EngineOpener = open_engine,
         tool_list: ToolLister = no_tools,
-        warm: str | None = "hybrid",
+        warm: Mode | None = Mode.hybrid,
         workers: int = 0,
         worker_embedder: EmbedderFactory | None = None,
         retain: float = 0.0,

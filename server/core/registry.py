@@ -1,9 +1,10 @@
-"""The tool registry: every tool a product offers as one ``ToolSpec``, called and rendered the same way.
+"""The tool registry: every tool the server offers as one ``ToolSpec``, called and rendered the same way.
 
-A product (contract, libraries, gateway) describes each of its tools once: its name, its
-input schema (``describe``: for the served generation's metadata, as search_docs's filters
-come from the taxonomy), how its arguments are checked (``parse``, with server.core.arguments)
-and what it does (``run``: checked arguments in, the answer's data out, errors raised).
+Each tool module (server/tools/) describes its tool once: its name, its input schema
+(``describe``: for the served generation's metadata, as search_docs's filters come from the
+taxonomy), how its arguments are checked (``parse``, with server.core.arguments), what it does
+(``run``: checked arguments in, the answer's data out, errors raised) and what the server must
+know of it (``slow``, the ``cursor`` a call continues, an ``after_call`` hook).
 The registry runs a call, renders the answer once (data as two-space JSON, text as it is)
 and turns any raised error into the one error shape (server.core.tool_errors); a tool whose
 contract words errors as plain text says so with ``error_text``.
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any, Callable, Generic, Mapping, Sequence, TypeVar
+from typing import Any, Awaitable, Callable, Generic, Mapping, Sequence, TypeVar
 
 import mcp_types as types
 import orjson
@@ -79,6 +80,9 @@ class ToolSpec(Generic[Args]):
     structured: Callable[[Any, ToolCall], dict[str, Any] | None] = no_structure
     error_text: Callable[[str, BaseException], str] | None = None  # None: the error shape as JSON
     leases_index: bool = True  # False: the tool reads no index (the gateway's meta-tools)
+    slow: bool = False  # it may wait on a documentation site or an upstream server: threads of its own (capacity.py)
+    cursor: Callable[[Arguments], Any] = lambda arguments: None  # the cursor a call continues: its generation answers it
+    after_call: Callable[[Any, Arguments], Awaitable[None]] | None = None  # (request context, arguments), after a success
 
     def data(self, call: ToolCall) -> Any:
         """Parse and run one call: the answer's data, raising what the tool raises."""
@@ -124,6 +128,11 @@ class ToolRegistry:
 
     def get(self, name: str) -> ToolSpec[Any] | None:
         return self._specs.get(name)
+
+    @property
+    def slow_names(self) -> frozenset[str]:
+        """The tools that may wait on a site or an upstream server (capacity.py gives them threads of their own)."""
+        return frozenset(name for name, spec in self._specs.items() if spec.slow)
 
     def tools(self, metadata: Mapping[str, Any]) -> list[types.Tool]:
         """The tools that read the index, as listed for a generation described by ``metadata``."""

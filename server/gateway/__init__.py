@@ -6,9 +6,10 @@ forwards a call, ``describe_tool`` / ``list_tool_examples`` give progressive det
 live schema and the tool docs, ``upstream_status`` reports each server. Permissions (per
 project, over HTTP) and the audit log apply to every call.
 
-It may import the search engine, the indexer's public API, the contract's argument helpers and
-the libraries' error shape; never team mode or the app (team mode hands it the caller through
-the ASGI scope), and nothing but the app, team mode and the CLI may import it.
+The meta-tools themselves (names, schemas, argument checks, specs) are server/tools/, which run them
+here. It may import the search engine, the indexer's public API, the kernel's argument helpers and
+the libraries' error shape; never the tools, team mode or the app (team mode hands it the caller
+through the ASGI scope).
 
 Names load on first use (PEP 562): the CLI imports this package for ``docs-mcp upstream``.
 """
@@ -24,9 +25,7 @@ _EXPORTS = {
     "records": ("CALLER_SCOPE", "REQUEST_ID_SCOPE", "Caller"),
     "config": ("GATEWAY_SECTIONS", "GatewayConfig", "load_gateway_config"),
     "errors": ("GatewayConfigError",),
-    "schemas": ("GATEWAY_TOOLS", "gateway_tools"),
     "service": ("Gateway", "open_gateway"),
-    "handlers": ("gateway_specs",),
 }
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
@@ -35,6 +34,4 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/test_public_api.py 
     from docs_mcp.server.gateway.records import CALLER_SCOPE, REQUEST_ID_SCOPE, Caller
     from docs_mcp.server.gateway.config import GATEWAY_SECTIONS, GatewayConfig, load_gateway_config
     from docs_mcp.server.gateway.errors import GatewayConfigError
-    from docs_mcp.server.gateway.schemas import GATEWAY_TOOLS, gateway_tools
     from docs_mcp.server.gateway.service import Gateway, open_gateway
-    from docs_mcp.server.gateway.handlers import gateway_specs

@@ -16,6 +16,7 @@ from typing import Any, Mapping
 from docs_mcp.server.gateway.errors import GatewayConfigError
 from docs_mcp.server.gateway.permissions import ProjectRules
 from docs_mcp.server.gateway.records import UpstreamSpec
+from docs_mcp.server.search.modes import MODES, Mode
 
 GATEWAY_SECTIONS = ("gateway", "upstream", "tool_permissions")
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -51,7 +52,7 @@ class GatewaySettings:
     start_timeout: float = 30.0  # seconds an upstream may take to start and initialize
     search_url: str = ""  # remote provider base URL (POST {search_url}/catalog/search); empty: local only
     search_timeout: float = 5.0
-    mode: str = "hybrid"  # local ranking: hybrid, bm25 or vector
+    mode: Mode = Mode.hybrid  # local ranking (server/search/modes.py)
     audit_arguments: bool = False  # log tool_execute arguments in the audit line
     max_argument_bytes: int = 65_536  # tool_execute arguments larger than this are refused (ARGS_TOO_LARGE)
     tool_docs: str = "tool-docs"  # folder of tool docs, relative to the config file
@@ -215,7 +216,10 @@ def _settings(raw: Any, problems: list[str]) -> GatewaySettings:
             problems.append(f"gateway.{key} = {value!r}: must be positive")
         else:
             values[key] = value
-    if values.get("mode", "hybrid") not in ("hybrid", "bm25", "vector"):
-        problems.append(f"gateway.mode = {values['mode']!r}: expected hybrid, bm25 or vector")
-        values.pop("mode")
+    if "mode" in values:
+        if values["mode"] in MODES:
+            values["mode"] = Mode(values["mode"])
+        else:
+            problems.append(f"gateway.mode = {values['mode']!r}: expected {', '.join(MODES[:-1])} or {MODES[-1]}")
+            values.pop("mode")
     return GatewaySettings(**values)

@@ -24,6 +24,7 @@ from docs_mcp.server.gateway.catalog_index import CatalogIndex
 from docs_mcp.server.gateway.explain import explain
 from docs_mcp.server.gateway.records import ToolEntry
 from docs_mcp.server.gateway.tooldocs import ToolDoc
+from docs_mcp.server.search.modes import Mode
 
 logger = logging.getLogger(__name__)
 
@@ -76,13 +77,13 @@ class LocalProvider:
 
     name = "local"
 
-    def __init__(self, index: CatalogIndex, catalog: ToolSource, docs: Mapping[str, ToolDoc], mode: str = "hybrid") -> None:
+    def __init__(self, index: CatalogIndex, catalog: ToolSource, docs: Mapping[str, ToolDoc], mode: Mode = Mode.hybrid) -> None:
         self.index = index
         self.catalog = catalog
         self.docs = docs
         self.mode = mode
 
-    def search(self, request: SearchRequest, mode: str | None = None) -> Ranking:
+    def search(self, request: SearchRequest, mode: Mode | None = None) -> Ranking:
         snapshot = self.index.snapshot(self.catalog.tools(), self.docs)
         allowed = {tool.key for tool in request.tools}
         if snapshot.engine is None or not allowed:
@@ -91,7 +92,7 @@ class LocalProvider:
         # Enough hits that ``max_results`` permitted ones survive even if every forbidden tool ranks first.
         limit = request.max_results + len(snapshot.tools.keys() - allowed)
         mode = mode or self.mode
-        calibrated = mode == "hybrid" and snapshot.engine.ranker is not None
+        calibrated = mode == Mode.hybrid and snapshot.engine.ranker is not None
         for query in request.queries:
             page = snapshot.engine.search(query, mode=_engine_mode(mode, calibrated), limit=limit, abstain=False)
             hits = [hit for hit in page.hits if hit.chunk_id in allowed]
@@ -105,16 +106,16 @@ class LocalProvider:
         return Ranking(tuple(ordered[: request.max_results]), self.name)
 
 
-def _engine_mode(mode: str, calibrated: bool) -> str:
+def _engine_mode(mode: Mode, calibrated: bool) -> Mode:
     """The engine's mode for a gateway mode: hybrid with the tools' own learned parts (calibrated relevance, fitted on
     tool queries, never holding a query back), else the fusion."""
-    return "hybrid" if mode == "hybrid" and calibrated else ("fusion" if mode == "hybrid" else mode)
+    return Mode.hybrid if mode == Mode.hybrid and calibrated else (Mode.fusion if mode == Mode.hybrid else mode)
 
 
-def _relevance(score: float, top: float, mode: str) -> float:
+def _relevance(score: float, top: float, mode: Mode) -> float:
     """0-1 without calibrated scores: the fusion is a convex sum of 0-1 signals already; BM25 is scaled by the best hit
     (so the first tool reads 1.0 whatever it is: only the calibrated relevance of hybrid mode is absolute)."""
-    if mode == "hybrid" or mode == "vector":
+    if mode in (Mode.hybrid, Mode.fusion, Mode.vector):
         return round(min(max(score, 0.0), 1.0), 4)
     return round(score / top, 4) if top > 0 else 0.0
 

@@ -1,8 +1,8 @@
 """The gateway: upstream tools as a searchable catalog, behind the meta-tools (seed 002's ToolCatalogService).
 
-Every operation takes the Caller and the meta-tool's raw arguments and returns a JSON-ready
-answer or raises a ToolError; the MCP handlers (``handlers``) only adapt. Each discovery and
-execution is written to the audit log, whatever its outcome.
+Every operation takes the Caller and a meta-tool's checked arguments and returns a JSON-ready
+answer or raises a ToolError; the meta-tools (server/tools/) check their arguments inside
+``audited``, so each discovery and execution is written to the audit log, whatever its outcome.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from typing import Any, Callable, Iterator, Mapping
 import mcp_types as types
 
 from docs_mcp.errors import DocsMcpError
-from docs_mcp.server.gateway.arguments import parse_describe_args, parse_discovery_args, parse_examples_args, parse_execute_args
 from docs_mcp.server.gateway.audit import AuditLog
 from docs_mcp.server.gateway.catalog import ToolCatalog
 from docs_mcp.server.gateway.catalog_index import CatalogIndex
@@ -62,70 +61,60 @@ class Gateway:
 
     # -- meta-tools ------------------------------------------------------------------------
 
-    def discover(self, caller: Caller, arguments: Mapping[str, Any] | None, request_id: str | None = None) -> dict[str, Any]:
-        """tool_discovery: the caller's available tools ranked for the queries.
+    def discover(self, caller: Caller, queries: tuple[str, ...], context: str, max_results: int, fields: dict[str, Any]) -> dict[str, Any]:
+        """tool_discovery (server/tools/tool_discovery.py): the caller's available tools ranked for the queries;
+        ``fields`` join its audit line.
 
         Raises:
-            InvalidArgumentError, PermissionDeniedError: bad arguments, or a caller that may use nothing.
+            PermissionDeniedError: a caller that may use nothing.
         """
-        with self._audited("tool_discovery", caller, request_id, arguments) as fields:
-            args = parse_discovery_args(arguments)
-            fields["query"] = list(args.queries)
-            self.permissions.check_caller(caller)
-            available = self.available(caller)
-            ranking = self.provider.search(SearchRequest(args.queries, args.context, available, args.max_results))
-            fields.update(results=len(ranking.results), provider=ranking.provider)
-            answer = self._render_ranking(ranking, {tool.key: tool for tool in available})
-            notes = self._notes(caller)
-            if notes:
-                answer["notes"] = notes
-            return answer
+        self.permissions.check_caller(caller)
+        available = self.available(caller)
+        ranking = self.provider.search(SearchRequest(queries, context, available, max_results))
+        fields.update(results=len(ranking.results), provider=ranking.provider)
+        answer = self._render_ranking(ranking, {tool.key: tool for tool in available})
+        notes = self._notes(caller)
+        if notes:
+            answer["notes"] = notes
+        return answer
 
-    def execute(self, caller: Caller, arguments: Mapping[str, Any] | None, request_id: str | None = None) -> types.CallToolResult:
-        """tool_execute: permission and status checks, then ``tools/call`` upstream; its result as is.
+    def execute(self, caller: Caller, tool_key: str, arguments: Mapping[str, Any], fields: dict[str, Any]) -> types.CallToolResult:
+        """tool_execute (server/tools/tool_execute.py): permission and status checks, then ``tools/call`` upstream;
+        its result as is (``fields``, its audit line, say when the upstream tool reported an error).
 
         Raises:
-            InvalidArgumentError, ArgsTooLargeError, PermissionDeniedError, ToolNotFoundError: refused here.
+            ArgsTooLargeError, PermissionDeniedError, ToolNotFoundError: refused here.
             UpstreamUnavailableError, UpstreamTimeoutError, UpstreamError: the upstream failed.
         """
-        with self._audited("tool_execute", caller, request_id, arguments) as fields:
-            args = parse_execute_args(arguments)
-            fields["tool_key"] = args.tool_key
-            check_arguments(args.arguments, self.config.settings.max_argument_bytes, "The arguments")
-            self.permissions.check_caller(caller)
-            tool = self._visible_tool(caller, args.tool_key)
-            try:
-                result = self.supervisor.call(tool.server, tool.name, dict(args.arguments))
-            except UpstreamUnavailableError:
-                self.catalog.invalidate()  # the server's tools must not be offered until it lists them again
-                raise
-            if result.is_error:
-                fields["outcome"] = "upstream_tool_error"
-            return result
+        check_arguments(arguments, self.config.settings.max_argument_bytes, "The arguments")
+        self.permissions.check_caller(caller)
+        tool = self._visible_tool(caller, tool_key)
+        try:
+            result = self.supervisor.call(tool.server, tool.name, dict(arguments))
+        except UpstreamUnavailableError:
+            self.catalog.invalidate()  # the server's tools must not be offered until it lists them again
+            raise
+        if result.is_error:
+            fields["outcome"] = "upstream_tool_error"
+        return result
 
-    def describe(self, caller: Caller, arguments: Mapping[str, Any] | None, request_id: str | None = None) -> dict[str, Any]:
-        """describe_tool at the requested detail.
+    def describe(self, caller: Caller, tool_key: str, detail: str) -> dict[str, Any]:
+        """describe_tool (server/tools/describe_tool.py) at ``detail``.
 
         Raises:
-            InvalidArgumentError, InvalidDetailError, ToolNotFoundError, NoToolError.
+            ToolNotFoundError, NoToolError.
         """
-        with self._audited("describe_tool", caller, request_id, None) as fields:
-            args = parse_describe_args(arguments)
-            fields["tool_key"] = args.tool_key
-            self.permissions.check_caller(caller)
-            return describe(args.tool_key, args.detail, self._live_or_none(caller, args.tool_key), self._doc(caller, args.tool_key))
+        self.permissions.check_caller(caller)
+        return describe(tool_key, detail, self._live_or_none(caller, tool_key), self._doc(caller, tool_key))
 
-    def examples(self, caller: Caller, arguments: Mapping[str, Any] | None, request_id: str | None = None) -> dict[str, Any]:
-        """list_tool_examples: up to ``max`` worked examples from the tool docs.
+    def examples(self, caller: Caller, tool_key: str, most: int) -> dict[str, Any]:
+        """list_tool_examples (server/tools/list_tool_examples.py): up to ``most`` worked examples from the tool docs.
 
         Raises:
-            InvalidArgumentError, ToolNotFoundError.
+            ToolNotFoundError.
         """
-        with self._audited("list_tool_examples", caller, request_id, None) as fields:
-            args = parse_examples_args(arguments)
-            fields["tool_key"] = args.tool_key
-            self.permissions.check_caller(caller)
-            return examples(args.tool_key, args.max, self._live_or_none(caller, args.tool_key), self._doc(caller, args.tool_key))
+        self.permissions.check_caller(caller)
+        return examples(tool_key, most, self._live_or_none(caller, tool_key), self._doc(caller, tool_key))
 
     def status(self, caller: Caller) -> dict[str, Any]:
         """upstream_status: the state of the upstreams ``caller`` may use; what runs them (command,
@@ -224,7 +213,7 @@ class Gateway:
         return answer
 
     @contextmanager
-    def _audited(self, event: str, caller: Caller, request_id: str | None, arguments: Any) -> Iterator[dict[str, Any]]:
+    def audited(self, event: str, caller: Caller, request_id: str | None, arguments: Any) -> Iterator[dict[str, Any]]:
         """Time the block and write its audit line; the block may add fields (and override the outcome)."""
         fields: dict[str, Any] = {}
         started = time.perf_counter()

@@ -21,6 +21,7 @@ from docs_mcp.server.core.live_index import ServedIndex
 from docs_mcp.server.contract.render import DELIMITER_START, escape_delimiter_lines
 from docs_mcp.indexer.libraries.library import Library
 from docs_mcp.server.libraries.catalog import LibraryCatalog
+from docs_mcp.server.search.modes import Mode
 from docs_mcp.server.search.passages import best_passage
 from docs_mcp.server.search.records import Hit
 from docs_mcp.server.search.tokens import CHARS_PER_TOKEN, count_tokens
@@ -56,7 +57,7 @@ class Packed:
 
 
 def find_candidates(
-    index: ServedIndex, catalog: LibraryCatalog, libraries: Sequence[Library], topic: str, mode: str, language: str | None = None
+    index: ServedIndex, catalog: LibraryCatalog, libraries: Sequence[Library], topic: str, mode: Mode, language: str | None = None
 ) -> list[Candidate]:
     """The hits for ``topic`` within ``libraries``, with content and confidence, best first.
 
@@ -94,12 +95,12 @@ def find_candidates(
         )
     engine = index.engine
     contents = engine.store.contents(list(hits))
-    if mode == "hybrid" and engine.ranker is not None:
+    if mode == Mode.hybrid and engine.ranker is not None:
         # Hybrid hits carry calibrated probabilities already (server/ranking/calibration.py).
         confidences = [round(hit.score, 3) for hit in hits.values()]
     else:
         rows = [engine.columns.index_of[chunk_id] for chunk_id in hits]
-        similarity = index.similarities_at(topic, rows) if mode != "bm25" else None  # bm25 never loads the model
+        similarity = index.similarities_at(topic, rows) if mode != Mode.bm25 else None  # bm25 never loads the model
         coverage = term_coverage(engine.store, topic, rows)
         confidences = [confidence(None if similarity is None else similarity[k], coverage[row]) for k, row in enumerate(rows)]
     found = [

@@ -17,11 +17,9 @@ from typing import TYPE_CHECKING, Any, Callable, Generic, Sequence, TypeVar
 from docs_mcp.indexer.sources.errors import WrongToolError
 from docs_mcp.indexer.sources.registry import CONTEXT7, LLMS_TXT, RegisteredLibrary
 from docs_mcp.server.core.live_index import LiveIndex, ServedIndex
-from docs_mcp.server.libraries.arguments import Context7Args, PageArgs
 from docs_mcp.indexer.libraries.library import LOCAL, REMOTE, Library
 from docs_mcp.server.libraries.catalog import LibraryCatalog
 from docs_mcp.server.libraries.pages import line_fields, window
-from docs_mcp.server.libraries.schemas import GET_CONTEXT7_DOCS, GET_DOCS
 
 if TYPE_CHECKING:
     from docs_mcp.indexer.packages.registry_client import RegistryClient
@@ -141,20 +139,20 @@ class Sources:
                 warnings.append(f"The source of '{library.library_id}' could not be reached at the last refresh ({freshness.last_error}); some of its pages may be outdated.")
         return Prepared(self.live.current() if changed else index, stale, tuple(warnings))
 
-    def read_url(self, args: PageArgs) -> dict[str, Any]:
-        """read_page by URL: the page (cached, stale or fetched) as a line window.
+    def read_url(self, url: str, offset: int, max_lines: int) -> dict[str, Any]:
+        """read_page by URL: the page (cached, stale or fetched) as ``max_lines`` lines from ``offset``.
 
         Raises:
             SourceError: the URL is refused or the page cannot be read.
         """
-        page = self.service.read_url(args.url or "")
-        content, total, returned = window(page.content, args.offset, args.max_lines)
+        page = self.service.read_url(url)
+        content, total, returned = window(page.content, offset, max_lines)
         answer = {
             "library_id": page.library_id or None,
             "url": page.url,
             "path": page.path or None,
             "title": page.title,
-            **line_fields(content, total, args.offset, returned),
+            **line_fields(content, total, offset, returned),
             "cached": page.cached,
             "stale": page.stale,
             "fetched_at": page.fetched_at,
@@ -165,21 +163,21 @@ class Sources:
             answer["warning"] = page.warning
         return answer
 
-    def context7_docs(self, args: Context7Args, catalog: LibraryCatalog) -> dict[str, Any]:
+    def context7_docs(self, library_id: str, topic: str, tokens: int, catalog: LibraryCatalog) -> dict[str, Any]:
         """get_context7_docs: the Context7-compatible API's answer, as it gave it.
 
         Raises:
             WrongToolError: the library is local.
             SourceError: the API is not configured or cannot be reached.
         """
-        library = catalog.libraries.get(args.library_id)
+        library = catalog.libraries.get(library_id)
         if library is not None and library.source == LOCAL:
             raise WrongToolError(
-                f"'{args.library_id}' is a local library. Use '{GET_DOCS}' for enhanced features.",
-                f"Call {GET_DOCS}(libraries=['{args.library_id}'], topic='...'), or get_library_info and read_page.",
+                f"'{library_id}' is a local library. Use 'get_docs' for enhanced features.",
+                f"Call get_docs(libraries=['{library_id}'], topic='...'), or get_library_info and read_page.",
             )
-        content = self.service.context7.docs(args.library_id, args.topic, args.tokens)
-        return {"library_id": args.library_id, "topic": args.topic, "tokens": args.tokens, "source": REMOTE, "content": content}
+        content = self.service.context7.docs(library_id, topic, tokens)
+        return {"library_id": library_id, "topic": topic, "tokens": tokens, "source": REMOTE, "content": content}
 
 
 def refuse_remote(library: Library) -> None:
@@ -190,8 +188,8 @@ def refuse_remote(library: Library) -> None:
     """
     if library.source == REMOTE:
         raise WrongToolError(
-            f"'{library.library_id}' is not locally indexed. Use '{GET_CONTEXT7_DOCS}' instead.",
-            f"Call {GET_CONTEXT7_DOCS}(library_id='{library.library_id}', topic='...') with one descriptive topic string.",
+            f"'{library.library_id}' is not locally indexed. Use 'get_context7_docs' instead.",
+            f"Call get_context7_docs(library_id='{library.library_id}', topic='...') with one descriptive topic string.",
         )
 
 

@@ -30,8 +30,7 @@ from docs_mcp.indexer.ranker import ranking_facts
 from docs_mcp.server.errors import quoted
 from docs_mcp.indexer.libraries.library import Library
 from docs_mcp.server.libraries.catalog import LibraryCatalog
-from docs_mcp.server.libraries.schemas import GET_LIBRARY_INFO
-from docs_mcp.server.libraries.tools import catalog_of
+from docs_mcp.server.libraries.answers import catalog_of
 from docs_mcp.server.libraries.pages import read_lines
 from docs_mcp.server.core.live_index import ServedIndex
 from docs_mcp.server.sessions import SessionStore, SessionValues, redis_sessions, request_session
@@ -100,9 +99,9 @@ def session_key(ctx: ServerRequestContext) -> str:
     return request_session(ctx.request)
 
 
-async def after_tool(ctx: ServerRequestContext, sessions: LibrarySessions, live: Any, name: str, arguments: Mapping[str, Any] | None) -> None:
-    """After a successful tool call: remember the library get_library_info described, announce a new one."""
-    if name != GET_LIBRARY_INFO or not arguments:
+async def remember_library(ctx: ServerRequestContext, sessions: LibrarySessions, live: Any, arguments: Mapping[str, Any] | None) -> None:
+    """After a successful get_library_info: remember the library it described, announce a new one."""
+    if not arguments:
         return
     index = await anyio.to_thread.run_sync(live.current)
     library = catalog_of(index).get(str(arguments.get("library_id")).strip())

@@ -7,7 +7,7 @@ from typing import Mapping
 
 import numpy as np
 
-from docs_mcp.server.search.evidence import Evidence
+from docs_mcp.server.ranking.evidence import Evidence
 
 # Near-duplicates: the same heading over word sets this alike (Jaccard). A rule that moved them behind the others
 # was measured leaving one corpus out and did not ship (corpus/guide/ranking.md); training still measures it.

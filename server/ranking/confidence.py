@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from docs_mcp.indexer.index_store import IndexStore
-from docs_mcp.server.search.lexical import tokenize
+from docs_mcp.indexer.search_text import tokenize
 
 
 @dataclass(frozen=True)

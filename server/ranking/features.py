@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from docs_mcp.server.search.evidence import OWN_HEADING, PATH, TEXT, WHOLE_HEADING, Evidence
+from docs_mcp.server.ranking.evidence import OWN_HEADING, PATH, TEXT, WHOLE_HEADING, Evidence
 
 # Per candidate.
 CANDIDATE_FEATURES = (

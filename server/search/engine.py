@@ -30,12 +30,13 @@ from docs_mcp.server.search.lru_cache import LruCache
 from docs_mcp.server.search.collapse import Collapser
 from docs_mcp.server.ranking.calibration import capped, non_increasing
 from docs_mcp.server.ranking.candidates import FAMILY_JACCARD, CandidatePool
+from docs_mcp.server.ranking.evidence import Evidence
 from docs_mcp.server.ranking.features import PROBES, Baselines, QuerySignals, candidate_table
-from docs_mcp.server.search.evidence import Evidence, EvidenceFinder
+from docs_mcp.server.search.evidence import EvidenceFinder
 from docs_mcp.server.search.expansion import EXTRA_WEIGHT, Expansions, QueryLegs
 from docs_mcp.server.search.filters import FilterRule, TaxonomyColumns, filter_mask
 from docs_mcp.server.search.fusion import select_fusion
-from docs_mcp.server.search.modes import MODES
+from docs_mcp.server.search.modes import MODES, Mode
 from docs_mcp.server.search.lexical import DEFAULT_FIELD_WEIGHTS, HEADING_FIELD, LexicalScorer, QueryTerms, tokenize
 from docs_mcp.server.search.records import Hit, SearchPage
 from docs_mcp.server.ranking.model import RERANK_DEPTH, LearnedRanking, by_probability
@@ -149,13 +150,13 @@ class Engine:
                 self._columns = self.store.columns()
             return self._columns
 
-    def warm(self, mode: str = "hybrid") -> None:
+    def warm(self, mode: Mode = Mode.hybrid) -> None:
         """Load what the first search in ``mode`` would: the stemmer; unless ``mode`` is bm25, the query model; for
         hybrid, the corpus' baselines too (the probe questions embedded: about 70 ms the first search would wait)."""
         self.store.stems(["warming"])
-        if mode != "bm25" and self.has_vectors:
+        if mode != Mode.bm25 and self.has_vectors:
             self._query_embedder()
-            if mode == "hybrid":
+            if mode == Mode.hybrid:
                 self.baselines  # noqa: B018 - computed and kept by the property
 
     def close(self) -> None:
@@ -168,7 +169,7 @@ class Engine:
         query: str,
         filters: Mapping[str, str] | None = None,
         *,
-        mode: str = "hybrid",
+        mode: Mode = Mode.hybrid,
         limit: int = 10,
         offset: int = 0,
         abstain: bool = True,
@@ -224,7 +225,7 @@ class Engine:
     def candidate_pool(self, query: str, filters: Mapping[str, str] | None = None) -> CandidatePool:
         """The fusion's best ``RERANK_DEPTH`` candidates for ``query``, in its order, with every feature, the query's
         evidence, and which candidates are near-duplicates or twins: what training learns the ranking's parts from."""
-        fusion = self._fusion(query, tokenize(query), dict(filters or {}), "fusion")
+        fusion = self._fusion(query, tokenize(query), dict(filters or {}), Mode.fusion)
         head = top_k(fusion.ids, fusion.scores, RERANK_DEPTH)
         evidence = self._evidence.find(query, fusion.lexical.scores, fusion.allowed)
         table = self._table(QueryLegs.plain(query), head, fusion, evidence, first_rank=0)
@@ -234,7 +235,7 @@ class Engine:
     # -- ranking ---------------------------------------------------------------------------
 
     def _rank(
-        self, query: str, words: Sequence[str], filters: Mapping[str, str], mode: str, stop_after: int, abstain: bool = True,
+        self, query: str, words: Sequence[str], filters: Mapping[str, str], mode: Mode, stop_after: int, abstain: bool = True,
         legs: QueryLegs | None = None,
     ) -> _Ranking:
         if mode not in MODES:
@@ -243,29 +244,29 @@ class Engine:
         fusion = self._fusion(query, words, filters, mode, legs)
         scores = fusion.scores
         ranked: Callable[[int], np.ndarray] = lambda wanted: top_k(fusion.ids, fusion.scores, wanted)
-        if mode == "hybrid" and len(fusion.ids):
+        if mode == Mode.hybrid and len(fusion.ids):
             ranked, scores = self._hybrid(legs, fusion, abstain)
         collapse = [k for k in self.collapse_keys if k not in filters]
         order = self._collapsed(ranked, len(fusion.ids), collapse, stop_after) if collapse else ranked(stop_after)
         shown = scores[fusion.at(order)] if len(order) else np.zeros(0)
-        if mode == "hybrid" and self.ranker is not None:
+        if mode == Mode.hybrid and self.ranker is not None:
             shown = capped(shown, 1.0)  # past the head, and where collapse dropped a twin, no score rises
         return _Ranking(order, shown, fusion.lexical, fusion.vector)
 
-    def _fusion(self, query: str, words: Sequence[str], filters: Mapping[str, str], mode: str, legs: QueryLegs | None = None) -> _Fusion:
+    def _fusion(self, query: str, words: Sequence[str], filters: Mapping[str, str], mode: Mode, legs: QueryLegs | None = None) -> _Fusion:
         legs = legs or QueryLegs.plain(query)
-        if mode != "bm25" and self._vectors is not None and self.size and words:
+        if mode != Mode.bm25 and self._vectors is not None and self.size and words:
             for text in legs.vector:
                 self._query_vectors.begin(text)  # the query embeds on an encoder thread while the words are scored
         allowed = filter_mask(self.taxonomy, filters, self.size, self.filter_rules)
-        terms = self._lexical.query_terms(legs.lexical) if mode != "vector" and self.size else QueryTerms(())
+        terms = self._lexical.query_terms(legs.lexical) if mode != Mode.vector and self.size else QueryTerms(())
         lexical = self._lexical_signal(terms, mode, allowed, legs.lexical_extra)
         vector = self._vector_signal(legs.vector, words, mode, allowed, lexical)
         candidates = lexical.present | (vector.present & (vector.scores >= self.settings.similarity_floor))
         ids = np.flatnonzero(candidates)
-        if mode == "bm25":
+        if mode == Mode.bm25:
             fused = np.where(lexical.present[ids], lexical.scores[ids], 0.0)
-        elif mode == "vector":
+        elif mode == Mode.vector:
             fused = vector.scores[ids]
         else:
             fused = self._fuse(lexical, vector, ids, alpha=self.settings.alpha, floor=self.settings.vector_base)
@@ -273,8 +274,8 @@ class Engine:
         scores = fused + self.settings.file_boost * file_best if self.settings.file_boost else fused
         return _Fusion(ids, scores, fused, file_best, terms, lexical, vector, allowed)
 
-    def _lexical_signal(self, terms: QueryTerms, mode: str, allowed: np.ndarray | None, extra: str = "") -> Signal:
-        if mode == "vector" or not self.size:
+    def _lexical_signal(self, terms: QueryTerms, mode: Mode, allowed: np.ndarray | None, extra: str = "") -> Signal:
+        if mode == Mode.vector or not self.size:
             return Signal.absent(self.size, 0.0)
         scores = self._lexical.score(terms)
         added = [term for term in self._lexical.query_terms(extra).own if term not in terms.all] if extra else []
@@ -282,8 +283,8 @@ class Engine:
             scores = (scores + EXTRA_WEIGHT * self._lexical.score(QueryTerms(tuple(added)))).astype(np.float32)
         return Signal(scores, _allowed(scores > 0, allowed))
 
-    def _vector_signal(self, texts: Sequence[str], words: Sequence[str], mode: str, allowed: np.ndarray | None, lexical: Signal) -> Signal:
-        if mode == "bm25" or self._vectors is None or not self.size or not words:
+    def _vector_signal(self, texts: Sequence[str], words: Sequence[str], mode: Mode, allowed: np.ndarray | None, lexical: Signal) -> Signal:
+        if mode == Mode.bm25 or self._vectors is None or not self.size or not words:
             return Signal.absent(self.size, UNSCORED)
         query_vector = self._query_vector(texts[0]) if len(texts) == 1 else self._mean_vector(texts)
         scores = similarities(self._vectors, query_vector, self.size, self.arrays.vector_index)

@@ -18,12 +18,12 @@ words of a query the corpus does not hold at all are what the zero-result hint r
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
 
 from docs_mcp.indexer.page_records import PageRecord
+from docs_mcp.server.ranking.evidence import OWN_HEADING, PATH, TEXT, WHOLE_HEADING, Evidence
 from docs_mcp.server.search.identifiers import Name, is_lookup, names_in, query_identifiers, query_words
 from docs_mcp.server.search.lexical import LexicalScorer
 from docs_mcp.server.search.topk import top_k
@@ -34,33 +34,6 @@ SHORT_QUERY = 2
 CONFIRM_DEPTH = 200
 # The best BM25 chunks whose own heading is compared with the query.
 HEADING_DEPTH = 50
-# How much each place where a chunk names a lookup's identifier counts (see lookup_tiers).
-OWN_HEADING, PATH, TEXT, WHOLE_HEADING = 2.0, 1.0, 0.5, 0.5
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """What the corpus holds of one query, within its filters and outside them."""
-
-    within: tuple[str, ...] = ()  # identifiers a chunk within the filters writes
-    elsewhere: tuple[str, ...] = ()  # identifiers only chunks outside the filters write
-    absent: tuple[str, ...] = ()  # identifiers whose words no chunk holds (``RemoteSigned``, ``useEffect``)
-    heading: bool = False  # a section within the filters is named by the query
-    term: tuple[str, ...] = ()  # the word of a one-word query, when chunks within the filters hold it
-    unknown_words: tuple[str, ...] = ()  # words (stop words aside) that no chunk holds
-    lookup: bool = False  # the query names things rather than asks (identifiers.is_lookup)
-
-    @property
-    def holds(self) -> bool:
-        """The corpus answers the query within the filters, whatever the gate estimates."""
-        return bool((self.within and not self.absent) or self.heading or self.term)
-
-    @property
-    def only_elsewhere(self) -> bool:
-        """A lookup whose identifiers the corpus writes, but only outside the filters."""
-        return self.lookup and bool(self.elsewhere) and not self.within
-
-
 class EvidenceFinder:
     """Finds a query's evidence in one index generation's postings and page records."""
 

@@ -27,6 +27,7 @@ from typing import Any, Callable, Mapping
 from docs_mcp.environment import variable
 from docs_mcp.server.search.blas import BLAS_THREADS_VARIABLE
 from docs_mcp.server.search.engine import Engine, QueryEmbedder, RankingSettings, open_engine
+from docs_mcp.server.search.modes import Mode
 
 OPEN_GENERATIONS = 3  # the live one, the one it replaced (leased requests, cursors) and one a fleet replica prepares
 EmbedderFactory = Callable[[Path], QueryEmbedder]  # generation folder -> query embedder (benchmarks)
@@ -38,7 +39,7 @@ class WorkerSetup:
 
     index_dir: Path
     settings: RankingSettings = field(default_factory=RankingSettings)
-    warm: str | None = None  # the mode to warm a generation for when it opens (None: nothing)
+    warm: Mode | None = None  # the mode to warm a generation for when it opens (None: nothing)
     embedder: EmbedderFactory | None = None  # a picklable replacement for the index's model (benchmarks)
 
 

@@ -13,7 +13,8 @@ from docs_mcp.server.errors import ChunkNotFoundError
 from docs_mcp.server.search.records import StoredChunk
 from docs_mcp.server.contract.render import render_chunk_window
 from docs_mcp.server.app import tool_list
-from docs_mcp.server.contract.schemas import GET_DOC, SEARCH_DOCS
+from docs_mcp.server.tools.get_doc import NAME as GET_DOC
+from docs_mcp.server.tools.search_docs import NAME as SEARCH_DOCS
 
 # The enum values and descriptions of the contract's example taxonomy, as metadata.json holds them.
 EXAMPLE_METADATA = {

@@ -11,7 +11,7 @@ from docs_mcp.eval.golden import GoldenQuery
 from docs_mcp.eval.loco import RULES, choose_floor, fit_parts, measure, record_of
 from docs_mcp.eval.metrics import Judgment
 from docs_mcp.eval.training import FUSION, Pool, fit_gate, fit_score, served, shown_scores, withheld
-from docs_mcp.server.search.evidence import Evidence
+from docs_mcp.server.ranking.evidence import Evidence
 from docs_mcp.server.ranking.features import FEATURES
 from docs_mcp.server.ranking.model import LearnedRanking
 

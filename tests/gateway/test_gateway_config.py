@@ -123,3 +123,14 @@ def test_the_upstream_commands_as_an_administrator_types_them(tmp_path: Path) ->
     both = docs_mcp("upstream", "add", "x", "--url", "http://h", "--", "cmd", cwd=tmp_path)
     assert both.returncode == 2 and "not both" in both.stderr and "Traceback" not in both.stderr
     assert load_gateway_config(tmp_path / "docs-mcp.toml").upstreams == (UpstreamSpec("search", url="http://127.0.0.1:8931/mcp"),)
+
+
+def test_the_gateway_ranks_in_every_mode_the_server_has(tmp_path: Path) -> None:
+    """The gateway's list of modes is the server's (Mode): fusion too, which the gateway once refused."""
+    path = tmp_path / "docs-mcp.toml"
+    path.write_text('[gateway]\nmode = "fusion"\n\n[[upstream]]\nname = "a"\ncommand = "x"\n', encoding="utf-8")
+    assert load_gateway_config(path).settings.mode == "fusion"
+    path.write_text('[gateway]\nmode = "fuzzy"\n\n[[upstream]]\nname = "a"\ncommand = "x"\n', encoding="utf-8")
+    with pytest.raises(GatewayConfigError) as caught:
+        load_gateway_config(path)
+    assert "gateway.mode = 'fuzzy': expected hybrid, fusion, bm25 or vector" in caught.value.message

@@ -9,8 +9,7 @@ import pytest
 from docs_mcp.indexer.sources.config import source_settings
 from docs_mcp.indexer.sources.service import SourceService
 from docs_mcp.server.core.live_index import LiveIndex
-from docs_mcp.server.libraries import tools as library_handlers
-from docs_mcp.server.libraries.arguments import parse_docs_args
+from docs_mcp.server.tools.get_docs import parse as parse_docs_args, run as get_docs
 from docs_mcp.server.libraries.remote import Sources
 from library_corpora import ACME
 
@@ -23,7 +22,7 @@ def test_get_docs_loads_the_model_only_for_a_mode_that_uses_vectors(libraries_in
     try:
         with live.lease() as served:
             sources = Sources(SourceService(source_settings(libraries_index)), live)
-            answer = library_handlers.get_docs(served, parse_docs_args(TOPIC), mode, sources)
+            answer = get_docs(served, parse_docs_args(TOPIC), mode, sources)
             assert (served.engine._embedder is not None) == loads_model
     finally:
         live.close()

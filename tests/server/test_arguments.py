@@ -2,7 +2,8 @@
 
 import pytest
 
-from docs_mcp.server.contract.arguments import MAX_QUERY_CHARS, parse_get_doc_args, parse_search_args
+from docs_mcp.server.tools.get_doc import parse_get_doc_args
+from docs_mcp.server.tools.search_docs import MAX_QUERY_CHARS, parse_search_args
 from docs_mcp.server.errors import InvalidArgumentError, InvalidChunkIdError
 
 FILTERS = {"language": ("go", "python", "typescript"), "scope": ("global-guide", "sdk-specific")}

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from docs_mcp.server.contract.schemas import SEARCH_ARGUMENTS
+from docs_mcp.server.core.facets import SEARCH_ARGUMENTS
 
 TARGET = re.compile(r"^--- Chunk: (\S+) \(Chunk \d+ of \d+\) \(Target\) ---$", re.M)
 # Matches chunks of both scopes and of more than one page of the default size.

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from docs_mcp.server.contract.expanded import DESCRIPTION, SEARCH_DOCS_EXPANDED
+from docs_mcp.server.tools.search_docs_expanded import DESCRIPTION, NAME as SEARCH_DOCS_EXPANDED
 from docs_mcp.server.search.tokens import count_tokens
 
 PAIRS = [

@@ -3,7 +3,8 @@
 import pytest
 
 from docs_mcp.server.app import tool_list
-from docs_mcp.server.contract.schemas import filter_values, search_docs_description
+from docs_mcp.server.core.facets import filter_values
+from docs_mcp.server.tools.search_docs import search_docs_description
 
 METADATA = {
     "corpus_description": "docs-mcp user guide and SDK documentation",

@@ -20,7 +20,7 @@ import pytest
 
 from docs_mcp.indexer import build_index
 from docs_mcp.server.core.live_index import LiveIndex
-from docs_mcp.server.contract.tools import search_docs
+from docs_mcp.server.tools.search_docs import search_docs
 from docs_mcp.server.errors import SearchPoolClosedError, SearchWorkerCrashedError
 from mcp_session import serve_over_stdio
 

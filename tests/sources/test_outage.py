@@ -10,8 +10,9 @@ from skyhook import SKYHOOK, serve_skyhook, service, skyhook_library
 
 from docs_mcp.indexer.sources.errors import SourceError
 from docs_mcp.server.core.live_index import LiveIndex
-from docs_mcp.server.libraries import tools
-from docs_mcp.server.libraries.arguments import parse_info_args, parse_page_args
+from docs_mcp.server.tools import get_library_info, read_page
+from docs_mcp.server.tools.get_library_info import parse as parse_info_args
+from docs_mcp.server.tools.read_page import parse as parse_page_args
 from docs_mcp.server.core.tool_errors import error_shape
 from docs_mcp.server.libraries.remote import Sources
 
@@ -26,7 +27,7 @@ def sources(site, tmp_path: Path):
 
 
 def read(sources: Sources, url: str) -> dict:
-    return tools.read_page(sources.live.current(), parse_page_args({"url": url, "max_lines": 1}), sources)
+    return read_page.run(sources.live.current(), parse_page_args({"url": url, "max_lines": 1}), sources)
 
 
 def test_a_page_never_fetched_during_an_outage_is_source_unavailable(site, sources):
@@ -65,7 +66,7 @@ def test_a_cached_page_during_an_outage_is_served_stale_with_a_warning(site, sou
 
 
 def info(sources: Sources) -> dict:
-    return json.loads(tools.get_library_info(sources.live.current(), parse_info_args({"library_id": SKYHOOK}), sources))
+    return json.loads(get_library_info.run(sources.live.current(), parse_info_args({"library_id": SKYHOOK}), sources))
 
 
 def test_get_library_info_says_when_the_library_is_stale_and_why_its_refresh_failed(site, sources):

@@ -15,7 +15,7 @@ from docs_mcp.indexer.libraries.spec import requested_spec
 from docs_mcp.indexer.sources.errors import SourceUnavailableError, UrlNotAllowedError
 from docs_mcp.indexer.sources.service import Freshness, SourceService
 from docs_mcp.server.core.live_index import LiveIndex
-from docs_mcp.server.contract.tools import search_docs
+from docs_mcp.server.tools.search_docs import search_docs
 
 LOCAL = {"index.md": "# Acme CLI\n\nAcme is a command-line tool for deployments.\n\n## Deploy\n\nRun acme deploy to ship a build.\n"}
 

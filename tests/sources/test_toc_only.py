@@ -18,11 +18,11 @@ from corpus_files import write_corpus
 from docs_mcp.indexer import build_index
 from docs_mcp.indexer.libraries.spec import requested_spec
 from docs_mcp.indexer.sources.service import SourceService
-from docs_mcp.server.contract.tools import search_docs
+from docs_mcp.server.tools.search_docs import search_docs
 from docs_mcp.server.core.live_index import LiveIndex
-from docs_mcp.server.libraries.arguments import parse_docs_args
+from docs_mcp.server.tools.get_docs import parse as parse_docs_args
 from docs_mcp.server.libraries.remote import Sources
-from docs_mcp.server.libraries.tools import get_docs
+from docs_mcp.server.tools.get_docs import run as get_docs
 
 PLANTED = """# Skyhook retries
 

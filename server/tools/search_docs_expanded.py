@@ -13,13 +13,18 @@ from typing import Any, Mapping
 
 from mcp_types import Tool
 
-from docs_mcp.server.contract.arguments import SearchArgs, parse_search_args
-from docs_mcp.server.contract.schemas import search_docs_schema
+from docs_mcp.server.contract.sizing import SearchAnswer
 from docs_mcp.server.core.arguments import string, visible_text
+from docs_mcp.server.core.registry import ToolCall, ToolSpec, internal_error_text
+from docs_mcp.server.core.live_index import ServedIndex
 from docs_mcp.server.errors import InvalidArgumentError
 from docs_mcp.server.search.expansion import MAX_ANSWER_CHARS, MAX_KEYWORDS_CHARS, MAX_QUESTION_CHARS, Expansions
+from docs_mcp.server.search.modes import Mode
+from docs_mcp.server.tools import search_docs
+from docs_mcp.server.tools.context import ToolContext
+from docs_mcp.server.tools.search_docs import SearchArgs, parse_search_args
 
-SEARCH_DOCS_EXPANDED = "search_docs_expanded"
+NAME = "search_docs_expanded"
 EXPANSION_LIMITS = {"keywords": MAX_KEYWORDS_CHARS, "question": MAX_QUESTION_CHARS, "hypothetical_answer": MAX_ANSWER_CHARS}
 
 DESCRIPTION = (
@@ -59,20 +64,20 @@ _PROPERTIES: dict[str, dict[str, Any]] = {
 }
 
 
-def expanded_schema(metadata: Mapping[str, Any]) -> dict[str, Any]:
+def schema(metadata: Mapping[str, Any]) -> dict[str, Any]:
     """search_docs's input schema (with the index's taxonomy filters) plus the three expansion parts."""
-    schema = search_docs_schema(metadata)
-    properties = dict(schema["properties"])
+    base = search_docs.schema(metadata)
+    properties = dict(base["properties"])
     query = dict(properties["query"])
     query["description"] = "Your question or the words to search for, as you would ask search_docs."
     properties["query"] = query
-    for name, spec in _PROPERTIES.items():
-        properties[name] = spec
-    return {**schema, "properties": properties}
+    for name, part in _PROPERTIES.items():
+        properties[name] = part
+    return {**base, "properties": properties}
 
 
-def expanded_tool(metadata: Mapping[str, Any]) -> Tool:
-    return Tool(name=SEARCH_DOCS_EXPANDED, description=DESCRIPTION, input_schema=expanded_schema(metadata))
+def tool(metadata: Mapping[str, Any]) -> Tool:
+    return Tool(name=NAME, description=DESCRIPTION, input_schema=schema(metadata))
 
 
 def parse_expansions(arguments: Mapping[str, Any] | None) -> Expansions:
@@ -94,11 +99,33 @@ def parse_expansions(arguments: Mapping[str, Any] | None) -> Expansions:
     return Expansions(**parts)
 
 
-def parse_expanded_args(arguments: Mapping[str, Any] | None, filters: Mapping[str, tuple[str, ...]]) -> tuple[SearchArgs, Expansions]:
+def parse(arguments: Mapping[str, Any] | None, filters: Mapping[str, tuple[str, ...]]) -> tuple[SearchArgs, Expansions]:
     """search_docs's arguments and the expansions, checked.
 
     Raises:
         InvalidArgumentError: an argument does not fit the schema.
     """
-    args = parse_search_args(arguments, filters, tool=SEARCH_DOCS_EXPANDED, more=tuple(EXPANSION_LIMITS))
+    args = parse_search_args(arguments, filters, tool=NAME, more=tuple(EXPANSION_LIMITS))
     return args, parse_expansions(arguments)
+
+
+def run(index: ServedIndex, parsed: tuple[SearchArgs, Expansions], mode: Mode) -> SearchAnswer:
+    """search_docs's search with the expansions joined (exactly search_docs's without them)."""
+    return search_docs.run(index, parsed[0], mode, parsed[1])
+
+
+def spec(context: ToolContext) -> ToolSpec[tuple[SearchArgs, Expansions]]:
+    return ToolSpec(
+        NAME,
+        describe=tool,
+        parse=lambda arguments, index: parse(arguments, index.filters),
+        run=lambda parsed, call: run(call.index, parsed, context.mode),
+        render=SearchAnswer.text,
+        structured=lambda answer, call: search_docs.structured(answer, call, _expansions_of(call)),
+        error_text=internal_error_text,
+    )
+
+
+def _expansions_of(call: ToolCall) -> Expansions | None:
+    """The expansions of a search that ran (its arguments were checked already)."""
+    return parse_expansions(call.arguments) or None
