@@ -83,7 +83,7 @@ def report_dict(results: Sequence[EvalResult], golden: str) -> dict[str, Any]:
         "generation": first.generation,
         "k": first.k,
         "transport": first.transport,
-        "runs": {r.mode: run_dict(r) for r in results},
+        "runs": {str(r.mode): run_dict(r) for r in results},  # orjson takes keys of the exact str type, not a Mode
     }
 
 

@@ -111,6 +111,7 @@ def run(index: ServedIndex, args: InfoArgs, sources: Sources) -> str:
         "sources": [shown_source(source) for source in library.sources],
         "stale_pages": library.stale_pages(),
         **({"package": dict(library.package)} if library.package else {}),
+        **({"source_notes": library.shown_notes()} if library.source_notes else {}),
         "available_sections": library.sections,
         "next": next_calls(library, catalog),
         **freshness(prepared),

@@ -19,6 +19,7 @@ from docs_mcp.server.gateway.config import GatewayConfig, GatewaySettings
 from docs_mcp.server.gateway.errors import ToolNotFoundError, UpstreamError, UpstreamUnavailableError
 from docs_mcp.server.gateway.records import LOCAL_CALLER, UpstreamSpec
 from docs_mcp.server.gateway.service import Gateway
+from docs_mcp.server.tools import tool_discovery, tool_execute
 
 HOSTILE = Path(__file__).parent / "hostile_upstream.py"
 SETTINGS = GatewaySettings(mode="bm25", list_timeout=60, start_timeout=60, call_timeout=60)
@@ -49,7 +50,7 @@ def gateways(tmp_path: Path) -> Iterator[list[Gateway]]:
 
 
 def discover(gateway: Gateway, query: str = "summarize a long text", max_results: int = 50) -> dict:
-    return gateway.discover(LOCAL_CALLER, {"query": [query], "max_results": max_results})
+    return tool_discovery.run(gateway, LOCAL_CALLER, {"query": [query], "max_results": max_results})
 
 
 def status(gateway: Gateway, name: str) -> dict:
@@ -65,7 +66,7 @@ def test_a_tool_name_listed_twice_is_dropped_with_a_warning_and_breaks_no_other_
     assert "/tmp" not in json.dumps(found) and "Rebuild" not in json.dumps(found)
     assert status(gateway, "duplicates")["notes"] == ["lists the tool 'search' twice: the first is offered, the other left out"]
     assert "upstream duplicates lists the tool 'search' twice" in caplog.text
-    answer = json.loads(gateway.execute(LOCAL_CALLER, {"tool_key": "duplicates:search", "arguments": {"text": "x"}}).content[0].text)
+    answer = json.loads(tool_execute.run(gateway, LOCAL_CALLER, {"tool_key": "duplicates:search", "arguments": {"text": "x"}}).content[0].text)
     assert answer["tool"] == "search"
 
 
@@ -75,7 +76,7 @@ def test_a_schema_nested_100_levels_leaves_out_that_tool_not_its_upstream(tmp_pa
     assert {"deep:summarize", "deep:echo", "ok:summarize"} <= keys and "deep:nested" not in keys
     assert status(gateway, "deep")["notes"] == ["tool 'nested' left out: its input schema nests more than 32 levels deep (gateway.max_schema_depth)"]
     with pytest.raises(ToolNotFoundError):
-        gateway.execute(LOCAL_CALLER, {"tool_key": "deep:nested", "arguments": {}})
+        tool_execute.run(gateway, LOCAL_CALLER, {"tool_key": "deep:nested", "arguments": {}})
 
 
 def test_a_catalog_of_5000_tools_is_cut_to_the_bound_and_says_so(tmp_path, gateways):
@@ -100,7 +101,7 @@ def test_a_3_mb_description_is_cut_and_a_3_mb_schema_left_out(tmp_path, gateways
 def test_a_50_mb_result_is_cut_to_the_result_bound_and_says_so(tmp_path, gateways):
     settings = replace(SETTINGS, max_result_bytes=100_000, max_message_bytes=64 * 1024 * 1024)
     gateways.append(gateway := open_gateway(tmp_path, "big-result", settings=settings))
-    result = gateway.execute(LOCAL_CALLER, {"tool_key": "big-result:dump", "arguments": {}})
+    result = tool_execute.run(gateway, LOCAL_CALLER, {"tool_key": "big-result:dump", "arguments": {}})
     assert len(result.content[0].text) == 100_000
     assert result.content[-1].text.startswith("[docs-mcp gateway: the result of big-result:dump is larger than 100,000 bytes")
     assert "52,328,800 bytes of its content were cut" in result.content[-1].text
@@ -110,8 +111,8 @@ def test_an_answer_over_the_message_bound_is_dropped_and_the_session_goes_on(tmp
     settings = replace(SETTINGS, max_message_bytes=8 * 1024 * 1024)
     gateways.append(gateway := open_gateway(tmp_path, "big-result", settings=settings))
     with pytest.raises(UpstreamError, match=r"its answer takes 52,428,\d+ bytes, more than the 8,388,608 the gateway reads"):
-        gateway.execute(LOCAL_CALLER, {"tool_key": "big-result:dump", "arguments": {}})
-    echo = json.loads(gateway.execute(LOCAL_CALLER, {"tool_key": "big-result:echo", "arguments": {"text": "still here"}}).content[0].text)
+        tool_execute.run(gateway, LOCAL_CALLER, {"tool_key": "big-result:dump", "arguments": {}})
+    echo = json.loads(tool_execute.run(gateway, LOCAL_CALLER, {"tool_key": "big-result:echo", "arguments": {"text": "still here"}}).content[0].text)
     assert echo["arguments"] == {"text": "still here"} and status(gateway, "big-result")["restarts"] == 0
 
 
@@ -121,14 +122,14 @@ def test_a_crashed_upstream_s_tools_answer_unavailable_with_the_wait_during_its_
     for _ in range(2):  # the first restart is immediate; the second waits 1 s, which this frozen clock never lets pass
         discover(gateway)
         with pytest.raises(UpstreamUnavailableError):
-            gateway.execute(LOCAL_CALLER, {"tool_key": "crashy:crash", "arguments": {}})
+            tool_execute.run(gateway, LOCAL_CALLER, {"tool_key": "crashy:crash", "arguments": {}})
     with pytest.raises(UpstreamUnavailableError) as down:
-        gateway.execute(LOCAL_CALLER, {"tool_key": "crashy:echo", "arguments": {"text": "x"}})
+        tool_execute.run(gateway, LOCAL_CALLER, {"tool_key": "crashy:echo", "arguments": {"text": "x"}})
     assert down.value.message.startswith("Upstream 'crashy' is unavailable: it crashed (connection closed")
     assert down.value.message.endswith("and restarts in 1 s.") and down.value.hint.startswith("Retry in 1 s")
     assert status(gateway, "crashy")["state"] == "crashed"
     clock.now += 2  # the back-off is over: the upstream restarts and its tools answer again
-    assert json.loads(gateway.execute(LOCAL_CALLER, {"tool_key": "crashy:echo", "arguments": {"text": "x"}}).content[0].text)["tool"] == "echo"
+    assert json.loads(tool_execute.run(gateway, LOCAL_CALLER, {"tool_key": "crashy:echo", "arguments": {"text": "x"}}).content[0].text)["tool"] == "echo"
 
 
 def test_a_remote_search_service_that_trickles_its_answer_is_cut_off_and_the_local_engine_answers(tmp_path, gateways, hostile):
