@@ -179,7 +179,7 @@ def fill_random_vectors(index_dir: Path, seed: int = 0) -> int:
     """
     import orjson
 
-    from docs_mcp.indexer.embedding import load_embedder
+    from docs_mcp.indexer.models.loading import load_embedder
     from docs_mcp.indexer.index_file import connect, current_generation, flush
     from docs_mcp.indexer.schema import CHUNKS_TABLE, DB_FILE, META_TABLE
     from docs_mcp.indexer.serving_writer import write_vector_arrays

@@ -15,7 +15,7 @@ _EXPORTS = {
     "sources.folder": ("build_index",),
     "generation": ("Progress", "write_index"),
     "corpus": ("scan_corpus",),
-    "embedding": ("Embedder", "load_model"),
+    "models.loading": ("Embedder", "load_model"),
     "index_file": ("IndexReader", "current_generation", "open_generation", "open_index"),
     "libraries.spec": ("LibrarySpec", "requested_spec"),
     "libraries.ops": ("list_libraries", "remove_library"),
@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/test_public_api.py 
     from docs_mcp.indexer.sources.folder import build_index
     from docs_mcp.indexer.generation import Progress, write_index
     from docs_mcp.indexer.corpus import scan_corpus
-    from docs_mcp.indexer.embedding import Embedder, load_model
+    from docs_mcp.indexer.models.loading import Embedder, load_model
     from docs_mcp.indexer.index_file import IndexReader, current_generation, open_generation, open_index
     from docs_mcp.indexer.libraries.spec import LibrarySpec, requested_spec
     from docs_mcp.indexer.libraries.ops import list_libraries, remove_library

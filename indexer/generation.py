@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterator, Sequence
 import duckdb
 import orjson
 
-from docs_mcp.indexer.embedding import Embedder, load_embedder
+from docs_mcp.indexer.models.loading import Embedder, load_embedder
 from docs_mcp.indexer.disk_space import disk_full_error, is_disk_full
 from docs_mcp.indexer.errors import IndexChangedError, IndexerError, IndexFormatError
 from docs_mcp.indexer.faults import fault_point

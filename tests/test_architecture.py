@@ -86,6 +86,8 @@ PRODUCT_RULES: dict[str, tuple[str, ...]] = {
     # The fleet's control plane and shared storage use the index files only; publishing a build is the CLI's business.
     _INDEXER_FLEET: ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, _PACKAGES, "docs_mcp.indexer.commands"),
     "docs_mcp.indexer.libraries": ("docs_mcp.indexer.build", _SOURCES, _PACKAGES),
+    # Embedding models turn texts into vectors: they know nothing of libraries, builds, sources or the fleet.
+    "docs_mcp.indexer.models": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, _PACKAGES, _INDEXER_FLEET),
     # Formats turn one file's text into markdown: they know nothing of libraries, builds or fetching.
     "docs_mcp.indexer.formats": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, _PACKAGES),
     "docs_mcp.indexer.build": (_SOURCES, _PACKAGES),
@@ -349,7 +351,7 @@ def import_cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 def module_imports() -> dict[str, set[str]]:
     """Each of our modules -> our modules it imports; lazy imports inside functions count too (a cycle of concepts
-    is one whatever the load order: embedding.py and named_models.py once imported each other that way)."""
+    is one whatever the load order: models/loading.py and models/named.py once imported each other that way)."""
     known = known_modules()
     return {module: {imp.module for imp in imports_of(path, module) if imp.module in known and imp.module != module}
             for _, path, module in source_files()}  # fmt: skip

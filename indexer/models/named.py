@@ -15,11 +15,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from docs_mcp.environment import variable
-from docs_mcp.indexer.model_runtime import PROVIDER, onnxruntime_without_telemetry, package_version, translated
+from docs_mcp.indexer.models.runtime import PROVIDER, onnxruntime_without_telemetry, package_version, translated
 from docs_mcp.indexer.errors import ModelLoadError
-from docs_mcp.indexer.model_files import sha256_of
+from docs_mcp.indexer.models.files import sha256_of
 from docs_mcp.indexer.records import ModelFile, ModelIdentity
-from docs_mcp.indexer.sentence_model import unpadded
+from docs_mcp.indexer.models.sentence_model import unpadded
 
 # Seconds to wait for the model hub before a download is called impossible: fastembed itself
 # retries an unreachable hub for ~40 s (sleeping 3 s, 9 s, 27 s) before it gives up.

@@ -1,4 +1,4 @@
-"""The few ONNX messages model_graph.py rewrites, read and written in protobuf's wire format.
+"""The few ONNX messages graph.py rewrites, read and written in protobuf's wire format.
 
 An ONNX model is a protobuf ``ModelProto``.  Rewriting a handful of its nodes needs no ONNX
 package (16 MB, with a protobuf of its own): the fields involved have had the same numbers since

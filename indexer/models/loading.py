@@ -18,10 +18,10 @@ import numpy as np
 
 from docs_mcp.environment import variable
 from docs_mcp.indexer.errors import ModelLoadError, ModelMismatchError
-from docs_mcp.indexer.model_files import verified_files
-from docs_mcp.indexer.model_runtime import PROVIDER, package_version, translated
+from docs_mcp.indexer.models.files import verified_files
+from docs_mcp.indexer.models.runtime import PROVIDER, package_version, translated
 from docs_mcp.indexer.records import ModelIdentity
-from docs_mcp.indexer.sentence_model import unit_rows
+from docs_mcp.indexer.models.sentence_model import unit_rows
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 # CPU time per window is the same for batches of 4 to 32 (inputs sorted by length), but
@@ -104,7 +104,7 @@ def load_embedder(name: str = "default", *, threads: int | None = None) -> Embed
     Raises:
         ModelLoadError: the model is unknown, cannot be downloaded, or does not load.
     """
-    from docs_mcp.indexer.packaged_models import packaged
+    from docs_mcp.indexer.models.packaged import packaged
 
     shipped = packaged(name)
     return _cached_load(DEFAULT_MODEL if name == "default" else shipped.name if shipped else name, threads)
@@ -114,12 +114,12 @@ def load_embedder(name: str = "default", *, threads: int | None = None) -> Embed
 def _cached_load(name: str, threads: int | None) -> Embedder:
     if name == DEFAULT_MODEL:
         return _load_default(threads)
-    from docs_mcp.indexer.packaged_models import load_packaged, packaged
+    from docs_mcp.indexer.models.packaged import load_packaged, packaged
 
     shipped = packaged(name)
     if shipped is not None:
         return Embedder(*load_packaged(shipped, threads))
-    from docs_mcp.indexer.named_models import load_named  # fastembed: an optional install
+    from docs_mcp.indexer.models.named import load_named  # fastembed: an optional install
 
     encoder, identity = load_named(name, threads, cache_dir() / "fastembed")
     return Embedder(encoder, identity)
@@ -132,7 +132,7 @@ def load_model(identity: ModelIdentity, *, threads: int | None = None) -> Embedd
         ModelLoadError: the model cannot be loaded.
         ModelMismatchError: the model available here differs from ``identity`` (another checksum).
     """
-    from docs_mcp.indexer.packaged_models import PROVIDERS
+    from docs_mcp.indexer.models.packaged import PROVIDERS
 
     if identity.provider != PROVIDER and identity.provider not in PROVIDERS:
         raise ModelLoadError(
@@ -157,8 +157,8 @@ def cache_dir() -> Path:
 
 
 def _load_default(threads: int | None) -> Embedder:
-    from docs_mcp.indexer.optimized_graph import OptimizedGraph
-    from docs_mcp.indexer.sentence_model import SentenceModel
+    from docs_mcp.indexer.models.optimized_graph import OptimizedGraph
+    from docs_mcp.indexer.models.sentence_model import SentenceModel
 
     files = verified_files()
     try:

@@ -1,6 +1,6 @@
 """The model's graph as ONNX Runtime optimises it, saved once per machine so later loads skip the optimisation.
 
-Every load used to rewrite the graph (model_graph.py) and let ONNX Runtime optimise it: 0.46-0.52 s, and
+Every load used to rewrite the graph (graph.py) and let ONNX Runtime optimise it: 0.46-0.52 s, and
 a peak 47 MiB above what the loaded session keeps (214 vs 165 MiB in a process holding nothing else).
 Loading the saved optimised graph with ONNX Runtime's optimisations off takes 0.23-0.29 s and peaks at
 165-169 MiB, with the same vectors (tests/indexer/test_optimized_graph.py). The fully optimised graph may
@@ -73,7 +73,7 @@ class OptimizedGraph:
 
 def graph_key(weights_digest: str, runtime_version: str) -> str:
     """A name for the optimised graph that changes with anything the graph depends on."""
-    from docs_mcp.indexer import model_graph
+    from docs_mcp.indexer.models import graph as model_graph
 
     parts = [weights_digest, runtime_version, _file_digest(Path(model_graph.__file__)), platform.machine(), cpu_flags()]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]

@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from docs_mcp.indexer.onnx_wire import TENSOR_INT32, Graph, OnnxNode, WireFormatError, decode_model, encode_model, model_opsets
+from docs_mcp.indexer.models.onnx_wire import TENSOR_INT32, Graph, OnnxNode, WireFormatError, decode_model, encode_model, model_opsets
 
 logger = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """What every embedding model loader shares: the provider its names come from, the one boundary where
 the model runtimes' errors become ours, and the package versions a model's identity records.
 
-embedding.py (the default model) and named_models.py (fastembed's others) both use it, so neither
+loading.py (the default model) and named.py (fastembed's others) both use it, so neither
 imports the other at module level.
 """
 

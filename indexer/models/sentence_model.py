@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import numpy as np
 
 if TYPE_CHECKING:
-    from docs_mcp.indexer.optimized_graph import OptimizedGraph
+    from docs_mcp.indexer.models.optimized_graph import OptimizedGraph
 
 # onnxruntime and tokenizers are imported when a model loads: the CLI and a bm25-only server
 # never pay for them.
@@ -102,8 +102,8 @@ def _batch_tokenizer(files: Mapping[str, Path]) -> Any:
 
 
 def _session(weights: Path, threads: int | None, saved: "OptimizedGraph | None" = None) -> Any:
-    from docs_mcp.indexer.model_graph import rewritten
-    from docs_mcp.indexer.model_runtime import onnxruntime_without_telemetry
+    from docs_mcp.indexer.models.graph import rewritten
+    from docs_mcp.indexer.models.runtime import onnxruntime_without_telemetry
 
     onnxruntime = onnxruntime_without_telemetry()
     session = saved.load(onnxruntime, _options(onnxruntime, threads)) if saved is not None else None
