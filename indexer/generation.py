@@ -61,7 +61,7 @@ from docs_mcp.indexer.schema import (
     vectors_ddl,
 )
 from docs_mcp.indexer.search_text import search_fields
-from docs_mcp.indexer.serving_writer import write_serving_arrays
+from docs_mcp.indexer.serving.writer import write_serving_arrays
 from docs_mcp.indexer.staging import load_rows
 from docs_mcp.indexer.stopwords import stopwords_for
 from docs_mcp.indexer.taxonomy import build_metadata
@@ -251,7 +251,7 @@ def _write_hybrid(build: _Build, full_text: str, generation: str, embedder: Embe
 
 
 def _finish(conn: duckdb.DuckDBPyConnection, folder: Path, generation: str, identity: ModelIdentity | None, metadata: dict[str, Any]) -> None:
-    """Write the serving arrays (serving_arrays.py), record what the generation is (meta table, metadata.json), flush."""
+    """Write the serving arrays (serving/arrays.py), record what the generation is (meta table, metadata.json), flush."""
     write_serving_arrays(conn, folder)
     conn.execute(f"DELETE FROM {META_TABLE}")  # a hybrid generation starts as a copy of a full-text one
     conn.executemany(f"INSERT INTO {META_TABLE} VALUES (?, ?)", _meta_rows(generation, identity, metadata))

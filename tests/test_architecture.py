@@ -86,6 +86,8 @@ PRODUCT_RULES: dict[str, tuple[str, ...]] = {
     # The fleet's control plane and shared storage use the index files only; publishing a build is the CLI's business.
     _INDEXER_FLEET: ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, _PACKAGES, "docs_mcp.indexer.commands"),
     "docs_mcp.indexer.libraries": ("docs_mcp.indexer.build", _SOURCES, _PACKAGES),
+    # The serving arrays: their format, writer and reader; the indexer's write side fills them, the server maps them.
+    "docs_mcp.indexer.serving": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, _PACKAGES, _INDEXER_FLEET),
     # Embedding models turn texts into vectors: they know nothing of libraries, builds, sources or the fleet.
     "docs_mcp.indexer.models": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, _PACKAGES, _INDEXER_FLEET),
     # Formats turn one file's text into markdown: they know nothing of libraries, builds or fetching.
@@ -103,8 +105,8 @@ DUCKDB_MODULES = {
     READ_SIDE_STORE,
     "docs_mcp.indexer.index_file",  # opening a generation; where DuckDB's errors become ours
     # the write side: one generation's tables, full-text index, vectors and serving arrays
-    *(f"docs_mcp.indexer.{m}" for m in ("chunk_roles", "extensions", "generation", "page_records", "serving_writer", "staging",
-                                        "stopwords", "vectors")),
+    *(f"docs_mcp.indexer.{m}" for m in ("extensions", "generation", "staging", "stopwords", "vectors")),
+    *(f"docs_mcp.indexer.serving.{m}" for m in ("page_records", "roles", "writer")),
 }  # fmt: skip
 # The products that read an index hold no handle on its database: no duckdb, no connection or cursor, no SQL.
 NO_INDEX_HANDLES = tuple(f"{_SERVER}.{p}" for p in ("core", "search", "contract", "libraries", "gateway", "team"))

@@ -1,4 +1,4 @@
-"""Writing a generation's serving arrays (serving_arrays.py) from its DuckDB tables, at build time.
+"""Writing a generation's serving arrays (arrays.py) from its DuckDB tables, at build time.
 
 Postings come from the full-text index's tables, scored once with BM25F (bm25f.py); vectors from
 the vectors table, grouped by chunk and, past ANN_MIN_WINDOWS windows, indexed approximately
@@ -17,13 +17,13 @@ import duckdb
 import numpy as np
 import orjson
 
-from docs_mcp.indexer import vector_index
-from docs_mcp.indexer.bm25f import DEFAULT_FIELD_WEIGHTS, bm25f_weights
-from docs_mcp.indexer.chunk_roles import ROLES, read_roles
+from docs_mcp.indexer.serving import vector_index
+from docs_mcp.indexer.serving.bm25f import DEFAULT_FIELD_WEIGHTS, bm25f_weights
+from docs_mcp.indexer.serving.roles import ROLES, read_roles
 from docs_mcp.indexer.faults import fault_point
-from docs_mcp.indexer.page_records import write_page_records
+from docs_mcp.indexer.serving.page_records import write_page_records
 from docs_mcp.indexer.schema import CHUNKS_TABLE, FTS_FIELDS, FTS_SCHEMA, VECTORS_TABLE
-from docs_mcp.indexer.serving_arrays import (
+from docs_mcp.indexer.serving.arrays import (
     CHUNK_FILES,
     MANIFEST_FILE,
     POSTING_FILES,
@@ -34,7 +34,7 @@ from docs_mcp.indexer.serving_arrays import (
     ServingArrays,
     Vectors,
 )
-from docs_mcp.indexer.vector_index import VectorIndex
+from docs_mcp.indexer.serving.vector_index import VectorIndex
 
 # Postings are read from DuckDB for terms holding about this many at a time: reading all of a million chunks'
 # (62M postings) at once took ~190 bytes each at the peak, 12 GB of the build's 14.

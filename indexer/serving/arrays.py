@@ -1,6 +1,6 @@
 """Serving arrays: what a search reads per query, as ``.npy`` files the server memory-maps (the format).
 
-``serving_writer`` writes them at build time, ``serving_reader`` maps them for the server; this
+``writer`` writes them at build time, ``reader`` maps them for the server; this
 module holds what both agree on: the records, the folder and file names, the version.
 
 A build writes them into ``DIR/<generation>/serving/`` after the full-text index, from the
@@ -25,7 +25,7 @@ Files (N chunks, T terms, P postings, F full-text fields, W vector windows of D 
     file_order.npy         (N,) int64: chunk rows grouped by file (stable), for per-file maxima
     file_starts.npy        (files,) int64: where each file's group starts in file_order
     heading_codes.npy      (N,) int32: the chunk's case-folded heading, as a code
-    roles.npy              (N, R) float32: what each chunk is, one column per manifest role (chunk_roles.py)
+    roles.npy              (N, R) float32: what each chunk is, one column per manifest role (roles.py)
     taxonomy_codes.npy     (K, N) int32: per metadata key (sorted), each chunk's value code; -1 unset
     vectors.npy            (W, D) float32, L2-normalised, ordered by chunk then window; not written with an
                            approximate index, whose ivf_vectors.npy holds the same rows in list order
@@ -42,8 +42,8 @@ from typing import Mapping
 
 import numpy as np
 
-from docs_mcp.indexer.page_records import PageRecords
-from docs_mcp.indexer.vector_index import VectorIndex, WindowRows
+from docs_mcp.indexer.serving.page_records import PageRecords
+from docs_mcp.indexer.serving.vector_index import VectorIndex, WindowRows
 
 SERVING_DIR = "serving"
 SERVING_VERSION = "4"  # 2: page records; 3: chunk roles and stopwords; 4: no vectors.npy beside an approximate index

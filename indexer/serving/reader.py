@@ -1,4 +1,4 @@
-"""Mapping a generation's serving arrays (serving_arrays.py) read-only, for the server.
+"""Mapping a generation's serving arrays (arrays.py) read-only, for the server.
 
 ``numpy.load(mmap_mode='r')``: opening or swapping a generation copies no corpus into Python
 objects, the OS pages in only what queries touch, and every process serving the same generation
@@ -14,8 +14,8 @@ from typing import Any, Mapping
 import numpy as np
 
 from docs_mcp.indexer.errors import IndexFormatError
-from docs_mcp.indexer.page_records import open_page_records
-from docs_mcp.indexer.serving_arrays import (
+from docs_mcp.indexer.serving.page_records import open_page_records
+from docs_mcp.indexer.serving.arrays import (
     CHUNK_FILES,
     MANIFEST_FILE,
     POSTING_FILES,
@@ -25,7 +25,7 @@ from docs_mcp.indexer.serving_arrays import (
     ServingArrays,
     Vectors,
 )
-from docs_mcp.indexer.vector_index import VectorIndex, WindowRows
+from docs_mcp.indexer.serving.vector_index import VectorIndex, WindowRows
 
 
 def open_serving_arrays(folder: Path) -> ServingArrays:

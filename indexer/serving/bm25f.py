@@ -3,7 +3,7 @@
 BM25F (Robertson and Zaragoza) normalises each field's term frequency by the field's length against
 its average, weights the fields and sums them, then saturates the sum once with ``K1`` and scales it
 by the term's inverse document frequency. Postings are scored once at build time at the default field
-weights (serving_writer.py) and again at query time for other weights (server/search/lexical.py).
+weights (writer.py) and again at query time for other weights (server/search/lexical.py).
 tests/indexer/test_bm25f.py checks it against a plain-Python reference implementation, and
 tests/server/test_lexical.py against DuckDB's ``match_bm25`` on one field.
 """

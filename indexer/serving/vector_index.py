@@ -81,7 +81,7 @@ class VectorIndex:
     recall: float  # recall@RECALL_AT against exact search, on the calibration queries (a lower bound)
     build_seconds: float
     margin: float = 2.0  # ... those within this cosine of its nearest list (2: all of them; indexes written before margins)
-    # The row of ``vectors`` holding each window (windows in chunk order, as in serving_arrays.Vectors), so the
+    # The row of ``vectors`` holding each window (windows in chunk order, as in arrays.Vectors), so the
     # exact cosine of a few chunks reads the lists' copy, which probing keeps in memory anyway (None: older index).
     window_rows: np.ndarray | None = None  # (W,) int32
 
