@@ -14,7 +14,7 @@ from docs_mcp.lazy import lazy_exports
 _EXPORTS = {
     "sources.folder": ("build_index",),
     "generation": ("Progress", "write_index"),
-    "corpus": ("scan_corpus",),
+    "corpus.scan": ("scan_corpus",),
     "models.loading": ("Embedder", "load_model"),
     "index_file": ("IndexReader", "current_generation", "open_generation", "open_index"),
     "libraries.spec": ("LibrarySpec", "requested_spec"),
@@ -27,7 +27,7 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 if TYPE_CHECKING:  # the same names for type checkers (tests/test_public_api.py keeps the two in step)
     from docs_mcp.indexer.sources.folder import build_index
     from docs_mcp.indexer.generation import Progress, write_index
-    from docs_mcp.indexer.corpus import scan_corpus
+    from docs_mcp.indexer.corpus.scan import scan_corpus
     from docs_mcp.indexer.models.loading import Embedder, load_model
     from docs_mcp.indexer.index_file import IndexReader, current_generation, open_generation, open_index
     from docs_mcp.indexer.libraries.spec import LibrarySpec, requested_spec

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Mapping, Protocol, Sequence
 
 from docs_mcp.indexer.errors import CorpusProblemsError, LibraryError
-from docs_mcp.indexer.file_rules import FileRules
+from docs_mcp.indexer.corpus.file_rules import FileRules
 from docs_mcp.indexer.generation import ANY_GENERATION, EmbedVia, Progress, ProgressFn, write_index
 from docs_mcp.indexer.libraries.catalog import with_one_pin
 from docs_mcp.indexer.libraries.merge import plan_build, plan_builds

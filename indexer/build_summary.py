@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from docs_mcp.indexer.ranker import describe_ranking
 from docs_mcp.indexer.records import IndexReport, Problem
-from docs_mcp.indexer.skip_report import describe_skipped
+from docs_mcp.indexer.corpus.skip_report import describe_skipped
 
 
 def summary(report: IndexReport, embeddings: str) -> str:

@@ -14,7 +14,7 @@ import typer
 
 from docs_mcp.errors import DocsMcpError, UsageError
 from docs_mcp.indexer.faults import fault_point
-from docs_mcp.indexer.file_rules import FileRules
+from docs_mcp.indexer.corpus.file_rules import FileRules
 from docs_mcp.indexer.info import info
 from docs_mcp.indexer.libraries.commands import register_libraries
 from docs_mcp.indexer.packages.commands import register_packages
@@ -24,7 +24,7 @@ from docs_mcp.indexer.build_summary import front_matter_only, human_size, proble
 __all__ = ["file_rules", "front_matter_only", "human_size", "index", "register", "summary", "validate"]
 from docs_mcp.indexer.records import Problem
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR, FULL_TEXT
-from docs_mcp.indexer.skip_report import describe_skipped
+from docs_mcp.indexer.corpus.skip_report import describe_skipped
 
 if TYPE_CHECKING:  # rich: only when a build runs
     from docs_mcp.indexer.display import BuildDisplay
@@ -134,7 +134,7 @@ def validate(
     no_default_skips: bool = typer.Option(False, "--no-default-skips", help=NO_DEFAULT_SKIPS_HELP),
 ) -> None:
     """Check a docs folder as `index` would, list every problem and what it skips, and write nothing (exit 1 on errors)."""
-    from docs_mcp.indexer.corpus import scan_corpus
+    from docs_mcp.indexer.corpus.scan import scan_corpus
 
     scan = scan_corpus(docs_dir, metadata_file=metadata, rules=file_rules(include, exclude, no_gitignore, no_default_skips))
     _print_problems(scan.problems)

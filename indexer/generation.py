@@ -64,7 +64,7 @@ from docs_mcp.indexer.search_text import search_fields
 from docs_mcp.indexer.serving.writer import write_serving_arrays
 from docs_mcp.indexer.staging import load_rows
 from docs_mcp.indexer.stopwords import stopwords_for
-from docs_mcp.indexer.taxonomy import build_metadata
+from docs_mcp.indexer.corpus.taxonomy import build_metadata
 from docs_mcp.indexer.vectors import SESSION_THREADS, VectorPlan, VectorStats, plan_vectors, write_vectors
 
 

@@ -90,8 +90,12 @@ PRODUCT_RULES: dict[str, tuple[str, ...]] = {
     "docs_mcp.indexer.serving": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, _PACKAGES, _INDEXER_FLEET),
     # Embedding models turn texts into vectors: they know nothing of libraries, builds, sources or the fleet.
     "docs_mcp.indexer.models": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, _PACKAGES, _INDEXER_FLEET),
+    # Reading a docs folder into chunks (discovery, manifests, front matter, formats, chunking) is pure: it writes
+    # no index, so it knows nothing of libraries, builds, sources, the fleet, the serving arrays or the models.
+    "docs_mcp.indexer.corpus": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, _PACKAGES, _INDEXER_FLEET,
+                                "docs_mcp.indexer.serving", "docs_mcp.indexer.models"),
     # Formats turn one file's text into markdown: they know nothing of libraries, builds or fetching.
-    "docs_mcp.indexer.formats": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, _PACKAGES),
+    "docs_mcp.indexer.corpus.formats": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, _PACKAGES),
     "docs_mcp.indexer.build": (_SOURCES, _PACKAGES),
     # Sources (folders, llms.txt) hand their documents to the one writer (build); the writer knows no source.
     _SOURCES: ("docs_mcp.indexer.commands", _PACKAGES),
@@ -580,7 +584,7 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.sessions", "import mcp_types\n", ["mcp_types"]),
         ("docs_mcp.server.setup.plan", "from docs_mcp.server.app import build_server\n", ["docs_mcp.server.app"]),
         ("docs_mcp.server.sessions", "from docs_mcp.server.team.auth import API_KEY_SCOPE\n", ["docs_mcp.server.team.auth"]),
-        ("docs_mcp.indexer.chunking", "from docs_mcp.indexer.libraries.spec import LibrarySpec\n", ["docs_mcp.indexer.libraries.spec"]),
+        ("docs_mcp.indexer.corpus.chunking", "from docs_mcp.indexer.libraries.spec import LibrarySpec\n", ["docs_mcp.indexer.libraries.spec"]),
         ("docs_mcp.indexer.libraries.ops", "from docs_mcp.indexer.build import build_index\n", ["docs_mcp.indexer.build"]),
         ("docs_mcp.server.gateway.service", "from docs_mcp.server.team.keys import ApiKey\n", ["docs_mcp.server.team.keys"]),
         ("docs_mcp.server.gateway.handlers", "from docs_mcp.server.app import AppState\n", ["docs_mcp.server.app"]),

@@ -20,9 +20,9 @@ from docs_mcp.indexer.libraries.catalog import (
     prompt_entries,
     resource_marks,
 )
-from docs_mcp.indexer.corpus import scan_corpus
+from docs_mcp.indexer.corpus.scan import scan_corpus
 from docs_mcp.indexer.errors import IndexFormatError, IndexNotFoundError, LibraryError
-from docs_mcp.indexer.file_rules import FileRules
+from docs_mcp.indexer.corpus.file_rules import FileRules
 from docs_mcp.indexer.libraries.spec import (
     LIBRARY_KEY,
     LIBRARY_KEY_DESCRIPTION,
@@ -34,7 +34,7 @@ from docs_mcp.indexer.libraries.spec import (
 from docs_mcp.indexer.libraries.store import StoredLibraries, catalog_entries, read_libraries
 from docs_mcp.indexer.records import KeyConfig
 from docs_mcp.indexer.records import Chunk, CorpusScan
-from docs_mcp.indexer.taxonomy import discover_taxonomy
+from docs_mcp.indexer.corpus.taxonomy import discover_taxonomy
 from docs_mcp.indexer.libraries.templates import find_templates
 from docs_mcp.indexer.libraries.versions import parse_ref
 

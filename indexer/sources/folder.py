@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from docs_mcp.indexer.build import Documents, write_source
-from docs_mcp.indexer.file_rules import FileRules
+from docs_mcp.indexer.corpus.file_rules import FileRules
 from docs_mcp.indexer.generation import EmbedVia, ProgressFn
 from docs_mcp.indexer.libraries.spec import LibrarySpec
 from docs_mcp.indexer.records import IndexReport

@@ -1,8 +1,8 @@
 """Walk a docs folder: find the pages and manifests, count what is skipped and why, refuse what must not be read.
 
-Pages are the files of a format docs-mcp reads (indexer/formats: markdown, MDX, reStructuredText,
+Pages are the files of a format docs-mcp reads (indexer/corpus/formats: markdown, MDX, reStructuredText,
 HTML, notebooks). What git ignores, dependencies, build outputs, hidden files and folders and
-``*.template.md`` prompt templates are skipped (indexer/file_rules), each counted by reason, and
+``*.template.md`` prompt templates are skipped (indexer/corpus/file_rules), each counted by reason, and
 every other file is counted by suffix, so a build can say what it left out. A symlink may point
 anywhere inside the docs root; one that leaves it is reported and not followed, so indexing never
 reads files outside the folder it was given.
@@ -18,9 +18,9 @@ from pathlib import Path, PurePosixPath
 from typing import Mapping
 
 from docs_mcp.indexer.errors import CorpusNotFoundError
-from docs_mcp.indexer.file_rules import GITIGNORE, FileRules, Judge, count_files
-from docs_mcp.indexer.formats import MARKDOWN_SUFFIXES, is_markdown, is_page
-from docs_mcp.indexer.manifest import MANIFEST_NAME
+from docs_mcp.indexer.corpus.file_rules import GITIGNORE, FileRules, Judge, count_files
+from docs_mcp.indexer.corpus.formats import MARKDOWN_SUFFIXES, is_markdown, is_page
+from docs_mcp.indexer.corpus.manifest import MANIFEST_NAME
 from docs_mcp.indexer.records import Problem
 
 __all__ = ["MARKDOWN_SUFFIXES", "METADATA_NAME", "TEMPLATE_MARK", "Found", "discover"]

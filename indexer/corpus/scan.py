@@ -9,18 +9,18 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
-from docs_mcp.indexer.charsets import declared_encoding, html_text
-from docs_mcp.indexer.chunking import Page, chunk_page
-from docs_mcp.indexer.discover import METADATA_NAME, Found, discover
+from docs_mcp.indexer.corpus.charsets import declared_encoding, html_text
+from docs_mcp.indexer.corpus.chunking import Page, chunk_page
+from docs_mcp.indexer.corpus.discover import METADATA_NAME, Found, discover
 from docs_mcp.indexer.errors import CorpusNotFoundError, ManifestError
-from docs_mcp.indexer.file_rules import FileRules, Judge
-from docs_mcp.indexer.formats import CONVERTED_FORMATS, PAGE_SUFFIXES, FormatError, convert, is_markdown
-from docs_mcp.indexer.frontmatter import read_front_matter
-from docs_mcp.indexer.manifest import MANIFEST_NAME, KeyConfig, Manifest, load_manifest, resolve
-from docs_mcp.indexer.readable_name import documentation_of, readable_name
+from docs_mcp.indexer.corpus.file_rules import FileRules, Judge
+from docs_mcp.indexer.corpus.formats import CONVERTED_FORMATS, PAGE_SUFFIXES, FormatError, convert, is_markdown
+from docs_mcp.indexer.corpus.frontmatter import read_front_matter
+from docs_mcp.indexer.corpus.manifest import MANIFEST_NAME, KeyConfig, Manifest, load_manifest, resolve
+from docs_mcp.indexer.corpus.readable_name import documentation_of, readable_name
 from docs_mcp.indexer.records import Chunk, CorpusScan, Problem
-from docs_mcp.indexer.skip_report import describe_skipped
-from docs_mcp.indexer.taxonomy import discover_taxonomy, load_corpus_metadata, merge_configs
+from docs_mcp.indexer.corpus.skip_report import describe_skipped
+from docs_mcp.indexer.corpus.taxonomy import discover_taxonomy, load_corpus_metadata, merge_configs
 
 __all__ = ["METADATA_NAME", "scan_corpus"]
 

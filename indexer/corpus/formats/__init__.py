@@ -81,16 +81,16 @@ def convert(rel: str, path: Path, root: Path, text: str) -> Converted:
 
 def _read(suffix: str, rel: str, path: Path, root: Path, text: str) -> Converted:
     if suffix in (".rst", ".rest"):
-        from docs_mcp.indexer.formats.rst import rst_to_markdown
+        from docs_mcp.indexer.corpus.formats.rst import rst_to_markdown
 
         markdown, warnings = rst_to_markdown(text, path, root)
         return Converted(markdown, "", warnings)
     if suffix in (".html", ".htm"):
-        from docs_mcp.indexer.formats.html import html_to_markdown
+        from docs_mcp.indexer.corpus.formats.html import html_to_markdown
 
         page = html_to_markdown(text, PurePosixPath(rel).stem)
         return Converted(page.markdown, page.title)
-    from docs_mcp.indexer.formats.notebook import notebook_to_markdown
+    from docs_mcp.indexer.corpus.formats.notebook import notebook_to_markdown
 
     markdown, _ = notebook_to_markdown(text)
     return Converted(markdown)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from docs_mcp.indexer.errors import ManifestError
-from docs_mcp.indexer.manifest import KeyConfig, taxonomy_configs
+from docs_mcp.indexer.corpus.manifest import KeyConfig, taxonomy_configs
 from docs_mcp.indexer.records import Chunk, CorpusScan, ModelIdentity, TaxonomyKey
 
 METADATA_VERSION = "1"

@@ -19,8 +19,8 @@ from typing import Any
 from bs4 import BeautifulSoup, Tag
 from markdownify import MarkdownConverter
 
-from docs_mcp.indexer.formats import nesting_depth, too_deep
-from docs_mcp.indexer.formats.doctree_markdown import escape_markup, fenced
+from docs_mcp.indexer.corpus.formats import nesting_depth, too_deep
+from docs_mcp.indexer.corpus.formats.doctree_markdown import escape_markup, fenced
 
 _DROP = ("script", "style", "noscript", "nav", "header", "footer", "aside", "form", "svg", "iframe", "button", "template")
 # Sphinx and MkDocs sidebars and related-page bars live in divs, not in <nav>.

@@ -21,10 +21,10 @@ from docutils import nodes
 from docutils.core import publish_doctree
 from docutils.parsers.rst import directives, roles
 
-from docs_mcp.indexer.formats import nesting_depth, too_deep
-from docs_mcp.indexer.formats.doctree_markdown import to_markdown
-from docs_mcp.indexer.formats.rst_extensions import AnyDirective, any_role, directive_for
-from docs_mcp.indexer.formats.rst_includes import ContentOnlyCsvTable, LiteralInclude, RootInclude
+from docs_mcp.indexer.corpus.formats import nesting_depth, too_deep
+from docs_mcp.indexer.corpus.formats.doctree_markdown import to_markdown
+from docs_mcp.indexer.corpus.formats.rst_extensions import AnyDirective, any_role, directive_for
+from docs_mcp.indexer.corpus.formats.rst_includes import ContentOnlyCsvTable, LiteralInclude, RootInclude
 
 # docutils looks directives and roles up through two module functions; a parse swaps in ours for its
 # duration (as Sphinx does), under a lock so parses in other threads never see a half-swapped module.

@@ -14,7 +14,7 @@ import re
 from docutils import nodes
 from docutils.nodes import Node
 
-from docs_mcp.indexer.formats.rst_extensions import HIGHLIGHT, object_description
+from docs_mcp.indexer.corpus.formats.rst_extensions import HIGHLIGHT, object_description
 
 _ESCAPE = re.compile(r"([\\`*<\[\]])")
 _HTML_ESCAPE = re.compile(r"([\\<])")  # markdownify escapes the rest it needs (emphasis) itself

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from docs_mcp.indexer.manifest import glob_regex
+from docs_mcp.indexer.corpus.manifest import glob_regex
 
 if TYPE_CHECKING:  # pathspec loads when a walk reads a .gitignore, not when the CLI starts
     from pathspec import GitIgnoreSpec

@@ -12,8 +12,8 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Mapping
 
-from docs_mcp.indexer import chunk_ids
-from docs_mcp.indexer.markdown import Block, list_items, parse_blocks, plain_text
+from docs_mcp.indexer.corpus import chunk_ids
+from docs_mcp.indexer.corpus.markdown import Block, list_items, parse_blocks, plain_text
 from docs_mcp.indexer.records import Chunk, Strategy
 
 _LEVELS = {"h1": 1, "h2": 2, "h3": 3}

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from docs_mcp.indexer.formats import FormatError, nesting_depth, too_deep
-from docs_mcp.indexer.formats.doctree_markdown import fenced
+from docs_mcp.indexer.corpus.formats import FormatError, nesting_depth, too_deep
+from docs_mcp.indexer.corpus.formats.doctree_markdown import fenced
 
 OUTPUT_LINES = 12
 OUTPUT_CHARS = 1_000

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from docs_mcp.indexer.errors import ManifestError
-from docs_mcp.indexer.frontmatter import strategy_from
+from docs_mcp.indexer.corpus.frontmatter import strategy_from
 from docs_mcp.indexer.records import KeyConfig, Strategy
 
 MANIFEST_NAME = ".docs-mcp.json"
@@ -40,7 +40,7 @@ class Manifest:
     metadata: Mapping[str, str] = field(default_factory=dict)
     taxonomy: Mapping[str, KeyConfig] = field(default_factory=dict)
     overrides: tuple[Override, ...] = ()
-    # Globs relative to the manifest's folder: which of its files are indexed (indexer/file_rules.py).
+    # Globs relative to the manifest's folder: which of its files are indexed (indexer/corpus/file_rules.py).
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from docs_mcp.indexer.file_rules import REASONS
+from docs_mcp.indexer.corpus.file_rules import REASONS
 
 # Suffixes named in the "not documentation" tally; the rest are summed as "other".
 SHOWN_SUFFIXES = 5
