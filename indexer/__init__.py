@@ -12,7 +12,7 @@ from docs_mcp.lazy import lazy_exports
 
 # The one list of this package's public names, by home module; __all__ follows its order.
 _EXPORTS = {
-    "sources.folder": ("build_index",),
+    "folder_source": ("build_index",),
     "generation": ("Progress", "write_index"),
     "corpus.scan": ("scan_corpus",),
     "models.loading": ("Embedder", "load_model"),
@@ -25,7 +25,7 @@ _EXPORTS = {
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # the same names for type checkers (tests/test_public_api.py keeps the two in step)
-    from docs_mcp.indexer.sources.folder import build_index
+    from docs_mcp.indexer.folder_source import build_index
     from docs_mcp.indexer.generation import Progress, write_index
     from docs_mcp.indexer.corpus.scan import scan_corpus
     from docs_mcp.indexer.models.loading import Embedder, load_model

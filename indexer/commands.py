@@ -67,7 +67,7 @@ def index(
 ) -> None:
     """Index a folder of documentation: full-text search goes live first, hybrid search when the vectors are ready; the previous index stays live until then."""
     from docs_mcp.indexer.display import BuildDisplay
-    from docs_mcp.indexer.sources.folder import build_index
+    from docs_mcp.indexer.folder_source import build_index
     from docs_mcp.indexer.libraries.spec import requested_spec
 
     choice = _embedding_choice(embeddings, model)

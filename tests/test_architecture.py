@@ -43,6 +43,8 @@ _SOURCES = "docs_mcp.indexer.sources"
 _FLEET = f"{_SERVER}.fleet"
 _INDEXER_FLEET = "docs_mcp.indexer.fleet"
 _PACKAGES = "docs_mcp.indexer.packages"
+# The one writer, its planner (which keeps the other libraries) and the docs-folder source that feeds it.
+_WRITER = ("docs_mcp.indexer.build", "docs_mcp.indexer.build_plan", "docs_mcp.indexer.folder_source")
 # The gateway reuses the engine, the contract's argument checks and the libraries' error shape;
 # every other part of the contract and the libraries is theirs alone.
 _TOOLS = f"{_SERVER}.tools"
@@ -82,21 +84,26 @@ PRODUCT_RULES: dict[str, tuple[str, ...]] = {
                          f"{_SERVER}.app", _GATEWAY, "mcp", "mcp_types", _SOURCES),
     f"{_SERVER}.sessions": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team",
                             f"{_SERVER}.app", _GATEWAY, "mcp", "mcp_types"),
-    "docs_mcp.indexer": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, _INDEXER_FLEET, _PACKAGES),
+    "docs_mcp.indexer": ("docs_mcp.indexer.libraries", *_WRITER, _SOURCES, _INDEXER_FLEET, _PACKAGES),
     # The fleet's control plane and shared storage use the index files only; publishing a build is the CLI's business.
-    _INDEXER_FLEET: ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, _PACKAGES, "docs_mcp.indexer.commands"),
-    "docs_mcp.indexer.libraries": ("docs_mcp.indexer.build", _SOURCES, _PACKAGES),
+    _INDEXER_FLEET: ("docs_mcp.indexer.libraries", *_WRITER, _SOURCES, _PACKAGES, "docs_mcp.indexer.commands"),
+    # Libraries list and remove (through the planner); they never build.
+    "docs_mcp.indexer.libraries": ("docs_mcp.indexer.build", "docs_mcp.indexer.folder_source", _SOURCES, _PACKAGES),
     # The serving arrays: their format, writer and reader; the indexer's write side fills them, the server maps them.
-    "docs_mcp.indexer.serving": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, _PACKAGES, _INDEXER_FLEET),
+    "docs_mcp.indexer.serving": ("docs_mcp.indexer.libraries", *_WRITER, _SOURCES, _PACKAGES, _INDEXER_FLEET),
     # Embedding models turn texts into vectors: they know nothing of libraries, builds, sources or the fleet.
-    "docs_mcp.indexer.models": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, _PACKAGES, _INDEXER_FLEET),
+    "docs_mcp.indexer.models": ("docs_mcp.indexer.libraries", *_WRITER, _SOURCES, _PACKAGES, _INDEXER_FLEET),
     # Reading a docs folder into chunks (discovery, manifests, front matter, formats, chunking) is pure: it writes
     # no index, so it knows nothing of libraries, builds, sources, the fleet, the serving arrays or the models.
-    "docs_mcp.indexer.corpus": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, _PACKAGES, _INDEXER_FLEET,
+    "docs_mcp.indexer.corpus": ("docs_mcp.indexer.libraries", *_WRITER, _SOURCES, _PACKAGES, _INDEXER_FLEET,
                                 "docs_mcp.indexer.serving", "docs_mcp.indexer.models"),
     # Formats turn one file's text into markdown: they know nothing of libraries, builds or fetching.
-    "docs_mcp.indexer.corpus.formats": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, _PACKAGES),
-    "docs_mcp.indexer.build": (_SOURCES, _PACKAGES),
+    "docs_mcp.indexer.corpus.formats": ("docs_mcp.indexer.libraries", *_WRITER, _SOURCES, _PACKAGES),
+    "docs_mcp.indexer.build": (_SOURCES, _PACKAGES, "docs_mcp.indexer.folder_source"),
+    # The planner reads the index's other libraries back; the writer uses it, never the reverse.
+    "docs_mcp.indexer.build_plan": (_SOURCES, _PACKAGES, "docs_mcp.indexer.build", "docs_mcp.indexer.folder_source"),
+    # The docs-folder source hands its folder to the writer, as every source does; it knows no other source.
+    "docs_mcp.indexer.folder_source": (_SOURCES, _PACKAGES),
     # Sources (folders, llms.txt) hand their documents to the one writer (build); the writer knows no source.
     _SOURCES: ("docs_mcp.indexer.commands", _PACKAGES),
     # Package registries use the sources (fetcher, ingest) and the writer; no source knows them.
@@ -593,10 +600,10 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.search.engine", "from docs_mcp.server.gateway.records import ToolEntry\n", ["docs_mcp.server.gateway.records"]),
         ("docs_mcp.server.contract.tools", "def f():\n    from docs_mcp.server.gateway import Gateway\n", ["docs_mcp.server.gateway"]),
         ("docs_mcp.indexer.generation", "from docs_mcp.indexer.sources.page_cache import PageCache\n", ["docs_mcp.indexer.sources.page_cache"]),
-        ("docs_mcp.indexer.libraries.merge", "def f():\n    from docs_mcp.indexer.sources import ingest\n", ["docs_mcp.indexer.sources.ingest"]),
+        ("docs_mcp.indexer.build_plan", "def f():\n    from docs_mcp.indexer.sources import ingest\n", ["docs_mcp.indexer.sources.ingest"]),
         ("docs_mcp.indexer.build", "from docs_mcp.indexer.sources.service import SourceService\n", ["docs_mcp.indexer.sources.service"]),
         ("docs_mcp.indexer.sources.ingest", "from docs_mcp.indexer.commands import index\n", ["docs_mcp.indexer.commands"]),
-        ("docs_mcp.indexer.build", "from docs_mcp.indexer.sources.folder import FolderSource\n", ["docs_mcp.indexer.sources.folder"]),
+        ("docs_mcp.indexer.build", "from docs_mcp.indexer.folder_source import FolderSource\n", ["docs_mcp.indexer.folder_source"]),
         ("docs_mcp.indexer.sources.service", "from docs_mcp.indexer.commands import index\n", ["docs_mcp.indexer.commands"]),
         ("docs_mcp.server.fleet.replica", "from docs_mcp.server.team.keys import KeyReader\n", ["docs_mcp.server.team.keys"]),
         ("docs_mcp.server.contract.tools", "from docs_mcp.server.fleet.replica import ReplicaAgent\n", ["docs_mcp.server.fleet.replica"]),
@@ -612,8 +619,8 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.gateway.handlers", "from docs_mcp.server.core.registry import ToolSpec\n", []),
         ("docs_mcp.server.gateway.service", "from docs_mcp.server.tools import tool_discovery\n", ["docs_mcp.server.tools.tool_discovery"]),
         ("docs_mcp.server.tools.get_docs", "from docs_mcp.server.libraries.fastpath import pack\n", []),
-        ("docs_mcp.indexer.build", "from docs_mcp.indexer.libraries.merge import plan_build\n", []),
-        ("docs_mcp.indexer.sources.ingest", "from docs_mcp.indexer.libraries.merge import plan_build\n", []),
+        ("docs_mcp.indexer.build", "from docs_mcp.indexer.build_plan import plan_build\n", []),
+        ("docs_mcp.indexer.sources.ingest", "from docs_mcp.indexer.build_plan import plan_build\n", []),
         ("docs_mcp.indexer.sources.ingest", "from docs_mcp.indexer.build import write_source\n", []),
         ("docs_mcp.server.libraries.remote", "from docs_mcp.indexer.sources.service import SourceService\n", []),
         ("docs_mcp.indexer.commands", "from docs_mcp.indexer.sources.commands import register_sources\n", []),

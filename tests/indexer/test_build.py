@@ -14,7 +14,7 @@ import duckdb
 import numpy as np
 import pytest
 
-from docs_mcp.indexer.sources.folder import build_index
+from docs_mcp.indexer.folder_source import build_index
 from docs_mcp.indexer.generation import Progress, fts_sql
 from docs_mcp.indexer.errors import CorpusProblemsError, IndexFormatError, IndexWriteError
 from docs_mcp.indexer.faults import FAULT_ENV

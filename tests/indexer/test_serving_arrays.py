@@ -11,7 +11,7 @@ import orjson
 import pytest
 
 from docs_mcp.errors import UsageError
-from docs_mcp.indexer.sources.folder import build_index
+from docs_mcp.indexer.folder_source import build_index
 from docs_mcp.indexer.errors import IndexFormatError
 from docs_mcp.indexer.index_file import current_generation, open_index
 from docs_mcp.indexer.schema import FTS_SCHEMA
