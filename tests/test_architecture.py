@@ -109,6 +109,19 @@ PRODUCT_RULES: dict[str, tuple[str, ...]] = {
     # Package registries use the sources (fetcher, ingest) and the writer; no source knows them.
     _PACKAGES: ("docs_mcp.indexer.commands",),
 }
+# The indexer's root holds the index format and its life cycle, and nothing else: what is about embedding models,
+# the serving arrays or reading a folder lives in its sub-package, so the root cannot grow flat again.
+INDEXER_ROOT = {
+    # the format: folder layout, tables, records, errors; opening a generation; the read-side store
+    "__init__", "schema", "records", "errors", "index_file", "index_store", "duckdb_store", "absent_modules", "info", "ranker",
+    # the full-text index's text: fields and windows, CJK bigrams, stems and stop words the build and every query share
+    "search_text", "segmentation", "stemmer", "stopwords",
+    # the life cycle: the one writer, its plan, the folder source, a generation written, staged, swapped, its vectors
+    "build", "build_plan", "folder_source", "generation", "staging", "vectors", "extensions", "disk_space", "faults",
+    # the CLI edge of a build: its commands, progress and closing lines
+    "commands", "display", "time_left", "build_summary",
+}
+INDEXER_SUB_PACKAGES = {"corpus", "models", "serving", "libraries", "sources", "packages", "fleet"}
 # The index's database: only these indexer modules import duckdb. The server and eval read an index only
 # through the index store (indexer/index_store.py), whose DuckDB implementation is the one read-side module.
 READ_SIDE_STORE = "docs_mcp.indexer.duckdb_store"
@@ -272,6 +285,13 @@ def test_imports_go_one_way():
 def test_products_import_only_what_their_rule_allows():
     bad = [str(imp) for _, path, module in source_files() for imp in cross_product_imports(module, imports_of(path, module))]
     assert bad == []
+
+
+def test_the_indexer_root_holds_only_the_index_format_and_its_life_cycle():
+    """A module added at the root fails here: put it in the sub-package of its concept, or name it in INDEXER_ROOT."""
+    root = package_dirs()["docs_mcp.indexer"]
+    assert {path.stem for path in root.glob("*.py")} == INDEXER_ROOT
+    assert {path.parent.name for path in root.glob("*/__init__.py")} == INDEXER_SUB_PACKAGES
 
 
 def test_every_sub_package_has_a_rule():
