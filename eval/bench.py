@@ -221,7 +221,7 @@ def _step_build(job: dict[str, Any]) -> dict[str, Any]:
 def _step_fill(job: dict[str, Any]) -> dict[str, Any]:
     from docs_mcp.eval.synthetic import fill_random_vectors
     from docs_mcp.indexer.index_file import current_generation, folder_bytes
-    from docs_mcp.indexer.serving_arrays import MANIFEST_FILE, SERVING_DIR
+    from docs_mcp.indexer.serving.arrays import MANIFEST_FILE, SERVING_DIR
 
     out = Path(job["folder"]) / "index"
     start = time.perf_counter()

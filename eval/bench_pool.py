@@ -44,7 +44,7 @@ def throughput(search: Callable[[str], Any], queries: Sequence[str], clients: in
 def synthetic_embedder(generation_dir: Path) -> Any:
     """The benchmark's query vectors for a synthetic index (module-level: search workers unpickle it by name)."""
     from docs_mcp.eval.synthetic import SyntheticQueries
-    from docs_mcp.indexer.serving_arrays import SERVING_DIR
+    from docs_mcp.indexer.serving.arrays import SERVING_DIR
 
     return SyntheticQueries(generation_dir / SERVING_DIR)
 

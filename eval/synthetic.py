@@ -18,7 +18,7 @@ from typing import Iterator
 
 import numpy as np
 
-from docs_mcp.indexer.serving_arrays import Vectors
+from docs_mcp.indexer.serving.arrays import Vectors
 
 LANGUAGES = ("go", "python", "typescript")
 _SYLLABLES = tuple(c + v for c in "bcdfghklmnprstvz" for v in ("a", "e", "i", "o", "u", "ai", "ou"))
@@ -179,10 +179,10 @@ def fill_random_vectors(index_dir: Path, seed: int = 0) -> int:
     """
     import orjson
 
-    from docs_mcp.indexer.embedding import load_embedder
+    from docs_mcp.indexer.models.loading import load_embedder
     from docs_mcp.indexer.index_file import connect, current_generation, flush
     from docs_mcp.indexer.schema import CHUNKS_TABLE, DB_FILE, META_TABLE
-    from docs_mcp.indexer.serving_writer import write_vector_arrays
+    from docs_mcp.indexer.serving.writer import write_vector_arrays
 
     identity = load_embedder("default").identity
     folder = index_dir / current_generation(index_dir)

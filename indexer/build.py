@@ -1,8 +1,8 @@
 """The one writer: every source's documents planned with the index's other libraries, then written.
 
-A ``Source`` (indexer/sources: a docs folder, an llms.txt library; indexer/packages: a release of a
-package; sites and repositories to come) hands its documents over as a docs folder; ``write_source`` scans it as the
-source's library, keeps the index's other libraries (``plan_build``), lets the source complete
+A ``Source`` (a docs folder: folder_source.py; indexer/sources: an llms.txt library, a site, a repository;
+indexer/packages: a release of a package) hands its documents over as a docs folder; ``write_source`` scans it as the
+source's library, keeps the index's other libraries (``plan_build``, build_plan.py), lets the source complete
 its catalog entry, and writes the new generation with
 :func:`docs_mcp.indexer.generation.write_index`, which swaps it in atomically. Nothing else
 writes an index: ``docs-mcp index`` and the server's fetched llms.txt pages go through here.
@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any, Mapping, Protocol, Sequence
 
 from docs_mcp.indexer.errors import CorpusProblemsError, LibraryError
-from docs_mcp.indexer.file_rules import FileRules
+from docs_mcp.indexer.corpus.file_rules import FileRules
 from docs_mcp.indexer.generation import ANY_GENERATION, EmbedVia, Progress, ProgressFn, write_index
 from docs_mcp.indexer.libraries.catalog import with_one_pin
-from docs_mcp.indexer.libraries.merge import plan_build, plan_builds
+from docs_mcp.indexer.build_plan import plan_build, plan_builds
 from docs_mcp.indexer.libraries.spec import LibrarySpec
 from docs_mcp.indexer.records import IndexReport
 

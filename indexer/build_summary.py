@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from docs_mcp.indexer.ranker import describe_ranking
 from docs_mcp.indexer.records import IndexReport, Problem
-from docs_mcp.indexer.skip_report import describe_skipped
 
 
 def summary(report: IndexReport, embeddings: str) -> str:
     """The closing lines of `docs-mcp index`."""
+    from docs_mcp.indexer.corpus.skip_report import describe_skipped  # not on every CLI start: it loads the folder rules
+
     keys = ", ".join(report.taxonomy_keys) or "none"
     vectors = "none (full-text only)" if embeddings == "none" else f"{report.embedded} embedded, {report.reused_embeddings} reused"
     if report.windows_per_second:

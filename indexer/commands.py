@@ -14,7 +14,6 @@ import typer
 
 from docs_mcp.errors import DocsMcpError, UsageError
 from docs_mcp.indexer.faults import fault_point
-from docs_mcp.indexer.file_rules import FileRules
 from docs_mcp.indexer.info import info
 from docs_mcp.indexer.libraries.commands import register_libraries
 from docs_mcp.indexer.packages.commands import register_packages
@@ -24,9 +23,9 @@ from docs_mcp.indexer.build_summary import front_matter_only, human_size, proble
 __all__ = ["file_rules", "front_matter_only", "human_size", "index", "register", "summary", "validate"]
 from docs_mcp.indexer.records import Problem
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR, FULL_TEXT
-from docs_mcp.indexer.skip_report import describe_skipped
 
-if TYPE_CHECKING:  # rich: only when a build runs
+if TYPE_CHECKING:  # rich: only when a build runs; reading a folder (YAML and all): only when a command reads one
+    from docs_mcp.indexer.corpus.file_rules import FileRules
     from docs_mcp.indexer.display import BuildDisplay
 
 EMBEDDING_CHOICES = ("default", "none")
@@ -67,7 +66,7 @@ def index(
 ) -> None:
     """Index a folder of documentation: full-text search goes live first, hybrid search when the vectors are ready; the previous index stays live until then."""
     from docs_mcp.indexer.display import BuildDisplay
-    from docs_mcp.indexer.sources.folder import build_index
+    from docs_mcp.indexer.folder_source import build_index
     from docs_mcp.indexer.libraries.spec import requested_spec
 
     choice = _embedding_choice(embeddings, model)
@@ -134,7 +133,8 @@ def validate(
     no_default_skips: bool = typer.Option(False, "--no-default-skips", help=NO_DEFAULT_SKIPS_HELP),
 ) -> None:
     """Check a docs folder as `index` would, list every problem and what it skips, and write nothing (exit 1 on errors)."""
-    from docs_mcp.indexer.corpus import scan_corpus
+    from docs_mcp.indexer.corpus.scan import scan_corpus
+    from docs_mcp.indexer.corpus.skip_report import describe_skipped
 
     scan = scan_corpus(docs_dir, metadata_file=metadata, rules=file_rules(include, exclude, no_gitignore, no_default_skips))
     _print_problems(scan.problems)
@@ -153,6 +153,8 @@ def validate(
 
 def file_rules(include: list[str], exclude: list[str], no_gitignore: bool, no_default_skips: bool) -> FileRules:
     """The file rules of the --include/--exclude/--no-gitignore/--no-default-skips options."""
+    from docs_mcp.indexer.corpus.file_rules import FileRules
+
     return FileRules(tuple(include), tuple(exclude), gitignore=not no_gitignore, skip_defaults=not no_default_skips)
 
 

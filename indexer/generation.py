@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterator, Sequence
 import duckdb
 import orjson
 
-from docs_mcp.indexer.embedding import Embedder, load_embedder
+from docs_mcp.indexer.models.loading import Embedder, load_embedder
 from docs_mcp.indexer.disk_space import disk_full_error, is_disk_full
 from docs_mcp.indexer.errors import IndexChangedError, IndexerError, IndexFormatError
 from docs_mcp.indexer.faults import fault_point
@@ -61,10 +61,10 @@ from docs_mcp.indexer.schema import (
     vectors_ddl,
 )
 from docs_mcp.indexer.search_text import search_fields
-from docs_mcp.indexer.serving_writer import write_serving_arrays
+from docs_mcp.indexer.serving.writer import write_serving_arrays
 from docs_mcp.indexer.staging import load_rows
 from docs_mcp.indexer.stopwords import stopwords_for
-from docs_mcp.indexer.taxonomy import build_metadata
+from docs_mcp.indexer.corpus.taxonomy import build_metadata
 from docs_mcp.indexer.vectors import SESSION_THREADS, VectorPlan, VectorStats, plan_vectors, write_vectors
 
 
@@ -251,7 +251,7 @@ def _write_hybrid(build: _Build, full_text: str, generation: str, embedder: Embe
 
 
 def _finish(conn: duckdb.DuckDBPyConnection, folder: Path, generation: str, identity: ModelIdentity | None, metadata: dict[str, Any]) -> None:
-    """Write the serving arrays (serving_arrays.py), record what the generation is (meta table, metadata.json), flush."""
+    """Write the serving arrays (serving/arrays.py), record what the generation is (meta table, metadata.json), flush."""
     write_serving_arrays(conn, folder)
     conn.execute(f"DELETE FROM {META_TABLE}")  # a hybrid generation starts as a copy of a full-text one
     conn.executemany(f"INSERT INTO {META_TABLE} VALUES (?, ?)", _meta_rows(generation, identity, metadata))

@@ -7,7 +7,7 @@ columns (the library tools' catalog views). ``duckdb_store.DuckDBStore`` is the 
 indexer writes; ``memory_store.MemoryStore`` holds the same records in Python lists (unit
 tests prove that search, contract and library code run unchanged on it). The serving
 arrays (postings, vectors, page records) are files beside the store, memory-mapped by the
-engine (serving_reader.py), whatever the store.
+engine (serving/reader.py), whatever the store.
 """
 
 from __future__ import annotations

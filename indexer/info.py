@@ -30,7 +30,7 @@ def info(
     """Show which embedding model built the index, and check the default model installed here (exit 1 if it is damaged)."""
     import orjson
 
-    from docs_mcp.indexer.embedding import load_embedder
+    from docs_mcp.indexer.models.loading import load_embedder
     from docs_mcp.indexer.errors import IndexNotFoundError
     from docs_mcp.indexer.index_file import open_index
 

@@ -132,7 +132,7 @@ class CorpusScan:
     problems: tuple[Problem, ...]
     skipped: tuple[str, ...] = ()
     model: ModelIdentity | None = None  # None: a full-text-only build
-    # Files the walk left out: reason (indexer/file_rules.REASONS) -> count; files of no documentation format: suffix -> count.
+    # Files the walk left out: reason (indexer/corpus/file_rules.REASONS) -> count; files of no documentation format: suffix -> count.
     skipped_files: Mapping[str, int] = field(default_factory=dict)
     other_files: Mapping[str, int] = field(default_factory=dict)
 

@@ -21,7 +21,7 @@ from typing import Callable, Mapping, Sequence
 
 import duckdb
 
-from docs_mcp.indexer.embedding import Embedder
+from docs_mcp.indexer.models.loading import Embedder
 from docs_mcp.indexer.records import Chunk
 from docs_mcp.indexer.schema import META_TABLE, VECTORS_TABLE
 from docs_mcp.indexer.search_text import embedding_windows

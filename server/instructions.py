@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from docs_mcp.indexer.readable_name import GENERIC_FOLDERS, library_name
+from docs_mcp.indexer.corpus.readable_name import GENERIC_FOLDERS, library_name
 
 LEAD_CHARS = 500
 MAX_DESCRIPTION_CHARS = 160

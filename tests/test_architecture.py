@@ -43,6 +43,8 @@ _SOURCES = "docs_mcp.indexer.sources"
 _FLEET = f"{_SERVER}.fleet"
 _INDEXER_FLEET = "docs_mcp.indexer.fleet"
 _PACKAGES = "docs_mcp.indexer.packages"
+# The one writer, its planner (which keeps the other libraries) and the docs-folder source that feeds it.
+_WRITER = ("docs_mcp.indexer.build", "docs_mcp.indexer.build_plan", "docs_mcp.indexer.folder_source")
 # The gateway reuses the engine, the contract's argument checks and the libraries' error shape;
 # every other part of the contract and the libraries is theirs alone.
 _TOOLS = f"{_SERVER}.tools"
@@ -82,18 +84,44 @@ PRODUCT_RULES: dict[str, tuple[str, ...]] = {
                          f"{_SERVER}.app", _GATEWAY, "mcp", "mcp_types", _SOURCES),
     f"{_SERVER}.sessions": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team",
                             f"{_SERVER}.app", _GATEWAY, "mcp", "mcp_types"),
-    "docs_mcp.indexer": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, _INDEXER_FLEET, _PACKAGES),
+    "docs_mcp.indexer": ("docs_mcp.indexer.libraries", *_WRITER, _SOURCES, _INDEXER_FLEET, _PACKAGES),
     # The fleet's control plane and shared storage use the index files only; publishing a build is the CLI's business.
-    _INDEXER_FLEET: ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, _PACKAGES, "docs_mcp.indexer.commands"),
-    "docs_mcp.indexer.libraries": ("docs_mcp.indexer.build", _SOURCES, _PACKAGES),
+    _INDEXER_FLEET: ("docs_mcp.indexer.libraries", *_WRITER, _SOURCES, _PACKAGES, "docs_mcp.indexer.commands"),
+    # Libraries list and remove (through the planner); they never build.
+    "docs_mcp.indexer.libraries": ("docs_mcp.indexer.build", "docs_mcp.indexer.folder_source", _SOURCES, _PACKAGES),
+    # The serving arrays: their format, writer and reader; the indexer's write side fills them, the server maps them.
+    "docs_mcp.indexer.serving": ("docs_mcp.indexer.libraries", *_WRITER, _SOURCES, _PACKAGES, _INDEXER_FLEET),
+    # Embedding models turn texts into vectors: they know nothing of libraries, builds, sources or the fleet.
+    "docs_mcp.indexer.models": ("docs_mcp.indexer.libraries", *_WRITER, _SOURCES, _PACKAGES, _INDEXER_FLEET),
+    # Reading a docs folder into chunks (discovery, manifests, front matter, formats, chunking) is pure: it writes
+    # no index, so it knows nothing of libraries, builds, sources, the fleet, the serving arrays or the models.
+    "docs_mcp.indexer.corpus": ("docs_mcp.indexer.libraries", *_WRITER, _SOURCES, _PACKAGES, _INDEXER_FLEET,
+                                "docs_mcp.indexer.serving", "docs_mcp.indexer.models"),
     # Formats turn one file's text into markdown: they know nothing of libraries, builds or fetching.
-    "docs_mcp.indexer.formats": ("docs_mcp.indexer.libraries", "docs_mcp.indexer.build", _SOURCES, _PACKAGES),
-    "docs_mcp.indexer.build": (_SOURCES, _PACKAGES),
+    "docs_mcp.indexer.corpus.formats": ("docs_mcp.indexer.libraries", *_WRITER, _SOURCES, _PACKAGES),
+    "docs_mcp.indexer.build": (_SOURCES, _PACKAGES, "docs_mcp.indexer.folder_source"),
+    # The planner reads the index's other libraries back; the writer uses it, never the reverse.
+    "docs_mcp.indexer.build_plan": (_SOURCES, _PACKAGES, "docs_mcp.indexer.build", "docs_mcp.indexer.folder_source"),
+    # The docs-folder source hands its folder to the writer, as every source does; it knows no other source.
+    "docs_mcp.indexer.folder_source": (_SOURCES, _PACKAGES),
     # Sources (folders, llms.txt) hand their documents to the one writer (build); the writer knows no source.
     _SOURCES: ("docs_mcp.indexer.commands", _PACKAGES),
     # Package registries use the sources (fetcher, ingest) and the writer; no source knows them.
     _PACKAGES: ("docs_mcp.indexer.commands",),
 }
+# The indexer's root holds the index format and its life cycle, and nothing else: what is about embedding models,
+# the serving arrays or reading a folder lives in its sub-package, so the root cannot grow flat again.
+INDEXER_ROOT = {
+    # the format: folder layout, tables, records, errors; opening a generation; the read-side store
+    "__init__", "schema", "records", "errors", "index_file", "index_store", "duckdb_store", "absent_modules", "info", "ranker",
+    # the full-text index's text: fields and windows, CJK bigrams, stems and stop words the build and every query share
+    "search_text", "segmentation", "stemmer", "stopwords",
+    # the life cycle: the one writer, its plan, the folder source, a generation written, staged, swapped, its vectors
+    "build", "build_plan", "folder_source", "generation", "staging", "vectors", "extensions", "disk_space", "faults",
+    # the CLI edge of a build: its commands, progress and closing lines
+    "commands", "display", "time_left", "build_summary",
+}
+INDEXER_SUB_PACKAGES = {"corpus", "models", "serving", "libraries", "sources", "packages", "fleet"}
 # The index's database: only these indexer modules import duckdb. The server and eval read an index only
 # through the index store (indexer/index_store.py), whose DuckDB implementation is the one read-side module.
 READ_SIDE_STORE = "docs_mcp.indexer.duckdb_store"
@@ -101,8 +129,8 @@ DUCKDB_MODULES = {
     READ_SIDE_STORE,
     "docs_mcp.indexer.index_file",  # opening a generation; where DuckDB's errors become ours
     # the write side: one generation's tables, full-text index, vectors and serving arrays
-    *(f"docs_mcp.indexer.{m}" for m in ("chunk_roles", "extensions", "generation", "page_records", "serving_writer", "staging",
-                                        "stopwords", "vectors")),
+    *(f"docs_mcp.indexer.{m}" for m in ("extensions", "generation", "staging", "stopwords", "vectors")),
+    *(f"docs_mcp.indexer.serving.{m}" for m in ("page_records", "roles", "writer")),
 }  # fmt: skip
 # The products that read an index hold no handle on its database: no duckdb, no connection or cursor, no SQL.
 NO_INDEX_HANDLES = tuple(f"{_SERVER}.{p}" for p in ("core", "search", "contract", "libraries", "gateway", "team"))
@@ -259,6 +287,13 @@ def test_products_import_only_what_their_rule_allows():
     assert bad == []
 
 
+def test_the_indexer_root_holds_only_the_index_format_and_its_life_cycle():
+    """A module added at the root fails here: put it in the sub-package of its concept, or name it in INDEXER_ROOT."""
+    root = package_dirs()["docs_mcp.indexer"]
+    assert {path.stem for path in root.glob("*.py")} == INDEXER_ROOT
+    assert {path.parent.name for path in root.glob("*/__init__.py")} == INDEXER_SUB_PACKAGES
+
+
 def test_every_sub_package_has_a_rule():
     sub_packages = {module for _, path, module in source_files() if path.name == "__init__.py" and module not in LAYERS}
     assert sub_packages - set(PRODUCT_RULES) == set()
@@ -349,7 +384,7 @@ def import_cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 def module_imports() -> dict[str, set[str]]:
     """Each of our modules -> our modules it imports; lazy imports inside functions count too (a cycle of concepts
-    is one whatever the load order: embedding.py and named_models.py once imported each other that way)."""
+    is one whatever the load order: models/loading.py and models/named.py once imported each other that way)."""
     known = known_modules()
     return {module: {imp.module for imp in imports_of(path, module) if imp.module in known and imp.module != module}
             for _, path, module in source_files()}  # fmt: skip
@@ -576,7 +611,7 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.sessions", "import mcp_types\n", ["mcp_types"]),
         ("docs_mcp.server.setup.plan", "from docs_mcp.server.app import build_server\n", ["docs_mcp.server.app"]),
         ("docs_mcp.server.sessions", "from docs_mcp.server.team.auth import API_KEY_SCOPE\n", ["docs_mcp.server.team.auth"]),
-        ("docs_mcp.indexer.chunking", "from docs_mcp.indexer.libraries.spec import LibrarySpec\n", ["docs_mcp.indexer.libraries.spec"]),
+        ("docs_mcp.indexer.corpus.chunking", "from docs_mcp.indexer.libraries.spec import LibrarySpec\n", ["docs_mcp.indexer.libraries.spec"]),
         ("docs_mcp.indexer.libraries.ops", "from docs_mcp.indexer.build import build_index\n", ["docs_mcp.indexer.build"]),
         ("docs_mcp.server.gateway.service", "from docs_mcp.server.team.keys import ApiKey\n", ["docs_mcp.server.team.keys"]),
         ("docs_mcp.server.gateway.handlers", "from docs_mcp.server.app import AppState\n", ["docs_mcp.server.app"]),
@@ -585,10 +620,10 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.search.engine", "from docs_mcp.server.gateway.records import ToolEntry\n", ["docs_mcp.server.gateway.records"]),
         ("docs_mcp.server.contract.tools", "def f():\n    from docs_mcp.server.gateway import Gateway\n", ["docs_mcp.server.gateway"]),
         ("docs_mcp.indexer.generation", "from docs_mcp.indexer.sources.page_cache import PageCache\n", ["docs_mcp.indexer.sources.page_cache"]),
-        ("docs_mcp.indexer.libraries.merge", "def f():\n    from docs_mcp.indexer.sources import ingest\n", ["docs_mcp.indexer.sources.ingest"]),
+        ("docs_mcp.indexer.build_plan", "def f():\n    from docs_mcp.indexer.sources import ingest\n", ["docs_mcp.indexer.sources.ingest"]),
         ("docs_mcp.indexer.build", "from docs_mcp.indexer.sources.service import SourceService\n", ["docs_mcp.indexer.sources.service"]),
         ("docs_mcp.indexer.sources.ingest", "from docs_mcp.indexer.commands import index\n", ["docs_mcp.indexer.commands"]),
-        ("docs_mcp.indexer.build", "from docs_mcp.indexer.sources.folder import FolderSource\n", ["docs_mcp.indexer.sources.folder"]),
+        ("docs_mcp.indexer.build", "from docs_mcp.indexer.folder_source import FolderSource\n", ["docs_mcp.indexer.folder_source"]),
         ("docs_mcp.indexer.sources.service", "from docs_mcp.indexer.commands import index\n", ["docs_mcp.indexer.commands"]),
         ("docs_mcp.server.fleet.replica", "from docs_mcp.server.team.keys import KeyReader\n", ["docs_mcp.server.team.keys"]),
         ("docs_mcp.server.contract.tools", "from docs_mcp.server.fleet.replica import ReplicaAgent\n", ["docs_mcp.server.fleet.replica"]),
@@ -604,8 +639,8 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.gateway.handlers", "from docs_mcp.server.core.registry import ToolSpec\n", []),
         ("docs_mcp.server.gateway.service", "from docs_mcp.server.tools import tool_discovery\n", ["docs_mcp.server.tools.tool_discovery"]),
         ("docs_mcp.server.tools.get_docs", "from docs_mcp.server.libraries.fastpath import pack\n", []),
-        ("docs_mcp.indexer.build", "from docs_mcp.indexer.libraries.merge import plan_build\n", []),
-        ("docs_mcp.indexer.sources.ingest", "from docs_mcp.indexer.libraries.merge import plan_build\n", []),
+        ("docs_mcp.indexer.build", "from docs_mcp.indexer.build_plan import plan_build\n", []),
+        ("docs_mcp.indexer.sources.ingest", "from docs_mcp.indexer.build_plan import plan_build\n", []),
         ("docs_mcp.indexer.sources.ingest", "from docs_mcp.indexer.build import write_source\n", []),
         ("docs_mcp.server.libraries.remote", "from docs_mcp.indexer.sources.service import SourceService\n", []),
         ("docs_mcp.indexer.commands", "from docs_mcp.indexer.sources.commands import register_sources\n", []),

@@ -20,10 +20,10 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from docs_mcp.indexer import chunk_ids
-from docs_mcp.indexer.chunking import Page, chunk_page
+from docs_mcp.indexer.corpus import chunk_ids
+from docs_mcp.indexer.corpus.chunking import Page, chunk_page
 from docs_mcp.indexer.errors import IndexerError
-from docs_mcp.indexer.frontmatter import read_front_matter
+from docs_mcp.indexer.corpus.frontmatter import read_front_matter
 from docs_mcp.indexer.records import CHUNK_STRATEGIES, Chunk, Strategy
 from docs_mcp.server.tools.get_doc import parse_get_doc_args
 from docs_mcp.server.contract.cursor import MAX_CURSOR_CHARS, CursorCodec, SearchBinding

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from docs_mcp.indexer.discover import discover
+from docs_mcp.indexer.corpus.discover import discover
 from docs_mcp.indexer.libraries.spec import LIBRARY_KEY, LibrarySpec
 from docs_mcp.indexer.records import CorpusScan
 from docs_mcp.indexer.libraries.templates import PromptTemplate

@@ -11,7 +11,7 @@ from pathlib import Path
 from docs_mcp.indexer.generation import ProgressFn, write_index
 from docs_mcp.indexer.index_file import open_index
 from docs_mcp.indexer.libraries.library import Library
-from docs_mcp.indexer.libraries.merge import plan_removal
+from docs_mcp.indexer.build_plan import plan_removal
 from docs_mcp.indexer.libraries.store import catalog_entries
 from docs_mcp.indexer.records import IndexReport
 

@@ -18,8 +18,8 @@ from typing import Any, Iterable, Mapping
 
 from docs_mcp.indexer.errors import LibraryError
 from docs_mcp.indexer.libraries.versions import GRAMMAR, parse_ref
-from docs_mcp.indexer.manifest import MANIFEST_NAME
-from docs_mcp.indexer.readable_name import readable_name
+from docs_mcp.indexer.corpus.manifest import MANIFEST_NAME
+from docs_mcp.indexer.corpus.readable_name import readable_name
 from docs_mcp.indexer.records import Chunk, CorpusScan
 
 # The taxonomy facet that scopes a search to one library; only present with two or more.

@@ -14,7 +14,7 @@ import orjson
 
 from docs_mcp.indexer.libraries.catalog import marks_from_metadata
 from docs_mcp.indexer.libraries.spec import IMPLICIT_OWNER, LIBRARY_KEY
-from docs_mcp.indexer.manifest import key_config
+from docs_mcp.indexer.corpus.manifest import key_config
 from docs_mcp.indexer.records import KeyConfig
 from docs_mcp.indexer.records import Chunk
 from docs_mcp.indexer.schema import CHUNKS_TABLE

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from docs_mcp.indexer.discover import MARKDOWN_SUFFIXES, TEMPLATE_MARK
+from docs_mcp.indexer.corpus.discover import MARKDOWN_SUFFIXES, TEMPLATE_MARK
 from docs_mcp.indexer.records import Problem
 
 _FRONT = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*(?:\n|\Z)", re.DOTALL)

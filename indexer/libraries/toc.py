@@ -15,7 +15,7 @@ from typing import Any, Iterable
 import mistune
 
 from docs_mcp.indexer.libraries.library import TocEntry
-from docs_mcp.indexer.manifest import glob_regex
+from docs_mcp.indexer.corpus.manifest import glob_regex
 from docs_mcp.indexer.records import Chunk
 
 DESCRIPTION_CHARS = 200

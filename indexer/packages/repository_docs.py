@@ -18,8 +18,8 @@ import tempfile
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from docs_mcp.indexer.discover import discover
-from docs_mcp.indexer.file_rules import FileRules
+from docs_mcp.indexer.corpus.discover import discover
+from docs_mcp.indexer.corpus.file_rules import FileRules
 from docs_mcp.indexer.packages.archive import DOC_FOLDERS, MAX_FILES, MAX_TOTAL_BYTES
 from docs_mcp.indexer.packages.info import PackageInfo
 from docs_mcp.indexer.packages.richer import RicherDocs, RicherPage, now

@@ -24,7 +24,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Iterator, Mapping, Sequence
 
 from docs_mcp.indexer.build import Documents
-from docs_mcp.indexer.formats import is_page
+from docs_mcp.indexer.corpus.formats import is_page
 from docs_mcp.indexer.libraries.spec import LibrarySpec
 from docs_mcp.indexer.packages.archive import unpack_docs
 from docs_mcp.indexer.packages.errors import PackageFetchError
@@ -177,7 +177,7 @@ def _header_description(value: str) -> str:
 
 def _readable(root: Path, path: str) -> str:
     """``path``, or, for plain text (``CHANGES.txt``, ``README``), the same file read as markdown: the indexer reads
-    markdown, reStructuredText, HTML and notebooks as they are (indexer/formats), text files not at all."""
+    markdown, reStructuredText, HTML and notebooks as they are (indexer/corpus/formats), text files not at all."""
     if is_page(path):
         return path
     (root / path).rename(root / f"{path}.md")

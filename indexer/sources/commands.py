@@ -181,7 +181,7 @@ def add_github(
 ) -> None:
     """Index a GitHub repository's documentation (README, docs/, every page) at a ref; GITHUB_TOKEN for private ones, DOCS_MCP_GITHUB_API for GitHub Enterprise."""
     from docs_mcp.environment import environment
-    from docs_mcp.indexer.file_rules import FileRules
+    from docs_mcp.indexer.corpus.file_rules import FileRules
     from docs_mcp.indexer.sources.config import source_settings
     from docs_mcp.indexer.sources.github import GitHubSettings
     from docs_mcp.indexer.sources.repository import RepositoryRequest, add_repository

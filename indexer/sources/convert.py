@@ -1,6 +1,6 @@
 """A fetched body as clean markdown: markdown and plain text as they are, HTML converted.
 
-HTML goes through the same converter as local ``.html`` pages (indexer/formats/html.py: main
+HTML goes through the same converter as local ``.html`` pages (indexer/corpus/formats/html.py: main
 content only, navigation, headers, footers and scripts dropped). A body that is not text, not a
 documentation content type, has almost no words, or is HTML nested deeper than the converter
 reads (no documentation page is) is refused as INVALID_CONTENT.
@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from docs_mcp.indexer.charsets import html_text
-from docs_mcp.indexer.formats import Converted, FormatError
-from docs_mcp.indexer.formats.html import html_to_markdown, markdown_title
+from docs_mcp.indexer.corpus.charsets import html_text
+from docs_mcp.indexer.corpus.formats import Converted, FormatError
+from docs_mcp.indexer.corpus.formats.html import html_to_markdown, markdown_title
 from docs_mcp.indexer.sources.errors import InvalidContentError
 from docs_mcp.indexer.sources.fetch import Fetched
 

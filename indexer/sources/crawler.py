@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Callable
 from urllib.parse import urlsplit, urlunsplit
 
-from docs_mcp.indexer.charsets import html_text, utf8_html
+from docs_mcp.indexer.corpus.charsets import html_text, utf8_html
 from docs_mcp.indexer.sources.crawl_store import DUPLICATE, FAILED, PAGE, SKIPPED, CrawlStore, StoredUrl
 from docs_mcp.indexer.sources.errors import (
     CrawlError,

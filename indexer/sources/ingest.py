@@ -29,7 +29,7 @@ from docs_mcp.indexer.errors import IndexChangedError, IndexLockedError
 from docs_mcp.indexer.index_file import live_generation, open_index
 from docs_mcp.indexer.libraries.spec import LibrarySpec
 from docs_mcp.indexer.libraries.store import catalog_entries
-from docs_mcp.indexer.readable_name import documentation_of
+from docs_mcp.indexer.corpus.readable_name import documentation_of
 from docs_mcp.indexer.schema import METADATA_FILE
 from docs_mcp.indexer.records import IndexReport
 from docs_mcp.indexer.sources.page_cache import CachedPage

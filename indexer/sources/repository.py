@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from docs_mcp.indexer.build import Documents, write_source
-from docs_mcp.indexer.file_rules import FileRules
+from docs_mcp.indexer.corpus.file_rules import FileRules
 from docs_mcp.indexer.libraries.spec import LibrarySpec, check_library_id
-from docs_mcp.indexer.readable_name import documentation_of
+from docs_mcp.indexer.corpus.readable_name import documentation_of
 from docs_mcp.indexer.records import IndexReport
 from docs_mcp.indexer.sources.archive import ArchiveError, unpack_docs
 from docs_mcp.indexer.sources.config import SourceSettings

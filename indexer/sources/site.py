@@ -2,7 +2,7 @@
 
 The crawler (crawler.py) brings the site's pages into the crawl store; ``SiteSource`` hands them to
 the one writer as a folder of ``.html`` files named by their URL path below the crawl's scope, so
-they are read like any HTML folder (indexer/formats/html.py: main content, API objects as
+they are read like any HTML folder (indexer/corpus/formats/html.py: main content, API objects as
 sections). The table of contents takes its sections from the start page's navigation, and each
 entry keeps its page's URL, so ``get_library_info`` lists the site like an llms.txt library and
 ``read_page`` reads a page by path or by URL. The catalog entry records the crawl (start URL,
@@ -24,9 +24,9 @@ from typing import Any, Callable, Iterator, Mapping
 from bs4 import BeautifulSoup
 
 from docs_mcp.indexer.build import Documents, write_source
-from docs_mcp.indexer.charsets import html_text
+from docs_mcp.indexer.corpus.charsets import html_text
 from docs_mcp.indexer.libraries.spec import LibrarySpec
-from docs_mcp.indexer.readable_name import documentation_of
+from docs_mcp.indexer.corpus.readable_name import documentation_of
 from docs_mcp.indexer.records import IndexReport
 from docs_mcp.indexer.sources.config import SOURCES_FOLDER, SourceSettings
 from docs_mcp.indexer.sources.crawl_store import CrawlStore

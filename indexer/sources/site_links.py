@@ -20,7 +20,7 @@ from urllib.parse import parse_qsl, quote, unquote, urlencode, urljoin, urlsplit
 
 from bs4 import BeautifulSoup
 
-from docs_mcp.indexer.markdown import clean_heading
+from docs_mcp.indexer.corpus.markdown import clean_heading
 from docs_mcp.indexer.sources.paths import bounded_name
 
 _TRACKING = ("utm_", "fbclid", "gclid", "mc_")

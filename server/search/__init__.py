@@ -6,6 +6,6 @@ search`` and the benchmarks. It reads the generation's memory-mapped serving arr
 per page, its DuckDB file (one cursor per thread: ``connections``); what it remembers
 between queries goes through the one bounded cache policy in ``lru_cache``. ``pool`` runs searches
 in worker processes (``worker_process`` is their side) that open the generation each request names. It may import the
-indexer's read side (records, schema, index_file, serving_arrays, embedding) and
+indexer's read side (records, schema, index_file, serving/, models/) and
 ``docs_mcp.server.errors``; never ``mcp``, the contract, libraries or team mode.
 """

@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from docs_mcp.indexer.serving_arrays import ServingArrays
+from docs_mcp.indexer.serving.arrays import ServingArrays
 from docs_mcp.server.search.semantic import first_window
 
 WordSets = Callable[[int], frozenset[str]]

@@ -1,6 +1,6 @@
 """The search engine over one index generation: lexical + vector signals, filters, fusion, learned ranking, collapse.
 
-Opening maps the generation's serving arrays (indexer/serving_arrays.py) and reads
+Opening maps the generation's serving arrays (indexer/serving/arrays.py) and reads
 nothing else: postings, vectors and per-chunk codes are paged in by the OS as queries
 touch them, and the page records (what a hit shows: heading, metadata, the text its
 snippet comes from) are read for the hits of the page only.  A search reads the index
@@ -20,11 +20,11 @@ import numpy as np
 
 from docs_mcp.indexer.duckdb_store import open_store
 from docs_mcp.indexer.index_store import ChunkColumns, IndexStore
-from docs_mcp.indexer.page_records import PageRecord
+from docs_mcp.indexer.serving.page_records import PageRecord
 from docs_mcp.indexer.ranker import is_current, ranker_for
-from docs_mcp.indexer.serving_arrays import ServingArrays
-from docs_mcp.indexer.serving_reader import open_serving_arrays
-from docs_mcp.indexer.vector_index import UNSCORED
+from docs_mcp.indexer.serving.arrays import ServingArrays
+from docs_mcp.indexer.serving.reader import open_serving_arrays
+from docs_mcp.indexer.serving.vector_index import UNSCORED
 from docs_mcp.server.search import lru_cache
 from docs_mcp.server.search.lru_cache import LruCache
 from docs_mcp.server.search.collapse import Collapser

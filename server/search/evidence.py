@@ -22,7 +22,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from docs_mcp.indexer.page_records import PageRecord
+from docs_mcp.indexer.serving.page_records import PageRecord
 from docs_mcp.server.ranking.evidence import OWN_HEADING, PATH, TEXT, WHOLE_HEADING, Evidence
 from docs_mcp.server.search.identifiers import Name, is_lookup, names_in, query_identifiers, query_words
 from docs_mcp.server.search.lexical import LexicalScorer

@@ -18,8 +18,8 @@ import numpy as np
 
 from docs_mcp.indexer.schema import FTS_FIELDS
 from docs_mcp.indexer.search_text import identifier_splits, tokenize
-from docs_mcp.indexer.bm25f import DEFAULT_FIELD_WEIGHTS, bm25f_weights
-from docs_mcp.indexer.serving_arrays import Postings
+from docs_mcp.indexer.serving.bm25f import DEFAULT_FIELD_WEIGHTS, bm25f_weights
+from docs_mcp.indexer.serving.arrays import Postings
 from docs_mcp.server.search import lru_cache
 from docs_mcp.server.search.lru_cache import LruCache
 

@@ -3,7 +3,7 @@
 A search spends about a third of its time in small Python steps that hold the interpreter
 lock (py-spy), so threads of one process cap near 1.4x the throughput of one client on two
 cores, however many clients there are.  Worker processes do not share that lock.  They share
-the data instead: every worker maps the same serving arrays (indexer/serving_arrays.py), so
+the data instead: every worker maps the same serving arrays (indexer/serving/arrays.py), so
 the OS keeps one copy of those pages, and only the query and the page of hits cross the pipe.
 What a worker costs is its own interpreter, its engine's caches and, for hybrid ranking, its
 own copy of the query model.

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from docs_mcp.indexer.records import ModelIdentity
 
 if TYPE_CHECKING:
-    from docs_mcp.indexer.embedding import Embedder
+    from docs_mcp.indexer.models.loading import Embedder
 
 logger = logging.getLogger(__name__)
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from docs_mcp.indexer.serving_arrays import Vectors
-from docs_mcp.indexer.vector_index import UNSCORED, VectorIndex, ann_similarities
+from docs_mcp.indexer.serving.arrays import Vectors
+from docs_mcp.indexer.serving.vector_index import UNSCORED, VectorIndex, ann_similarities
 
 
 def similarities(vectors: Vectors, query_vector: np.ndarray, num_chunks: int, index: VectorIndex | None = None) -> np.ndarray:
@@ -20,7 +20,7 @@ def similarities(vectors: Vectors, query_vector: np.ndarray, num_chunks: int, in
     """
     if index is not None:
         return ann_similarities(index, np.asarray(query_vector, dtype=np.float32), num_chunks)
-    per_window = np.dot(vectors.vectors, np.asarray(query_vector, dtype=np.float32))  # releases the GIL (vector_index.py)
+    per_window = np.dot(vectors.vectors, np.asarray(query_vector, dtype=np.float32))  # releases the GIL (indexer/serving/vector_index.py)
     best = np.maximum.reduceat(per_window, vectors.starts)
     dense = np.full(num_chunks, UNSCORED, dtype=np.float32)
     dense[vectors.chunks] = best

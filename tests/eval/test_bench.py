@@ -166,8 +166,8 @@ def test_with_an_approximate_index_the_fill_stores_the_vectors_once_and_queries_
     from docs_mcp.eval.synthetic import SyntheticQueries, fill_random_vectors
     from docs_mcp.indexer import build_index
     from docs_mcp.indexer.index_file import current_generation
-    from docs_mcp.indexer.serving_reader import open_serving_arrays
-    from docs_mcp.indexer.vector_index import ANN_MIN_WINDOWS_VARIABLE
+    from docs_mcp.indexer.serving.reader import open_serving_arrays
+    from docs_mcp.indexer.serving.vector_index import ANN_MIN_WINDOWS_VARIABLE
 
     generate_corpus(tmp_path / "docs", 60, seed=0)
     build_index(tmp_path / "docs", tmp_path / "index", embeddings="none")

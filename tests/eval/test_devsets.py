@@ -17,7 +17,7 @@ import pytest
 from docs_mcp.eval.golden import load_golden
 from docs_mcp.eval.judgments import IndexedChunk, resolve_judgments
 from docs_mcp.indexer import CorpusScan, scan_corpus
-from docs_mcp.indexer.file_rules import FileRules
+from docs_mcp.indexer.corpus.file_rules import FileRules
 from docs_mcp.server.search.identifiers import is_lookup
 
 DEVSETS = Path(__file__).parents[2] / "eval" / "devsets"

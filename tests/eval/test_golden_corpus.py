@@ -16,7 +16,7 @@ import pytest
 
 from docs_mcp.eval.golden import load_golden
 from docs_mcp.eval.judgments import IndexedChunk, resolve_judgments
-from docs_mcp.indexer.corpus import scan_corpus
+from docs_mcp.indexer.corpus.scan import scan_corpus
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "corpus"

@@ -15,9 +15,9 @@ from typing import Iterator
 
 import pytest
 
-from docs_mcp.indexer.corpus import scan_corpus
+from docs_mcp.indexer.corpus.scan import scan_corpus
 from docs_mcp.indexer.duckdb_store import open_store
-from docs_mcp.indexer.formats.rst_includes import MAX_INCLUDES
+from docs_mcp.indexer.corpus.formats.rst_includes import MAX_INCLUDES
 
 SECRET = "zorblaxplantedsecret"
 GOOD_PAGE = "# Good\n\nRetries back off exponentially, five times at most.\n"
@@ -207,7 +207,7 @@ def test_malformed_notebooks_are_each_their_own_problem(tmp_path: Path) -> None:
 
 def test_a_reader_that_raises_anything_fails_its_page_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A reader's SystemExit (a module a page made docutils import ran its main) passed the page-level catch."""
-    from docs_mcp.indexer.formats import notebook
+    from docs_mcp.indexer.corpus.formats import notebook
 
     def failing(text: str) -> tuple[str, str]:
         raise {"exit.ipynb": SystemExit(0), "memory.ipynb": MemoryError(), "stack.ipynb": RecursionError("deep")}[json.loads(text)["name"]]

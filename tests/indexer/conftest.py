@@ -49,7 +49,7 @@ def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp
 @pytest.fixture(scope="session")
 def default_embedder():
     """The packaged default embedding model, loaded once per test session (storage tests)."""
-    from docs_mcp.indexer.embedding import load_embedder
+    from docs_mcp.indexer.models.loading import load_embedder
     from docs_mcp.indexer.vectors import SESSION_THREADS
 
     return load_embedder("default", threads=SESSION_THREADS)  # the builds' model: loaded once for both

@@ -14,7 +14,7 @@ import signal
 import sys
 from typing import Any, Callable
 
-import docs_mcp.indexer.sources.folder as build
+import docs_mcp.indexer.folder_source as build
 from docs_mcp.cli import main
 from docs_mcp.indexer.generation import Progress
 

@@ -1,4 +1,4 @@
-"""BM25F (indexer/bm25f.py) against a plain-Python reference: Robertson and Zaragoza's formula, one posting at a time."""
+"""BM25F (indexer/serving/bm25f.py) against a plain-Python reference: Robertson and Zaragoza's formula, one posting at a time."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from docs_mcp.indexer.bm25f import B, DEFAULT_FIELD_WEIGHTS, K1, bm25f_weights
+from docs_mcp.indexer.serving.bm25f import B, DEFAULT_FIELD_WEIGHTS, K1, bm25f_weights
 
 
 def reference_bm25f(tf: list[list[float]], docs: list[int], df: list[float], lengths: list[list[float]], weights: list[float]) -> list[float]:

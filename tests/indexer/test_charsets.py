@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from docs_mcp.indexer.charsets import declared_encoding, html_text, utf8_html
-from docs_mcp.indexer.corpus import scan_corpus
+from docs_mcp.indexer.corpus.charsets import declared_encoding, html_text, utf8_html
+from docs_mcp.indexer.corpus.scan import scan_corpus
 
 TEXT = "Skyhook retries each failed request with backoff and jitter before it gives up."
 

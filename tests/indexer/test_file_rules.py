@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from corpus_files import write_corpus as tree
 
-from docs_mcp.indexer.corpus import scan_corpus
-from docs_mcp.indexer.discover import discover
-from docs_mcp.indexer.file_rules import COUNT_CAP, FileRules, count_files
+from docs_mcp.indexer.corpus.scan import scan_corpus
+from docs_mcp.indexer.corpus.discover import discover
+from docs_mcp.indexer.corpus.file_rules import COUNT_CAP, FileRules, count_files
 
 PAGE = "# Page\n\nSome text.\n"
 
@@ -127,7 +127,7 @@ def test_the_cli_reports_what_it_skipped(project: Path, cli) -> None:
 
 
 def test_counting_a_huge_folder_stops_at_the_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import docs_mcp.indexer.file_rules as file_rules
+    import docs_mcp.indexer.corpus.file_rules as file_rules
 
     for n in range(5):
         (tmp_path / f"f{n}").write_text("x")

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from corpus_files import write_corpus
 
-from docs_mcp.indexer.corpus import scan_corpus
-from docs_mcp.indexer.file_rules import FileRules
-from docs_mcp.indexer.formats import convert
-from docs_mcp.indexer.formats.notebook import OUTPUT_LINES
+from docs_mcp.indexer.corpus.scan import scan_corpus
+from docs_mcp.indexer.corpus.file_rules import FileRules
+from docs_mcp.indexer.corpus.formats import convert
+from docs_mcp.indexer.corpus.formats.notebook import OUTPUT_LINES
 from docs_mcp.indexer.records import Chunk
 
 FORMATS = Path(__file__).parent / "fixtures" / "formats"
@@ -193,7 +193,7 @@ def test_markdown_json_is_not_a_page(tmp_path: Path) -> None:
 
 
 def test_convert_refuses_an_unknown_suffix(tmp_path: Path) -> None:
-    from docs_mcp.indexer.formats import FormatError
+    from docs_mcp.indexer.corpus.formats import FormatError
 
     with pytest.raises(FormatError, match="no reader for .txt"):
         convert("notes.txt", tmp_path / "notes.txt", tmp_path, "hi")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from docs_mcp.indexer.frontmatter import read_front_matter
+from docs_mcp.indexer.corpus.frontmatter import read_front_matter
 from docs_mcp.indexer.records import Strategy
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from docs_mcp.indexer.sources.folder import build_index
+from docs_mcp.indexer.folder_source import build_index
 from docs_mcp.indexer.errors import IndexFormatError, IndexLockedError, IndexNotFoundError
 from docs_mcp.indexer.index_file import (
     GENERATION_NAME,

@@ -12,9 +12,9 @@ import orjson
 import pytest
 
 from docs_mcp import __version__
-from docs_mcp.indexer import embedding, model_files
+from docs_mcp.indexer.models import files as model_files, loading
 from docs_mcp.indexer.index_file import connect, current_generation, open_index
-from docs_mcp.indexer.model_files import DIGESTS, TOKENIZER_DIR
+from docs_mcp.indexer.models.files import DIGESTS, TOKENIZER_DIR
 from docs_mcp.indexer.schema import DB_FILE, META_TABLE
 
 DOCS = {"guide.md": "# Guide\n\nHow to install.\n"}
@@ -101,9 +101,9 @@ def damaged_tokenizer(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     shutil.copytree(TOKENIZER_DIR, copy)
     (copy / "tokenizer.json").write_text("{}", encoding="utf-8")
     monkeypatch.setattr(model_files, "TOKENIZER_DIR", copy)
-    embedding._cached_load.cache_clear()
+    loading._cached_load.cache_clear()
     yield copy / "tokenizer.json"
-    embedding._cached_load.cache_clear()
+    loading._cached_load.cache_clear()
 
 
 def test_info_names_a_damaged_file_and_exits_1(cli, index_dir: Path, damaged_tokenizer: Path) -> None:

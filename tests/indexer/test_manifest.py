@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from docs_mcp.indexer.errors import ManifestError
-from docs_mcp.indexer.manifest import KeyConfig, glob_regex, load_manifest, parse_manifest, resolve
+from docs_mcp.indexer.corpus.manifest import KeyConfig, glob_regex, load_manifest, parse_manifest, resolve
 from docs_mcp.indexer.records import Strategy
 
 

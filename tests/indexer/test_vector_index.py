@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from docs_mcp.indexer.vector_index import (
+from docs_mcp.indexer.serving.vector_index import (
     CALIBRATION_RECALL,
     MIN_PROBED_WINDOWS,
     RECALL_AT,

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from docs_mcp.indexer import build_index
-from docs_mcp.indexer.vector_index import ANN_MIN_WINDOWS_VARIABLE, UNSCORED
+from docs_mcp.indexer.serving.vector_index import ANN_MIN_WINDOWS_VARIABLE, UNSCORED
 from docs_mcp.server.search.engine import EXACT_COSINES, open_engine
 from docs_mcp.server.search.lexical import tokenize
 from docs_mcp.server.search.semantic import chunk_similarities, similarities

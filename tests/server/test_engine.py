@@ -12,7 +12,7 @@ from corpus_files import write_corpus
 
 from docs_mcp.indexer import build_index, current_generation
 from docs_mcp.indexer.errors import IndexerError, IndexFormatError
-from docs_mcp.indexer.serving_arrays import SERVING_DIR
+from docs_mcp.indexer.serving.arrays import SERVING_DIR
 from docs_mcp.server.search.engine import open_engine
 
 LANGS = {"python": "get_token()", "go": "GetToken()", "typescript": "getToken()"}

@@ -1,6 +1,6 @@
 import numpy as np
 
-from docs_mcp.indexer.serving_writer import encode_taxonomy
+from docs_mcp.indexer.serving.writer import encode_taxonomy
 from docs_mcp.server.search.filters import FilterRule, TaxonomyColumns, filter_mask
 
 ROWS = [

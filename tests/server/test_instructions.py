@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from docs_mcp.indexer.readable_name import documentation_of, readable_name
+from docs_mcp.indexer.corpus.readable_name import documentation_of, readable_name
 from docs_mcp.server.instructions import LEAD_CHARS, IndexSummary, agent_rule, CommandLine, server_instructions
 
 FASTAPI = {"corpus_description": "FastAPI documentation", "libraries": {"local/fastapi": {"name": "fastapi", "implicit": True}}}

@@ -6,7 +6,7 @@ import pytest
 
 from docs_mcp.indexer.extensions import load_extensions
 from docs_mcp.indexer.schema import FTS_IGNORE
-from docs_mcp.indexer.serving_writer import read_postings
+from docs_mcp.indexer.serving.writer import read_postings
 from docs_mcp.server.search.lexical import HEADING_FIELD, LexicalScorer, QueryTerms, identifier_forms, tokenize
 
 DOCS = [

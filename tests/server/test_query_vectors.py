@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from docs_mcp.indexer import build_index
-from docs_mcp.indexer.embedding import load_embedder
+from docs_mcp.indexer.models.loading import load_embedder
 from docs_mcp.indexer.errors import ModelLoadError
 from docs_mcp.server.search.engine import open_engine
 from docs_mcp.server.search.query_vectors import QueryVectors

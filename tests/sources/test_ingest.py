@@ -14,7 +14,7 @@ from docs_mcp.indexer import build_index, list_libraries
 from docs_mcp.indexer.errors import IndexChangedError
 from docs_mcp.indexer.generation import write_index
 from docs_mcp.indexer.index_file import live_generation
-from docs_mcp.indexer.libraries.merge import plan_build
+from docs_mcp.indexer.build_plan import plan_build
 from docs_mcp.indexer.libraries.spec import requested_spec
 from docs_mcp.indexer.sources.page_cache import CachedPage
 from docs_mcp.indexer.sources.ingest import SourcePages, index_pages
