@@ -53,3 +53,17 @@ def test_python_m_docs_mcp_runs_in_the_clones_root_after_a_regular_install(tmp_p
 def test_python_m_docs_mcp_runs_in_the_clones_root_with_the_editable_install() -> None:
     done = _help(ROOT)
     assert done.returncode == 0 and "Usage:" in done.stdout, done.stderr
+
+
+def test_a_regular_install_holds_every_package_of_the_tree() -> None:
+    """pyproject.toml lists its packages one by one: a folder left out is missing from every regular install (the
+    README's first command failed with ``No module named 'docs_mcp.server.tools'``), though an editable one finds it."""
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    in_tree = set()
+    for package, folder in setuptools["package-dir"].items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            relative = init.parent.relative_to(ROOT / folder)
+            if relative.parts and any(part.startswith(".") or part == "__pycache__" for part in relative.parts):
+                continue
+            in_tree.add(".".join((package, *relative.parts)))
+    assert in_tree - set(setuptools["packages"]) == set(), "add these to [tool.setuptools] packages in pyproject.toml"
