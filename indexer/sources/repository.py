@@ -24,7 +24,7 @@ from docs_mcp.indexer.libraries.spec import LibrarySpec, check_library_id
 from docs_mcp.indexer.corpus.readable_name import documentation_of
 from docs_mcp.indexer.records import IndexReport
 from docs_mcp.indexer.sources.archive import ArchiveError, unpack_docs
-from docs_mcp.indexer.sources.config import SourceSettings
+from docs_mcp.indexer.sources.source_settings import SourceSettings
 from docs_mcp.indexer.sources.errors import InvalidContentError
 from docs_mcp.indexer.sources.fetch import Fetcher
 from docs_mcp.indexer.sources.github import GitHubClient, GitHubSettings, ResolvedRepo, parse_repo

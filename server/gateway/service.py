@@ -24,7 +24,7 @@ from docs_mcp.errors import DocsMcpError
 from docs_mcp.server.gateway.audit import AuditLog
 from docs_mcp.server.gateway.catalog import ToolCatalog
 from docs_mcp.server.gateway.catalog_index import CatalogIndex
-from docs_mcp.server.gateway.config import GatewayConfig
+from docs_mcp.server.gateway.gateway_config import GatewayConfig
 from docs_mcp.server.gateway.describe import describe, examples
 from docs_mcp.server.gateway.discovery import LocalProvider, Ranking, SearchRequest, select_provider
 from docs_mcp.server.gateway.errors import ToolNotFoundError, UpstreamUnavailableError

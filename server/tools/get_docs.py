@@ -9,7 +9,7 @@ from typing import Any, Mapping
 from docs_mcp.server.core.arguments import integer, json_type, schema_arguments, short_string, string
 from docs_mcp.server.core.facets import filter_values
 from docs_mcp.server.core.live_index import ServedIndex
-from docs_mcp.server.core.registry import ToolSpec
+from docs_mcp.server.core.tool_registry import ToolSpec
 from docs_mcp.server.errors import InvalidArgumentError, quoted, quoted_list
 from docs_mcp.server.libraries.answers import catalog_of, freshness
 from docs_mcp.server.libraries.fastpath import LANGUAGE_KEY, count_tokens, find_candidates, pack, related_pages

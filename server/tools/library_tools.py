@@ -10,7 +10,7 @@ from mcp_types import Tool
 
 from docs_mcp.server.core.arguments import required_string, visible_text
 from docs_mcp.server.core.live_index import ServedIndex
-from docs_mcp.server.core.registry import ToolSpec
+from docs_mcp.server.core.tool_registry import ToolSpec
 from docs_mcp.server.errors import InvalidArgumentError
 
 MAX_ID_CHARS = 200

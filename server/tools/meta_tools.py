@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 import mcp_types as types
 
 from docs_mcp.server.core.arguments import required_string
-from docs_mcp.server.core.registry import ToolSpec
+from docs_mcp.server.core.tool_registry import ToolSpec
 from docs_mcp.server.errors import InvalidArgumentError
 from docs_mcp.server.gateway.records import CALLER_SCOPE, LOCAL_CALLER, REQUEST_ID_SCOPE, Caller
 from docs_mcp.server.tools.context import ToolContext

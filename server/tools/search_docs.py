@@ -20,7 +20,7 @@ from docs_mcp.server.contract.sizing import SearchAnswer, sized_hits
 from docs_mcp.server.core.arguments import choice, integer, present, required_string, string, visible_text
 from docs_mcp.server.core.facets import SEARCH_ARGUMENTS, filter_values
 from docs_mcp.server.core.live_index import ServedIndex
-from docs_mcp.server.core.registry import ToolCall, ToolSpec, internal_error_text
+from docs_mcp.server.core.tool_registry import ToolCall, ToolSpec, internal_error_text
 from docs_mcp.server.errors import InvalidArgumentError, NoVectorsError
 from docs_mcp.server.libraries.answers import catalog_of
 from docs_mcp.server.libraries.errors import LibraryNotFoundError

@@ -15,7 +15,7 @@ from typing import Iterator
 
 import pytest
 
-from docs_mcp.server.gateway.config import GatewayConfig, GatewaySettings
+from docs_mcp.server.gateway.gateway_config import GatewayConfig, GatewaySettings
 from docs_mcp.server.gateway.errors import ToolNotFoundError, UpstreamError, UpstreamUnavailableError
 from docs_mcp.server.gateway.records import LOCAL_CALLER, UpstreamSpec
 from docs_mcp.server.gateway.service import Gateway
