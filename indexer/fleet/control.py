@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from docs_mcp.indexer.fleet.errors import BuildLockedError, ControlPlaneError
+from docs_mcp.indexer.errors import BuildLockedError, ControlPlaneError
 from docs_mcp.redact import redact
 
 FLEET_CHANNEL = "docs_mcp_fleet"  # NOTIFY payloads: "staged:<generation>", "live:<generation>"

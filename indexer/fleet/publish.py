@@ -17,7 +17,7 @@ from typing import Any, Callable
 from docs_mcp.indexer.fleet import generations
 from docs_mcp.indexer.faults import fault_point
 from docs_mcp.indexer.fleet.control import FLEET_CHANNEL, psycopg_module
-from docs_mcp.indexer.fleet.errors import ControlPlaneError, FleetError
+from docs_mcp.indexer.errors import ControlPlaneError, FleetError
 from docs_mcp.indexer.fleet.manifest import build_manifest
 from docs_mcp.indexer.fleet.storage import SharedStorage
 from docs_mcp.indexer.index_file import current_generation, write_lock

@@ -125,7 +125,7 @@ def _prune(fleet: FleetSettings, conn: Any) -> list[str]:
     the generation is published, and the next publish prunes."""
     from docs_mcp.indexer.fleet import generations
     from docs_mcp.indexer.fleet.control import connect, translated
-    from docs_mcp.indexer.fleet.errors import FleetError
+    from docs_mcp.indexer.errors import FleetError
     from docs_mcp.indexer.fleet.storage import DirectoryStorage
 
     try:

@@ -31,10 +31,9 @@ from docs_mcp.errors import DocsMcpError
 from docs_mcp.indexer.faults import fault_point
 from docs_mcp.indexer.fleet import generations
 from docs_mcp.indexer.fleet.control import FLEET_CHANNEL, ReplicaState, connect, ensure_schema, heartbeat, psycopg_module, record_event
-from docs_mcp.indexer.fleet.errors import FleetError
+from docs_mcp.indexer.errors import FleetError, IndexLockedError
 from docs_mcp.indexer.fleet.manifest import ChecksumManifest
 from docs_mcp.indexer.fleet.storage import DirectoryStorage, SharedStorage, pull_generation
-from docs_mcp.indexer.errors import IndexLockedError
 from docs_mcp.indexer.index_file import live_generation, prune, publish, write_lock
 from docs_mcp.redact import redact
 from docs_mcp.server.core.live_index import LiveIndex

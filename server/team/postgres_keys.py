@@ -25,7 +25,7 @@ from collections import OrderedDict
 from typing import Any
 
 from docs_mcp.indexer.fleet.control import KEYS_CHANNEL, connect, ensure_schema, translated
-from docs_mcp.indexer.fleet.errors import ControlPlaneError
+from docs_mcp.indexer.errors import ControlPlaneError
 from docs_mcp.redact import redact
 from docs_mcp.server.team.errors import KeyExistsError, KeyNotFoundError, KeyStoreError
 from docs_mcp.server.team.keys import ApiKey, digest_key, is_well_formed, matching_key, new_key, now_text

@@ -15,7 +15,7 @@ from services import wait_until
 from docs_mcp.indexer import build_index
 from docs_mcp.indexer.fleet import generations
 from docs_mcp.indexer.fleet.control import BUILD_LOCK, ReplicaState, build_lock, connect, ensure_schema, heartbeat
-from docs_mcp.indexer.fleet.errors import BuildLockedError, ChecksumError, ControlPlaneError, StorageError
+from docs_mcp.indexer.errors import BuildLockedError, ChecksumError, ControlPlaneError, StorageError
 from docs_mcp.indexer.fleet.manifest import ChecksumManifest, build_manifest
 from docs_mcp.indexer.fleet.publish import FlipPolicy, publish
 from docs_mcp.indexer.fleet.storage import DirectoryStorage, pull_generation
