@@ -327,6 +327,50 @@ def index_handles(path: Path, module: str) -> list[str]:
 _SQL = re.compile(r"\bSELECT\b[\s\S]*\bFROM\b|\b(?:INSERT INTO|UPDATE \w+ SET|PRAGMA)\b")
 
 
+# The fleet's control plane (PostgreSQL: generations, replicas and heartbeats, events, the build lock, API keys) has
+# one home for its SQL, the indexer's fleet package: the server's replica, status command and key store call it.
+CONTROL_PLANE_HOME = _INDEXER_FLEET
+_CONTROL_PLANE_SQL = re.compile(r"^\s*(?:SELECT|INSERT|UPDATE|DELETE|LISTEN|NOTIFY|CREATE)\b[\s\S]*(?:\bdocs_mcp_\w+|\w+_CHANNEL|\w+_LOCK)\b")
+
+
+def control_plane_sql(path: Path) -> list[str]:
+    """The lines of ``path`` holding a statement on the control plane's tables, channels or locks."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.JoinedStr):  # an f-string, its fields as written: f"LISTEN {KEYS_CHANNEL}"
+            text = "".join(part.value if isinstance(part, ast.Constant) else "{" + ast.unparse(part.value) + "}" for part in node.values)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+        else:
+            continue
+        if _CONTROL_PLANE_SQL.search(text):
+            found.append(f"line {node.lineno}: {text.split()[0]}")
+    return found
+
+
+def test_the_control_plane_sql_has_one_home():
+    """Every statement on the fleet's PostgreSQL is in docs_mcp.indexer.fleet, none in the server."""
+    bad = {module: found for _, path, module in source_files()
+           if module != CONTROL_PLANE_HOME and not module.startswith(CONTROL_PLANE_HOME + ".") and (found := control_plane_sql(path))}
+    assert bad == {}
+
+
+@pytest.mark.parametrize(
+    ("source", "caught"),
+    [
+        ("def f(conn):\n    conn.execute('DELETE FROM docs_mcp_replicas WHERE replica = %s', ('a',))\n", ["line 2: DELETE"]),
+        ("def f(conn):\n    conn.execute(f'LISTEN {KEYS_CHANNEL}')\n", ["line 2: LISTEN"]),
+        ("Q = ('SELECT at, event '\n     'FROM docs_mcp_events ORDER BY id')\n", ["line 1: SELECT"]),
+        ('"""Listens to the channel ``docs_mcp_keys``; SELECT nothing."""\n', []),
+        ("Q = 'SELECT content FROM chunks'\n", []),
+    ],
+)
+def test_the_control_plane_checker(tmp_path, source, caught):
+    path = tmp_path / "m.py"
+    path.write_text(source, encoding="utf-8")
+    assert control_plane_sql(path) == caught
+
+
 def test_only_the_indexer_speaks_to_duckdb():
     importers = {module for _, path, module in source_files() for imp in imports_of(path, module) if imp.module.split(".")[0] == "duckdb"}
     assert importers == DUCKDB_MODULES

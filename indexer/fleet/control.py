@@ -9,7 +9,10 @@ its own verified copy of a generation. What lives here:
   ones it has warmed, and ``dropped_for`` when it missed a flip;
 - ``docs_mcp_events``: what happened when, on PostgreSQL's clock (warmed, serving, live,
   dropped): the record an operator (and the end-to-end test) reads;
-- ``docs_mcp_keys``: API keys (server/fleet/keys.py).
+- ``docs_mcp_keys``: API keys (their statements in key_rows.py; the store and verifier in
+  server/team/postgres_keys.py).
+
+Every statement on these tables is in this package, none in server/.
 
 Connections ask for a read-write server (``target_session_attrs=read-write``), so a
 multi-host URL (``postgresql://db1,db2/docs?...``) reaches whichever node is primary, also
@@ -195,6 +198,35 @@ def heartbeat(conn: Any, state: ReplicaState) -> str | None:
         {"replica": state.replica, "url": state.url, "serving": state.serving, "warmed": list(state.warmed)},
     ).fetchone()
     return row[0]
+
+
+def leave(conn: Any, replica: str) -> None:
+    """Take the replica out of the fleet, so no flip waits for it, and log it."""
+    conn.execute("DELETE FROM docs_mcp_replicas WHERE replica = %s", (replica,))
+    record_event(conn, "left", None, replica)
+
+
+def replica_rows(conn: Any) -> list[tuple[Any, ...]]:
+    """Each replica as (replica, url, serving, warmed, dropped_for, seconds since its heartbeat), by name."""
+    return conn.execute("SELECT replica, url, serving, warmed, dropped_for, "
+                        "round(extract(epoch FROM clock_timestamp() - heartbeat_at)::numeric, 1) FROM docs_mcp_replicas ORDER BY replica").fetchall()
+
+
+def recent_events(conn: Any, count: int) -> list[tuple[Any, ...]]:
+    """The latest ``count`` events as (at, replica, event, generation), newest first."""
+    return conn.execute("SELECT at, replica, event, generation FROM docs_mcp_events ORDER BY id DESC LIMIT %s", (count,)).fetchall()
+
+
+def last_event_detail(conn: Any, generation: str, event: str) -> dict[str, Any]:
+    """The detail of the latest ``event`` of ``generation`` (empty if none)."""
+    row = conn.execute("SELECT detail FROM docs_mcp_events WHERE generation = %s AND event = %s ORDER BY id DESC LIMIT 1",
+                       (generation, event)).fetchone()
+    return (row[0] if row else None) or {}
+
+
+def listen(conn: Any, channel: str) -> None:
+    """Subscribe the connection to a channel's notifications (FLEET_CHANNEL, KEYS_CHANNEL)."""
+    conn.execute(f"LISTEN {channel}")
 
 
 def default_replica_name(port: int) -> str:

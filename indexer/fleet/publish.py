@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from docs_mcp.indexer.fleet import generations
 from docs_mcp.indexer.faults import fault_point
-from docs_mcp.indexer.fleet.control import FLEET_CHANNEL, psycopg_module
+from docs_mcp.indexer.fleet.control import FLEET_CHANNEL, last_event_detail, listen, psycopg_module
 from docs_mcp.indexer.errors import ControlPlaneError, FleetError
 from docs_mcp.indexer.fleet.manifest import build_manifest
 from docs_mcp.indexer.fleet.storage import SharedStorage
@@ -79,7 +79,7 @@ def publish(index_dir: Path, storage: SharedStorage, conn: Any, *, publisher: st
         say(f"copying {generation} ({len(manifest.files)} files, {manifest.total_bytes / 1e6:.1f} MB) to shared storage")
         storage.put(folder, manifest)
     copied = time.perf_counter()
-    conn.execute(f"LISTEN {FLEET_CHANNEL}")
+    listen(conn, FLEET_CHANNEL)
     generations.stage(conn, manifest, publisher)
     say(f"staged {generation}: waiting for every healthy replica to warm it")
     base = PublishReport(generation, len(manifest.files), manifest.total_bytes, manifest.sha256, generations.STAGED,
@@ -145,7 +145,7 @@ def _reconnected(reconnect: Callable[[], Any], generation: str, deadline: float,
     while True:
         try:
             conn = reconnect()
-            conn.execute(f"LISTEN {FLEET_CHANNEL}")
+            listen(conn, FLEET_CHANNEL)
             return conn
         except (ControlPlaneError, psycopg_module().OperationalError):
             if time.monotonic() + pause >= deadline:
@@ -158,8 +158,6 @@ def _reconnected(reconnect: Callable[[], Any], generation: str, deadline: float,
 
 
 def _decided(conn: Any, generation: str, state: str) -> generations.Flip:
-    row = conn.execute("SELECT detail FROM docs_mcp_events WHERE generation = %s AND event = %s ORDER BY id DESC LIMIT 1",
-                       (generation, state)).fetchone()
-    detail = (row[0] if row else None) or {}
+    detail = last_event_detail(conn, generation, state)
     return generations.Flip(generation, state, tuple(detail.get("warmed", ())), tuple(detail.get("dropped", detail.get("waiting", ()))),
                          tuple(detail.get("stale", ())))

@@ -84,7 +84,7 @@ def status(
 ) -> None:
     """The registry's generations, each replica's heartbeat, generation served and warmed, and the latest events."""
     from docs_mcp.indexer.fleet import generations
-    from docs_mcp.indexer.fleet.control import connect, ensure_schema
+    from docs_mcp.indexer.fleet.control import connect, ensure_schema, recent_events, replica_rows
 
     settings = load_settings({"fleet.database_url": database_url}, config_file=config)
     url = settings["fleet.database_url"]
@@ -94,9 +94,8 @@ def status(
     try:
         ensure_schema(conn)
         rows = generations.generations(conn)
-        replicas = conn.execute("SELECT replica, url, serving, warmed, dropped_for, "
-                                "round(extract(epoch FROM clock_timestamp() - heartbeat_at)::numeric, 1) FROM docs_mcp_replicas ORDER BY replica").fetchall()
-        recent = conn.execute("SELECT at, replica, event, generation FROM docs_mcp_events ORDER BY id DESC LIMIT %s", (events,)).fetchall()
+        replicas = replica_rows(conn)
+        recent = recent_events(conn, events)
     finally:
         conn.close()
     if as_json:

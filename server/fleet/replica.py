@@ -30,7 +30,7 @@ from typing import Any
 from docs_mcp.errors import DocsMcpError
 from docs_mcp.indexer.faults import fault_point
 from docs_mcp.indexer.fleet import generations
-from docs_mcp.indexer.fleet.control import FLEET_CHANNEL, ReplicaState, connect, ensure_schema, heartbeat, psycopg_module, record_event
+from docs_mcp.indexer.fleet.control import FLEET_CHANNEL, ReplicaState, connect, ensure_schema, heartbeat, leave, listen, psycopg_module, record_event
 from docs_mcp.indexer.errors import FleetError, IndexLockedError
 from docs_mcp.indexer.fleet.manifest import ChecksumManifest
 from docs_mcp.indexer.fleet.storage import DirectoryStorage, SharedStorage, pull_generation
@@ -115,8 +115,7 @@ class ReplicaAgent:
             self._thread.join(timeout=30)
         try:
             conn = self._conn or connect(self.settings.database_url, application="docs-mcp-replica")
-            conn.execute("DELETE FROM docs_mcp_replicas WHERE replica = %s", (self.name,))
-            record_event(conn, "left", None, self.name)
+            leave(conn, self.name)
             conn.close()
         except Exception as error:  # noqa: BLE001 - leaving is best effort: the heartbeat expires anyway
             logger.warning("could not leave the registry: %s", redact(str(error)))
@@ -143,7 +142,7 @@ class ReplicaAgent:
                     listening = False
                     self._decide_from = time.monotonic() + self.settings.heartbeat_ttl
                 if not listening:
-                    self._conn.execute(f"LISTEN {FLEET_CHANNEL}")
+                    listen(self._conn, FLEET_CHANNEL)
                     listening = True
                 self._step(self._conn)
                 self._contact = time.monotonic()
