@@ -45,7 +45,7 @@ def _restore(cls: type[DocsMcpError], args: tuple, state: dict) -> DocsMcpError:
 
 
 class CodedError(DocsMcpError):
-    """An error a tool reports with a code from seed 001's catalog (or ours) and whether a retry can help."""
+    """An error a tool reports with a code from the tools' error catalog (corpus/guide/libraries.md#errors) and whether a retry can help."""
 
     code: str = "INTERNAL_ERROR"
     recoverable: bool = True

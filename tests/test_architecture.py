@@ -371,6 +371,17 @@ def test_the_control_plane_checker(tmp_path, source, caught):
     assert control_plane_sql(path) == caught
 
 
+# A reader of the repository has the guide, not the design documents it grew from: a comment explains its point or
+# names the guide page (corpus/guide/...) that does, never "seed 001, section 8.2".
+_DESIGN_REFERENCE = re.compile(r"\bseeds?[ /]0\d\d\b|\b0\d\d_\w+\.(?:txt|md)\b|\bdesign card\b", re.IGNORECASE)
+
+
+def test_comments_cite_no_design_document_outside_the_repository():
+    cited = {_rel(path): [n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if _DESIGN_REFERENCE.search(line)]
+             for _, path, _ in source_files()}
+    assert {path: lines for path, lines in cited.items() if lines} == {}
+
+
 def test_only_the_indexer_speaks_to_duckdb():
     importers = {module for _, path, module in source_files() for imp in imports_of(path, module) if imp.module.split(".")[0] == "duckdb"}
     assert importers == DUCKDB_MODULES

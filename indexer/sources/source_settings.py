@@ -32,7 +32,7 @@ TIMEOUT_ENV = "DOCS_MCP_FETCH_TIMEOUT"
 SLOTS_ENV = "DOCS_MCP_FETCH_SLOTS"
 SOURCES_FOLDER = "sources"  # inside the index folder; builds only ever delete generation folders
 CACHE_FILE = "cache.sqlite"
-# Hosts of documentation in general (seed 001, section 9.1).
+# Hosts of documentation in general, allowed for every library (corpus/guide/remote-sources.md#which-urls-are-fetched).
 DEFAULT_DOMAINS = ("github.com", "raw.githubusercontent.com", "*.github.io", "*.readthedocs.io")
 
 

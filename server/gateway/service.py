@@ -1,4 +1,4 @@
-"""The gateway: upstream tools as a searchable catalog, behind the meta-tools (seed 002's ToolCatalogService).
+"""The gateway: upstream tools as a searchable catalog, behind the meta-tools (corpus/guide/gateway.md).
 
 Every operation takes the Caller and a meta-tool's checked arguments and returns a JSON-ready
 answer or raises a ToolError; the meta-tools (server/tools/) check their arguments inside

@@ -181,7 +181,7 @@ class Sources:
 
 
 def refuse_remote(library: Library) -> None:
-    """Refuse a remote library in a tool for local ones (seed 000's validation).
+    """Refuse a remote library in a tool for local ones: get_context7_docs answers for it.
 
     Raises:
         WrongToolError: ``library`` is remote.

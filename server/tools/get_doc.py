@@ -1,4 +1,4 @@
-"""get_doc, the contract's read of one chunk (seed 003): its schema, arguments (the chunk-ID grammar), run and spec.
+"""get_doc, the contract's read of one chunk (corpus/guide/get-doc.md): its schema, arguments (the chunk-ID grammar), run and spec.
 
 The chunk and its neighbours are rendered in the contract's delimiter grammar (server/contract/render.py,
 sizing.py); errors are the contract's plain text.

@@ -30,7 +30,7 @@ DESCRIPTION = (
     "packed into max_tokens. Check confidence: below 0.5, read related_pages with read_page or browse "
     "get_library_info. Only for libraries resolve_library marks tool 'get_docs'."
 )
-# Seed 001's shape of a library in get_docs; library_id is accepted too, as agents write either.
+# The object form of a library in get_docs ({"libraryId": ...}); library_id is accepted too, as agents write either.
 _LIBRARY_REF = {
     "type": "object",
     "properties": {"libraryId": LIBRARY_ID, "library_id": LIBRARY_ID},
@@ -94,7 +94,7 @@ def parse(arguments: Mapping[str, Any] | None) -> DocsArgs:
 
 
 def _library_id(item: Any) -> str:
-    """A library ID given as a string or as seed 001's {"libraryId": ...} (or {"library_id": ...})."""
+    """A library ID given as a string or as an object {"libraryId": ...} (or {"library_id": ...})."""
     if isinstance(item, Mapping) and len(item) == 1 and next(iter(item)) in _ID_KEYS:
         item = next(iter(item.values()))
     if not isinstance(item, str):

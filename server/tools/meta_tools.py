@@ -1,4 +1,4 @@
-"""What the gateway's meta-tools share (seed 002, seed 004): who calls (from the transport), the tool key argument,
+"""What the gateway's meta-tools share (corpus/guide/gateway.md#the-meta-tools): who calls (from the transport), the tool key argument,
 the read-only annotation, and the spec of a tool that reads no index and runs on the gateway."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""search_docs, the contract's search (seed 003): its schema (with the index's taxonomy as filters), arguments,
+"""search_docs, the contract's search (corpus/guide/search-docs.md): its schema (with the index's taxonomy as filters), arguments,
 run (one page of hits, the next page's cursor, the zero-hit hint) and spec.
 
 The SearchResult text and its sizing are shared with search_docs_expanded (server/contract/render.py,
