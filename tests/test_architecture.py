@@ -51,7 +51,7 @@ _TOOLS = f"{_SERVER}.tools"
 _GATEWAY_MAY_NOT = (
     f"{_SERVER}.team", f"{_SERVER}.app", _TOOLS,
     *(f"{_SERVER}.contract.{m}" for m in ("cursor", "documents", "render", "sizing")),
-    *(f"{_SERVER}.libraries.{m}" for m in ("answers", "catalog", "fastpath", "fuzzy", "pages", "prompts", "resources")),
+    *(f"{_SERVER}.libraries.{m}" for m in ("answers", "fastpath", "fuzzy", "pages", "prompts", "resources", "served_libraries")),
 )  # fmt: skip
 PRODUCT_RULES: dict[str, tuple[str, ...]] = {
     f"{_SERVER}.search": (f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, "mcp", "mcp_types",
@@ -382,6 +382,30 @@ def test_comments_cite_no_design_document_outside_the_repository():
     assert {path: lines for path, lines in cited.items() if lines} == {}
 
 
+# A module's file name says what it holds, so two modules share a name only where the name is a per-area
+# convention that means the same in each area: its public API, its CLI commands, its errors, its record types.
+SHARED_FILE_NAMES = {"__init__", "commands", "errors", "records"}
+
+
+def shared_file_names(modules: list[str]) -> dict[str, list[str]]:
+    """The file names (the last part of a module name) of more than one module, outside the allowed conventions."""
+    homes: dict[str, list[str]] = {}
+    for module in modules:
+        homes.setdefault(module.rsplit(".", 1)[-1], []).append(module)
+    return {name: sorted(found) for name, found in homes.items() if len(found) > 1 and name not in SHARED_FILE_NAMES}
+
+
+def test_no_two_modules_share_a_file_name():
+    """indexer/fleet/registry.py, indexer/sources/registry.py and server/core/registry.py meant three things."""
+    names = [path.relative_to(package_dirs()[package]).with_suffix("").as_posix().replace("/", ".") for package, path, _ in source_files()]
+    assert shared_file_names(names) == {}
+
+
+def test_the_shared_name_checker():
+    found = shared_file_names(["fleet.registry", "sources.registry", "core.tools", "sources.commands", "fleet.commands", "a.errors", "b.errors"])
+    assert found == {"registry": ["fleet.registry", "sources.registry"]}
+
+
 def test_only_the_indexer_speaks_to_duckdb():
     importers = {module for _, path, module in source_files() for imp in imports_of(path, module) if imp.module.split(".")[0] == "duckdb"}
     assert importers == DUCKDB_MODULES
@@ -657,7 +681,7 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.search.engine", "from mcp.server.lowlevel import Server\n", ["mcp.server.lowlevel"]),
         ("docs_mcp.server.search.engine", "from docs_mcp.server.contract.cursor import CursorCodec\n", ["docs_mcp.server.contract.cursor"]),
         ("docs_mcp.server.contract.tools", "def f():\n    from docs_mcp.server.team.keys import KeyStore\n", ["docs_mcp.server.team.keys"]),
-        ("docs_mcp.server.contract.tools", "from docs_mcp.server.libraries.catalog import Library\n", ["docs_mcp.server.libraries.catalog"]),
+        ("docs_mcp.server.contract.tools", "from docs_mcp.server.libraries.served_libraries import Library\n", ["docs_mcp.server.libraries.served_libraries"]),
         ("docs_mcp.server.contract.tools", "from docs_mcp.indexer.sources.service import SourceService\n", ["docs_mcp.indexer.sources.service"]),
         ("docs_mcp.server.search.engine", "import docs_mcp.indexer.sources.fetch\n", ["docs_mcp.indexer.sources.fetch"]),
         ("docs_mcp.server.libraries.tools", "from docs_mcp.server.app import build_server\n", ["docs_mcp.server.app"]),
@@ -668,7 +692,7 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.sessions", "from docs_mcp.server.team.auth import API_KEY_SCOPE\n", ["docs_mcp.server.team.auth"]),
         ("docs_mcp.indexer.corpus.chunking", "from docs_mcp.indexer.libraries.spec import LibrarySpec\n", ["docs_mcp.indexer.libraries.spec"]),
         ("docs_mcp.indexer.libraries.ops", "from docs_mcp.indexer.build import build_index\n", ["docs_mcp.indexer.build"]),
-        ("docs_mcp.server.gateway.service", "from docs_mcp.server.team.keys import ApiKey\n", ["docs_mcp.server.team.keys"]),
+        ("docs_mcp.server.gateway.gateway_service", "from docs_mcp.server.team.keys import ApiKey\n", ["docs_mcp.server.team.keys"]),
         ("docs_mcp.server.gateway.handlers", "from docs_mcp.server.app import AppState\n", ["docs_mcp.server.app"]),
         ("docs_mcp.server.gateway.describe", "from docs_mcp.server.contract.render import render_hit\n", ["docs_mcp.server.contract.render"]),
         ("docs_mcp.server.gateway.discovery", "from docs_mcp.server.libraries.fastpath import answer\n", ["docs_mcp.server.libraries.fastpath"]),
@@ -692,7 +716,7 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.core.tool_registry", "from docs_mcp.server.libraries.tools import catalog_of\n", ["docs_mcp.server.libraries.tools"]),
         ("docs_mcp.server.core.tool_errors", "def f():\n    from docs_mcp.server.gateway.errors import NoToolError\n", ["docs_mcp.server.gateway.errors"]),
         ("docs_mcp.server.gateway.handlers", "from docs_mcp.server.core.tool_registry import ToolSpec\n", []),
-        ("docs_mcp.server.gateway.service", "from docs_mcp.server.tools import tool_discovery\n", ["docs_mcp.server.tools.tool_discovery"]),
+        ("docs_mcp.server.gateway.gateway_service", "from docs_mcp.server.tools import tool_discovery\n", ["docs_mcp.server.tools.tool_discovery"]),
         ("docs_mcp.server.tools.get_docs", "from docs_mcp.server.libraries.fastpath import pack\n", []),
         ("docs_mcp.indexer.build", "from docs_mcp.indexer.build_plan import plan_build\n", []),
         ("docs_mcp.indexer.sources.ingest", "from docs_mcp.indexer.build_plan import plan_build\n", []),

@@ -18,7 +18,7 @@ from docs_mcp.indexer.fleet import generations
 from docs_mcp.indexer.faults import fault_point
 from docs_mcp.indexer.fleet.control import FLEET_CHANNEL, last_event_detail, listen, psycopg_module
 from docs_mcp.indexer.errors import ControlPlaneError, FleetError
-from docs_mcp.indexer.fleet.manifest import build_manifest
+from docs_mcp.indexer.fleet.checksum_manifest import build_manifest
 from docs_mcp.indexer.fleet.storage import SharedStorage
 from docs_mcp.indexer.index_file import current_generation, write_lock
 from docs_mcp.indexer.schema import FINISHED_MARK

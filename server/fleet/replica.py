@@ -32,7 +32,7 @@ from docs_mcp.indexer.faults import fault_point
 from docs_mcp.indexer.fleet import generations
 from docs_mcp.indexer.fleet.control import FLEET_CHANNEL, ReplicaState, connect, ensure_schema, heartbeat, leave, listen, psycopg_module, record_event
 from docs_mcp.indexer.errors import FleetError, IndexLockedError
-from docs_mcp.indexer.fleet.manifest import ChecksumManifest
+from docs_mcp.indexer.fleet.checksum_manifest import ChecksumManifest
 from docs_mcp.indexer.fleet.storage import DirectoryStorage, SharedStorage, pull_generation
 from docs_mcp.indexer.index_file import live_generation, prune, publish, write_lock
 from docs_mcp.redact import redact

@@ -25,7 +25,7 @@ _EXPORTS = {
     "records": ("CALLER_SCOPE", "REQUEST_ID_SCOPE", "Caller"),
     "gateway_config": ("GATEWAY_SECTIONS", "GatewayConfig", "load_gateway_config"),
     "errors": ("GatewayConfigError",),
-    "service": ("Gateway", "open_gateway"),
+    "gateway_service": ("Gateway", "open_gateway"),
 }
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
@@ -34,4 +34,4 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/test_public_api.py 
     from docs_mcp.server.gateway.records import CALLER_SCOPE, REQUEST_ID_SCOPE, Caller
     from docs_mcp.server.gateway.gateway_config import GATEWAY_SECTIONS, GatewayConfig, load_gateway_config
     from docs_mcp.server.gateway.errors import GatewayConfigError
-    from docs_mcp.server.gateway.service import Gateway, open_gateway
+    from docs_mcp.server.gateway.gateway_service import Gateway, open_gateway

@@ -18,7 +18,7 @@ from docs_mcp.indexer.sources.errors import WrongToolError
 from docs_mcp.indexer.sources.known_libraries import CONTEXT7, LLMS_TXT, RegisteredLibrary
 from docs_mcp.server.core.live_index import LiveIndex, ServedIndex
 from docs_mcp.indexer.libraries.library import LOCAL, REMOTE, Library
-from docs_mcp.server.libraries.catalog import LibraryCatalog
+from docs_mcp.server.libraries.served_libraries import LibraryCatalog
 from docs_mcp.server.libraries.pages import line_fields, window
 
 if TYPE_CHECKING:

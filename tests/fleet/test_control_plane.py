@@ -16,7 +16,7 @@ from docs_mcp.indexer import build_index
 from docs_mcp.indexer.fleet import generations
 from docs_mcp.indexer.fleet.control import BUILD_LOCK, ReplicaState, build_lock, connect, ensure_schema, heartbeat
 from docs_mcp.indexer.errors import BuildLockedError, ChecksumError, ControlPlaneError, StorageError
-from docs_mcp.indexer.fleet.manifest import ChecksumManifest, build_manifest
+from docs_mcp.indexer.fleet.checksum_manifest import ChecksumManifest, build_manifest
 from docs_mcp.indexer.fleet.publish import FlipPolicy, publish
 from docs_mcp.indexer.fleet.storage import DirectoryStorage, pull_generation
 from docs_mcp.indexer.index_file import current_generation

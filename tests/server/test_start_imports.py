@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-DEFERRED = ("httpx", "bs4", "rich", "docs_mcp.indexer.sources.service", "docs_mcp.indexer.build", "docs_mcp.server.gateway.service")
+DEFERRED = ("httpx", "bs4", "rich", "docs_mcp.indexer.sources.service", "docs_mcp.indexer.build", "docs_mcp.server.gateway.gateway_service")
 
 SERVE_AND_SEARCH = """
 import json

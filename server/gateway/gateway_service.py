@@ -22,7 +22,7 @@ import mcp_types as types
 
 from docs_mcp.errors import DocsMcpError
 from docs_mcp.server.gateway.audit import AuditLog
-from docs_mcp.server.gateway.catalog import ToolCatalog
+from docs_mcp.server.gateway.tool_catalog import ToolCatalog
 from docs_mcp.server.gateway.catalog_index import CatalogIndex
 from docs_mcp.server.gateway.gateway_config import GatewayConfig
 from docs_mcp.server.gateway.describe import describe, examples
