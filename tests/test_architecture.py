@@ -136,7 +136,7 @@ DUCKDB_MODULES = {
 NO_INDEX_HANDLES = tuple(f"{_SERVER}.{p}" for p in ("core", "search", "contract", "libraries", "gateway", "team"))
 # index_file names that hand out the database itself (the store wraps them).
 INDEX_HANDLE_NAMES = {"connect", "fetch_all", "open_index", "open_generation", "IndexReader"}
-# team's SQLite key store is a database of its own, not the index (the fleet's keys are in indexer/fleet/key_rows.py).
+# team's SQLite key store is a database of its own, not the index (the fleet's keys are in indexer/fleet/control.py).
 OWN_DATABASES = {f"{_SERVER}.team.keys"}
 # Modules that are always free within their area: the public API and the CLI edge.
 AREA_EDGES = ("__init__", "commands")

@@ -24,8 +24,9 @@ import time
 from collections import OrderedDict
 from typing import Any
 
-from docs_mcp.indexer.fleet.control import KEYS_CHANNEL, connect, ensure_schema, listen, translated
-from docs_mcp.indexer.fleet.key_rows import active_key, active_keys, all_keys, insert_key, revoke_key
+from docs_mcp.indexer.fleet.control import (
+    KEYS_CHANNEL, active_key, active_keys, all_keys, connect, ensure_schema, insert_key, listen, revoke_key, translated,
+)
 from docs_mcp.indexer.errors import ControlPlaneError
 from docs_mcp.redact import redact
 from docs_mcp.server.team.errors import KeyExistsError, KeyNotFoundError, KeyStoreError
