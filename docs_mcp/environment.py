@@ -5,9 +5,9 @@ single switches below read it through :func:`environment` or :func:`variable`; n
 touches ``os.environ`` (tests/test_architecture.py). Reads happen when asked, never at import,
 so a test or a wrapper may set a variable before the code that reads it runs.
 
-    DOCS_MCP_CONFIG                 the team server's config file (server/team/config.py lists its keys' variables)
+    DOCS_MCP_CONFIG                 the team server's config file (server/team/server_settings.py lists its keys' variables)
     DOCS_MCP_FETCH_ALLOW, DOCS_MCP_CUSTOM_LIBRARIES, DOCS_MCP_CURATED_LIBRARIES, DOCS_MCP_SOURCES_CACHE,
-    DOCS_MCP_CONTEXT7_URL, DOCS_MCP_CONTEXT7_KEY, DOCS_MCP_ALLOW_PRIVATE_FETCH   remote sources (indexer/sources/config.py)
+    DOCS_MCP_CONTEXT7_URL, DOCS_MCP_CONTEXT7_KEY, DOCS_MCP_ALLOW_PRIVATE_FETCH   remote sources (indexer/sources/source_settings.py)
     DOCS_MCP_GITHUB_API, GITHUB_TOKEN, GH_TOKEN   GitHub repositories: the API base, the token (indexer/sources/github.py)
     DOCS_MCP_ANN_MIN_WINDOWS        windows from which a build makes the approximate vector index
     DOCS_MCP_TEST_FAULT             tests only: a fault point and what happens there

@@ -3,12 +3,12 @@
     DocsMcpError                                   message + hint (what to do next)
     ├── UsageError                                 a command line that cannot work
     ├── CodedError                                 + code, recoverable: a tool's {code, message, recoverable, suggestion}
-    ├── indexer.errors.IndexerError                corpus, manifest, library, index-file and model problems
+    ├── indexer.errors.IndexerError                corpus, manifest, library, index-file, model, package and fleet problems
     │   └── indexer.sources.errors.SourceError     remote sources (also a CodedError)
     ├── server.errors.ServerError                  tool arguments, cursors, unknown chunks
     │   └── server.libraries.error_shape.ToolError library tools and the gateway (also a CodedError)
     ├── server.team.errors.TeamModeError           config, key store, rate limiter (HTTP team mode)
-    ├── server.setup.errors.SetupError             `docs-mcp setup`: a client config it cannot edit safely
+    ├── server.errors.SetupError                   `docs-mcp setup`: a client config it cannot edit safely
     └── eval.errors.EvalError                      golden files, baselines, eval runs, the quality gate
 
 Every leaf's message names the cause; its hint names the fix.  The CLI prints
@@ -45,7 +45,7 @@ def _restore(cls: type[DocsMcpError], args: tuple, state: dict) -> DocsMcpError:
 
 
 class CodedError(DocsMcpError):
-    """An error a tool reports with a code from seed 001's catalog (or ours) and whether a retry can help."""
+    """An error a tool reports with a code from the tools' error catalog (corpus/guide/libraries.md#errors) and whether a retry can help."""
 
     code: str = "INTERNAL_ERROR"
     recoverable: bool = True

@@ -80,7 +80,7 @@ def eval_command(
     """Measure search quality on golden queries: NDCG@k, MRR@k, hit@k, recall@k and latency, per category."""
     from docs_mcp.eval.errors import EvalRunError
     from docs_mcp.eval.golden import load_golden
-    from docs_mcp.eval.paths import check_output_file
+    from docs_mcp.eval.path_checks import check_output_file
     from docs_mcp.eval.report import baseline_run, load_baseline, render_compare, render_run, report_dict, write_json
 
     check_output_file(json_file, "--json")
@@ -165,7 +165,7 @@ def bench_command(
 ) -> None:
     """Benchmark indexing and search: time, index size, peak memory, latency p50/p95/p99 warm and cold."""
     from docs_mcp.eval.bench import BenchPlan, render_bench, run_bench, write_bench_json
-    from docs_mcp.eval.paths import check_output_file, check_output_folder
+    from docs_mcp.eval.path_checks import check_output_file, check_output_folder
 
     size_list = _parse_sizes(sizes)
     check_output_file(json_file, "--json")
@@ -211,7 +211,7 @@ def bench_index_command(
     import orjson
 
     from docs_mcp.eval.bench_index import bench_index as run_bench
-    from docs_mcp.eval.paths import check_output_file
+    from docs_mcp.eval.path_checks import check_output_file
 
     check_output_file(json_file, "--json")
     typer.echo(f"benchmarking {docs_dir} (three builds in child processes)...", err=True)
@@ -253,7 +253,7 @@ def bench_serve_command(
     import orjson
 
     from docs_mcp.eval.bench_serve import ServePlan, render_serve_bench, run_serve_bench
-    from docs_mcp.eval.paths import check_output_file, check_output_folder
+    from docs_mcp.eval.path_checks import check_output_file, check_output_folder
 
     check_output_file(json_file, "--json")
     check_output_folder(work_dir, "--work-dir")
@@ -279,7 +279,7 @@ def bench_gateway_command(
     from docs_mcp.errors import UsageError
     from docs_mcp.eval.bench_gateway import bench_gateway, load_bench_config, render_gateway_bench
     from docs_mcp.eval.golden import load_golden
-    from docs_mcp.eval.paths import check_output_file
+    from docs_mcp.eval.path_checks import check_output_file
 
     check_output_file(json_file, "--json")
     try:
@@ -306,7 +306,7 @@ def train_ranking_command(
     import orjson
 
     from docs_mcp.errors import UsageError
-    from docs_mcp.eval.paths import check_output_file
+    from docs_mcp.eval.path_checks import check_output_file
     from docs_mcp.eval.train_ranking import train_file
 
     if out is None and not loco:

@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 from docs_mcp.eval.errors import EvalRunError, GoldenResolveError
 from docs_mcp.eval.golden import GoldenQuery
 from docs_mcp.eval.metrics import Judgment, score_query
-from docs_mcp.eval.paths import input_file_problem
+from docs_mcp.eval.path_checks import input_file_problem
 from docs_mcp.eval.runner import EvalResult, QueryResult
 from docs_mcp.server.gateway import Gateway, GatewayConfig
 from docs_mcp.server.gateway.discovery import SearchRequest, tool_keys

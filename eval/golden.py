@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from docs_mcp.eval.errors import GoldenFileError
-from docs_mcp.eval.paths import input_file_problem
+from docs_mcp.eval.path_checks import input_file_problem
 from docs_mcp.server.search.expansion import Expansions
 
 PREAMBLE = "_preamble"

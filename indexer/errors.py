@@ -1,4 +1,4 @@
-"""Errors of the indexer and of the index format (see docs_mcp.errors for the tree)."""
+"""Errors of the indexer, the index format, package registries and the fleet (see docs_mcp.errors for the tree)."""
 
 from __future__ import annotations
 
@@ -55,3 +55,47 @@ class ModelMismatchError(IndexerError):
 
 class LibraryError(IndexerError):
     """A library ID, library manifest block or library operation is invalid."""
+
+
+# The fleet: the control plane (PostgreSQL), shared storage and verification of copies.
+
+
+class FleetError(IndexerError):
+    """Base of every fleet error."""
+
+
+class ControlPlaneError(FleetError):
+    """PostgreSQL cannot be reached or refused a statement."""
+
+
+class StorageError(FleetError):
+    """Shared storage cannot be read or written, or holds no such generation."""
+
+
+class ChecksumError(FleetError):
+    """A copy of a generation does not match its manifest (a file is missing, short, or altered)."""
+
+
+class BuildLockedError(FleetError):
+    """Another machine holds the fleet's build lock."""
+
+
+# Package registries (`docs-mcp sync` and `docs-mcp add pypi/...`), each with what to do next.
+
+
+class PackageSpecError(IndexerError):
+    """A package spec, a manifest entry or a version that cannot be read."""
+
+    exit_code = 2
+
+
+class PackageNotFoundError(IndexerError):
+    """The registry has no such package, or no such version of it."""
+
+
+class PackageFetchError(IndexerError):
+    """The registry or an archive cannot be read (offline, refused, too large, not an archive)."""
+
+
+class SyncIncompleteError(IndexerError):
+    """``sync --strict``: some dependencies could not be indexed (the others were)."""

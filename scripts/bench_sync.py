@@ -64,11 +64,11 @@ def sync(project: Path, index: Path) -> tuple[float, dict]:
 def check_answers(index: Path) -> dict[str, dict]:
     """Per library: what get_docs answered from, and what resolve_library says it would use."""
     from docs_mcp.indexer.packages.refs import package_ref
-    from docs_mcp.indexer.sources.config import source_settings
+    from docs_mcp.indexer.sources.source_settings import source_settings
     from docs_mcp.indexer.sources.service import SourceService
     from docs_mcp.server.app import tool_registry
     from docs_mcp.server.core.live_index import LiveIndex
-    from docs_mcp.server.core.registry import ToolCall
+    from docs_mcp.server.core.tool_registry import ToolCall
     from docs_mcp.server.libraries.remote import Sources
 
     live = LiveIndex(index, warm=None)

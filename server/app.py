@@ -26,7 +26,7 @@ from docs_mcp import __version__
 from docs_mcp.server.capacity import DEFAULT_SLOW_PER_CALLER, DEFAULT_SLOW_THREADS, ToolCapacity, TooBusyError
 from docs_mcp.server.contract.cursor import cursor_generation
 from docs_mcp.server.core.live_index import LiveIndex, ServedIndex
-from docs_mcp.server.core.registry import ToolAnswer, ToolCall, ToolRegistry, ToolSpec
+from docs_mcp.server.core.tool_registry import ToolAnswer, ToolCall, ToolRegistry, ToolSpec
 from docs_mcp.server.errors import quoted
 from docs_mcp.server.instructions import IndexSummary, server_instructions
 from docs_mcp.server.libraries import prompts, resources

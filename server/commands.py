@@ -23,7 +23,7 @@ from docs_mcp.server.search.modes import Mode
 
 if TYPE_CHECKING:
     from docs_mcp.server.gateway import Gateway, GatewayConfig
-    from docs_mcp.server.team.config import TeamSettings
+    from docs_mcp.server.team.server_settings import TeamSettings
 
 MAX_SEARCH_WORKERS = 64
 
@@ -77,7 +77,7 @@ def serve(
     are served too.
     """
 
-    from docs_mcp.server.team.config import config_path, load_settings
+    from docs_mcp.server.team.server_settings import config_path, load_settings
 
     use_one_blas_thread()
     team = load_settings({"server.transport": transport.value if transport else None}, config_file=config)

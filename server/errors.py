@@ -8,6 +8,8 @@
     ├── NoVectorsError         vector ranking asked of an index built without embeddings
     ├── SearchWorkerCrashedError  the worker process answering a search died (it is replaced)
     └── SearchPoolClosedError  a search arrived while the server was stopping
+    SetupError                 `docs-mcp setup` (beside ServerError, under DocsMcpError)
+    └── ConfigFileError        a client's config file it cannot edit without risking the user's settings
 
 Tools turn each of these into an ``isError`` result whose text is ``str(error)``:
 the message names the cause, the hint says what to do next.
@@ -113,3 +115,23 @@ class SearchPoolClosedError(ServerError, CodedError):  # recoverable: a retry ca
 
     def __init__(self) -> None:
         super().__init__("The server is stopping and no longer searches.", "Retry in a moment, once it has restarted.")
+
+
+# `docs-mcp setup`: a client config file it cannot edit safely, a file it did not write.
+
+TOO_DEEP_HINT = "No client config nests that deep: check the file (or move it aside) and run `docs-mcp setup` again; nothing was written."
+
+
+class SetupError(DocsMcpError):
+    """`docs-mcp setup` cannot configure the client as asked."""
+
+
+class ConfigFileError(SetupError):
+    """A client's config file cannot be read or edited without risking the user's own settings."""
+
+    def __init__(self, path: str, problem: str, hint: str = "") -> None:
+        super().__init__(
+            f"{path} {problem}.",
+            hint or "Fix the file (or move it aside) and run `docs-mcp setup` again; nothing was written.",
+        )
+        self.path = path

@@ -51,7 +51,7 @@ _TOOLS = f"{_SERVER}.tools"
 _GATEWAY_MAY_NOT = (
     f"{_SERVER}.team", f"{_SERVER}.app", _TOOLS,
     *(f"{_SERVER}.contract.{m}" for m in ("cursor", "documents", "render", "sizing")),
-    *(f"{_SERVER}.libraries.{m}" for m in ("answers", "catalog", "fastpath", "fuzzy", "pages", "prompts", "resources")),
+    *(f"{_SERVER}.libraries.{m}" for m in ("answers", "fastpath", "fuzzy", "pages", "prompts", "resources", "served_libraries")),
 )  # fmt: skip
 PRODUCT_RULES: dict[str, tuple[str, ...]] = {
     f"{_SERVER}.search": (f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, "mcp", "mcp_types",
@@ -136,8 +136,8 @@ DUCKDB_MODULES = {
 NO_INDEX_HANDLES = tuple(f"{_SERVER}.{p}" for p in ("core", "search", "contract", "libraries", "gateway", "team"))
 # index_file names that hand out the database itself (the store wraps them).
 INDEX_HANDLE_NAMES = {"connect", "fetch_all", "open_index", "open_generation", "IndexReader"}
-# team's API key stores are databases of their own (a SQLite file, a fleet's PostgreSQL), not the index.
-OWN_DATABASES = {f"{_SERVER}.team.keys", f"{_SERVER}.team.postgres_keys"}
+# team's SQLite key store is a database of its own, not the index (the fleet's keys are in indexer/fleet/control.py).
+OWN_DATABASES = {f"{_SERVER}.team.keys"}
 # Modules that are always free within their area: the public API and the CLI edge.
 AREA_EDGES = ("__init__", "commands")
 # (file, function) pairs allowed to write to stdout: CLI commands whose result is their output.
@@ -325,6 +325,85 @@ def index_handles(path: Path, module: str) -> list[str]:
 
 
 _SQL = re.compile(r"\bSELECT\b[\s\S]*\bFROM\b|\b(?:INSERT INTO|UPDATE \w+ SET|PRAGMA)\b")
+
+
+# The fleet's control plane (PostgreSQL: generations, replicas and heartbeats, events, the build lock, API keys) has
+# one home for its SQL, the indexer's fleet package: the server's replica, status command and key store call it.
+CONTROL_PLANE_HOME = _INDEXER_FLEET
+_CONTROL_PLANE_SQL = re.compile(r"^\s*(?:SELECT|INSERT|UPDATE|DELETE|LISTEN|NOTIFY|CREATE)\b[\s\S]*(?:\bdocs_mcp_\w+|\w+_CHANNEL|\w+_LOCK)\b")
+
+
+def control_plane_sql(path: Path) -> list[str]:
+    """The lines of ``path`` holding a statement on the control plane's tables, channels or locks."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.JoinedStr):  # an f-string, its fields as written: f"LISTEN {KEYS_CHANNEL}"
+            text = "".join(part.value if isinstance(part, ast.Constant) else "{" + ast.unparse(part.value) + "}" for part in node.values)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+        else:
+            continue
+        if _CONTROL_PLANE_SQL.search(text):
+            found.append(f"line {node.lineno}: {text.split()[0]}")
+    return found
+
+
+def test_the_control_plane_sql_has_one_home():
+    """Every statement on the fleet's PostgreSQL is in docs_mcp.indexer.fleet, none in the server."""
+    bad = {module: found for _, path, module in source_files()
+           if module != CONTROL_PLANE_HOME and not module.startswith(CONTROL_PLANE_HOME + ".") and (found := control_plane_sql(path))}
+    assert bad == {}
+
+
+@pytest.mark.parametrize(
+    ("source", "caught"),
+    [
+        ("def f(conn):\n    conn.execute('DELETE FROM docs_mcp_replicas WHERE replica = %s', ('a',))\n", ["line 2: DELETE"]),
+        ("def f(conn):\n    conn.execute(f'LISTEN {KEYS_CHANNEL}')\n", ["line 2: LISTEN"]),
+        ("Q = ('SELECT at, event '\n     'FROM docs_mcp_events ORDER BY id')\n", ["line 1: SELECT"]),
+        ('"""Listens to the channel ``docs_mcp_keys``; SELECT nothing."""\n', []),
+        ("Q = 'SELECT content FROM chunks'\n", []),
+    ],
+)
+def test_the_control_plane_checker(tmp_path, source, caught):
+    path = tmp_path / "m.py"
+    path.write_text(source, encoding="utf-8")
+    assert control_plane_sql(path) == caught
+
+
+# A reader of the repository has the guide, not the design documents it grew from: a comment explains its point or
+# names the guide page (corpus/guide/...) that does, never "seed 001, section 8.2".
+_DESIGN_REFERENCE = re.compile(r"\bseeds?[ /]0\d\d\b|\b0\d\d_\w+\.(?:txt|md)\b|\bdesign card\b", re.IGNORECASE)
+
+
+def test_comments_cite_no_design_document_outside_the_repository():
+    cited = {_rel(path): [n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if _DESIGN_REFERENCE.search(line)]
+             for _, path, _ in source_files()}
+    assert {path: lines for path, lines in cited.items() if lines} == {}
+
+
+# A module's file name says what it holds, so two modules share a name only where the name is a per-area
+# convention that means the same in each area: its public API, its CLI commands, its errors, its record types.
+SHARED_FILE_NAMES = {"__init__", "commands", "errors", "records"}
+
+
+def shared_file_names(modules: list[str]) -> dict[str, list[str]]:
+    """The file names (the last part of a module name) of more than one module, outside the allowed conventions."""
+    homes: dict[str, list[str]] = {}
+    for module in modules:
+        homes.setdefault(module.rsplit(".", 1)[-1], []).append(module)
+    return {name: sorted(found) for name, found in homes.items() if len(found) > 1 and name not in SHARED_FILE_NAMES}
+
+
+def test_no_two_modules_share_a_file_name():
+    """indexer/fleet/registry.py, indexer/sources/registry.py and server/core/registry.py meant three things."""
+    names = [path.relative_to(package_dirs()[package]).with_suffix("").as_posix().replace("/", ".") for package, path, _ in source_files()]
+    assert shared_file_names(names) == {}
+
+
+def test_the_shared_name_checker():
+    found = shared_file_names(["fleet.registry", "sources.registry", "core.tools", "sources.commands", "fleet.commands", "a.errors", "b.errors"])
+    assert found == {"registry": ["fleet.registry", "sources.registry"]}
 
 
 def test_only_the_indexer_speaks_to_duckdb():
@@ -602,7 +681,7 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.search.engine", "from mcp.server.lowlevel import Server\n", ["mcp.server.lowlevel"]),
         ("docs_mcp.server.search.engine", "from docs_mcp.server.contract.cursor import CursorCodec\n", ["docs_mcp.server.contract.cursor"]),
         ("docs_mcp.server.contract.tools", "def f():\n    from docs_mcp.server.team.keys import KeyStore\n", ["docs_mcp.server.team.keys"]),
-        ("docs_mcp.server.contract.tools", "from docs_mcp.server.libraries.catalog import Library\n", ["docs_mcp.server.libraries.catalog"]),
+        ("docs_mcp.server.contract.tools", "from docs_mcp.server.libraries.served_libraries import Library\n", ["docs_mcp.server.libraries.served_libraries"]),
         ("docs_mcp.server.contract.tools", "from docs_mcp.indexer.sources.service import SourceService\n", ["docs_mcp.indexer.sources.service"]),
         ("docs_mcp.server.search.engine", "import docs_mcp.indexer.sources.fetch\n", ["docs_mcp.indexer.sources.fetch"]),
         ("docs_mcp.server.libraries.tools", "from docs_mcp.server.app import build_server\n", ["docs_mcp.server.app"]),
@@ -613,7 +692,7 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.sessions", "from docs_mcp.server.team.auth import API_KEY_SCOPE\n", ["docs_mcp.server.team.auth"]),
         ("docs_mcp.indexer.corpus.chunking", "from docs_mcp.indexer.libraries.spec import LibrarySpec\n", ["docs_mcp.indexer.libraries.spec"]),
         ("docs_mcp.indexer.libraries.ops", "from docs_mcp.indexer.build import build_index\n", ["docs_mcp.indexer.build"]),
-        ("docs_mcp.server.gateway.service", "from docs_mcp.server.team.keys import ApiKey\n", ["docs_mcp.server.team.keys"]),
+        ("docs_mcp.server.gateway.gateway_service", "from docs_mcp.server.team.keys import ApiKey\n", ["docs_mcp.server.team.keys"]),
         ("docs_mcp.server.gateway.handlers", "from docs_mcp.server.app import AppState\n", ["docs_mcp.server.app"]),
         ("docs_mcp.server.gateway.describe", "from docs_mcp.server.contract.render import render_hit\n", ["docs_mcp.server.contract.render"]),
         ("docs_mcp.server.gateway.discovery", "from docs_mcp.server.libraries.fastpath import answer\n", ["docs_mcp.server.libraries.fastpath"]),
@@ -634,10 +713,10 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.libraries.tools", "from docs_mcp.server.core.live_index import ServedIndex\n", []),
         ("docs_mcp.server.core.live_index", "from docs_mcp.server.search.engine import Engine\n", []),
         ("docs_mcp.server.core.live_index", "from docs_mcp.server.contract.cursor import CursorCodec\n", ["docs_mcp.server.contract.cursor"]),
-        ("docs_mcp.server.core.registry", "from docs_mcp.server.libraries.tools import catalog_of\n", ["docs_mcp.server.libraries.tools"]),
+        ("docs_mcp.server.core.tool_registry", "from docs_mcp.server.libraries.tools import catalog_of\n", ["docs_mcp.server.libraries.tools"]),
         ("docs_mcp.server.core.tool_errors", "def f():\n    from docs_mcp.server.gateway.errors import NoToolError\n", ["docs_mcp.server.gateway.errors"]),
-        ("docs_mcp.server.gateway.handlers", "from docs_mcp.server.core.registry import ToolSpec\n", []),
-        ("docs_mcp.server.gateway.service", "from docs_mcp.server.tools import tool_discovery\n", ["docs_mcp.server.tools.tool_discovery"]),
+        ("docs_mcp.server.gateway.handlers", "from docs_mcp.server.core.tool_registry import ToolSpec\n", []),
+        ("docs_mcp.server.gateway.gateway_service", "from docs_mcp.server.tools import tool_discovery\n", ["docs_mcp.server.tools.tool_discovery"]),
         ("docs_mcp.server.tools.get_docs", "from docs_mcp.server.libraries.fastpath import pack\n", []),
         ("docs_mcp.indexer.build", "from docs_mcp.indexer.build_plan import plan_build\n", []),
         ("docs_mcp.indexer.sources.ingest", "from docs_mcp.indexer.build_plan import plan_build\n", []),
@@ -648,7 +727,7 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ("docs_mcp.server.gateway.catalog_index", "from docs_mcp.server.search.engine import Engine\n", []),
         ("docs_mcp.server.gateway.arguments", "from docs_mcp.server.contract.arguments import integer\n", []),
         ("docs_mcp.server.gateway.errors", "from docs_mcp.server.core.tool_errors import ToolError\n", []),
-        ("docs_mcp.server.gateway.commands", "from docs_mcp.server.team.config import CONFIG_FILE\n", []),
+        ("docs_mcp.server.gateway.commands", "from docs_mcp.server.team.server_settings import CONFIG_FILE\n", []),
         ("docs_mcp.server.team.auth", "from docs_mcp.server.gateway import Caller\n", []),
         ("docs_mcp.server.app", "from docs_mcp.server.gateway import Gateway\n", []),
         ("docs_mcp.server.app", "from docs_mcp.server.stdio_guard import guarded_stdio\n", []),

@@ -9,7 +9,9 @@ its own verified copy of a generation. What lives here:
   ones it has warmed, and ``dropped_for`` when it missed a flip;
 - ``docs_mcp_events``: what happened when, on PostgreSQL's clock (warmed, serving, live,
   dropped): the record an operator (and the end-to-end test) reads;
-- ``docs_mcp_keys``: API keys (server/fleet/keys.py).
+- ``docs_mcp_keys``: API keys (the store and verifier are server/team/postgres_keys.py).
+
+Every statement on these tables is in this package (here and in generations.py), none in server/.
 
 Connections ask for a read-write server (``target_session_attrs=read-write``), so a
 multi-host URL (``postgresql://db1,db2/docs?...``) reaches whichever node is primary, also
@@ -23,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from docs_mcp.indexer.fleet.errors import BuildLockedError, ControlPlaneError
+from docs_mcp.indexer.errors import BuildLockedError, ControlPlaneError
 from docs_mcp.redact import redact
 
 FLEET_CHANNEL = "docs_mcp_fleet"  # NOTIFY payloads: "staged:<generation>", "live:<generation>"
@@ -195,6 +197,74 @@ def heartbeat(conn: Any, state: ReplicaState) -> str | None:
         {"replica": state.replica, "url": state.url, "serving": state.serving, "warmed": list(state.warmed)},
     ).fetchone()
     return row[0]
+
+
+def leave(conn: Any, replica: str) -> None:
+    """Take the replica out of the fleet, so no flip waits for it, and log it."""
+    conn.execute("DELETE FROM docs_mcp_replicas WHERE replica = %s", (replica,))
+    record_event(conn, "left", None, replica)
+
+
+def replica_rows(conn: Any) -> list[tuple[Any, ...]]:
+    """Each replica as (replica, url, serving, warmed, dropped_for, seconds since its heartbeat), by name."""
+    return conn.execute("SELECT replica, url, serving, warmed, dropped_for, "
+                        "round(extract(epoch FROM clock_timestamp() - heartbeat_at)::numeric, 1) FROM docs_mcp_replicas ORDER BY replica").fetchall()
+
+
+def recent_events(conn: Any, count: int) -> list[tuple[Any, ...]]:
+    """The latest ``count`` events as (at, replica, event, generation), newest first."""
+    return conn.execute("SELECT at, replica, event, generation FROM docs_mcp_events ORDER BY id DESC LIMIT %s", (count,)).fetchall()
+
+
+def last_event_detail(conn: Any, generation: str, event: str) -> dict[str, Any]:
+    """The detail of the latest ``event`` of ``generation`` (empty if none)."""
+    row = conn.execute("SELECT detail FROM docs_mcp_events WHERE generation = %s AND event = %s ORDER BY id DESC LIMIT 1",
+                       (generation, event)).fetchone()
+    return (row[0] if row else None) or {}
+
+
+def listen(conn: Any, channel: str) -> None:
+    """Subscribe the connection to a channel's notifications (FLEET_CHANNEL, KEYS_CHANNEL)."""
+    conn.execute(f"LISTEN {channel}")
+
+
+# The API keys (docs_mcp_keys): server/team/postgres_keys.py turns these rows, (name, hint, rate, burst, created_at,
+# revoked_at, project), led by the digest where asked, into ApiKey records. A create or revoke NOTIFYs KEYS_CHANNEL
+# in the caller's transaction, so every replica hears of it.
+KEY_COLUMNS = "name, hint, rate, burst, created_at, revoked_at, project"
+
+
+def insert_key(conn: Any, name: str, digest: bytes, hint: str, rate: int | None, burst: int | None, created_at: str,
+               project: str | None) -> None:
+    """Add an active key and announce it (psycopg's UniqueViolation if an active key has the name)."""
+    conn.execute("INSERT INTO docs_mcp_keys (name, digest, hint, rate, burst, created_at, project) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                 (name, digest, hint, rate, burst, created_at, project))
+    conn.execute("SELECT pg_notify(%s, %s)", (KEYS_CHANNEL, "create:" + digest.hex()))
+
+
+def all_keys(conn: Any) -> list[tuple[Any, ...]]:
+    """Every key, revoked ones included, oldest first."""
+    return conn.execute(f"SELECT {KEY_COLUMNS} FROM docs_mcp_keys ORDER BY id").fetchall()
+
+
+def revoke_key(conn: Any, name: str, revoked_at: str) -> tuple[Any, ...] | None:
+    """Revoke the active key of ``name`` and announce it: its (digest, *row), or None if there is none."""
+    row = conn.execute(
+        f"UPDATE docs_mcp_keys SET revoked_at = %s WHERE name = %s AND revoked_at IS NULL RETURNING digest, {KEY_COLUMNS}",
+        (revoked_at, name)).fetchone()
+    if row is not None:
+        conn.execute("SELECT pg_notify(%s, %s)", (KEYS_CHANNEL, "revoke:" + bytes(row[0]).hex()))
+    return row
+
+
+def active_key(conn: Any, digest: bytes) -> tuple[Any, ...] | None:
+    """The active key with this digest, as (digest, *row), or None."""
+    return conn.execute(f"SELECT digest, {KEY_COLUMNS} FROM docs_mcp_keys WHERE digest = %s AND revoked_at IS NULL", (digest,)).fetchone()
+
+
+def active_keys(conn: Any) -> list[tuple[Any, ...]]:
+    """Every active key, as (digest, *row)."""
+    return conn.execute(f"SELECT digest, {KEY_COLUMNS} FROM docs_mcp_keys WHERE revoked_at IS NULL").fetchall()
 
 
 def default_replica_name(port: int) -> str:

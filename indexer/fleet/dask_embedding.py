@@ -16,9 +16,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from docs_mcp.indexer.models.loading import Embedder, load_embedder
-from docs_mcp.indexer.errors import ModelMismatchError
+from docs_mcp.indexer.errors import FleetError, ModelMismatchError
 from docs_mcp.indexer.faults import fault_point
-from docs_mcp.indexer.fleet.errors import FleetError
 from docs_mcp.indexer.fleet.vector_cache import VectorCache
 from docs_mcp.indexer.vectors import window_key
 

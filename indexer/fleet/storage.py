@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import BinaryIO, Protocol
 
 from docs_mcp.indexer.faults import fault_point
-from docs_mcp.indexer.fleet.errors import ChecksumError, StorageError
-from docs_mcp.indexer.fleet.manifest import MANIFEST_FILE, ChecksumManifest, check_entry, hash_stream, verify_folder
+from docs_mcp.indexer.errors import ChecksumError, StorageError
+from docs_mcp.indexer.fleet.checksum_manifest import MANIFEST_FILE, ChecksumManifest, check_entry, hash_stream, verify_folder
 from docs_mcp.indexer.index_file import GENERATION_NAME, flush
 
 LEFTOVER_SECONDS = 600  # a copy in which nothing changed for this long has no writer left

@@ -17,7 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
-from docs_mcp.indexer.fleet.errors import StorageError
+from docs_mcp.indexer.errors import StorageError
 
 KEYS_SUFFIX = ".keys"
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from docs_mcp.environment import variable
 from docs_mcp.indexer.errors import ModelLoadError, ModelMismatchError
-from docs_mcp.indexer.models.files import verified_files
+from docs_mcp.indexer.models.model_files import verified_files
 from docs_mcp.indexer.models.runtime import PROVIDER, package_version, translated
 from docs_mcp.indexer.records import ModelIdentity
 from docs_mcp.indexer.models.sentence_model import unit_rows

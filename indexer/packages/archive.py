@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Callable, Iterator
 
-from docs_mcp.indexer.packages.errors import PackageFetchError
-from docs_mcp.indexer.sources.archive import member_path, write_member
+from docs_mcp.indexer.errors import PackageFetchError
+from docs_mcp.indexer.sources.repository_archive import member_path, write_member
 from docs_mcp.indexer.sources.archive_bounds import (
     ZIP,
     ArchiveError,

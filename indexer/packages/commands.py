@@ -78,7 +78,7 @@ def sync(
 ) -> None:
     """Index the documentation of every direct dependency of a project at the version its lock files pin."""
     from docs_mcp.errors import UsageError
-    from docs_mcp.indexer.packages.errors import SyncIncompleteError
+    from docs_mcp.indexer.errors import SyncIncompleteError
     from docs_mcp.indexer.packages.manifests import read_project
     from docs_mcp.indexer.packages.registry_client import RegistryClient, RegistrySettings
     from docs_mcp.indexer.packages.sync import FAILED, FETCH, UNRESOLVED, SyncInterrupted, plan_sync, run_sync

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from docs_mcp.indexer.packages.errors import PackageFetchError
+from docs_mcp.indexer.errors import PackageFetchError
 from docs_mcp.indexer.packages.refs import unsafe_version
 
 logger = logging.getLogger(__name__)

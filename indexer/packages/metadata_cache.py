@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from docs_mcp.indexer.packages.info import PackageInfo
+from docs_mcp.indexer.packages.package_info import PackageInfo
 from docs_mcp.indexer.sources.sqlite_file import open_sqlite_file
 
 _SCHEMA = """

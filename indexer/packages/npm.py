@@ -11,7 +11,7 @@ from typing import Any, Mapping
 from urllib.parse import quote, urljoin
 
 from docs_mcp.indexer.packages.document_fields import DocumentFields
-from docs_mcp.indexer.packages.info import TARBALL, PackageInfo, Release
+from docs_mcp.indexer.packages.package_info import TARBALL, PackageInfo, Release
 from docs_mcp.indexer.packages.refs import NPM, unsafe_version
 from docs_mcp.indexer.packages.urls import https_repository
 

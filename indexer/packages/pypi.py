@@ -12,7 +12,7 @@ from typing import Any, Mapping
 from urllib.parse import quote, urljoin
 
 from docs_mcp.indexer.packages.document_fields import DocumentFields
-from docs_mcp.indexer.packages.info import SDIST, WHEEL, PackageInfo, Release
+from docs_mcp.indexer.packages.package_info import SDIST, WHEEL, PackageInfo, Release
 from docs_mcp.indexer.packages.refs import PYPI, unsafe_version
 from docs_mcp.indexer.packages.urls import first_url, https_repository
 

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from docs_mcp.indexer.libraries.versions import is_version, versioned_id
-from docs_mcp.indexer.packages.errors import PackageSpecError
+from docs_mcp.indexer.errors import PackageSpecError
 
 PYPI = "pypi"
 NPM = "npm"

@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from docs_mcp.environment import environment
-from docs_mcp.indexer.packages.errors import PackageFetchError, PackageNotFoundError
-from docs_mcp.indexer.packages.info import PackageInfo, Release
+from docs_mcp.indexer.errors import PackageFetchError, PackageNotFoundError
+from docs_mcp.indexer.packages.package_info import PackageInfo, Release
 from docs_mcp.indexer.packages.metadata_cache import CachedPackage, MetadataCache
 from docs_mcp.indexer.packages.npm import DEFAULT_NPM, package_url, read_package
 from docs_mcp.indexer.packages.pypi import DEFAULT_PYPI, project_url, read_project

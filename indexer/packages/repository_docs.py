@@ -4,7 +4,7 @@ The registry's repository URL (PyPI's ``Source``/``Repository`` project URL or a
 homepage; npm's ``repository``) names the repository when it is on github.com. The release is
 looked for as the tag ``vVERSION``, then ``VERSION``; the tag's commit is downloaded through the
 GitHub source (sources/github.py: API, token, archive bounds and redirects) and unpacked as any
-repository is (sources/archive.py). Its docs folder (``docs/``, ``doc/``, ``documentation/``) is
+repository is (sources/repository_archive.py). Its docs folder (``docs/``, ``doc/``, ``documentation/``) is
 read with the folder walk's rules (discover: what the repository's .gitignore files ignore,
 build outputs and dependencies are left out), at most as many files and bytes as a release
 archive may hold. A tag names one release, so this step serves older releases exactly; each page
@@ -21,9 +21,9 @@ from urllib.parse import urlsplit
 from docs_mcp.indexer.corpus.discover import discover
 from docs_mcp.indexer.corpus.file_rules import FileRules
 from docs_mcp.indexer.packages.archive import DOC_FOLDERS, MAX_FILES, MAX_TOTAL_BYTES
-from docs_mcp.indexer.packages.info import PackageInfo
+from docs_mcp.indexer.packages.package_info import PackageInfo
 from docs_mcp.indexer.packages.richer import RicherDocs, RicherPage, now
-from docs_mcp.indexer.sources.archive import ArchiveError, unpack_docs
+from docs_mcp.indexer.sources.repository_archive import ArchiveError, unpack_docs
 from docs_mcp.indexer.sources.errors import InvalidContentError, SourceError
 from docs_mcp.indexer.sources.fetch import Fetcher
 from docs_mcp.indexer.sources.github import GitHubClient, GitHubSettings, RepoSpec, RepositoryError, ResolvedRepo, parse_repo

@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from typing import Callable, Protocol, Sequence
 from urllib.parse import urljoin, urlsplit
 
-from docs_mcp.indexer.packages.info import PackageInfo
+from docs_mcp.indexer.packages.package_info import PackageInfo
 from docs_mcp.indexer.sources.convert import to_markdown
 from docs_mcp.indexer.sources.errors import SourceError
 from docs_mcp.indexer.sources.fetch import Fetcher

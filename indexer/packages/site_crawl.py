@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from docs_mcp.indexer.packages import richer
-from docs_mcp.indexer.packages.info import PackageInfo
+from docs_mcp.indexer.packages.package_info import PackageInfo
 from docs_mcp.indexer.packages.richer import SITE_FOLDER, RicherDocs, RicherPage, docs_sites, names_version, now, serves_newest_only
 from docs_mcp.indexer.sources.crawl_store import CrawlStore, StoredUrl
 from docs_mcp.indexer.sources.crawler import CrawlLimits, CrawlStep, SiteCrawler

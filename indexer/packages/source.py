@@ -27,8 +27,8 @@ from docs_mcp.indexer.build import Documents
 from docs_mcp.indexer.corpus.formats import is_page
 from docs_mcp.indexer.libraries.spec import LibrarySpec
 from docs_mcp.indexer.packages.archive import unpack_docs
-from docs_mcp.indexer.packages.errors import PackageFetchError
-from docs_mcp.indexer.packages.info import SDIST, PackageInfo, Release
+from docs_mcp.indexer.errors import PackageFetchError
+from docs_mcp.indexer.packages.package_info import SDIST, PackageInfo, Release
 from docs_mcp.indexer.packages.refs import NPM, PYPI, PackageRef
 from docs_mcp.indexer.packages.chain import default_chain
 from docs_mcp.indexer.packages.richer import RicherDocs, RicherSource, now, richer_docs

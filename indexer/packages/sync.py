@@ -25,7 +25,7 @@ from docs_mcp.indexer.index_file import interrupted
 from docs_mcp.indexer.libraries.ops import remove_library
 from docs_mcp.indexer.libraries.versions import parse_ref
 from docs_mcp.indexer.packages.adding import ADDED, Added, indexed_libraries, library_problems
-from docs_mcp.indexer.packages.errors import PackageSpecError
+from docs_mcp.indexer.errors import PackageSpecError
 from docs_mcp.indexer.packages.project import Dependency, Project
 from docs_mcp.indexer.packages.refs import PackageRef, package_ref
 from docs_mcp.indexer.packages.registry_client import RegistryClient

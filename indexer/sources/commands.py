@@ -55,8 +55,8 @@ def add_llms_txt(
 ) -> None:
     """Fetch an llms.txt, index it as a library (its pages are fetched and indexed when first read)."""
     from docs_mcp.indexer.libraries.spec import check_library_id
-    from docs_mcp.indexer.sources.config import source_settings
-    from docs_mcp.indexer.sources.registry import LLMS_TXT, RegisteredLibrary
+    from docs_mcp.indexer.sources.source_settings import source_settings
+    from docs_mcp.indexer.sources.known_libraries import LLMS_TXT, RegisteredLibrary
     from docs_mcp.indexer.sources.service import SourceService
 
     registered = RegisteredLibrary(
@@ -86,7 +86,7 @@ def refresh(
     from docs_mcp.errors import UsageError
     from docs_mcp.indexer.index_file import current_generation
     from docs_mcp.indexer.libraries.store import catalog_entries
-    from docs_mcp.indexer.sources.config import source_settings
+    from docs_mcp.indexer.sources.source_settings import source_settings
     from docs_mcp.indexer.sources.errors import SourceError
     from docs_mcp.indexer.sources.github import GitHubSettings
     from docs_mcp.indexer.sources.repository import GITHUB, add_repository, refresh_request as repository_request
@@ -148,7 +148,7 @@ def add_site(
 ) -> None:
     """Crawl a documentation website (sitemap, then links; robots.txt honoured) and index it as a library; run again to resume or refresh."""
     from docs_mcp.indexer.libraries.spec import check_library_id
-    from docs_mcp.indexer.sources.config import source_settings
+    from docs_mcp.indexer.sources.source_settings import source_settings
     from docs_mcp.indexer.sources.crawl_display import CrawlDisplay
     from docs_mcp.indexer.sources.crawler import CrawlLimits
     from docs_mcp.indexer.sources.site import SiteRequest, add_site as crawl_and_index
@@ -182,7 +182,7 @@ def add_github(
     """Index a GitHub repository's documentation (README, docs/, every page) at a ref; GITHUB_TOKEN for private ones, DOCS_MCP_GITHUB_API for GitHub Enterprise."""
     from docs_mcp.environment import environment
     from docs_mcp.indexer.corpus.file_rules import FileRules
-    from docs_mcp.indexer.sources.config import source_settings
+    from docs_mcp.indexer.sources.source_settings import source_settings
     from docs_mcp.indexer.sources.github import GitHubSettings
     from docs_mcp.indexer.sources.repository import RepositoryRequest, add_repository
 

@@ -1,6 +1,6 @@
 """Passthrough to a Context7-compatible HTTP API: ``GET {base}/v1/{org}/{project}?topic=&tokens=&type=txt``.
 
-The answer is returned as the API wrote it (no local processing, seed 000). The key goes
+The answer is returned as the API wrote it (no local processing: the API's text is the answer). The key goes
 only into the Authorization header: never into a URL, a log line or an error message.
 """
 

@@ -1,4 +1,4 @@
-"""Errors of remote sources; each carries the code of seed 001's error catalog the tools report.
+"""Errors of remote sources; each carries the code the tools report (corpus/guide/libraries.md#errors).
 
     IndexerError, CodedError
     └── SourceError                 code + recoverable

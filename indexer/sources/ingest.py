@@ -35,7 +35,7 @@ from docs_mcp.indexer.records import IndexReport
 from docs_mcp.indexer.sources.page_cache import CachedPage
 from docs_mcp.indexer.sources.llms_txt import LlmsTxt
 from docs_mcp.indexer.sources.paths import page_paths
-from docs_mcp.indexer.sources.registry import LLMS_TXT, RegisteredLibrary
+from docs_mcp.indexer.sources.known_libraries import LLMS_TXT, RegisteredLibrary
 
 ATTEMPTS = 3
 # One writer per index folder in this process (the file lock covers other processes).

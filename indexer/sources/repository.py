@@ -1,7 +1,7 @@
 """A GitHub repository as a library: ``docs-mcp add github:OWNER/REPO[@REF]``.
 
 The ref is resolved to a commit (github.py), the repository's archive at that commit is unpacked to
-its documentation files (archive.py: README, ``docs/``, every page of a format docs-mcp reads), and
+its documentation files (repository_archive.py: README, ``docs/``, every page of a format docs-mcp reads), and
 ``RepositorySource`` hands that folder to the one writer; the folder walk skips what the
 repository's ``.gitignore`` files ignore, dependencies and build outputs, as for any folder, and
 ``--include``/``--exclude`` narrow it. The catalog entry records the repository, the ref and the
@@ -23,8 +23,8 @@ from docs_mcp.indexer.corpus.file_rules import FileRules
 from docs_mcp.indexer.libraries.spec import LibrarySpec, check_library_id
 from docs_mcp.indexer.corpus.readable_name import documentation_of
 from docs_mcp.indexer.records import IndexReport
-from docs_mcp.indexer.sources.archive import ArchiveError, unpack_docs
-from docs_mcp.indexer.sources.config import SourceSettings
+from docs_mcp.indexer.sources.repository_archive import ArchiveError, unpack_docs
+from docs_mcp.indexer.sources.source_settings import SourceSettings
 from docs_mcp.indexer.sources.errors import InvalidContentError
 from docs_mcp.indexer.sources.fetch import Fetcher
 from docs_mcp.indexer.sources.github import GitHubClient, GitHubSettings, ResolvedRepo, parse_repo

@@ -33,7 +33,7 @@ from docs_mcp.redact import redact
 from docs_mcp.indexer.libraries.store import catalog_entries
 from docs_mcp.indexer.schema import METADATA_FILE
 from docs_mcp.indexer.sources.page_cache import CachedPage, PageCache
-from docs_mcp.indexer.sources.config import SourceSettings
+from docs_mcp.indexer.sources.source_settings import SourceSettings
 from docs_mcp.indexer.sources.context7 import Context7Client
 from docs_mcp.indexer.sources.convert import is_html, to_markdown
 from docs_mcp.indexer.sources.errors import (
@@ -49,7 +49,7 @@ from docs_mcp.indexer.sources.ingest import SourcePages, index_pages, indexed_di
 from docs_mcp.indexer.sources.paths import page_paths
 from docs_mcp.indexer.sources.llms_txt import LlmsTxt, parse_llms_txt
 from docs_mcp.indexer.sources.refusals import Refusals
-from docs_mcp.indexer.sources.registry import CONTEXT7, LLMS_TXT, RegisteredLibrary
+from docs_mcp.indexer.sources.known_libraries import CONTEXT7, LLMS_TXT, RegisteredLibrary
 from docs_mcp.indexer.sources.safety import FetchPolicy, check_url, host_of, warn_if_loopback_allowed
 from docs_mcp.indexer.sources.job_thread import Worker
 

@@ -28,7 +28,7 @@ from docs_mcp.indexer.corpus.charsets import html_text
 from docs_mcp.indexer.libraries.spec import LibrarySpec
 from docs_mcp.indexer.corpus.readable_name import documentation_of
 from docs_mcp.indexer.records import IndexReport
-from docs_mcp.indexer.sources.config import SOURCES_FOLDER, SourceSettings
+from docs_mcp.indexer.sources.source_settings import SOURCES_FOLDER, SourceSettings
 from docs_mcp.indexer.sources.crawl_store import CrawlStore
 from docs_mcp.indexer.sources.crawler import CrawlLimits, CrawlReport, CrawlStep, SiteCrawler
 from docs_mcp.indexer.sources.errors import InvalidContentError

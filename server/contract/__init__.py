@@ -1,4 +1,4 @@
-"""The MCP contract of seed 003: what ``search_docs``, ``get_doc`` and ``search_docs_expanded`` share.
+"""The MCP contract (corpus/guide/search-docs.md, get-doc.md): what ``search_docs``, ``get_doc`` and ``search_docs_expanded`` share.
 
 The tools themselves (schemas with the taxonomy injected, argument checks, runs) are server/tools/;
 this package owns their cursors, the delimiter grammar of the rendered text and the sizing of an

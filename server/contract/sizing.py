@@ -15,7 +15,7 @@ from typing import Any, Sequence
 from docs_mcp.indexer.index_store import StoredChunk
 from docs_mcp.server.contract.render import render_chunk_window
 from docs_mcp.server.core.live_index import ServedIndex
-from docs_mcp.server.core.registry import render_json
+from docs_mcp.server.core.tool_registry import render_json
 from docs_mcp.server.search.expansion import Expansions
 from docs_mcp.server.search.passages import PassageWords
 from docs_mcp.server.search.records import Hit

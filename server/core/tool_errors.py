@@ -1,6 +1,6 @@
 """One error shape for every tool: ``{code, message, recoverable, suggestion}`` in an isError result.
 
-Codes come from the catalog of seed 001 where one applies (LIBRARY_NOT_FOUND,
+Codes come from the library tools' catalog (corpus/guide/libraries.md#errors) where one applies (LIBRARY_NOT_FOUND,
 TOPIC_NOT_FOUND, PAGE_NOT_FOUND, INVALID_INPUT, INTERNAL_ERROR); PATH_NOT_ALLOWED is our
 counterpart of its URL_NOT_ALLOWED, for paths that leave the indexed documents. Remote-source
 errors (indexer.sources.errors) carry their own codes: URL_NOT_ALLOWED, SOURCE_UNAVAILABLE,

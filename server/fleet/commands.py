@@ -13,7 +13,7 @@ import orjson
 import typer
 
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
-from docs_mcp.server.team.config import load_settings
+from docs_mcp.server.team.server_settings import load_settings
 from docs_mcp.server.team.errors import ConfigError
 from docs_mcp.tables import table_lines
 
@@ -83,8 +83,8 @@ def status(
     config: Optional[Path] = _CONFIG,
 ) -> None:
     """The registry's generations, each replica's heartbeat, generation served and warmed, and the latest events."""
-    from docs_mcp.indexer.fleet import registry
-    from docs_mcp.indexer.fleet.control import connect, ensure_schema
+    from docs_mcp.indexer.fleet import generations
+    from docs_mcp.indexer.fleet.control import connect, ensure_schema, recent_events, replica_rows
 
     settings = load_settings({"fleet.database_url": database_url}, config_file=config)
     url = settings["fleet.database_url"]
@@ -93,15 +93,14 @@ def status(
     conn = connect(url, application="docs-mcp-status")
     try:
         ensure_schema(conn)
-        generations = registry.generations(conn)
-        replicas = conn.execute("SELECT replica, url, serving, warmed, dropped_for, "
-                                "round(extract(epoch FROM clock_timestamp() - heartbeat_at)::numeric, 1) FROM docs_mcp_replicas ORDER BY replica").fetchall()
-        recent = conn.execute("SELECT at, replica, event, generation FROM docs_mcp_events ORDER BY id DESC LIMIT %s", (events,)).fetchall()
+        rows = generations.generations(conn)
+        replicas = replica_rows(conn)
+        recent = recent_events(conn, events)
     finally:
         conn.close()
     if as_json:
         body = {"generations": [{"generation": g.generation, "state": g.state, "bytes": g.total_bytes, "manifest_sha256": g.manifest_sha256,
-                                 "staged_at": _iso(g.staged_at), "live_at": _iso(g.live_at), "retired_at": _iso(g.retired_at)} for g in generations],
+                                 "staged_at": _iso(g.staged_at), "live_at": _iso(g.live_at), "retired_at": _iso(g.retired_at)} for g in rows],
                 "replicas": [{"replica": r[0], "url": r[1], "serving": r[2], "warmed": list(r[3]), "dropped_for": r[4],
                               "heartbeat_age": float(r[5])} for r in replicas],
                 "events": [{"at": _iso(e[0]), "replica": e[1], "event": e[2], "generation": e[3]} for e in recent]}
@@ -109,7 +108,7 @@ def status(
         return
     for line in table_lines([("GENERATION", "STATE", "MB", "STAGED", "LIVE", "RETIRED")] +
                             [(g.generation, g.state, f"{g.total_bytes / 1e6:.1f}", _iso(g.staged_at), _iso(g.live_at), _iso(g.retired_at))
-                             for g in generations]):
+                             for g in rows]):
         typer.echo(line)
     typer.echo("")
     for line in table_lines([("REPLICA", "SERVING", "WARMED", "DROPPED FOR", "HEARTBEAT AGE")] +
@@ -123,16 +122,16 @@ def status(
 def _prune(fleet: FleetSettings, conn: Any) -> list[str]:
     """Prune old generations after a publish (on a new connection if the publish's was lost); a failure only warns:
     the generation is published, and the next publish prunes."""
-    from docs_mcp.indexer.fleet import registry
+    from docs_mcp.indexer.fleet import generations
     from docs_mcp.indexer.fleet.control import connect, translated
-    from docs_mcp.indexer.fleet.errors import FleetError
+    from docs_mcp.indexer.errors import FleetError
     from docs_mcp.indexer.fleet.storage import DirectoryStorage
 
     try:
         with translated(fleet.database_url):
             fresh = connect(fleet.database_url, application="docs-mcp-publish") if conn.broken else conn
             try:
-                return registry.prune(fresh, DirectoryStorage(fleet.storage), cursor_lifetime=fleet.cursor_lifetime,
+                return generations.prune(fresh, DirectoryStorage(fleet.storage), cursor_lifetime=fleet.cursor_lifetime,
                                       heartbeat_ttl=fleet.heartbeat_ttl)
             finally:
                 if fresh is not conn:

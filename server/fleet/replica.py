@@ -10,7 +10,7 @@ or every second. Each pass:
    and the prepared generation goes live at once (a replica that missed the flip, or started
    later, pulls and warms it first);
 3. the heartbeat reports the generation served and every one held warm;
-4. the flip is evaluated (any replica may decide it: registry.try_flip), except during the heartbeat TTL after
+4. the flip is evaluated (any replica may decide it: generations.try_flip), except during the heartbeat TTL after
    a reconnect, when the heartbeats of the replicas cut off by the same outage are still stale;
 5. local generations no longer held (the replaced one stays for the cursor lifetime) are deleted.
 
@@ -29,12 +29,11 @@ from typing import Any
 
 from docs_mcp.errors import DocsMcpError
 from docs_mcp.indexer.faults import fault_point
-from docs_mcp.indexer.fleet import registry
-from docs_mcp.indexer.fleet.control import FLEET_CHANNEL, ReplicaState, connect, ensure_schema, heartbeat, psycopg_module, record_event
-from docs_mcp.indexer.fleet.errors import FleetError
-from docs_mcp.indexer.fleet.manifest import ChecksumManifest
+from docs_mcp.indexer.fleet import generations
+from docs_mcp.indexer.fleet.control import FLEET_CHANNEL, ReplicaState, connect, ensure_schema, heartbeat, leave, listen, psycopg_module, record_event
+from docs_mcp.indexer.errors import FleetError, IndexLockedError
+from docs_mcp.indexer.fleet.checksum_manifest import ChecksumManifest
 from docs_mcp.indexer.fleet.storage import DirectoryStorage, SharedStorage, pull_generation
-from docs_mcp.indexer.errors import IndexLockedError
 from docs_mcp.indexer.index_file import live_generation, prune, publish, write_lock
 from docs_mcp.redact import redact
 from docs_mcp.server.core.live_index import LiveIndex
@@ -93,7 +92,7 @@ class ReplicaAgent:
         self.index_dir.mkdir(parents=True, exist_ok=True)
         for leftover in self.index_dir.glob(".pull-*"):  # a copy a killed replica left half-done
             shutil.rmtree(leftover, ignore_errors=True)
-        current = registry.live(conn)
+        current = generations.live(conn)
         if current is None:
             raise FleetError("No generation has been published to this fleet yet.",
                              "Publish one: `docs-mcp publish --index BUILD_DIR` with the same fleet.database_url and fleet.storage.")
@@ -116,8 +115,7 @@ class ReplicaAgent:
             self._thread.join(timeout=30)
         try:
             conn = self._conn or connect(self.settings.database_url, application="docs-mcp-replica")
-            conn.execute("DELETE FROM docs_mcp_replicas WHERE replica = %s", (self.name,))
-            record_event(conn, "left", None, self.name)
+            leave(conn, self.name)
             conn.close()
         except Exception as error:  # noqa: BLE001 - leaving is best effort: the heartbeat expires anyway
             logger.warning("could not leave the registry: %s", redact(str(error)))
@@ -144,7 +142,7 @@ class ReplicaAgent:
                     listening = False
                     self._decide_from = time.monotonic() + self.settings.heartbeat_ttl
                 if not listening:
-                    self._conn.execute(f"LISTEN {FLEET_CHANNEL}")
+                    listen(self._conn, FLEET_CHANNEL)
                     listening = True
                 self._step(self._conn)
                 self._contact = time.monotonic()
@@ -163,12 +161,12 @@ class ReplicaAgent:
 
     def _step(self, conn: Any) -> None:
         assert self._live is not None
-        current = registry.live(conn)
-        staged = registry.generations(conn, registry.STAGED)
+        current = generations.live(conn)
+        staged = generations.generations(conn, generations.STAGED)
         if staged and staged[0].generation not in self._live.held():
             fault_point("fleet-warm")
             self._warm(conn, staged[0])
-        for failed in registry.generations(conn, registry.FAILED):
+        for failed in generations.generations(conn, generations.FAILED):
             if failed.generation in self._live.held()[1:]:
                 self._live.discard(failed.generation)
         if current is not None and current.generation != self._live.current().generation:
@@ -184,10 +182,10 @@ class ReplicaAgent:
         if time.monotonic() >= self._decide_from:
             # Right after an outage every other replica's heartbeat looks stale; deciding then would flip
             # without the replicas that are reconnecting, which would serve the old generation meanwhile.
-            registry.try_flip(conn, warm_timeout=self.settings.warm_timeout, heartbeat_ttl=self.settings.heartbeat_ttl)
+            generations.try_flip(conn, warm_timeout=self.settings.warm_timeout, heartbeat_ttl=self.settings.heartbeat_ttl)
         self._prune({served, *(g.generation for g in staged[:1]), *((current.generation,) if current else ())})
 
-    def _warm(self, conn: Any, generation: registry.Generation) -> bool:
+    def _warm(self, conn: Any, generation: generations.Generation) -> bool:
         """Pull, verify, open and warm ``generation`` beside the served one, and say so; False if it cannot (yet).
 
         A failure (shared storage unreadable, a checksum that does not match, a full disk) is
@@ -211,7 +209,7 @@ class ReplicaAgent:
         logger.info("fleet: warmed generation %s in %.2f s", generation.generation, seconds)
         return True
 
-    def _pull(self, generation: registry.Generation) -> None:
+    def _pull(self, generation: generations.Generation) -> None:
         manifest = ChecksumManifest.from_bytes(self.storage.manifest_bytes(generation.generation), generation.manifest_sha256)
         pull_generation(self.storage, manifest, self.index_dir)
 

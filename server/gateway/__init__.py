@@ -23,15 +23,15 @@ from docs_mcp.lazy import lazy_exports
 # The one list of this package's public names, by home module; __all__ follows its order.
 _EXPORTS = {
     "records": ("CALLER_SCOPE", "REQUEST_ID_SCOPE", "Caller"),
-    "config": ("GATEWAY_SECTIONS", "GatewayConfig", "load_gateway_config"),
+    "gateway_config": ("GATEWAY_SECTIONS", "GatewayConfig", "load_gateway_config"),
     "errors": ("GatewayConfigError",),
-    "service": ("Gateway", "open_gateway"),
+    "gateway_service": ("Gateway", "open_gateway"),
 }
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # the same names for type checkers (tests/test_public_api.py keeps the two in step)
     from docs_mcp.server.gateway.records import CALLER_SCOPE, REQUEST_ID_SCOPE, Caller
-    from docs_mcp.server.gateway.config import GATEWAY_SECTIONS, GatewayConfig, load_gateway_config
+    from docs_mcp.server.gateway.gateway_config import GATEWAY_SECTIONS, GatewayConfig, load_gateway_config
     from docs_mcp.server.gateway.errors import GatewayConfigError
-    from docs_mcp.server.gateway.service import Gateway, open_gateway
+    from docs_mcp.server.gateway.gateway_service import Gateway, open_gateway

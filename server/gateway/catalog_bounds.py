@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 import mcp_types as types
 import orjson
 
-from docs_mcp.server.gateway.config import CatalogBounds
+from docs_mcp.server.gateway.gateway_config import CatalogBounds
 from docs_mcp.server.gateway.records import ToolEntry
 
 logger = logging.getLogger(__name__)

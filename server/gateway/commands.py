@@ -22,7 +22,7 @@ def register_gateway(app: typer.Typer) -> None:
 
 def config_file(config: Optional[Path]) -> Path:
     """The file `upstream` edits and `serve` reads: --config, else $DOCS_MCP_CONFIG, else ./docs-mcp.toml."""
-    from docs_mcp.server.team.config import CONFIG_ENV, CONFIG_FILE
+    from docs_mcp.server.team.server_settings import CONFIG_ENV, CONFIG_FILE
 
     return config or Path(variable(CONFIG_ENV) or CONFIG_FILE)
 
@@ -54,7 +54,7 @@ def add(
 @upstream_app.command("list")
 def list_upstreams(config: Optional[Path] = _CONFIG) -> None:
     """List the configured upstream servers (environment values are not shown)."""
-    from docs_mcp.server.gateway.config import load_gateway_config
+    from docs_mcp.server.gateway.gateway_config import load_gateway_config
 
     path = config_file(config)
     upstreams = load_gateway_config(path).upstreams

@@ -13,7 +13,7 @@ from pathlib import Path
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
-from docs_mcp.server.gateway.config import load_gateway_config, parse_upstream
+from docs_mcp.server.gateway.gateway_config import load_gateway_config, parse_upstream
 from docs_mcp.server.gateway.errors import GatewayConfigError
 from docs_mcp.server.gateway.records import UpstreamSpec
 

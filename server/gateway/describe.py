@@ -1,4 +1,4 @@
-"""describe_tool and list_tool_examples: progressive detail over the live tool and its docs (seed 004).
+"""describe_tool and list_tool_examples: progressive detail over the live tool and its docs (corpus/guide/gateway.md#the-meta-tools).
 
 - summary: works from the docs alone or the live tool alone; NOT_FOUND when both are missing;
 - schema: the live tool's input/output schemas and annotations, plus a parameter list derived

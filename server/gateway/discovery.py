@@ -2,7 +2,7 @@
 
 ``LocalProvider`` ranks the catalog's index generation with the engine of ``search_docs``.
 ``RemoteProvider`` sends the available tools and the query to ``POST {search_url}/catalog/search``
-(seed 002's Cloud Search API) within one deadline (connecting, headers and body together: a
+(the remote search service's API, corpus/guide/gateway.md#a-remote-search-service) within one deadline (connecting, headers and body together: a
 service that trickles its answer is cut off too), on a fetch pool of its own; ``FallbackProvider``
 answers with the local engine whenever the remote one fails in any way (network, status,
 deadline, an answer too large or malformed).
@@ -121,7 +121,7 @@ def _relevance(score: float, top: float, mode: Mode) -> float:
 
 
 class RemoteProvider:
-    """seed 002's Cloud Search API: ``POST /catalog/search`` with the tools and the query."""
+    """The remote search service's API (corpus/guide/gateway.md#a-remote-search-service): ``POST /catalog/search`` with the tools and the query."""
 
     name = "remote"
 

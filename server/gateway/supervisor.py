@@ -24,7 +24,7 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from docs_mcp.errors import DocsMcpError
 from docs_mcp.server.gateway.catalog_bounds import bound_catalog, bound_result
-from docs_mcp.server.gateway.config import GatewayConfig
+from docs_mcp.server.gateway.gateway_config import GatewayConfig
 from docs_mcp.server.gateway.errors import ToolNotFoundError, UpstreamTimeoutError, UpstreamUnavailableError
 from docs_mcp.server.gateway.records import ToolEntry
 from docs_mcp.server.gateway.upstream import Upstream, UpstreamStatus

@@ -20,7 +20,7 @@ from typing import Any, Mapping
 import orjson
 import yaml
 
-from docs_mcp.server.gateway.config import check_table
+from docs_mcp.server.gateway.gateway_config import check_table
 from docs_mcp.server.gateway.errors import ArgsTooLargeError, GatewayConfigError
 from docs_mcp.server.gateway.records import split_tool_key
 

@@ -24,7 +24,7 @@ from anyio.abc import TaskGroup, TaskStatus
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from docs_mcp.server.gateway.config import GatewaySettings
+from docs_mcp.server.gateway.gateway_config import GatewaySettings
 from docs_mcp.server.gateway.errors import UpstreamError, UpstreamTimeoutError, UpstreamUnavailableError
 from docs_mcp.server.gateway.records import UpstreamSpec
 from docs_mcp.server.gateway.stdio_transport import RESPONSE_TOO_LARGE, bounded_stdio

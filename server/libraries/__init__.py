@@ -1,4 +1,4 @@
-"""What the library tools after seed 001 share (the tools themselves are server/tools/), plus resources and prompts.
+"""What the library tools (corpus/guide/libraries.md) share (the tools themselves are server/tools/), plus resources and prompts.
 
 Owns the library catalog an index serves and what the tools' answers share (``answers``), fuzzy
 name resolution, page reading, the token-budgeted ``get_docs`` packing with its confidence

@@ -10,7 +10,7 @@ from typing import Any, Mapping
 from docs_mcp.indexer.libraries.library import REMOTE, Library
 from docs_mcp.indexer.libraries.spec import LIBRARY_KEY
 from docs_mcp.server.core.live_index import ServedIndex
-from docs_mcp.server.libraries.catalog import LibraryCatalog
+from docs_mcp.server.libraries.served_libraries import LibraryCatalog
 from docs_mcp.server.libraries.fastpath import LANGUAGE_KEY
 from docs_mcp.server.libraries.remote import Prepared
 from docs_mcp.server.search.engine import Engine

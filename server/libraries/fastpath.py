@@ -20,7 +20,7 @@ from docs_mcp.server.ranking.confidence import confidence, term_coverage
 from docs_mcp.server.core.live_index import ServedIndex
 from docs_mcp.server.contract.render import DELIMITER_START, escape_delimiter_lines
 from docs_mcp.indexer.libraries.library import Library
-from docs_mcp.server.libraries.catalog import LibraryCatalog
+from docs_mcp.server.libraries.served_libraries import LibraryCatalog
 from docs_mcp.server.search.modes import Mode
 from docs_mcp.server.search.passages import best_passage
 from docs_mcp.server.search.records import Hit

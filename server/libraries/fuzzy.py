@@ -3,8 +3,8 @@
 A name scores 1 when the query is the name once case, spaces and punctuation are
 ignored (``Fast API`` = ``fastapi``), 0.9 when it is a prefix of it, and otherwise the
 better of an edit-distance ratio (typos: ``fastpi``, ``pydnatic``, ``skd``) and a trigram Dice
-coefficient (transpositions and partial words), both in [0, 1].  Seed 001 asks for
-matches up to edit distance 3; beyond that only trigrams can still score.
+coefficient (transpositions and partial words), both in [0, 1].  resolve_library must find a name
+mistyped up to edit distance 3 (corpus/guide/libraries.md#resolve_library); beyond that only trigrams can still score.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Mapping
 
 from docs_mcp.environment import environment
-from docs_mcp.indexer.packages.errors import PackageSpecError
+from docs_mcp.indexer.errors import PackageSpecError
 from docs_mcp.indexer.packages.refs import NPM, PYPI, package_ref
 
 if TYPE_CHECKING:  # the client (httpx) loads with the first lookup, not with the server

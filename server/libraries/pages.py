@@ -16,7 +16,7 @@ from docs_mcp.indexer.index_store import IndexStore
 from docs_mcp.server.errors import quoted
 from docs_mcp.server.libraries.fuzzy import name_score
 from docs_mcp.indexer.libraries.library import Library
-from docs_mcp.server.libraries.catalog import LibraryCatalog
+from docs_mcp.server.libraries.served_libraries import LibraryCatalog
 from docs_mcp.server.libraries.errors import PageNotFoundError, PathNotAllowedError
 from docs_mcp.server.search.tokens import count_tokens
 

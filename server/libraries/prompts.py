@@ -1,4 +1,4 @@
-"""MCP prompts: the workflows of seed 001 naming our tools, plus the corpus's ``*.template.md`` files.
+"""MCP prompts: the workflows naming our tools (corpus/guide/libraries.md#prompts), plus the corpus's ``*.template.md`` files.
 
 Templates use a Mustache subset: ``{{name}}`` inserts an argument, ``{{#name}}..{{/name}}``
 keeps its body when the argument is given, ``{{^name}}..{{/name}}`` when it is not.  A

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Generic, Sequence, TypeVar
 
 from docs_mcp.indexer.sources.errors import WrongToolError
-from docs_mcp.indexer.sources.registry import CONTEXT7, LLMS_TXT, RegisteredLibrary
+from docs_mcp.indexer.sources.known_libraries import CONTEXT7, LLMS_TXT, RegisteredLibrary
 from docs_mcp.server.core.live_index import LiveIndex, ServedIndex
 from docs_mcp.indexer.libraries.library import LOCAL, REMOTE, Library
-from docs_mcp.server.libraries.catalog import LibraryCatalog
+from docs_mcp.server.libraries.served_libraries import LibraryCatalog
 from docs_mcp.server.libraries.pages import line_fields, window
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ class Sources:
         warn_if_loopback_allowed()
 
         def open_service() -> SourceService:
-            from docs_mcp.indexer.sources.config import source_settings
+            from docs_mcp.indexer.sources.source_settings import source_settings
             from docs_mcp.indexer.sources.service import SourceService
 
             return SourceService(source_settings(Path(index_dir)))
@@ -181,7 +181,7 @@ class Sources:
 
 
 def refuse_remote(library: Library) -> None:
-    """Refuse a remote library in a tool for local ones (seed 000's validation).
+    """Refuse a remote library in a tool for local ones: get_context7_docs answers for it.
 
     Raises:
         WrongToolError: ``library`` is remote.

@@ -29,7 +29,7 @@ from docs_mcp.indexer.libraries.catalog import RESOURCE_PROPERTY
 from docs_mcp.indexer.ranker import ranking_facts
 from docs_mcp.server.errors import quoted
 from docs_mcp.indexer.libraries.library import Library
-from docs_mcp.server.libraries.catalog import LibraryCatalog
+from docs_mcp.server.libraries.served_libraries import LibraryCatalog
 from docs_mcp.server.libraries.answers import catalog_of
 from docs_mcp.server.libraries.pages import read_lines
 from docs_mcp.server.core.live_index import ServedIndex

@@ -1,5 +1,5 @@
 """What the corpus holds of a query (``Evidence``), as the ranking reads it: the record the search's evidence
-finder (server/search/evidence.py) fills, and how much each place that names a lookup's identifier counts.
+finder (server/search/evidence_finder.py) fills, and how much each place that names a lookup's identifier counts.
 
 It lives with the ranking, which the search uses: the ranking's features and the off-topic gate read it,
 and the search depends on the ranking, never the reverse.

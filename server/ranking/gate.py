@@ -2,7 +2,7 @@
 
 It reads the query's features (features.QUERY_FEATURES: what the corpus knows of the query and how close it
 comes, over the corpus's baselines; whether it holds evidence) and how sure the score model is of the best
-candidate. A query the corpus holds no evidence for (server/search/evidence.py) and whose gate probability is
+candidate. A query the corpus holds no evidence for (server/search/evidence_finder.py) and whose gate probability is
 under the floor gets zero hits and the zero-result hint instead of the least-unrelated chunks.
 """
 

@@ -32,7 +32,7 @@ from docs_mcp.server.ranking.calibration import capped, non_increasing
 from docs_mcp.server.ranking.candidates import FAMILY_JACCARD, CandidatePool
 from docs_mcp.server.ranking.evidence import Evidence
 from docs_mcp.server.ranking.features import PROBES, Baselines, QuerySignals, candidate_table
-from docs_mcp.server.search.evidence import EvidenceFinder
+from docs_mcp.server.search.evidence_finder import EvidenceFinder
 from docs_mcp.server.search.expansion import EXTRA_WEIGHT, Expansions, QueryLegs
 from docs_mcp.server.search.filters import FilterRule, TaxonomyColumns, filter_mask
 from docs_mcp.server.search.fusion import select_fusion
@@ -299,7 +299,7 @@ class Engine:
     def _hybrid(self, legs: QueryLegs, fusion: _Fusion, abstain: bool) -> tuple[Callable[[int], np.ndarray], np.ndarray]:
         """How hybrid search orders the fusion's candidates, and their scores (aligned with ``fusion.ids``).
 
-        A lookup's best candidates come first by how their headings name its identifiers (evidence.py).
+        A lookup's best candidates come first by how their headings name its identifiers (evidence_finder.py).
         With a learned ranking, the head's order may be the learned one,
         scores are calibrated probabilities, and when ``abstain``, a query gets no candidates when the
         filters exclude a lookup's only matches, or when the corpus holds no evidence for it and no

@@ -9,7 +9,7 @@ its query it may send typed parts, searched where each helps (corpus/guide/ranki
   side: the query vector is the normalised mean of the query's, the question's and the answer's
   embeddings.  Their words also reach the full-text side, at ``EXTRA_WEIGHT``, for the terms the
   query and keywords do not already hold: a guessed answer names things, but guesses;
-- the evidence and the lookups (evidence.py) read the query and the keywords; the learned ranking's gate
+- the evidence and the lookups (evidence_finder.py) read the query and the keywords; the learned ranking's gate
   (does anything answer at all?) and the score model's query signals read all of it.
 
 A query without expansions is searched exactly as before (``QueryLegs.plain``).

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from docs_mcp.server.setup.errors import ConfigFileError
+from docs_mcp.server.errors import ConfigFileError
 
 _NOTE = "written by `docs-mcp setup`; edit outside this block"
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")  # CommonMark: an opening fence, and its info string

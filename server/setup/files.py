@@ -21,7 +21,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from docs_mcp.server.setup.errors import ConfigFileError
+from docs_mcp.server.errors import ConfigFileError
 
 MAX_BYTES = 32 * 1024 * 1024  # Claude Code's ~/.claude.json grows with its history: a few MB is common
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
-from docs_mcp.server.setup.errors import ConfigFileError
+from docs_mcp.server.errors import ConfigFileError
 from docs_mcp.server.setup.json_spans import Node, Parser
 
 INDENT = "  "  # for a file whose indentation cannot be read (an empty object)

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
-from docs_mcp.server.setup.errors import TOO_DEEP_HINT, ConfigFileError
+from docs_mcp.server.errors import TOO_DEEP_HINT, ConfigFileError
 
 MAX_DEPTH = 200  # objects and arrays inside each other; client configs nest a handful, Python's stack far fewer than 3,000
 

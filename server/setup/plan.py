@@ -22,7 +22,7 @@ from typing import Any
 from docs_mcp.server.instructions import CommandLine, IndexSummary, agent_rule, skill
 from docs_mcp.server.setup import blocks, files, json_members
 from docs_mcp.server.setup.clients import Client, IndexPath, RuleFile, Scope, ServerFile, Target, config_folders
-from docs_mcp.server.setup.errors import TOO_DEEP_HINT, ConfigFileError, SetupError
+from docs_mcp.server.errors import TOO_DEEP_HINT, ConfigFileError, SetupError
 
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,47}")
 APPROVALS_KEY = "enabledMcpjsonServers"

@@ -13,7 +13,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from docs_mcp.server.gateway import CALLER_SCOPE, Caller
 from docs_mcp.server.sessions import SESSION_SCOPE
-from docs_mcp.server.team.config import TeamSettings
+from docs_mcp.server.team.server_settings import TeamSettings
 from docs_mcp.server.team.keys import KeyReader
 from docs_mcp.server.team.errors import HttpProblem, KeyStoreError, TeamModeError
 

@@ -9,7 +9,7 @@ import orjson
 import typer
 
 from docs_mcp.indexer.schema import CURRENT_FILE
-from docs_mcp.server.team.config import MAX_RATE, TeamSettings, example_toml, load_settings
+from docs_mcp.server.team.server_settings import MAX_RATE, TeamSettings, example_toml, load_settings
 from docs_mcp.server.team.keys import ApiKey, KeyStore
 from docs_mcp.server.team.postgres_keys import PostgresKeyStore
 from docs_mcp.tables import table_lines

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from docs_mcp.server.fleet.replica import FleetSettings, ReplicaAgent
-from docs_mcp.server.team.config import TeamSettings
+from docs_mcp.server.team.server_settings import TeamSettings
 from docs_mcp.server.team.errors import ConfigError
 from docs_mcp.server.team.keys import KeyReader, KeyVerifier
 

@@ -38,7 +38,7 @@ from docs_mcp.server.capacity import ToolCapacity
 from docs_mcp.server.gateway import Gateway
 from docs_mcp.server.team.auth import AuthMiddleware, OriginGuard, check_host_policy, host_patterns, origin_patterns
 from docs_mcp.server.team.body_limit import BodyLimit
-from docs_mcp.server.team.config import TeamSettings, load_settings
+from docs_mcp.server.team.server_settings import TeamSettings, load_settings
 from docs_mcp.server.team.connections import ConnectionGuard, ConnectionLimits, GuardedH11Protocol, connection_limits
 from docs_mcp.server.team.health import readiness, served_generation
 from docs_mcp.server.team.fleet_mode import open_key_reader, replica_agent

@@ -24,8 +24,10 @@ import time
 from collections import OrderedDict
 from typing import Any
 
-from docs_mcp.indexer.fleet.control import KEYS_CHANNEL, connect, ensure_schema, translated
-from docs_mcp.indexer.fleet.errors import ControlPlaneError
+from docs_mcp.indexer.fleet.control import (
+    KEYS_CHANNEL, active_key, active_keys, all_keys, connect, ensure_schema, insert_key, listen, revoke_key, translated,
+)
+from docs_mcp.indexer.errors import ControlPlaneError
 from docs_mcp.redact import redact
 from docs_mcp.server.team.errors import KeyExistsError, KeyNotFoundError, KeyStoreError
 from docs_mcp.server.team.keys import ApiKey, digest_key, is_well_formed, matching_key, new_key, now_text
@@ -33,7 +35,6 @@ from docs_mcp.server.team.keys import ApiKey, digest_key, is_well_formed, matchi
 logger = logging.getLogger(__name__)
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
-_COLUMNS = "name, hint, rate, burst, created_at, revoked_at, project"
 POLL_SECONDS = 5.0  # the fallback poll: a missed notification is caught within this
 UNKNOWN_REMEMBERED = 10_000  # digests found in no row: a key is random and never created twice, so safe to remember
 MAX_STALENESS = 60.0  # seconds of verifying from memory while PostgreSQL does not answer
@@ -58,28 +59,21 @@ class PostgresKeyStore:
         psycopg = _psycopg()
         with self._connection() as conn, conn.transaction():
             try:
-                conn.execute(
-                    "INSERT INTO docs_mcp_keys (name, digest, hint, rate, burst, created_at, project) VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                    (name, digest_key(key), record.hint, rate, burst, record.created_at, project))
+                insert_key(conn, name, digest_key(key), record.hint, rate, burst, record.created_at, project)
             except psycopg.errors.UniqueViolation:
                 raise KeyExistsError(f"An active key named {name!r} already exists.",
                                      f"Revoke it first (`docs-mcp keys revoke {name}`) or choose another name.") from None
-            conn.execute("SELECT pg_notify(%s, %s)", (KEYS_CHANNEL, "create:" + digest_key(key).hex()))
         return record, key
 
     def list(self) -> list[ApiKey]:
         with self._connection() as conn:
-            rows = conn.execute(f"SELECT {_COLUMNS} FROM docs_mcp_keys ORDER BY id").fetchall()
+            rows = all_keys(conn)
         return [ApiKey(*row) for row in rows]
 
     def revoke(self, name: str) -> ApiKey:
         """Revoke the active key of ``name``; every replica refuses it from its next request on. See KeyStore.revoke."""
         with self._connection() as conn, conn.transaction():
-            row = conn.execute(
-                f"UPDATE docs_mcp_keys SET revoked_at = %s WHERE name = %s AND revoked_at IS NULL RETURNING digest, {_COLUMNS}",
-                (now_text(), name)).fetchone()
-            if row is not None:
-                conn.execute("SELECT pg_notify(%s, %s)", (KEYS_CHANNEL, "revoke:" + bytes(row[0]).hex()))
+            row = revoke_key(conn, name, now_text())
         if row is None:
             raise KeyNotFoundError(f"No active key named {name!r}.", "See the names with `docs-mcp keys list`.")
         return ApiKey(*row[1:])
@@ -174,8 +168,7 @@ class PostgresKeyVerifier:
                     if self._lookups is None:
                         self._lookups = self._connect("docs-mcp-keys-lookup")
                     with translated(self.url, "look a key up in"):
-                        row = self._lookups.execute(f"SELECT digest, {_COLUMNS} FROM docs_mcp_keys WHERE digest = %s AND revoked_at IS NULL",
-                                                    (digest,)).fetchone()
+                        row = active_key(self._lookups, digest)
                     break
                 except (ControlPlaneError, KeyStoreError) as error:
                     if self._lookups is not None:
@@ -204,7 +197,7 @@ class PostgresKeyVerifier:
     def _reload(self, conn: Any, *, close: bool = False) -> None:
         try:
             with translated(self.url, "read the keys from"):
-                rows = conn.execute(f"SELECT digest, {_COLUMNS} FROM docs_mcp_keys WHERE revoked_at IS NULL").fetchall()
+                rows = active_keys(conn)
         except ControlPlaneError as error:
             raise KeyStoreError(error.message, error.hint) from None
         finally:
@@ -220,7 +213,7 @@ class PostgresKeyVerifier:
             conn = None
             try:
                 conn = self._connect("docs-mcp-keys")
-                conn.execute(f"LISTEN {KEYS_CHANNEL}")
+                listen(conn, KEYS_CHANNEL)
                 self._reload(conn)  # after LISTEN: nothing committed from here on is missed
                 due = time.monotonic() + self._poll
                 while not self._stop.is_set():

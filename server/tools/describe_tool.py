@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 import mcp_types as types
 
 from docs_mcp.server.core.arguments import present
-from docs_mcp.server.core.registry import ToolSpec
+from docs_mcp.server.core.tool_registry import ToolSpec
 from docs_mcp.server.gateway.errors import InvalidDetailError
 from docs_mcp.server.gateway.records import Caller
 from docs_mcp.server.tools.context import ToolContext

@@ -1,4 +1,4 @@
-"""get_doc, the contract's read of one chunk (seed 003): its schema, arguments (the chunk-ID grammar), run and spec.
+"""get_doc, the contract's read of one chunk (corpus/guide/get-doc.md): its schema, arguments (the chunk-ID grammar), run and spec.
 
 The chunk and its neighbours are rendered in the contract's delimiter grammar (server/contract/render.py,
 sizing.py); errors are the contract's plain text.
@@ -15,7 +15,7 @@ from mcp_types import Tool
 from docs_mcp.server.contract.sizing import ChunkWindow
 from docs_mcp.server.core.arguments import integer, present, required_string
 from docs_mcp.server.core.live_index import ServedIndex
-from docs_mcp.server.core.registry import ToolSpec, internal_error_text
+from docs_mcp.server.core.tool_registry import ToolSpec, internal_error_text
 from docs_mcp.server.errors import ChunkNotFoundError, InvalidArgumentError, InvalidChunkIdError
 from docs_mcp.server.tools.context import ToolContext
 

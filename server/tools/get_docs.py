@@ -9,7 +9,7 @@ from typing import Any, Mapping
 from docs_mcp.server.core.arguments import integer, json_type, schema_arguments, short_string, string
 from docs_mcp.server.core.facets import filter_values
 from docs_mcp.server.core.live_index import ServedIndex
-from docs_mcp.server.core.registry import ToolSpec
+from docs_mcp.server.core.tool_registry import ToolSpec
 from docs_mcp.server.errors import InvalidArgumentError, quoted, quoted_list
 from docs_mcp.server.libraries.answers import catalog_of, freshness
 from docs_mcp.server.libraries.fastpath import LANGUAGE_KEY, count_tokens, find_candidates, pack, related_pages
@@ -30,7 +30,7 @@ DESCRIPTION = (
     "packed into max_tokens. Check confidence: below 0.5, read related_pages with read_page or browse "
     "get_library_info. Only for libraries resolve_library marks tool 'get_docs'."
 )
-# Seed 001's shape of a library in get_docs; library_id is accepted too, as agents write either.
+# The object form of a library in get_docs ({"libraryId": ...}); library_id is accepted too, as agents write either.
 _LIBRARY_REF = {
     "type": "object",
     "properties": {"libraryId": LIBRARY_ID, "library_id": LIBRARY_ID},
@@ -94,7 +94,7 @@ def parse(arguments: Mapping[str, Any] | None) -> DocsArgs:
 
 
 def _library_id(item: Any) -> str:
-    """A library ID given as a string or as seed 001's {"libraryId": ...} (or {"library_id": ...})."""
+    """A library ID given as a string or as an object {"libraryId": ...} (or {"library_id": ...})."""
     if isinstance(item, Mapping) and len(item) == 1 and next(iter(item)) in _ID_KEYS:
         item = next(iter(item.values()))
     if not isinstance(item, str):

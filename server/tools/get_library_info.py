@@ -9,7 +9,7 @@ from typing import Any, Mapping
 from docs_mcp.indexer.libraries.library import Library
 from docs_mcp.server.core.arguments import integer, json_type, schema_arguments
 from docs_mcp.server.core.live_index import ServedIndex
-from docs_mcp.server.core.registry import ToolSpec, render_json
+from docs_mcp.server.core.tool_registry import ToolSpec, render_json
 from docs_mcp.server.errors import InvalidArgumentError, quoted_list
 from docs_mcp.server.libraries import resources
 from docs_mcp.server.libraries.answers import catalog_of, freshness, next_calls, shown_source, summary, topics

@@ -10,7 +10,7 @@ from mcp_types import Tool
 
 from docs_mcp.server.core.arguments import required_string, visible_text
 from docs_mcp.server.core.live_index import ServedIndex
-from docs_mcp.server.core.registry import ToolSpec
+from docs_mcp.server.core.tool_registry import ToolSpec
 from docs_mcp.server.errors import InvalidArgumentError
 
 MAX_ID_CHARS = 200
@@ -29,7 +29,7 @@ TOKENS = {"type": "integer", "minimum": 500, "maximum": 10000, "default": 5000}
 
 
 def closed_schema(properties: Mapping[str, Any], required: list[str]) -> dict[str, Any]:
-    """A library tool's input schema: these properties, no others (seed 001's shapes, in our snake_case)."""
+    """A library tool's input schema: these properties, no others (the shapes corpus/guide/libraries.md documents, in our snake_case)."""
     return {"type": "object", "additionalProperties": False, "properties": dict(properties), "required": list(required)}
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 import mcp_types as types
 
 from docs_mcp.server.core.arguments import integer, present
-from docs_mcp.server.core.registry import ToolSpec
+from docs_mcp.server.core.tool_registry import ToolSpec
 from docs_mcp.server.gateway.records import Caller
 from docs_mcp.server.tools.context import ToolContext
 from docs_mcp.server.tools.meta_tools import READ_ONLY, TOOL_KEY, meta_spec, tool_key

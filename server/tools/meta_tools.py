@@ -1,4 +1,4 @@
-"""What the gateway's meta-tools share (seed 002, seed 004): who calls (from the transport), the tool key argument,
+"""What the gateway's meta-tools share (corpus/guide/gateway.md#the-meta-tools): who calls (from the transport), the tool key argument,
 the read-only annotation, and the spec of a tool that reads no index and runs on the gateway."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 import mcp_types as types
 
 from docs_mcp.server.core.arguments import required_string
-from docs_mcp.server.core.registry import ToolSpec
+from docs_mcp.server.core.tool_registry import ToolSpec
 from docs_mcp.server.errors import InvalidArgumentError
 from docs_mcp.server.gateway.records import CALLER_SCOPE, LOCAL_CALLER, REQUEST_ID_SCOPE, Caller
 from docs_mcp.server.tools.context import ToolContext

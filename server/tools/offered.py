@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 import mcp_types as types
 
 from docs_mcp.server.core.live_index import ServedIndex
-from docs_mcp.server.core.registry import ToolCall, ToolRegistry, ToolSpec
+from docs_mcp.server.core.tool_registry import ToolCall, ToolRegistry, ToolSpec
 from docs_mcp.server.search.modes import Mode
 from docs_mcp.server.tools import (
     describe_tool,

@@ -9,10 +9,10 @@ from typing import Any, Mapping
 from docs_mcp.indexer.libraries.library import Library
 from docs_mcp.server.core.arguments import integer, schema_arguments, string
 from docs_mcp.server.core.live_index import ServedIndex
-from docs_mcp.server.core.registry import ToolSpec
+from docs_mcp.server.core.tool_registry import ToolSpec
 from docs_mcp.server.errors import InvalidArgumentError
 from docs_mcp.server.libraries.answers import catalog_of
-from docs_mcp.server.libraries.catalog import LibraryCatalog
+from docs_mcp.server.libraries.served_libraries import LibraryCatalog
 from docs_mcp.server.libraries.pages import line_fields, locate, read_lines
 from docs_mcp.server.libraries.remote import Sources
 from docs_mcp.server.tools.context import ToolContext

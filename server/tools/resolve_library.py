@@ -8,7 +8,7 @@ from typing import Any, Mapping
 
 from docs_mcp.server.core.arguments import schema_arguments, string
 from docs_mcp.server.core.live_index import ServedIndex
-from docs_mcp.server.core.registry import ToolSpec
+from docs_mcp.server.core.tool_registry import ToolSpec
 from docs_mcp.server.errors import quoted
 from docs_mcp.server.libraries.answers import catalog_of, next_calls, summary, tagged_languages, topics
 from docs_mcp.server.libraries.packages import KNOWN_RELEVANCE, registry_packages

@@ -1,4 +1,4 @@
-"""search_docs, the contract's search (seed 003): its schema (with the index's taxonomy as filters), arguments,
+"""search_docs, the contract's search (corpus/guide/search-docs.md): its schema (with the index's taxonomy as filters), arguments,
 run (one page of hits, the next page's cursor, the zero-hit hint) and spec.
 
 The SearchResult text and its sizing are shared with search_docs_expanded (server/contract/render.py,
@@ -20,7 +20,7 @@ from docs_mcp.server.contract.sizing import SearchAnswer, sized_hits
 from docs_mcp.server.core.arguments import choice, integer, present, required_string, string, visible_text
 from docs_mcp.server.core.facets import SEARCH_ARGUMENTS, filter_values
 from docs_mcp.server.core.live_index import ServedIndex
-from docs_mcp.server.core.registry import ToolCall, ToolSpec, internal_error_text
+from docs_mcp.server.core.tool_registry import ToolCall, ToolSpec, internal_error_text
 from docs_mcp.server.errors import InvalidArgumentError, NoVectorsError
 from docs_mcp.server.libraries.answers import catalog_of
 from docs_mcp.server.libraries.errors import LibraryNotFoundError

@@ -1,6 +1,6 @@
 """search_docs_expanded: search_docs plus the typed parts an agent writes (keywords, its question, a hypothetical answer).
 
-search_docs keeps the seed contract to the letter; this tool takes the same arguments and answers
+search_docs keeps its contract (corpus/guide/search-docs.md) to the letter; this tool takes the same arguments and answers
 in the same SearchResult text, and adds three optional strings that the engine routes to the
 signals they suit (server/search/expansion.py).  Without them it answers exactly as search_docs.
 Its description is what an agent learns to write them from: the development sets' expansions were
@@ -15,7 +15,7 @@ from mcp_types import Tool
 
 from docs_mcp.server.contract.sizing import SearchAnswer
 from docs_mcp.server.core.arguments import string, visible_text
-from docs_mcp.server.core.registry import ToolCall, ToolSpec, internal_error_text
+from docs_mcp.server.core.tool_registry import ToolCall, ToolSpec, internal_error_text
 from docs_mcp.server.core.live_index import ServedIndex
 from docs_mcp.server.errors import InvalidArgumentError
 from docs_mcp.server.search.expansion import MAX_ANSWER_CHARS, MAX_KEYWORDS_CHARS, MAX_QUESTION_CHARS, Expansions

@@ -13,10 +13,10 @@ import pytest
 from services import wait_until
 
 from docs_mcp.indexer import build_index
-from docs_mcp.indexer.fleet import registry
+from docs_mcp.indexer.fleet import generations
 from docs_mcp.indexer.fleet.control import BUILD_LOCK, ReplicaState, build_lock, connect, ensure_schema, heartbeat
-from docs_mcp.indexer.fleet.errors import BuildLockedError, ChecksumError, ControlPlaneError, StorageError
-from docs_mcp.indexer.fleet.manifest import ChecksumManifest, build_manifest
+from docs_mcp.indexer.errors import BuildLockedError, ChecksumError, ControlPlaneError, StorageError
+from docs_mcp.indexer.fleet.checksum_manifest import ChecksumManifest, build_manifest
 from docs_mcp.indexer.fleet.publish import FlipPolicy, publish
 from docs_mcp.indexer.fleet.storage import DirectoryStorage, pull_generation
 from docs_mcp.indexer.index_file import current_generation
@@ -85,55 +85,55 @@ def _replica(conn: Any, name: str, warmed: tuple[str, ...], *, silent: bool = Fa
 def _stage(conn: Any, tmp_path: Path, name: str) -> str:
     builder = build(tmp_path, name, out=tmp_path / f"builder-{name}")
     manifest = build_manifest(builder / current_generation(builder))
-    registry.stage(conn, manifest, "test")
+    generations.stage(conn, manifest, "test")
     return manifest.generation
 
 
 def test_the_flip_waits_for_every_healthy_replica(conn: Any, tmp_path: Path) -> None:
     first = _stage(conn, tmp_path, "first")
-    assert registry.try_flip(conn, warm_timeout=60, heartbeat_ttl=3).outcome == "live"  # nobody to wait for
+    assert generations.try_flip(conn, warm_timeout=60, heartbeat_ttl=3).outcome == "live"  # nobody to wait for
     second = _stage(conn, tmp_path, "second")
     _replica(conn, "r1", (first, second))
     _replica(conn, "r2", (first,))
     _replica(conn, "gone", (first,), silent=True)
-    assert registry.try_flip(conn, warm_timeout=60, heartbeat_ttl=3) is None  # r2 has not warmed it
-    assert registry.live(conn).generation == first
+    assert generations.try_flip(conn, warm_timeout=60, heartbeat_ttl=3) is None  # r2 has not warmed it
+    assert generations.live(conn).generation == first
     _replica(conn, "r2", (first, second))
-    flip = registry.try_flip(conn, warm_timeout=60, heartbeat_ttl=3)
+    flip = generations.try_flip(conn, warm_timeout=60, heartbeat_ttl=3)
     assert (flip.outcome, flip.warmed, flip.dropped, flip.stale) == ("live", ("r1", "r2"), (), ("gone",))
-    states = {g.generation: g.state for g in registry.generations(conn)}
+    states = {g.generation: g.state for g in generations.generations(conn)}
     assert states == {first: "retired", second: "live"}
 
 
 def test_a_laggard_past_the_timeout_is_dropped_and_rejoins_when_it_serves_the_live_generation(conn: Any, tmp_path: Path) -> None:
     first = _stage(conn, tmp_path, "first")
-    registry.try_flip(conn, warm_timeout=60, heartbeat_ttl=3)
+    generations.try_flip(conn, warm_timeout=60, heartbeat_ttl=3)
     second = _stage(conn, tmp_path, "second")
     _replica(conn, "fast", (first, second))
     _replica(conn, "slow", (first,))
-    flip = registry.try_flip(conn, warm_timeout=0, heartbeat_ttl=3)
+    flip = generations.try_flip(conn, warm_timeout=0, heartbeat_ttl=3)
     assert (flip.outcome, flip.dropped) == ("live", ("slow",))
     assert heartbeat(conn, ReplicaState("slow", "", first, (first,))) == second  # still dropped
     assert heartbeat(conn, ReplicaState("slow", "", second, (second,))) is None  # caught up
     third = _stage(conn, tmp_path, "third")
     _replica(conn, "fast", (second,))
-    assert registry.try_flip(conn, warm_timeout=0, heartbeat_ttl=3).outcome == "failed"  # nobody warmed it
-    assert registry.live(conn).generation == second and {g.state for g in registry.generations(conn, "failed")} == {"failed"}
-    assert third in {g.generation for g in registry.generations(conn, "failed")}
+    assert generations.try_flip(conn, warm_timeout=0, heartbeat_ttl=3).outcome == "failed"  # nobody warmed it
+    assert generations.live(conn).generation == second and {g.state for g in generations.generations(conn, "failed")} == {"failed"}
+    assert third in {g.generation for g in generations.generations(conn, "failed")}
 
 
 def test_a_heartbeat_racing_the_flip_that_drops_its_replica_keeps_it_dropped(conn: Any, database: str, tmp_path: Path) -> None:
     # The flip marks the laggard while the laggard's heartbeat waits on that row: the heartbeat's statement
     # began before the flip committed, when the laggard's generation was still the live one.
     first = _stage(conn, tmp_path, "first")
-    registry.try_flip(conn, warm_timeout=60, heartbeat_ttl=3)
+    generations.try_flip(conn, warm_timeout=60, heartbeat_ttl=3)
     second = _stage(conn, tmp_path, "second")
     _replica(conn, "fast", (first, second))
     heartbeat(conn, ReplicaState("slow", "", first, (first,)))
     other = connect(database)
     returned: list[str | None] = []
     with conn.transaction():
-        flip = registry.try_flip(conn, warm_timeout=0, heartbeat_ttl=3)
+        flip = generations.try_flip(conn, warm_timeout=0, heartbeat_ttl=3)
         assert (flip.outcome, flip.dropped) == ("live", ("slow",))
         racing = threading.Thread(target=lambda: returned.append(heartbeat(other, ReplicaState("slow", "", first, (first,)))))
         racing.start()
@@ -186,10 +186,10 @@ def test_a_progressive_build_publishes_once_and_pruning_goes_by_reference_and_ag
     build(tmp_path, "two", extra="changed", embeddings="none", out=builder)
     second = publish(builder, storage, conn, publisher="test", policy=policy)
     _replica(conn, "holder", (report.generation,))  # still holds the old one
-    assert registry.prune(conn, storage, cursor_lifetime=0, heartbeat_ttl=3) == []
-    assert registry.prune(conn, storage, cursor_lifetime=3600, heartbeat_ttl=3) == []
+    assert generations.prune(conn, storage, cursor_lifetime=0, heartbeat_ttl=3) == []
+    assert generations.prune(conn, storage, cursor_lifetime=3600, heartbeat_ttl=3) == []
     _replica(conn, "holder", (second.generation,))
-    assert registry.prune(conn, storage, cursor_lifetime=0, heartbeat_ttl=3) == [report.generation]
+    assert generations.prune(conn, storage, cursor_lifetime=0, heartbeat_ttl=3) == [report.generation]
     assert storage.generations() == [second.generation]
 
 
@@ -240,7 +240,7 @@ def _agent_state(agent: ReplicaAgent, conn: Any) -> str:
                        "WHERE replica = %s", (agent.name,)).fetchone()
     stack = "".join(traceback.format_stack(frame)) if frame is not None else "(no thread)"
     return (f"passes={agent.passes} alive={thread is not None and thread.is_alive()} check={agent.check()} "
-            f"registry={[(g.generation, g.state) for g in registry.generations(conn)]} row={row}\n{stack}")
+            f"registry={[(g.generation, g.state) for g in generations.generations(conn)]} row={row}\n{stack}")
 
 
 def test_replicas_warm_before_the_flip_and_a_laggard_leaves_health_until_it_catches_up(database: str, tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from fleet_harness import DOCS_MCP, environ
 from services import wait_until
 from test_control_plane import build
 
-from docs_mcp.indexer.fleet import registry
+from docs_mcp.indexer.fleet import generations
 from docs_mcp.indexer.fleet.control import ReplicaState, connect, ensure_schema, heartbeat
 from docs_mcp.indexer.fleet.publish import FlipPolicy, publish
 from docs_mcp.indexer.fleet.storage import LEFTOVER_SECONDS, DirectoryStorage
@@ -62,7 +62,7 @@ def test_after_a_postgres_restart_the_first_replica_back_waits_for_the_others_be
         build(tmp_path, "two", extra="second", out=builder)
         second = publish(builder, storage, conn, publisher="test", policy=policy, wait=False).generation
         wait_until(lambda: second in live.held(), "the agent to warm the new generation")
-        assert registry.live(conn).generation == first  # "other" has not warmed it
+        assert generations.live(conn).generation == first  # "other" has not warmed it
         conn.close()
         other.stop()  # cut off by the outage like the agent; it comes back later than the agent
         postgres.primary.stop()
@@ -71,9 +71,9 @@ def test_after_a_postgres_restart_the_first_replica_back_waits_for_the_others_be
         postgres.primary.start()
         wait_until(lambda: agent.passes > passes + 1, "the agent's first passes after the outage")
         conn = connect(database)
-        assert registry.live(conn).generation == first, "flipped without the replica cut off by the same outage"
+        assert generations.live(conn).generation == first, "flipped without the replica cut off by the same outage"
         heartbeat(conn, ReplicaState("other", "", first, (first, second)))  # back, and warm
-        wait_until(lambda: registry.live(conn).generation == second, "the flip once every healthy replica has warmed it")
+        wait_until(lambda: generations.live(conn).generation == second, "the flip once every healthy replica has warmed it")
     finally:
         agent.stop()
         live.close()
@@ -99,7 +99,7 @@ def test_a_publish_that_loses_postgres_while_waiting_reports_the_flip_committed_
         postgres.primary.stop()
         postgres.primary.start()
         conn = connect(database)
-        flip = registry.try_flip(conn, warm_timeout=300, heartbeat_ttl=15)  # another process decides: no replica to wait for
+        flip = generations.try_flip(conn, warm_timeout=300, heartbeat_ttl=15)  # another process decides: no replica to wait for
         conn.close()
         assert flip is not None and flip.outcome == "live"
     finally:

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from docs_mcp.server.gateway.config import GatewaySettings, load_gateway_config
+from docs_mcp.server.gateway.gateway_config import GatewaySettings, load_gateway_config
 from docs_mcp.server.gateway.config_file import add_upstream, remove_upstream
 from docs_mcp.server.gateway.errors import GatewayConfigError
 from docs_mcp.server.gateway.records import UpstreamSpec
-from docs_mcp.server.team.config import load_settings
+from docs_mcp.server.team.server_settings import load_settings
 
 TEAM_AND_GATEWAY = """\
 # our team server

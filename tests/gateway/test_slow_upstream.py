@@ -8,7 +8,7 @@ from pathlib import Path
 
 from gateway_upstreams import UPSTREAM_SERVER
 
-from docs_mcp.server.gateway.config import GatewayConfig, GatewaySettings
+from docs_mcp.server.gateway.gateway_config import GatewayConfig, GatewaySettings
 from docs_mcp.server.gateway.records import UpstreamSpec
 from docs_mcp.server.gateway.supervisor import Supervisor
 

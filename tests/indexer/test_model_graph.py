@@ -15,7 +15,7 @@ import pytest
 from model_fixtures import fixed_texts
 
 from docs_mcp.indexer.models import onnx_wire
-from docs_mcp.indexer.models.files import verified_files
+from docs_mcp.indexer.models.model_files import verified_files
 from docs_mcp.indexer.models.graph import rewritten
 from docs_mcp.indexer.models.sentence_model import SentenceModel, mean_pooled, unit_rows
 

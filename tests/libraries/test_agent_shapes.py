@@ -1,4 +1,4 @@
-"""What agents send, beyond the plain shapes: seed 001's `libraries: [{"libraryId": ...}]` in
+"""What agents send, beyond the plain shapes: the object form `libraries: [{"libraryId": ...}]` in
 get_docs, a `language` for get_docs, and libraries whose languages only their sections' taxonomy tells."""
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from docs_mcp.indexer.libraries.library import Library
-from docs_mcp.server.libraries.catalog import LibraryCatalog
+from docs_mcp.server.libraries.served_libraries import LibraryCatalog
 from docs_mcp.server.libraries.fuzzy import MAX_EDITS, best_score, compact, levenshtein, name_score
 
 

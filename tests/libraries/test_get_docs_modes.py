@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from docs_mcp.indexer.sources.config import source_settings
+from docs_mcp.indexer.sources.source_settings import source_settings
 from docs_mcp.indexer.sources.service import SourceService
 from docs_mcp.server.core.live_index import LiveIndex
 from docs_mcp.server.tools.get_docs import parse as parse_docs_args, run as get_docs

@@ -12,11 +12,11 @@ from typing import Any, Iterator
 import pytest
 
 from docs_mcp.eval.golden import load_golden
-from docs_mcp.indexer.sources.config import source_settings
+from docs_mcp.indexer.sources.source_settings import source_settings
 from docs_mcp.indexer.sources.service import SourceService
 from docs_mcp.server.app import tool_registry
 from docs_mcp.server.core.live_index import LiveIndex
-from docs_mcp.server.core.registry import ToolCall
+from docs_mcp.server.core.tool_registry import ToolCall
 from docs_mcp.server.libraries.remote import Sources
 from docs_mcp.server.search.engine import Engine
 from library_corpora import ACME

@@ -11,7 +11,7 @@ from mcp.shared.exceptions import MCPError
 
 from library_corpora import ACME, PYDANTIX, QUICKWEB
 
-from docs_mcp.indexer.models.files import DIGESTS
+from docs_mcp.indexer.models.model_files import DIGESTS
 
 HEALTH, RESOLVED = "docs-mcp://health", "docs-mcp://session/resolved-libraries"
 ROUTING = f"docs:///{QUICKWEB}/reference/routing.md"

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from docs_mcp.indexer.errors import LibraryError
+from docs_mcp.indexer.errors import LibraryError, PackageSpecError
 from docs_mcp.indexer.libraries.spec import check_library_id
 from docs_mcp.indexer.libraries.versions import LibraryRef, default_versions, newest, parse_ref, version_facet
-from docs_mcp.indexer.packages.errors import PackageSpecError
 from docs_mcp.indexer.packages.refs import parse_package_spec
 from docs_mcp.indexer.packages.specifiers import best_version
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from loopback_registry import client_for
-from docs_mcp.indexer.packages.errors import PackageFetchError, PackageNotFoundError
+from docs_mcp.indexer.errors import PackageFetchError, PackageNotFoundError
 from docs_mcp.indexer.packages.metadata_cache import MetadataCache
 from docs_mcp.indexer.packages.refs import parse_package_spec
 from docs_mcp.indexer.packages.registry_client import RegistryClient, RegistrySettings

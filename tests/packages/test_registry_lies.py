@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 import pytest
 
-from docs_mcp.indexer.packages.errors import PackageFetchError, PackageSpecError
+from docs_mcp.indexer.errors import PackageFetchError, PackageSpecError
 from docs_mcp.indexer.packages.refs import PYPI, package_ref, parse_package_spec
 from loopback_registry import LoopbackRegistry, client_for
 

@@ -11,7 +11,7 @@ import pytest
 
 from docs_mcp.indexer.packages import archive
 from docs_mcp.indexer.packages.archive import unpack_docs
-from docs_mcp.indexer.packages.errors import PackageFetchError
+from docs_mcp.indexer.errors import PackageFetchError
 from docs_mcp.indexer.sources import archive_bounds
 
 DATA = Path(__file__).parent / "registry"

@@ -19,7 +19,7 @@ from loopback_registry import LoopbackRegistry, client_for
 
 from docs_mcp.indexer.packages import richer
 from docs_mcp.indexer.packages.adding import add_package, indexed_libraries
-from docs_mcp.indexer.packages.info import PackageInfo, Release
+from docs_mcp.indexer.packages.package_info import PackageInfo, Release
 from docs_mcp.indexer.packages.refs import parse_package_spec
 from docs_mcp.indexer.packages.site_crawl import DocsSiteCrawl
 from docs_mcp.indexer.sources.errors import SourceError

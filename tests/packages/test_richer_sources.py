@@ -17,7 +17,7 @@ from pathlib import Path
 from loopback_registry import LoopbackRegistry, client_for
 
 from docs_mcp.indexer.packages.adding import add_package, indexed_libraries
-from docs_mcp.indexer.packages.info import PackageInfo, Release
+from docs_mcp.indexer.packages.package_info import PackageInfo, Release
 from docs_mcp.indexer.packages.refs import parse_package_spec
 from docs_mcp.indexer.packages import richer
 from docs_mcp.indexer.packages.richer import LlmsTxtAtDocsSite, llms_txt_candidates

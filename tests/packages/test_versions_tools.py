@@ -70,7 +70,7 @@ def test_search_docs_filters_by_version_and_otherwise_searches_default_versions(
 def test_every_answer_carries_its_provenance_and_the_text_of_search_stays_the_contracts(server: McpSession) -> None:
     result = server.call("search_docs", {"query": "parse_float", "library": NEW})
     text_hits = __import__("json").loads(result.content[0].text)["hits"]
-    assert all("provenance" not in hit for hit in text_hits)  # seed 003's SearchResult, unchanged
+    assert all("provenance" not in hit for hit in text_hits)  # search_docs's hit shape (corpus/guide/search-docs.md), unchanged
     provenance = result.structured_content["hits"][0]["provenance"]
     assert result.structured_content["hits"][0]["passage"]  # beside the passage and tokens every hit carries
     expanded = server.call("search_docs_expanded", {"query": "parse_float", "library": NEW, "keywords": "ValueError illegal types"})

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-DEFERRED = ("httpx", "bs4", "rich", "docs_mcp.indexer.sources.service", "docs_mcp.indexer.build", "docs_mcp.server.gateway.service")
+DEFERRED = ("httpx", "bs4", "rich", "docs_mcp.indexer.sources.service", "docs_mcp.indexer.build", "docs_mcp.server.gateway.gateway_service")
 
 SERVE_AND_SEARCH = """
 import json
@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from docs_mcp.server.app import ServerSettings, build_server, open_live, tool_registry
-from docs_mcp.server.core.registry import ToolCall
+from docs_mcp.server.core.tool_registry import ToolCall
 from docs_mcp.server.libraries.remote import Sources
 
 index_dir, then, watched = Path(sys.argv[1]), sys.argv[2], sys.argv[3:]

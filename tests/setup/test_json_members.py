@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from docs_mcp.server.setup.errors import ConfigFileError
+from docs_mcp.server.errors import ConfigFileError
 from docs_mcp.server.setup.json_members import add_item, member_value, parse, remove_item, remove_member, set_member
 
 ENTRY = {"type": "stdio", "command": "docs-mcp", "args": ["serve", "--index", ".docs-mcp"]}

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from docs_site import DocsSite
 
-from docs_mcp.indexer.sources.config import SourceSettings, source_settings
-from docs_mcp.indexer.sources.registry import LLMS_TXT, RegisteredLibrary, Registry
+from docs_mcp.indexer.sources.source_settings import SourceSettings, source_settings
+from docs_mcp.indexer.sources.known_libraries import LLMS_TXT, RegisteredLibrary, Registry
 from docs_mcp.indexer.sources.service import SourceService
 
 SKYHOOK = "skyhook/skyhook"

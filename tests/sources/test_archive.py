@@ -11,7 +11,7 @@ import pytest
 from corpus_files import write_corpus
 
 from docs_mcp.indexer.packages.archive import unpack_docs as unpack_release_docs
-from docs_mcp.indexer.sources.archive import ArchiveError, unpack_docs
+from docs_mcp.indexer.sources.repository_archive import ArchiveError, unpack_docs
 
 
 def git(repo: Path, *args: str) -> bytes:

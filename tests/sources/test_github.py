@@ -10,7 +10,7 @@ import pytest
 from site_server import serve_site
 from test_archive import git, repository  # noqa: F401 - the repository fixture
 
-from docs_mcp.indexer.sources.archive import unpack_docs
+from docs_mcp.indexer.sources.repository_archive import unpack_docs
 from docs_mcp.indexer.sources.fetch import Fetcher
 from docs_mcp.indexer.sources.github import GitHubClient, GitHubSettings, RepositoryError, parse_repo
 from docs_mcp.indexer.sources.safety import FetchPolicy

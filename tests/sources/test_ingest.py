@@ -19,7 +19,7 @@ from docs_mcp.indexer.libraries.spec import requested_spec
 from docs_mcp.indexer.sources.page_cache import CachedPage
 from docs_mcp.indexer.sources.ingest import SourcePages, index_pages
 from docs_mcp.indexer.sources.llms_txt import parse_llms_txt
-from docs_mcp.indexer.sources.registry import LLMS_TXT, RegisteredLibrary
+from docs_mcp.indexer.sources.known_libraries import LLMS_TXT, RegisteredLibrary
 
 DOC = {"index.md": "# {name}\n\n{name} documentation with enough words to index.\n"}
 

@@ -12,7 +12,7 @@ from docs_mcp.indexer.sources.errors import InvalidContentError, LlmsTxtNotFound
 from docs_mcp.indexer.sources.fetch import Fetched
 from docs_mcp.indexer.sources.llms_txt import parse_llms_txt
 from docs_mcp.indexer.sources.paths import MAX_NAME_BYTES, page_path, page_paths
-from docs_mcp.indexer.sources.registry import load_registry
+from docs_mcp.indexer.sources.known_libraries import load_registry
 
 LLMS = """# Skyhook
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from docs_mcp.server.team.auth import AUTH_REQUIRED, host_patterns, matches, origin_patterns
-from docs_mcp.server.team.config import load_settings
+from docs_mcp.server.team.server_settings import load_settings
 from docs_mcp.server.team.ratelimit import Decision, Limit
 from docs_mcp.server.team.errors import HttpProblem
 

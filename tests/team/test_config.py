@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from docs_mcp.server.team.config import OPTIONS, example_toml, load_settings
+from docs_mcp.server.team.server_settings import OPTIONS, example_toml, load_settings
 from docs_mcp.server.team.errors import ConfigError
 
 

@@ -10,7 +10,7 @@ import anyio
 import httpx
 
 from docs_mcp.server.app import ServerSettings, build_server
-from docs_mcp.server.team.config import load_settings
+from docs_mcp.server.team.server_settings import load_settings
 from docs_mcp.server.team.http_transport import create_app
 from docs_mcp.server.team.keys import KeyStore, KeyVerifier
 from docs_mcp.server.team.ratelimit import MemoryLimiter

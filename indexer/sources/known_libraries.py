@@ -1,6 +1,6 @@
 """The registry of libraries the server knows without a local folder, merged at start.
 
-Two files, same format (seed 001, section 8.2): the curated list bundled with docs-mcp
+Two files, same format (corpus/guide/remote-sources.md shows one): the curated list bundled with docs-mcp
 (``curated.json``) and the user's ``custom-libraries.json`` (``~/.docs-mcp/``, or the
 path in ``DOCS_MCP_CUSTOM_LIBRARIES``); a custom entry replaces a bundled one with the same ID.
 

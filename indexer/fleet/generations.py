@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from docs_mcp.indexer.fleet.control import FLEET_CHANNEL, SWAP_LOCK, record_event
-from docs_mcp.indexer.fleet.manifest import ChecksumManifest
+from docs_mcp.indexer.fleet.checksum_manifest import ChecksumManifest
 from docs_mcp.indexer.fleet.storage import SharedStorage
 
 STAGED, LIVE, RETIRED, FAILED = "staged", "live", "retired", "failed"

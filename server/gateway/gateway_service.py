@@ -1,4 +1,4 @@
-"""The gateway: upstream tools as a searchable catalog, behind the meta-tools (seed 002's ToolCatalogService).
+"""The gateway: upstream tools as a searchable catalog, behind the meta-tools (corpus/guide/gateway.md).
 
 Every operation takes the Caller and a meta-tool's checked arguments and returns a JSON-ready
 answer or raises a ToolError; the meta-tools (server/tools/) check their arguments inside
@@ -22,9 +22,9 @@ import mcp_types as types
 
 from docs_mcp.errors import DocsMcpError
 from docs_mcp.server.gateway.audit import AuditLog
-from docs_mcp.server.gateway.catalog import ToolCatalog
+from docs_mcp.server.gateway.tool_catalog import ToolCatalog
 from docs_mcp.server.gateway.catalog_index import CatalogIndex
-from docs_mcp.server.gateway.config import GatewayConfig
+from docs_mcp.server.gateway.gateway_config import GatewayConfig
 from docs_mcp.server.gateway.describe import describe, examples
 from docs_mcp.server.gateway.discovery import LocalProvider, Ranking, SearchRequest, select_provider
 from docs_mcp.server.gateway.errors import ToolNotFoundError, UpstreamUnavailableError

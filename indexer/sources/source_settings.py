@@ -20,7 +20,7 @@ from typing import Mapping
 from docs_mcp.environment import environment
 from docs_mcp.errors import UsageError
 from docs_mcp.indexer.sources.fetch_pool import DEFAULT_CAPACITY
-from docs_mcp.indexer.sources.registry import Registry, custom_path, load_registry
+from docs_mcp.indexer.sources.known_libraries import Registry, custom_path, load_registry
 from docs_mcp.indexer.sources.safety import DEFAULT_TIMEOUT, FetchPolicy, host_of, loopback_allowed
 
 ALLOW_ENV = "DOCS_MCP_FETCH_ALLOW"
@@ -32,7 +32,7 @@ TIMEOUT_ENV = "DOCS_MCP_FETCH_TIMEOUT"
 SLOTS_ENV = "DOCS_MCP_FETCH_SLOTS"
 SOURCES_FOLDER = "sources"  # inside the index folder; builds only ever delete generation folders
 CACHE_FILE = "cache.sqlite"
-# Hosts of documentation in general (seed 001, section 9.1).
+# Hosts of documentation in general, allowed for every library (corpus/guide/remote-sources.md#which-urls-are-fetched).
 DEFAULT_DOMAINS = ("github.com", "raw.githubusercontent.com", "*.github.io", "*.readthedocs.io")
 
 

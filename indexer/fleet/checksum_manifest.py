@@ -14,7 +14,7 @@ from typing import BinaryIO, Iterator
 
 import orjson
 
-from docs_mcp.indexer.fleet.errors import ChecksumError
+from docs_mcp.indexer.errors import ChecksumError
 
 MANIFEST_FILE = "checksums.json"  # beside the files (serving/ has a manifest.json of its own)
 MANIFEST_VERSION = 1

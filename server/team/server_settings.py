@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping
 
 from docs_mcp.environment import environment
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
-from docs_mcp.server.gateway.config import GATEWAY_SECTIONS
+from docs_mcp.server.gateway.gateway_config import GATEWAY_SECTIONS
 from docs_mcp.server.search.blas import usable_cores
 from docs_mcp.server.team.errors import ConfigError
 from docs_mcp.redact import MASK, redact
