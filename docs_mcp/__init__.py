@@ -13,5 +13,7 @@ __all__ = ["__version__"]
 # package's path: they are the clone's own, as an editable install maps them. An installed copy has no such
 # siblings (a wheel puts them inside docs_mcp/), so its path is left as it is.
 _CLONE = _Path(__file__).resolve().parent.parent
-if (_CLONE / "pyproject.toml").is_file() and all((_CLONE / area / "__init__.py").is_file() for area in ("indexer", "server", "eval")):
+if (_CLONE / "pyproject.toml").is_file() and all(
+    (_CLONE / area / "__init__.py").is_file() for area in ("indexer", "server", "eval")
+):
     __path__.append(str(_CLONE))

@@ -6,8 +6,8 @@ import sys
 
 import typer
 
-from docs_mcp.environment import default_variable
 from docs_mcp import __version__
+from docs_mcp.environment import default_variable
 from docs_mcp.errors import DocsMcpError
 
 app = typer.Typer(
@@ -28,16 +28,18 @@ def _version_callback(value: bool) -> None:
 
 @app.callback()
 def root(
-    version: bool = typer.Option(False, "--version", callback=_version_callback, is_eager=True, help="Print the version and exit."),
+    version: bool = typer.Option(
+        False, "--version", callback=_version_callback, is_eager=True, help="Print the version and exit."
+    ),
 ) -> None:
     """Index markdown documentation and serve it to AI coding agents over MCP."""
 
 
 def _mount() -> None:
     # Each area registers its own commands; imports stay inside so `--help` is cheap.
+    from docs_mcp.eval.commands import register as register_eval
     from docs_mcp.indexer.commands import register as register_indexer
     from docs_mcp.server.commands import register as register_server
-    from docs_mcp.eval.commands import register as register_eval
 
     register_indexer(app)
     register_server(app)

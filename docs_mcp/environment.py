@@ -21,7 +21,7 @@ so a test or a wrapper may set a variable before the code that reads it runs.
 from __future__ import annotations
 
 import os
-from typing import Mapping
+from collections.abc import Mapping
 
 
 def environment() -> Mapping[str, str]:

@@ -8,11 +8,14 @@ the model runtime (measured: about 7 s of imports on a loaded 2-core machine, ag
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from importlib import import_module
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 
-def lazy_exports(package: str, exports: Mapping[str, Sequence[str]]) -> tuple[list[str], Callable[[str], Any], Callable[[], list[str]]]:
+def lazy_exports(
+    package: str, exports: Mapping[str, Sequence[str]]
+) -> tuple[list[str], Callable[[str], Any], Callable[[], list[str]]]:
     """``__all__``, ``__getattr__`` and ``__dir__`` for ``package`` from ``{home module: names}``.
 
     Home modules are relative to ``package`` (``"search.engine"``). Unknown names raise

@@ -17,7 +17,9 @@ MASK = "***"
 # positions, and a megabyte of them (a method name in the access log) took hours.
 _USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]{0,31}:/{1,2})(?P<userinfo>[^/?#\s]{0,2048})@")
 # Query parameters that carry credentials (password=, api_key=, access_token=, X-Amz-Signature=...).
-_SECRET_PARAM = re.compile(r"(?P<name>[?&;][\w.-]{0,64}?(?:pass|pwd|token|secret|auth|key|sig)[\w.-]{0,64}=)[^&;#\s]*", re.IGNORECASE)
+_SECRET_PARAM = re.compile(
+    r"(?P<name>[?&;][\w.-]{0,64}?(?:pass|pwd|token|secret|auth|key|sig)[\w.-]{0,64}=)[^&;#\s]*", re.IGNORECASE
+)
 
 
 def redact(text: str, secrets: tuple[str, ...] = ()) -> str:

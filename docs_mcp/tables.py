@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Collection, Sequence
+from collections.abc import Collection, Sequence
 
 
 def table_lines(rows: Sequence[Sequence[str]], right_aligned: Collection[int] = ()) -> list[str]:
@@ -11,6 +11,9 @@ def table_lines(rows: Sequence[Sequence[str]], right_aligned: Collection[int] = 
     cells = [tuple(cell or "-" for cell in row) for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
     return [
-        "  ".join(cell.rjust(width) if i in right_aligned else cell.ljust(width) for i, (cell, width) in enumerate(zip(row, widths))).rstrip()
+        "  ".join(
+            cell.rjust(width) if i in right_aligned else cell.ljust(width)
+            for i, (cell, width) in enumerate(zip(row, widths))
+        ).rstrip()
         for row in cells
     ]

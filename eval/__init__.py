@@ -21,7 +21,7 @@ _EXPORTS = {
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # the same names for type checkers (tests/test_public_api.py keeps the two in step)
-    from docs_mcp.eval.runner import EvalResult, QueryResult, evaluate
     from docs_mcp.eval.golden import GoldenQuery, RelevantEntry, load_golden
     from docs_mcp.eval.judgments import resolve_judgments
     from docs_mcp.eval.metrics import Judgment, QueryScores, hit_at_k, mrr_at_k, ndcg_at_k, recall_at_k
+    from docs_mcp.eval.runner import EvalResult, QueryResult, evaluate

@@ -25,14 +25,15 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from docs_mcp.eval.bench_pool import CLIENTS, measure_pool, throughput
 from docs_mcp.eval.harness import answer_or_error, run_child
 from docs_mcp.eval.metrics import percentile
-from docs_mcp.server.search.blas import use_one_blas_thread, usable_cores
+from docs_mcp.server.search.blas import usable_cores, use_one_blas_thread
 
 SEARCH_MODES = ("hybrid", "bm25")
 # The largest synthetic corpus `--sizes` may ask for: ten times the largest published figure (1,000,000 chunks).
@@ -51,7 +52,9 @@ class BenchPlan:
     embeddings: str = "auto"  # auto | default | none | synthetic
     max_embed: int = 10_000
     queries: int = 200
-    workers: int = field(default_factory=usable_cores)  # search workers (as http serve starts by default) for the serving-path throughput
+    workers: int = field(
+        default_factory=usable_cores
+    )  # search workers (as http serve starts by default) for the serving-path throughput
 
     def vectors_for(self, chunks: int) -> str:
         """``model``, ``synthetic`` or ``none``: how the index of ``chunks`` chunks gets its vectors."""
@@ -238,15 +241,26 @@ def _step_search(job: dict[str, Any]) -> dict[str, Any]:
     queries = json.loads((folder / "prepare.json").read_text())["queries"]
     mode = job["mode"]
     start = time.perf_counter()
-    engine = open_engine(folder / "index", embedder=_synthetic_queries(folder / "index") if job["vectors"] == "synthetic" else None)
+    engine = open_engine(
+        folder / "index", embedder=_synthetic_queries(folder / "index") if job["vectors"] == "synthetic" else None
+    )
     open_ms = (time.perf_counter() - start) * 1000
     cold_ms = _time(engine, queries[0], mode)
     for query in queries[:WARMUP_QUERIES]:
         _time(engine, query, mode)
     warm = [_time(engine, query, mode, filtered=i % 4 == 3) for i, query in enumerate(queries)]
-    qps = {f"qps_{clients}": throughput(lambda query: _time(engine, query, mode), queries, clients) for clients in CLIENTS}
+    qps = {
+        f"qps_{clients}": throughput(lambda query: _time(engine, query, mode), queries, clients) for clients in CLIENTS
+    }
     engine.close()
-    return {"open_ms": open_ms, "cold_ms": cold_ms, "p50": percentile(warm, 50), "p95": percentile(warm, 95), "p99": percentile(warm, 99), **qps}
+    return {
+        "open_ms": open_ms,
+        "cold_ms": cold_ms,
+        "p50": percentile(warm, 50),
+        "p95": percentile(warm, 95),
+        "p99": percentile(warm, 99),
+        **qps,
+    }
 
 
 def _synthetic_queries(index_dir: Path) -> Any:
@@ -269,7 +283,13 @@ def _time(engine: Any, query: str, mode: str, filtered: bool = False) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-_STEPS = {"prepare": _step_prepare, "build": _step_build, "fill": _step_fill, "search": _step_search, "pool": _step_pool}
+_STEPS = {
+    "prepare": _step_prepare,
+    "build": _step_build,
+    "fill": _step_fill,
+    "search": _step_search,
+    "pool": _step_pool,
+}
 
 
 def _main(argv: Sequence[str]) -> int:
@@ -285,23 +305,69 @@ def render_bench(results: Sequence[BenchResult]) -> str:
     """Three tables: the build of each corpus, search latency per corpus and mode, then throughput and serving memory."""
     build = [["corpus", "files", "chunks", "vectors", "build s", "chunks/s", "index MB", "build RSS MB"]]
     for r in results:
-        build.append([r.label, str(r.files), str(r.chunks), r.vectors, f"{r.build_seconds:.1f}", f"{r.chunks_per_second:,.0f}", f"{r.index_bytes / 1e6:.1f}", f"{r.build_peak_rss_mb:.0f}"])
+        build.append(
+            [
+                r.label,
+                str(r.files),
+                str(r.chunks),
+                r.vectors,
+                f"{r.build_seconds:.1f}",
+                f"{r.chunks_per_second:,.0f}",
+                f"{r.index_bytes / 1e6:.1f}",
+                f"{r.build_peak_rss_mb:.0f}",
+            ]
+        )
     search = [["corpus", "mode", "open ms", "1st answer ms", "p50 ms", "p95 ms", "p99 ms", "RSS MB"]]
     for r in results:
         for mode, lat in r.latency.items():
             search.append(
-                [r.label, mode, f"{lat.open_ms:.0f}", f"{lat.first_answer_ms:.0f}", f"{lat.p50:.1f}", f"{lat.p95:.1f}", f"{lat.p99:.1f}",
-                 f"{lat.peak_rss_mb:.0f}"]
+                [
+                    r.label,
+                    mode,
+                    f"{lat.open_ms:.0f}",
+                    f"{lat.first_answer_ms:.0f}",
+                    f"{lat.p50:.1f}",
+                    f"{lat.p95:.1f}",
+                    f"{lat.p99:.1f}",
+                    f"{lat.peak_rss_mb:.0f}",
+                ]
             )
-    serving = [["corpus", "mode", "threads q/s 1", "q/s 4", "4 vs 1", "workers", "q/s 1", "q/s 4", "4 vs 1", "cores",
-                "RSS MB", "PSS MB", "USS MB/worker"]]
+    serving = [
+        [
+            "corpus",
+            "mode",
+            "threads q/s 1",
+            "q/s 4",
+            "4 vs 1",
+            "workers",
+            "q/s 1",
+            "q/s 4",
+            "4 vs 1",
+            "cores",
+            "RSS MB",
+            "PSS MB",
+            "USS MB/worker",
+        ]
+    ]
     for r in results:
         for mode, lat in r.latency.items():
             workers = lat.workers_memory.get("uss", 0.0) / lat.pool_workers if lat.pool_workers else 0.0
             serving.append(
-                [r.label, mode, f"{lat.qps_1:.0f}", f"{lat.qps_4:.0f}", _ratio(lat.qps_4, lat.qps_1), str(lat.pool_workers),
-                 f"{lat.pool_qps_1:.0f}", f"{lat.pool_qps_4:.0f}", _ratio(lat.pool_qps_4, lat.pool_qps_1), f"{lat.pool_cores_used:.2f}",
-                 f"{_total(lat, 'rss'):.0f}", f"{_total(lat, 'pss'):.0f}", f"{workers:.0f}"]
+                [
+                    r.label,
+                    mode,
+                    f"{lat.qps_1:.0f}",
+                    f"{lat.qps_4:.0f}",
+                    _ratio(lat.qps_4, lat.qps_1),
+                    str(lat.pool_workers),
+                    f"{lat.pool_qps_1:.0f}",
+                    f"{lat.pool_qps_4:.0f}",
+                    _ratio(lat.pool_qps_4, lat.pool_qps_1),
+                    f"{lat.pool_cores_used:.2f}",
+                    f"{_total(lat, 'rss'):.0f}",
+                    f"{_total(lat, 'pss'):.0f}",
+                    f"{workers:.0f}",
+                ]
             )
     notes = [
         f"{r.label}: approximate vector index of {r.ann['lists']} lists built in {r.ann['build_seconds']:.1f} s; a query probes up to "
@@ -328,7 +394,11 @@ def render_bench(results: Sequence[BenchResult]) -> str:
         "process plus its workers after the run (RSS counts shared pages once per process, PSS splits them); "
         "USS/worker = memory a worker holds alone, the cost of one more."
     )
-    tables = [_table(build, text_columns=(0, 3)), _table(search, text_columns=(0, 1)), _table(serving, text_columns=(0, 1))]
+    tables = [
+        _table(build, text_columns=(0, 3)),
+        _table(search, text_columns=(0, 1)),
+        _table(serving, text_columns=(0, 1)),
+    ]
     return "\n\n".join([*tables, *notes]) + "\n"
 
 
@@ -343,14 +413,21 @@ def _total(lat: Latency, key: str) -> float:
 def _table(rows: Sequence[Sequence[str]], text_columns: tuple[int, ...]) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return "\n".join(
-        "  ".join(c.ljust(w) if i in text_columns else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip() for row in rows
+        "  ".join(c.ljust(w) if i in text_columns else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
+        for row in rows
     )
 
 
 def write_bench_json(plan: BenchPlan, results: Sequence[BenchResult], path: Path) -> None:
     """Write the plan and the figures as JSON, for comparison between runs."""
     plan_dict = {**asdict(plan), "corpus": str(plan.corpus) if plan.corpus else None}
-    data = {"version": 1, "plan": plan_dict, "python": sys.version.split()[0], "cpus": os.cpu_count(), "results": [asdict(r) for r in results]}
+    data = {
+        "version": 1,
+        "plan": plan_dict,
+        "python": sys.version.split()[0],
+        "cpus": os.cpu_count(),
+        "results": [asdict(r) for r in results],
+    }
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 

@@ -11,10 +11,11 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from anyio.from_thread import start_blocking_portal
 from mcp import Client, StdioServerParameters
@@ -56,8 +57,9 @@ def _timed(run: Callable[[], Any], rounds: int) -> list[float]:
     return times
 
 
-def bench_gateway(config: GatewayConfig, queries: Sequence[str], tool_key: str, arguments: dict[str, Any],
-                  rounds: int = 100) -> GatewayBench:
+def bench_gateway(
+    config: GatewayConfig, queries: Sequence[str], tool_key: str, arguments: dict[str, Any], rounds: int = 100
+) -> GatewayBench:
     """Time discovery and execution through a gateway over ``config``'s upstreams.
 
     Raises:
@@ -79,19 +81,32 @@ def bench_gateway(config: GatewayConfig, queries: Sequence[str], tool_key: str, 
     finally:
         with_cache.close()
         uncached.close()
-    return GatewayBench(len(config.enabled), len(tools), percentile(cached, 50), percentile(cached, 95),
-                        percentile(fresh, 50), percentile(execute, 50), percentile(direct, 50), rounds)
+    return GatewayBench(
+        len(config.enabled),
+        len(tools),
+        percentile(cached, 50),
+        percentile(cached, 95),
+        percentile(fresh, 50),
+        percentile(execute, 50),
+        percentile(direct, 50),
+        rounds,
+    )
 
 
-def _execute_and_direct(gateway: Gateway, config: GatewayConfig, tool_key: str, arguments: dict[str, Any],
-                        rounds: int) -> tuple[list[float], list[float]]:
+def _execute_and_direct(
+    gateway: Gateway, config: GatewayConfig, tool_key: str, arguments: dict[str, Any], rounds: int
+) -> tuple[list[float], list[float]]:
     """Timed ``tool_execute`` calls and direct ``tools/call`` calls to a fresh copy of the tool's upstream."""
     server, name = split_tool_key(tool_key) or ("", "")
     spec = next(spec for spec in config.upstreams if spec.name == server)
-    target: Any = spec.url or StdioServerParameters(command=spec.command, args=list(spec.args), env=dict(spec.env) or None,
-                                                    cwd=config.base_dir)
+    target: Any = spec.url or StdioServerParameters(
+        command=spec.command, args=list(spec.args), env=dict(spec.env) or None, cwd=config.base_dir
+    )
     call = {"tool_key": tool_key, "arguments": arguments}
-    with start_blocking_portal() as portal, portal.wrap_async_context_manager(Client(target, mode="legacy", cache=None)) as client:
+    with (
+        start_blocking_portal() as portal,
+        portal.wrap_async_context_manager(Client(target, mode="legacy", cache=None)) as client,
+    ):
         direct_call = partial(portal.call, partial(client.call_tool, name, arguments))
         tool_execute.run(gateway, LOCAL_CALLER, call)
         direct_call()
@@ -104,13 +119,15 @@ def _execute_and_direct(gateway: Gateway, config: GatewayConfig, tool_key: str, 
 
 def render_gateway_bench(result: GatewayBench) -> str:
     """A few lines for people."""
-    return "\n".join([
-        f"{result.upstreams} upstream servers, {result.tools} tools, {result.rounds} rounds",
-        f"tool_discovery p50 {result.discovery_p50:.1f} ms, p95 {result.discovery_p95:.1f} ms (tool list cached)",
-        f"tool_discovery p50 {result.discovery_uncached_p50:.1f} ms (tool list collected from every upstream per call)",
-        f"tool_execute p50 {result.execute_p50:.2f} ms, direct tools/call p50 {result.direct_p50:.2f} ms: "
-        f"overhead {result.execute_overhead:.2f} ms",
-    ])
+    return "\n".join(
+        [
+            f"{result.upstreams} upstream servers, {result.tools} tools, {result.rounds} rounds",
+            f"tool_discovery p50 {result.discovery_p50:.1f} ms, p95 {result.discovery_p95:.1f} ms (tool list cached)",
+            f"tool_discovery p50 {result.discovery_uncached_p50:.1f} ms (tool list collected from every upstream per call)",
+            f"tool_execute p50 {result.execute_p50:.2f} ms, direct tools/call p50 {result.direct_p50:.2f} ms: "
+            f"overhead {result.execute_overhead:.2f} ms",
+        ]
+    )
 
 
 def load_bench_config(path: Path) -> GatewayConfig:

@@ -11,9 +11,10 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING
 
 from docs_mcp.eval.harness import answer_or_error, run_child
 
@@ -21,7 +22,11 @@ if TYPE_CHECKING:  # the build (duckdb, the model) is imported only in the child
     from docs_mcp.indexer.generation import Progress
 
 # (label, --embeddings value, build into the previous run's folder?)
-RUNS = (("full text only", "none", False), ("with embeddings", "default", False), ("re-index, unchanged", "default", True))
+RUNS = (
+    ("full text only", "none", False),
+    ("with embeddings", "default", False),
+    ("re-index, unchanged", "default", True),
+)
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 CLIENTS = (1, 4)  # concurrent clients whose throughput is compared
 _MB = 1024 * 1024
@@ -75,7 +76,13 @@ def measure_pool(index_dir: Path, queries: Sequence[str], mode: str, workers: in
         server, workers_memory = memory_of([os.getpid()]), memory_of(pool.pids)
     finally:
         live.close()
-    return {"pool_workers": workers, **qps, "pool_cores_used": cores, "server_memory": vars(server), "workers_memory": vars(workers_memory)}
+    return {
+        "pool_workers": workers,
+        **qps,
+        "pool_cores_used": cores,
+        "server_memory": vars(server),
+        "workers_memory": vars(workers_memory),
+    }
 
 
 def cpu_seconds(pids: Sequence[int]) -> float:

@@ -25,10 +25,11 @@ import random
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from docs_mcp.eval.bench import sampled_query
 from docs_mcp.eval.bench_index import BuildRun, timed_build
@@ -156,7 +157,9 @@ def run_serve_bench(plan: ServePlan, work_dir: Path | None = None, progress: Pro
         )
         for label in servers
     )
-    return ServeBench(str(plan.docs), _now(), machine(), plan.load, loads, len(queries) - WARMUP_QUERIES, figures, tuple(builds))
+    return ServeBench(
+        str(plan.docs), _now(), machine(), plan.load, loads, len(queries) - WARMUP_QUERIES, figures, tuple(builds)
+    )
 
 
 def corpus_queries(docs: Path, golden: Path | None, count: int, seed: int) -> list[str]:
@@ -181,7 +184,10 @@ def corpus_queries(docs: Path, golden: Path | None, count: int, seed: int) -> li
             queries.append(query)
     distinct = list(dict.fromkeys(query.strip() for query in queries if query.strip()))
     if len(distinct) < WARMUP_QUERIES + 1:
-        raise EvalRunError(f"{docs} gives only {len(distinct)} distinct queries.", "Benchmark a larger corpus, or pass --golden with more queries.")
+        raise EvalRunError(
+            f"{docs} gives only {len(distinct)} distinct queries.",
+            "Benchmark a larger corpus, or pass --golden with more queries.",
+        )
     return distinct[:count]
 
 
@@ -210,7 +216,9 @@ def _servers(plan: ServePlan, index: Path, reference_index: Path | None) -> dict
     }
     if plan.reference is not None and reference_index is not None:
         server = plan.reference / REFERENCE_SERVER
-        servers[REFERENCE] = _Server((plan.node, str(server), "--index-dir", str(reference_index), "--transport", "stdio"), plan.reference)
+        servers[REFERENCE] = _Server(
+            (plan.node, str(server), "--index-dir", str(reference_index), "--transport", "stdio"), plan.reference
+        )
     return servers
 
 
@@ -222,7 +230,9 @@ def our_server_command() -> tuple[str, ...]:
     return (str(script),) if script.exists() else (sys.executable, "-m", "docs_mcp")
 
 
-def _cold_starts(servers: dict[str, _Server], query: str, rounds: int, work: Path) -> tuple[dict[str, list[float]], dict[str, list[Any]]]:
+def _cold_starts(
+    servers: dict[str, _Server], query: str, rounds: int, work: Path
+) -> tuple[dict[str, list[float]], dict[str, list[Any]]]:
     """Spawn to the first answered search, ``rounds`` times per server, servers taking turns."""
     seconds: dict[str, list[float]] = {label: [] for label in servers}
     answers: dict[str, list[Any]] = {label: [] for label in servers}
@@ -271,7 +281,8 @@ def _warm_searches(servers: dict[str, _Server], queries: Sequence[str], work: Pa
         raise
     exited = {label: server.close() for label, server in running.items()}
     return {
-        label: _Warm(latencies[label], exited[label].peak_rss_mb, cpu[label] * 1000 / max(len(timed), 1), first[label]) for label in servers
+        label: _Warm(latencies[label], exited[label].peak_rss_mb, cpu[label] * 1000 / max(len(timed), 1), first[label])
+        for label in servers
     }
 
 
@@ -281,7 +292,11 @@ def _start(server: _Server, log: Path) -> StdioServer:
 
 def _comparable(answer: dict[str, Any]) -> Any:
     """What a search answered (its content and structured content), without transport details."""
-    return {"content": answer.get("content"), "structured": answer.get("structuredContent"), "error": answer.get("isError", False)}
+    return {
+        "content": answer.get("content"),
+        "structured": answer.get("structuredContent"),
+        "error": answer.get("isError", False),
+    }
 
 
 def _rotated(items: Sequence[str], by: int) -> list[str]:
@@ -303,7 +318,9 @@ def _cpu_seconds(pid: int) -> float:
 
 
 def _our_build(run: BuildRun) -> BuildFigures:
-    return BuildFigures("docs-mcp index", run.seconds, dict(run.live_after), run.peak_rss_bytes / (1024 * 1024), run.windows_per_second)
+    return BuildFigures(
+        "docs-mcp index", run.seconds, dict(run.live_after), run.peak_rss_bytes / (1024 * 1024), run.windows_per_second
+    )
 
 
 def _reference_build(plan: ServePlan, out: Path, work: Path) -> BuildFigures:
@@ -316,7 +333,9 @@ def _reference_build(plan: ServePlan, out: Path, work: Path) -> BuildFigures:
         try:
             process = subprocess.Popen(argv, cwd=plan.reference, stdin=subprocess.DEVNULL, stdout=errlog, stderr=errlog)
         except OSError as error:
-            raise EvalRunError(f"Cannot run {plan.node}: {error.strerror or error}.", "Pass --node with the path of Node.js.") from error
+            raise EvalRunError(
+                f"Cannot run {plan.node}: {error.strerror or error}.", "Pass --node with the path of Node.js."
+            ) from error
         _, status, usage = os.wait4(process.pid, 0)
         process.returncode = os.waitstatus_to_exitcode(status)
         seconds = time.perf_counter() - start
@@ -350,7 +369,11 @@ def machine() -> str:
         pass
     memory = ""
     try:
-        kib = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal"))
+        kib = next(
+            int(line.split()[1])
+            for line in Path("/proc/meminfo").read_text().splitlines()
+            if line.startswith("MemTotal")
+        )
         memory = f", {kib / (1024 * 1024):.0f} GiB"
     except (OSError, StopIteration, ValueError):
         pass
@@ -358,22 +381,45 @@ def machine() -> str:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def render_serve_bench(bench: ServeBench) -> str:
     """The servers' figures as a table (ratios against the reference's full-text mode when it ran), then the builds."""
     reference = bench.server(REFERENCE)
-    rows = [["server", "spawn to 1st search s", "vs ref", "search p50 ms", "vs ref", "p95 ms", "peak RSS MiB", "vs ref", "CPU ms/search", "1st = warm"]]
+    rows = [
+        [
+            "server",
+            "spawn to 1st search s",
+            "vs ref",
+            "search p50 ms",
+            "vs ref",
+            "p95 ms",
+            "peak RSS MiB",
+            "vs ref",
+            "CPU ms/search",
+            "1st = warm",
+        ]
+    ]
     for s in bench.servers:
         rows.append(
-            [s.label, f"{s.start_p50_s:.3f}", _vs(s.start_p50_s, reference and reference.start_p50_s), f"{s.search_p50_ms:.2f}",
-             _vs(s.search_p50_ms, reference and reference.search_p50_ms), f"{s.search_p95_ms:.2f}", f"{s.peak_rss_mb:.0f}",
-             _vs(s.peak_rss_mb, reference and reference.peak_rss_mb), f"{s.cpu_ms_per_search:.2f}", "yes" if s.first_answer_identical else "no"]
+            [
+                s.label,
+                f"{s.start_p50_s:.3f}",
+                _vs(s.start_p50_s, reference and reference.start_p50_s),
+                f"{s.search_p50_ms:.2f}",
+                _vs(s.search_p50_ms, reference and reference.search_p50_ms),
+                f"{s.search_p95_ms:.2f}",
+                f"{s.peak_rss_mb:.0f}",
+                _vs(s.peak_rss_mb, reference and reference.peak_rss_mb),
+                f"{s.cpu_ms_per_search:.2f}",
+                "yes" if s.first_answer_identical else "no",
+            ]
         )
     lines = [
         f"{bench.corpus}: {bench.queries} distinct queries over MCP stdio; {bench.date}; {bench.machine}",
-        "load average " + ", ".join(f"{phase} {value:.1f}" for phase, value in bench.load.items())
+        "load average "
+        + ", ".join(f"{phase} {value:.1f}" for phase, value in bench.load.items())
         + (f" (with {bench.hogs} spinning processes)" if bench.hogs else ""),
         "",
         _table(rows),
@@ -383,7 +429,12 @@ def render_serve_bench(bench: ServeBench) -> str:
         lines.append("")
         for build in bench.builds:
             live = ", ".join(
-                f"{kind} after {seconds:.1f} s" + (f" ({seconds / whole:.2f}x the reference's build)" if whole and build.label != "reference build" else "")
+                f"{kind} after {seconds:.1f} s"
+                + (
+                    f" ({seconds / whole:.2f}x the reference's build)"
+                    if whole and build.label != "reference build"
+                    else ""
+                )
                 for kind, seconds in build.live_after.items()
             )
             rate = f", {build.windows_per_second:.1f} windows/s" if build.windows_per_second else ""
@@ -397,4 +448,7 @@ def _vs(value: float, reference: float | None) -> str:
 
 def _table(rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip() for row in rows)
+    return "\n".join(
+        "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
+        for row in rows
+    )

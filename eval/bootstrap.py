@@ -6,8 +6,8 @@ by less than the interval's half-width are not told apart by that set.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 

@@ -6,10 +6,10 @@ Heavy imports (the MCP SDK, duckdb, the engine) happen inside the commands so th
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
-from typing import Callable, Iterator, Optional
 
 import typer
 
@@ -18,13 +18,13 @@ from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
 from docs_mcp.server.search.modes import Mode
 
 
-class ExpansionUse(str, Enum):
+class ExpansionUse(StrEnum):
     none = "none"
     typed = "typed"
     concatenated = "concatenated"
 
 
-class Embeddings(str, Enum):
+class Embeddings(StrEnum):
     auto = "auto"
     default = "default"
     none = "none"
@@ -60,19 +60,40 @@ def progress_bar(label: str) -> Iterator[Callable[[int, int], None]]:
 
 
 def eval_command(
-    golden: Path = typer.Argument(..., help="Golden queries: JSON or JSONL (ours, ../shared/golden's, or the reference server's cases)."),
+    golden: Path = typer.Argument(
+        ..., help="Golden queries: JSON or JSONL (ours, ../shared/golden's, or the reference server's cases)."
+    ),
     index: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", help="Index directory built by `docs-mcp index`."),
     k: int = typer.Option(5, "--k", min=1, max=50, help="Cutoff of every metric (NDCG@k, MRR@k, hit@k, recall@k)."),
-    mode: Mode = typer.Option(Mode.hybrid, "--mode", help="Ranking: hybrid (the fusion, identifiers first, calibrated scores, off-topic gate), fusion (BM25 + vectors alone), bm25 or vector only."),
-    compare: bool = typer.Option(False, "--compare", help="Run hybrid, fusion, bm25 and vector and print them side by side."),
-    via_mcp: bool = typer.Option(False, "--via-mcp", help="Spawn `docs-mcp serve` and query it over stdio instead of in-process."),
-    json_file: Path | None = typer.Option(None, "--json", help="Write every figure and each query's ranked chunk IDs to this file."),
+    mode: Mode = typer.Option(
+        Mode.hybrid,
+        "--mode",
+        help="Ranking: hybrid (the fusion, identifiers first, calibrated scores, off-topic gate), fusion (BM25 + vectors alone), bm25 or vector only.",
+    ),
+    compare: bool = typer.Option(
+        False, "--compare", help="Run hybrid, fusion, bm25 and vector and print them side by side."
+    ),
+    via_mcp: bool = typer.Option(
+        False, "--via-mcp", help="Spawn `docs-mcp serve` and query it over stdio instead of in-process."
+    ),
+    json_file: Path | None = typer.Option(
+        None, "--json", help="Write every figure and each query's ranked chunk IDs to this file."
+    ),
     baseline: Path | None = typer.Option(None, "--baseline", help="An earlier --json file: print deltas against it."),
-    min_ndcg: float | None = typer.Option(None, "--min-ndcg", min=0.0, max=1.0, help="Exit with status 1 if NDCG@k of --mode is below this (CI gate)."),
-    report: Path | None = typer.Option(None, "--report", help="Write a self-contained HTML report (charts, per-query list) to this file."),
-    gateway: Path | None = typer.Option(None, "--gateway", help="Evaluate tool_discovery instead: rank the tools of this config file's [[upstream]] servers."),
+    min_ndcg: float | None = typer.Option(
+        None, "--min-ndcg", min=0.0, max=1.0, help="Exit with status 1 if NDCG@k of --mode is below this (CI gate)."
+    ),
+    report: Path | None = typer.Option(
+        None, "--report", help="Write a self-contained HTML report (charts, per-query list) to this file."
+    ),
+    gateway: Path | None = typer.Option(
+        None,
+        "--gateway",
+        help="Evaluate tool_discovery instead: rank the tools of this config file's [[upstream]] servers.",
+    ),
     expansions: ExpansionUse = typer.Option(
-        ExpansionUse.none, "--expansions",
+        ExpansionUse.none,
+        "--expansions",
         help="Queries' agent-written expansions: none (ask the query alone), typed (search_docs_expanded's parts) "
         "or concatenated (appended to the query in search_docs).",
     ),
@@ -129,12 +150,16 @@ def _quality_gate(ndcg: float, minimum: float, k: int) -> None:
 
 
 @contextmanager
-def _runner(queries, index: Path, gateway: Path | None, k: int, via_mcp: bool, expansions: str = "none") -> Iterator[Callable[..., object]]:
+def _runner(
+    queries, index: Path, gateway: Path | None, k: int, via_mcp: bool, expansions: str = "none"
+) -> Iterator[Callable[..., object]]:
     """``run(mode, progress)`` against the index, or against a gateway's tool catalog (started once, closed after)."""
     from docs_mcp.eval.runner import evaluate
 
     if gateway is None:
-        yield lambda mode, advance: evaluate(queries, index, k=k, mode=mode, via_mcp=via_mcp, progress=advance, expansions=expansions)
+        yield lambda mode, advance: evaluate(
+            queries, index, k=k, mode=mode, via_mcp=via_mcp, progress=advance, expansions=expansions
+        )
         return
     from docs_mcp.eval.gateway_eval import evaluate_gateway, gateway_for_eval
 
@@ -146,21 +171,33 @@ def _runner(queries, index: Path, gateway: Path | None, k: int, via_mcp: bool, e
 
 
 def bench_command(
-    sizes: str = typer.Option("1000,10000,100000", "--sizes", help="Synthetic corpus sizes in chunks, comma-separated."),
+    sizes: str = typer.Option(
+        "1000,10000,100000", "--sizes", help="Synthetic corpus sizes in chunks, comma-separated."
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of the synthetic corpora (same seed, same corpora)."),
-    corpus: Path | None = typer.Option(None, "--corpus", help="Benchmark this docs folder instead of synthetic corpora."),
+    corpus: Path | None = typer.Option(
+        None, "--corpus", help="Benchmark this docs folder instead of synthetic corpora."
+    ),
     embeddings: Embeddings = typer.Option(
         Embeddings.auto,
         "--embeddings",
         help="default: the real model; none: full-text only; synthetic: random unit vectors (latency only); "
         "auto: the real model up to --max-embed chunks, synthetic vectors above.",
     ),
-    max_embed: int = typer.Option(10_000, "--max-embed", min=0, help="With --embeddings auto: largest size embedded with the real model."),
-    queries: int = typer.Option(200, "--queries", min=10, help="Warm queries timed per mode."),
-    search_workers: Optional[int] = typer.Option(
-        None, "--search-workers", min=1, max=64, help="Search workers for the serving-path throughput (default: one per core, as serve over http)."
+    max_embed: int = typer.Option(
+        10_000, "--max-embed", min=0, help="With --embeddings auto: largest size embedded with the real model."
     ),
-    work_dir: Path | None = typer.Option(None, "--work-dir", help="Keep corpora and indexes here (default: a temporary folder)."),
+    queries: int = typer.Option(200, "--queries", min=10, help="Warm queries timed per mode."),
+    search_workers: int | None = typer.Option(
+        None,
+        "--search-workers",
+        min=1,
+        max=64,
+        help="Search workers for the serving-path throughput (default: one per core, as serve over http).",
+    ),
+    work_dir: Path | None = typer.Option(
+        None, "--work-dir", help="Keep corpora and indexes here (default: a temporary folder)."
+    ),
     json_file: Path | None = typer.Option(None, "--json", help="Write the figures to this file."),
 ) -> None:
     """Benchmark indexing and search: time, index size, peak memory, latency p50/p95/p99 warm and cold."""
@@ -170,8 +207,15 @@ def bench_command(
     size_list = _parse_sizes(sizes)
     check_output_file(json_file, "--json")
     check_output_folder(work_dir, "--work-dir")
-    plan = BenchPlan(sizes=size_list, seed=seed, corpus=corpus, embeddings=embeddings.value, max_embed=max_embed, queries=queries,
-                     **({"workers": search_workers} if search_workers else {}))
+    plan = BenchPlan(
+        sizes=size_list,
+        seed=seed,
+        corpus=corpus,
+        embeddings=embeddings.value,
+        max_embed=max_embed,
+        queries=queries,
+        **({"workers": search_workers} if search_workers else {}),
+    )
     with progress_bar("bench") as advance:
         results = run_bench(plan, work_dir, progress=advance)
     typer.echo(render_bench(results).rstrip("\n"))
@@ -194,7 +238,9 @@ def _parse_sizes(sizes: str) -> tuple[int, ...]:
     except ValueError:
         size_list = ()
     if not size_list or min(size_list) < 1:
-        raise UsageError(f"--sizes {sizes!r} is not a comma-separated list of positive integers.", "Example: --sizes 1000,10000")
+        raise UsageError(
+            f"--sizes {sizes!r} is not a comma-separated list of positive integers.", "Example: --sizes 1000,10000"
+        )
     if max(size_list) > MAX_SYNTHETIC_CHUNKS:
         raise UsageError(
             f"--sizes {max(size_list):,} chunks is above the largest synthetic corpus, {MAX_SYNTHETIC_CHUNKS:,} chunks.",
@@ -204,8 +250,10 @@ def _parse_sizes(sizes: str) -> tuple[int, ...]:
 
 
 def bench_index_command(
-    docs_dir: Path = typer.Argument(..., help="Folder of documentation to benchmark (markdown, reStructuredText, HTML, notebooks, MDX)."),
-    json_file: Optional[Path] = typer.Option(None, "--json", help="Also write the figures to this JSON file."),
+    docs_dir: Path = typer.Argument(
+        ..., help="Folder of documentation to benchmark (markdown, reStructuredText, HTML, notebooks, MDX)."
+    ),
+    json_file: Path | None = typer.Option(None, "--json", help="Also write the figures to this JSON file."),
 ) -> None:
     """Time three builds of DOCS_DIR in temporary folders (full text only, with embeddings, unchanged re-index)."""
     import orjson
@@ -235,19 +283,35 @@ def bench_index_command(
 
 
 def bench_serve_command(
-    docs_dir: Path = typer.Argument(..., help="Folder of documentation to serve, in any format docs-mcp index reads (queries are sampled from it)."),
-    index: Optional[Path] = typer.Option(None, "--index", help="Our index of DOCS_DIR (default: build one, timed, into the work folder)."),
-    reference: Optional[Path] = typer.Option(
-        None, "--reference", help="A built checkout of the reference server (speakeasy-api/docs-mcp) to compare with, in its full-text mode."
+    docs_dir: Path = typer.Argument(
+        ..., help="Folder of documentation to serve, in any format docs-mcp index reads (queries are sampled from it)."
     ),
-    reference_index: Optional[Path] = typer.Option(None, "--reference-index", help="The reference's index of DOCS_DIR (default: build one, timed, with its CLI)."),
-    golden: Optional[Path] = typer.Option(None, "--golden", help="Take the queries from this golden file first (then from the corpus)."),
+    index: Path | None = typer.Option(
+        None, "--index", help="Our index of DOCS_DIR (default: build one, timed, into the work folder)."
+    ),
+    reference: Path | None = typer.Option(
+        None,
+        "--reference",
+        help="A built checkout of the reference server (speakeasy-api/docs-mcp) to compare with, in its full-text mode.",
+    ),
+    reference_index: Path | None = typer.Option(
+        None, "--reference-index", help="The reference's index of DOCS_DIR (default: build one, timed, with its CLI)."
+    ),
+    golden: Path | None = typer.Option(
+        None, "--golden", help="Take the queries from this golden file first (then from the corpus)."
+    ),
     queries: int = typer.Option(200, "--queries", min=10, max=10_000, help="Distinct warm queries timed per server."),
-    starts: int = typer.Option(5, "--starts", min=1, max=100, help="Cold starts (spawn to the first answered search) per server."),
-    load: int = typer.Option(0, "--load", min=0, max=64, help="Spin this many processes during the measurements (a named CPU load)."),
+    starts: int = typer.Option(
+        5, "--starts", min=1, max=100, help="Cold starts (spawn to the first answered search) per server."
+    ),
+    load: int = typer.Option(
+        0, "--load", min=0, max=64, help="Spin this many processes during the measurements (a named CPU load)."
+    ),
     node: str = typer.Option("node", "--node", help="Node.js executable that runs the reference server."),
-    work_dir: Optional[Path] = typer.Option(None, "--work-dir", help="Keep built indexes and server logs here (default: a temporary folder)."),
-    json_file: Optional[Path] = typer.Option(None, "--json", help="Also write the figures to this JSON file."),
+    work_dir: Path | None = typer.Option(
+        None, "--work-dir", help="Keep built indexes and server logs here (default: a temporary folder)."
+    ),
+    json_file: Path | None = typer.Option(None, "--json", help="Also write the figures to this JSON file."),
 ) -> None:
     """Time the server as an agent meets it, over MCP stdio: spawn to first search, search latency, peak memory, builds."""
     import orjson
@@ -257,8 +321,17 @@ def bench_serve_command(
 
     check_output_file(json_file, "--json")
     check_output_folder(work_dir, "--work-dir")
-    plan = ServePlan(docs=docs_dir, index=index, reference=reference, reference_index=reference_index, golden=golden,
-                     queries=queries, starts=starts, load=load, node=node)
+    plan = ServePlan(
+        docs=docs_dir,
+        index=index,
+        reference=reference,
+        reference_index=reference_index,
+        golden=golden,
+        queries=queries,
+        starts=starts,
+        load=load,
+        node=node,
+    )
     result = run_serve_bench(plan, work_dir, progress=lambda phase: typer.echo(f"bench-serve: {phase}...", err=True))
     typer.echo(render_serve_bench(result).rstrip("\n"))
     if json_file:
@@ -267,11 +340,13 @@ def bench_serve_command(
 
 def bench_gateway_command(
     config: Path = typer.Argument(..., help="Config file whose [[upstream]] servers to benchmark."),
-    golden: Path = typer.Option(..., "--golden", help="Golden queries (e.g. eval/golden/gateway.jsonl): the discovery queries."),
+    golden: Path = typer.Option(
+        ..., "--golden", help="Golden queries (e.g. eval/golden/gateway.jsonl): the discovery queries."
+    ),
     tool: str = typer.Option(..., "--tool", help="SERVER:TOOL to call for the execute overhead."),
     arguments: str = typer.Option("{}", "--arguments", help="The tool's arguments as JSON."),
     rounds: int = typer.Option(100, "--rounds", min=5, max=10_000, help="Timed calls per figure."),
-    json_file: Optional[Path] = typer.Option(None, "--json", help="Also write the figures to this JSON file."),
+    json_file: Path | None = typer.Option(None, "--json", help="Also write the figures to this JSON file."),
 ) -> None:
     """Time tool_discovery (p50/p95) and tool_execute's overhead over a direct tools/call."""
     import orjson
@@ -287,7 +362,9 @@ def bench_gateway_command(
     except orjson.JSONDecodeError:
         parsed = None
     if not isinstance(parsed, dict):
-        raise UsageError(f"--arguments {arguments!r} is not a JSON object.", "Example: --arguments '{\"path\": \"a.txt\"}'")
+        raise UsageError(
+            f"--arguments {arguments!r} is not a JSON object.", 'Example: --arguments \'{"path": "a.txt"}\''
+        )
     queries = [query.query for query in load_golden(golden)]
     result = bench_gateway(load_bench_config(config), queries, tool, parsed, rounds)
     typer.echo(render_gateway_bench(result))
@@ -296,11 +373,25 @@ def bench_gateway_command(
 
 
 def train_ranking_command(
-    sets: list[str] = typer.Option(..., "--set", help="GOLDEN=INDEX: a golden file and the index it runs on (repeatable; sets on one index are one corpus)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Rankers file to write: INDEX/rankers.json makes every later build of that index record it."),
-    loco: bool = typer.Option(False, "--loco", help="Print the leave-one-corpus-out validation: each corpus held out, the fusion against hybrid search."),
-    json_file: Optional[Path] = typer.Option(None, "--json", help="Write every figure of the validation to this file."),
-    tools: Optional[str] = typer.Option(None, "--tools", help="CONFIG=GOLDEN: also fit tool discovery's relevance on this gateway config's tools, leaving one server out at a time."),
+    sets: list[str] = typer.Option(
+        ...,
+        "--set",
+        help="GOLDEN=INDEX: a golden file and the index it runs on (repeatable; sets on one index are one corpus).",
+    ),
+    out: Path | None = typer.Option(
+        None, "--out", help="Rankers file to write: INDEX/rankers.json makes every later build of that index record it."
+    ),
+    loco: bool = typer.Option(
+        False,
+        "--loco",
+        help="Print the leave-one-corpus-out validation: each corpus held out, the fusion against hybrid search.",
+    ),
+    json_file: Path | None = typer.Option(None, "--json", help="Write every figure of the validation to this file."),
+    tools: str | None = typer.Option(
+        None,
+        "--tools",
+        help="CONFIG=GOLDEN: also fit tool discovery's relevance on this gateway config's tools, leaving one server out at a time.",
+    ),
 ) -> None:
     """Train the learned parts of hybrid search on golden sets, each chosen by leave-one-corpus-out validation."""
     import orjson
@@ -310,21 +401,28 @@ def train_ranking_command(
     from docs_mcp.eval.train_ranking import train_file
 
     if out is None and not loco:
-        raise UsageError("Nothing to do: pass --out FILE to write the rankers file, --loco to print the validation, or both.",
-                         "Example: docs-mcp train-ranking --set eval/devsets/fastapi-tune.jsonl=.docs-mcp --loco")
+        raise UsageError(
+            "Nothing to do: pass --out FILE to write the rankers file, --loco to print the validation, or both.",
+            "Example: docs-mcp train-ranking --set eval/devsets/fastapi-tune.jsonl=.docs-mcp --loco",
+        )
     check_output_file(out, "--out")
     check_output_file(json_file, "--json")
     pairs = []
     for item in sets:
         golden, sep, index = item.partition("=")
         if not sep or not golden or not index:
-            raise UsageError(f"--set {item!r} is not GOLDEN=INDEX.", "Example: --set eval/devsets/fastapi-tune.jsonl=.docs-mcp")
+            raise UsageError(
+                f"--set {item!r} is not GOLDEN=INDEX.", "Example: --set eval/devsets/fastapi-tune.jsonl=.docs-mcp"
+            )
         pairs.append((Path(golden), Path(index)))
     tool_sets = None
     if tools is not None:
         config, sep, tool_golden = tools.partition("=")
         if not sep or not config or not tool_golden:
-            raise UsageError(f"--tools {tools!r} is not CONFIG=GOLDEN.", "Example: --tools tests/gateway/upstreams.toml=eval/golden/gateway.jsonl")
+            raise UsageError(
+                f"--tools {tools!r} is not CONFIG=GOLDEN.",
+                "Example: --tools tests/gateway/upstreams.toml=eval/golden/gateway.jsonl",
+            )
         tool_sets = (Path(config), Path(tool_golden))
     with progress_bar("train") as advance:
         data, report, tools_report = train_file(pairs, progress=advance, tools=tool_sets)
@@ -332,8 +430,10 @@ def train_ranking_command(
         from docs_mcp.eval.loco_report import render_loco
 
         if report is None:
-            raise UsageError("--loco needs at least two corpora (--set pairs on two indexes): one is held out at a time.",
-                             "Add --set GOLDEN=INDEX pairs for other corpora.")
+            raise UsageError(
+                "--loco needs at least two corpora (--set pairs on two indexes): one is held out at a time.",
+                "Add --set GOLDEN=INDEX pairs for other corpora.",
+            )
         typer.echo(render_loco(report))
         if tools_report is not None:
             typer.echo("\ntool discovery, one upstream server held out at a time:")
@@ -347,4 +447,7 @@ def train_ranking_command(
     if out:
         out.write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
         record = data["rankers"][0]
-        typer.echo(f"wrote {out}: floor {record['floor']}, ordering {'learned' if record['ordering'] else 'the fusion'}", err=True)
+        typer.echo(
+            f"wrote {out}: floor {record['floor']}, ordering {'learned' if record['ordering'] else 'the fusion'}",
+            err=True,
+        )

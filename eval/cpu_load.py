@@ -33,16 +33,20 @@ class CpuLoad:
     def pids(self) -> list[int]:
         return [hog.pid for hog in self._hogs]
 
-    def __enter__(self) -> "CpuLoad":
+    def __enter__(self) -> CpuLoad:
         try:
             for _ in range(self.processes):
-                self._hogs.append(subprocess.Popen([sys.executable, "-c", _SPIN], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL))
+                self._hogs.append(
+                    subprocess.Popen([sys.executable, "-c", _SPIN], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+                )
         except BaseException:
             self.stop()
             raise
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
         self.stop()
 
     def wait(self) -> None:

@@ -1,13 +1,13 @@
 """Errors of the eval and bench commands (see docs_mcp.errors for the whole tree).
 
-    EvalError
-    ├── GoldenFileError      a golden file is missing, unreadable or malformed (names file and line)
-    ├── GoldenResolveError   golden entries name chunks, files or headings the index does not hold
-    ├── BaselineError        a --baseline file is not a JSON report written by `docs-mcp eval --json`
-    ├── EvalRunError         the server could not run the queries (no vectors for --mode vector, ...)
-    ├── TrainingSetError     the --set golden files of train-ranking hold too few queries to train on
-    ├── OutputPathError      an output path (--json, --report, --out, --work-dir) cannot be written
-    └── QualityGateError     NDCG fell below --min-ndcg (or is not a number)
+EvalError
+├── GoldenFileError      a golden file is missing, unreadable or malformed (names file and line)
+├── GoldenResolveError   golden entries name chunks, files or headings the index does not hold
+├── BaselineError        a --baseline file is not a JSON report written by `docs-mcp eval --json`
+├── EvalRunError         the server could not run the queries (no vectors for --mode vector, ...)
+├── TrainingSetError     the --set golden files of train-ranking hold too few queries to train on
+├── OutputPathError      an output path (--json, --report, --out, --work-dir) cannot be written
+└── QualityGateError     NDCG fell below --min-ndcg (or is not a number)
 """
 
 from __future__ import annotations

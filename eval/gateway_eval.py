@@ -9,8 +9,8 @@ mode at a time, so hybrid and BM25 are compared on the very same catalog.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 from docs_mcp.eval.errors import EvalRunError, GoldenResolveError
 from docs_mcp.eval.golden import GoldenQuery
@@ -20,8 +20,8 @@ from docs_mcp.eval.runner import EvalResult, QueryResult
 from docs_mcp.server.gateway import Gateway, GatewayConfig
 from docs_mcp.server.gateway.discovery import SearchRequest, tool_keys
 from docs_mcp.server.gateway.records import LOCAL_CALLER
-from docs_mcp.server.tools.tool_discovery import MAX_RESULTS
 from docs_mcp.server.search.modes import MODES, Mode
+from docs_mcp.server.tools.tool_discovery import MAX_RESULTS
 
 Progress = Callable[[int, int], None]
 
@@ -47,8 +47,14 @@ def tool_judgments(queries: Sequence[GoldenQuery], known: set[str]) -> list[tupl
     return judged
 
 
-def evaluate_gateway(queries: Sequence[GoldenQuery], gateway: Gateway, *, k: int = 5, mode: Mode = Mode.hybrid,
-                     progress: Progress | None = None) -> EvalResult:
+def evaluate_gateway(
+    queries: Sequence[GoldenQuery],
+    gateway: Gateway,
+    *,
+    k: int = 5,
+    mode: Mode = Mode.hybrid,
+    progress: Progress | None = None,
+) -> EvalResult:
     """Run every golden query through tool discovery's ranking in ``mode`` and score the top ``k``.
 
     Raises:
@@ -62,8 +68,10 @@ def evaluate_gateway(queries: Sequence[GoldenQuery], gateway: Gateway, *, k: int
     available = gateway.available(LOCAL_CALLER)
     if not available:
         problems = "; ".join(f"{name}: {why}" for name, why in gateway.catalog.current().problems.items())
-        raise EvalRunError(f"The gateway found no tools ({problems or 'no upstream enabled'}).",
-                           "Check the [[upstream]] entries with `docs-mcp upstream list` and their logs.")
+        raise EvalRunError(
+            f"The gateway found no tools ({problems or 'no upstream enabled'}).",
+            "Check the [[upstream]] entries with `docs-mcp upstream list` and their logs.",
+        )
     judgments = tool_judgments(queries, {tool.key for tool in available})
     snapshot = gateway.index.snapshot(gateway.catalog.tools(), gateway.docs)
     gateway.local.search(SearchRequest((queries[0].query,), "", available, 1), mode)  # untimed: loads the model
@@ -77,7 +85,9 @@ def evaluate_gateway(queries: Sequence[GoldenQuery], gateway: Gateway, *, k: int
         if progress:
             progress(done, len(queries))
     has_vectors = snapshot.engine is not None and snapshot.engine.has_vectors
-    return EvalResult(mode, k, str(gateway.config.base_dir), snapshot.generation, "gateway", has_vectors, tuple(results))
+    return EvalResult(
+        mode, k, str(gateway.config.base_dir), snapshot.generation, "gateway", has_vectors, tuple(results)
+    )
 
 
 def gateway_for_eval(config_file: Path) -> Gateway:
@@ -101,10 +111,14 @@ def upstreams_config(config_file: Path, option: str) -> GatewayConfig:
 
     problem = input_file_problem(config_file, "config file")
     if problem:
-        raise EvalRunError(f"{option} {config_file}: {problem}.",
-                           "Pass the config file (TOML, e.g. docs-mcp.toml) that lists the [[upstream]] servers.")
+        raise EvalRunError(
+            f"{option} {config_file}: {problem}.",
+            "Pass the config file (TOML, e.g. docs-mcp.toml) that lists the [[upstream]] servers.",
+        )
     config = load_gateway_config(config_file)
     if not config.enabled:
-        raise EvalRunError(f"{config_file} configures no enabled upstream server.",
-                           f"Add one with `docs-mcp upstream add NAME -- COMMAND` or pass another {option} file.")
+        raise EvalRunError(
+            f"{config_file} configures no enabled upstream server.",
+            f"Add one with `docs-mcp upstream add NAME -- COMMAND` or pass another {option} file.",
+        )
     return config

@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from docs_mcp.eval.errors import GoldenFileError
 from docs_mcp.eval.path_checks import input_file_problem
@@ -102,7 +103,9 @@ def load_golden(path: Path | str) -> tuple[GoldenQuery, ...]:
     """
     path = Path(path)
     text = _read_golden_text(path)
-    queries = tuple(_parse_item(str(path), item, where, n) for n, (where, item) in enumerate(_items(str(path), text), 1))
+    queries = tuple(
+        _parse_item(str(path), item, where, n) for n, (where, item) in enumerate(_items(str(path), text), 1)
+    )
     if not queries:
         raise GoldenFileError(str(path), "holds no golden query")
     _check_unique_ids(str(path), queries)
@@ -119,7 +122,9 @@ def _read_golden_text(path: Path) -> str:
     except OSError as error:
         raise GoldenFileError(str(path), f"cannot be read ({error.strerror or error})", hint=_PATH_HINT) from None
     except UnicodeDecodeError as error:
-        raise GoldenFileError(str(path), f"is not UTF-8 text (byte {error.start} cannot be decoded)", hint=_ENCODING_HINT) from None
+        raise GoldenFileError(
+            str(path), f"is not UTF-8 text (byte {error.start} cannot be decoded)", hint=_ENCODING_HINT
+        ) from None
 
 
 def _items(path: str, text: str) -> list[tuple[str, Any]]:
@@ -193,12 +198,16 @@ def _expansions(raw: Any) -> Expansions | None:
         raise _MalformedError("`expansions` must be an object with keywords, question and/or hypothetical_answer")
     unknown = sorted(set(raw) - set(_EXPANSION_KEYS))
     if unknown:
-        raise _MalformedError(f"`expansions`: unknown key(s) {', '.join(unknown)}; accepted: {', '.join(_EXPANSION_KEYS)}")
+        raise _MalformedError(
+            f"`expansions`: unknown key(s) {', '.join(unknown)}; accepted: {', '.join(_EXPANSION_KEYS)}"
+        )
     if not all(isinstance(raw.get(key, ""), str) for key in _EXPANSION_KEYS):
         raise _MalformedError("`expansions`: keywords, question and hypothetical_answer must be strings")
     expansions = Expansions(**{key: raw.get(key, "") for key in _EXPANSION_KEYS})
     if not expansions:
-        raise _MalformedError("`expansions` holds no text: drop it or fill in keywords, question or hypothetical_answer")
+        raise _MalformedError(
+            "`expansions` holds no text: drop it or fill in keywords, question or hypothetical_answer"
+        )
     return expansions
 
 
@@ -274,7 +283,9 @@ def _entry(raw: Any, number: int) -> RelevantEntry:
         raise _MalformedError(f"{label} must be a chunk ID string or an object")
     unknown = sorted(set(raw) - _ENTRY_KEYS)
     if unknown:
-        raise _MalformedError(f"{label}: unknown key(s) {', '.join(unknown)}; accepted: {', '.join(sorted(_ENTRY_KEYS))}")
+        raise _MalformedError(
+            f"{label}: unknown key(s) {', '.join(unknown)}; accepted: {', '.join(sorted(_ENTRY_KEYS))}"
+        )
     if ("chunk_id" in raw) == ("filepath" in raw):
         raise _MalformedError(f"{label}: give either `chunk_id` or `filepath` (+ `heading`)")
     if "chunk_id" in raw:
@@ -286,7 +297,10 @@ def _entry(raw: Any, number: int) -> RelevantEntry:
     if not isinstance(path, list) or not all(isinstance(h, str) for h in path):
         raise _MalformedError(f"{label}: `heading_path` must be a list of strings")
     return RelevantEntry(
-        grade=_grade(raw, label), filepath=_nonblank(raw["filepath"], f"{label} filepath"), heading=heading, heading_path=tuple(path)
+        grade=_grade(raw, label),
+        filepath=_nonblank(raw["filepath"], f"{label} filepath"),
+        heading=heading,
+        heading_path=tuple(path),
     )
 
 
@@ -296,7 +310,9 @@ def _grade(raw: dict, label: str) -> float:
         raise _MalformedError(f"{label}: no `grade`; give 2 for the best answer, 1 for a partly relevant one")
     grade = _number(raw["grade"])
     if grade is None or not math.isfinite(grade) or not grade > 0:
-        raise _MalformedError(f"{label}: `grade` must be a finite number above 0 (2 best, 1 partly relevant), got {raw['grade']!r:.40}")
+        raise _MalformedError(
+            f"{label}: `grade` must be a finite number above 0 (2 best, 1 partly relevant), got {raw['grade']!r:.40}"
+        )
     return grade
 
 
@@ -320,5 +336,7 @@ def _check_unique_ids(path: str, queries: tuple[GoldenQuery, ...]) -> None:
     seen: dict[str, str] = {}
     for query in queries:
         if query.qid in seen:
-            raise GoldenFileError(path, f"id {query.qid!r} is also used at {seen[query.qid]}; ids must be unique", query.where)
+            raise GoldenFileError(
+                path, f"id {query.qid!r} is also used at {seen[query.qid]}; ids must be unique", query.where
+            )
         seen[query.qid] = query.where

@@ -13,9 +13,10 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from docs_mcp.errors import DocsMcpError
 from docs_mcp.eval.errors import EvalRunError

@@ -6,10 +6,11 @@ one bar per mode), and every query with what was expected and what came back.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
 from importlib.resources import files
 from string import Template
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 from docs_mcp.eval.report import LATENCIES, LATENCY_LABELS, METRICS, OVERALL, metric_label
 
@@ -26,9 +27,14 @@ def render_html(results: Sequence[EvalResult], golden: str) -> str:
     template = Template(files("docs_mcp.eval").joinpath("templates/report.html").read_text(encoding="utf-8"))
     return template.substitute(
         title=escape(f"docs-mcp eval: {golden}"),
-        settings=escape(f"index {first.index_dir} (generation {first.generation}) · k {first.k} · {first.transport} · {len(first.results)} queries"),
+        settings=escape(
+            f"index {first.index_dir} (generation {first.generation}) · k {first.k} · {first.transport} · {len(first.results)} queries"
+        ),
         summary=_summary(results),
-        legend=" ".join(f'<span><i class="swatch" style="background:{_color(i)}"></i>{escape(r.mode)}</span>' for i, r in enumerate(results)),
+        legend=" ".join(
+            f'<span><i class="swatch" style="background:{_color(i)}"></i>{escape(r.mode)}</span>'
+            for i, r in enumerate(results)
+        ),
         charts="\n".join(_chart(results, metric) for metric in METRICS),
         queries=_queries(results),
     )
@@ -40,7 +46,10 @@ def _color(i: int) -> str:
 
 def _summary(results: Sequence[EvalResult]) -> str:
     k = results[0].k
-    head = "".join(f"<th>{escape(h)}</th>" for h in ["mode", *(metric_label(m, k) for m in METRICS), *(f"{LATENCY_LABELS[key]} ms" for key in LATENCIES)])
+    head = "".join(
+        f"<th>{escape(h)}</th>"
+        for h in ["mode", *(metric_label(m, k) for m in METRICS), *(f"{LATENCY_LABELS[key]} ms" for key in LATENCIES)]
+    )
     rows = []
     for result in results:
         overall, latency = result.overall(), result.latency()
@@ -55,7 +64,9 @@ def _chart(results: Sequence[EvalResult], metric: str) -> str:
     group_width = _BAR * len(results) + _GAP
     width = _LEFT + group_width * len(groups)
     height = _TOP + _HEIGHT + _BOTTOM
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" font-size="10" font-family="system-ui, sans-serif">']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" font-size="10" font-family="system-ui, sans-serif">'
+    ]
     for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
         y = _TOP + _HEIGHT * (1 - tick)
         parts.append(f'<line x1="{_LEFT}" x2="{width}" y1="{y:.1f}" y2="{y:.1f}" stroke="#d0d7de" stroke-width="1"/>')
@@ -68,7 +79,9 @@ def _chart(results: Sequence[EvalResult], metric: str) -> str:
             bar_height = _HEIGHT * value
             x, y = x0 + i * _BAR, _TOP + _HEIGHT - bar_height
             label = escape(f"{result.mode} · {name}: {value:.3f}")
-            parts.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{_BAR - 2}" height="{bar_height:.1f}" fill="{_color(i)}"><title>{label}</title></rect>')
+            parts.append(
+                f'<rect x="{x:.1f}" y="{y:.1f}" width="{_BAR - 2}" height="{bar_height:.1f}" fill="{_color(i)}"><title>{label}</title></rect>'
+            )
         center = x0 + _BAR * len(results) / 2
         parts.append(
             f'<text x="{center:.1f}" y="{_TOP + _HEIGHT + 12}" text-anchor="end" transform="rotate(-30 {center:.1f} {_TOP + _HEIGHT + 12})" fill="#1f2328">{escape(name)}</text>'

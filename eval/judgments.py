@@ -9,8 +9,8 @@ inline code, emphasis, links and HTML tags do not matter.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from docs_mcp.eval.errors import GoldenResolveError
 from docs_mcp.eval.golden import PREAMBLE, GoldenQuery, RelevantEntry
@@ -80,7 +80,9 @@ class _Catalog:
         return frozenset(cid for cid in holders if overlap[cid] == best)
 
 
-def resolve_judgments(queries: Sequence[GoldenQuery], chunks: Sequence[IndexedChunk]) -> tuple[tuple[Judgment, ...], ...]:
+def resolve_judgments(
+    queries: Sequence[GoldenQuery], chunks: Sequence[IndexedChunk]
+) -> tuple[tuple[Judgment, ...], ...]:
     """The judgments of each query, in order, resolved against the index's ``chunks``.
 
     Raises:

@@ -19,9 +19,9 @@ time), so nothing about a held-out corpus reaches its model.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -29,8 +29,17 @@ from docs_mcp.eval.bootstrap import Interval, bootstrap_mean
 from docs_mcp.eval.golden import load_golden
 from docs_mcp.eval.metrics import hit_at_k, ndcg_at_k
 from docs_mcp.eval.training import (
-    CANDIDATE, FUSION, SCORE_DEPTH, Parts, Pool, best_probability, collect, fit_gate, fit_ordering, fit_score, served, shown_scores,
-    withheld,
+    CANDIDATE,
+    FUSION,
+    SCORE_DEPTH,
+    Parts,
+    Pool,
+    collect,
+    fit_gate,
+    fit_ordering,
+    fit_score,
+    served,
+    shown_scores,
 )  # fmt: skip
 from docs_mcp.server.ranking.calibration import LogisticModel
 from docs_mcp.server.ranking.features import FEATURES
@@ -49,7 +58,12 @@ FLOORS = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7)
 TIE = 5e-4  # NDCG@5 differences this small are ties (the same top 5)
 MAX_WITHHELD = 1  # on-topic queries a golden set may lose to the floor, on a corpus the gate was not fitted on
 OFF_TOPIC_TARGET = 0.8
-STYLES = {"keyword": "keyword/identifier", "identifier": "keyword/identifier", "natural": "natural", "paraphrase": "paraphrase"}
+STYLES = {
+    "keyword": "keyword/identifier",
+    "identifier": "keyword/identifier",
+    "natural": "natural",
+    "paraphrase": "paraphrase",
+}
 CALIBRATION_BINS = 10
 RULES = Parts(lookups=True, evidence=True)  # the unlearned parts of hybrid search
 # get_docs's confidence where an index has no calibrated scores (another embedding model, or full text only):
@@ -260,7 +274,9 @@ def validate(pools: Mapping[str, list[Pool]], progress: Progress | None = None, 
     ordered = {name: measure(pools[name], replace(parts, floor=0.0)) for name, _, parts, _ in folds}
     gated = {name: measure(pools[name], replace(parts, ordering=None)) for name, _, parts, _ in folds}
     gains = [ordered[n].ndcg.mean - rules[n].ndcg.mean for n in rules]
-    ordering_ships = min(gains) >= -TIE and float(np.mean(gains)) > TIE  # worse on no held-out corpus, better on the whole
+    ordering_ships = (
+        min(gains) >= -TIE and float(np.mean(gains)) > TIE
+    )  # worse on no held-out corpus, better on the whole
     floor_ships = gate and all(_gate_holds(gated[n]) for n in gated)
     held_out = []
     for name, train, parts, base_rate in folds:
@@ -278,7 +294,9 @@ def validate(pools: Mapping[str, list[Pool]], progress: Progress | None = None, 
     if not floor_ships:
         final = replace(final, floor=0.0)
     record = record_of(final, pools, held_out, ordering_ships, floor_ships)
-    record["training"]["fallback_confidence"] = {label: fit_score(_all(pools), features, 10.0).record() for label, features in FALLBACK_CONFIDENCE.items()}
+    record["training"]["fallback_confidence"] = {
+        label: fit_score(_all(pools), features, 10.0).record() for label, features in FALLBACK_CONFIDENCE.items()
+    }
     return LocoReport(tuple(held_out), ordering_ships, floor_ships, record, gated=gate)
 
 
@@ -292,7 +310,9 @@ def _gate_holds(figures: Figures) -> bool:
     return max(figures.zero_by_set.values(), default=0) <= MAX_WITHHELD and (rate is None or rate >= OFF_TOPIC_TARGET)
 
 
-def record_of(parts: Parts, pools: Mapping[str, list[Pool]], held_out: Sequence[HeldOut], ordering: bool, floor: bool) -> dict:
+def record_of(
+    parts: Parts, pools: Mapping[str, list[Pool]], held_out: Sequence[HeldOut], ordering: bool, floor: bool
+) -> dict:
     assert parts.score is not None
     return {
         "score": parts.score.record(),
@@ -304,7 +324,10 @@ def record_of(parts: Parts, pools: Mapping[str, list[Pool]], held_out: Sequence[
             "corpora": {name: len(p) for name, p in pools.items()},
             "ordering_ships": ordering,
             "floor_ships": floor,
-            "held_out_ndcg@5": {h.corpus: {"fusion": round(h.fusion.ndcg.mean, 4), "hybrid": round(h.hybrid.ndcg.mean, 4)} for h in held_out},
+            "held_out_ndcg@5": {
+                h.corpus: {"fusion": round(h.fusion.ndcg.mean, 4), "hybrid": round(h.hybrid.ndcg.mean, 4)}
+                for h in held_out
+            },
         },
     }
 

@@ -26,20 +26,30 @@ def render_loco(report: LocoReport) -> str:
     lines.append("held-out corpus  scores               floor   Brier (top 10)  base rate's  skill   ECE     hits")
     for held in report.held_out:
         for label, c in (("calibrated", held.calibration), *held.fallbacks.items()):
-            lines.append(f"{held.corpus:<16} {label:<20} {held.floor:<7.3f} {c.brier:<15.4f} {c.base_brier:<12.4f} {c.skill:<7.3f} {c.ece:<7.3f} {c.hits}")
+            lines.append(
+                f"{held.corpus:<16} {label:<20} {held.floor:<7.3f} {c.brier:<15.4f} {c.base_brier:<12.4f} {c.skill:<7.3f} {c.ece:<7.3f} {c.hits}"
+            )
     if report.gated and report.held_out:
         lines.append("")
-        lines.append("abstention trade-off, the gate fitted on the other corpora: most on-topic zero hits in one set / off-topic held back")
+        lines.append(
+            "abstention trade-off, the gate fitted on the other corpora: most on-topic zero hits in one set / off-topic held back"
+        )
         lines.append("held-out corpus  " + "  ".join(f"{floor:>9}" for floor in report.held_out[0].tradeoff))
         for held in report.held_out:
-            cells = (f"{lost}/{'-' if share is None else format(share, '.0%')}" for lost, share in held.tradeoff.values())
+            cells = (
+                f"{lost}/{'-' if share is None else format(share, '.0%')}" for lost, share in held.tradeoff.values()
+            )
             lines.append(f"{held.corpus:<16} " + "  ".join(f"{cell:>9}" for cell in cells))
     lines.append("")
-    lines.append(f"ordering ships: {'yes' if report.ordering_ships else 'no (it does not beat the fusion order on every held-out corpus)'}")
+    lines.append(
+        f"ordering ships: {'yes' if report.ordering_ships else 'no (it does not beat the fusion order on every held-out corpus)'}"
+    )
     if not report.gated:
         lines.append("floor: none (tool discovery never holds a query back)")
     else:
-        lines.append(f"floor ships: {'yes' if report.floor_ships else 'no (it loses on-topic answers or misses the off-topic target on a held-out corpus)'}")
+        lines.append(
+            f"floor ships: {'yes' if report.floor_ships else 'no (it loses on-topic answers or misses the off-topic target on a held-out corpus)'}"
+        )
     return "\n".join(lines)
 
 
@@ -76,8 +86,10 @@ def _held(held: HeldOut) -> dict[str, Any]:
         "with_demotion": _figures(held.with_demotion),
         "calibration": _calibration(held.calibration),
         "fallback_confidence": {label: _calibration(f) for label, f in held.fallbacks.items()},
-        "abstention_tradeoff": {str(floor): {"most_on_topic_zero_hits_per_set": lost, "off_topic_held_back": share}
-                                for floor, (lost, share) in held.tradeoff.items()},
+        "abstention_tradeoff": {
+            str(floor): {"most_on_topic_zero_hits_per_set": lost, "off_topic_held_back": share}
+            for floor, (lost, share) in held.tradeoff.items()
+        },
     }
 
 

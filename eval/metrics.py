@@ -16,9 +16,9 @@ of them can be earned, so a perfect ranking still scores 1.0.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Sequence
+from functools import cache
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,9 @@ def _matches(ranked: Sequence[str], judgments: Sequence[Judgment], k: int) -> li
     seen: set[str] = set()
     matches = []
     for chunk_id in ranked[:k]:
-        matches.append(() if chunk_id in seen else tuple(j for j, judgment in enumerate(judgments) if chunk_id in judgment.ids))
+        matches.append(
+            () if chunk_id in seen else tuple(j for j, judgment in enumerate(judgments) if chunk_id in judgment.ids)
+        )
         seen.add(chunk_id)
     return matches
 
@@ -72,7 +74,7 @@ def dcg_at_k(ranked: Sequence[str], judgments: Sequence[Judgment], k: int = 5) -
     live = _live(judgments)
     matches = _matches(ranked, live, k)
 
-    @lru_cache(maxsize=None)
+    @cache
     def best(position: int, used: int) -> float:
         if position == len(matches):
             return 0.0

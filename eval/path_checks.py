@@ -51,11 +51,18 @@ def check_output_folder(path: Path | None, option: str) -> None:
 def _check_writable_folder(option: str, path: Path, folder: Path) -> None:
     """``folder`` (where ``path`` will be written) must exist, be a folder, and be writable."""
     if not folder.exists():
-        raise OutputPathError(option, path, f"folder {folder} does not exist", "Create the folder first, or pass a path in an existing one.")
+        raise OutputPathError(
+            option,
+            path,
+            f"folder {folder} does not exist",
+            "Create the folder first, or pass a path in an existing one.",
+        )
     if not folder.is_dir():
         raise OutputPathError(option, path, f"{folder} is a file, not a folder", "Pass a path inside a folder.")
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise OutputPathError(option, path, f"folder {folder} is not writable", "Pass a path in a folder you can write to.")
+        raise OutputPathError(
+            option, path, f"folder {folder} is not writable", "Pass a path in a folder you can write to."
+        )
 
 
 def _nearest_existing(path: Path) -> Path:

@@ -5,8 +5,9 @@ Pure functions from EvalResult records to text or plain dicts; the HTML page is 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -30,7 +31,11 @@ def metric_label(metric: str, k: int) -> str:
 
 
 def _scores_dict(count: int, scores: QueryScores, interval: Interval) -> dict[str, Any]:
-    return {"queries": count, **{m: round(getattr(scores, m), 6) for m in METRICS}, "ndcg_ci95": [round(interval.low, 6), round(interval.high, 6)]}
+    return {
+        "queries": count,
+        **{m: round(getattr(scores, m), 6) for m in METRICS},
+        "ndcg_ci95": [round(interval.low, 6), round(interval.high, 6)],
+    }
 
 
 def _query_dict(result: QueryResult) -> dict[str, Any]:
@@ -61,7 +66,9 @@ def run_dict(result: EvalResult) -> dict[str, Any]:
         "expansions": result.expansions,
         "has_vectors": result.has_vectors,
         OVERALL: _scores_dict(len(result.on_topic), result.overall(), result.ndcg_interval()),
-        "categories": {name: _scores_dict(n, s, result.ndcg_interval(name)) for name, (n, s) in result.by_category().items()},
+        "categories": {
+            name: _scores_dict(n, s, result.ndcg_interval(name)) for name, (n, s) in result.by_category().items()
+        },
         "off_topic": _off_topic_dict(result),
         "latency_ms": {key: round(value, 3) for key, value in result.latency().items()},
         "queries": [_query_dict(r) for r in result.results],
@@ -104,7 +111,12 @@ def load_baseline(path: Path) -> dict[str, Any]:
         raise BaselineError(str(path), f"cannot be read ({error.strerror or error})") from None
     except orjson.JSONDecodeError as error:
         raise BaselineError(str(path), f"is not JSON ({error})") from None
-    if not isinstance(data, dict) or data.get("version") != REPORT_VERSION or not isinstance(data.get("runs"), dict) or not data["runs"]:
+    if (
+        not isinstance(data, dict)
+        or data.get("version") != REPORT_VERSION
+        or not isinstance(data.get("runs"), dict)
+        or not data["runs"]
+    ):
         raise BaselineError(str(path), f"is not a version-{REPORT_VERSION} eval report (no `runs`)")
     for mode, run in data["runs"].items():
         problem = _run_problem(run)
@@ -117,7 +129,12 @@ def _run_problem(run: Any) -> str | None:
     """What in a baseline run does not have the shape run_dict writes (None: it is fine to compare against)."""
     if not isinstance(run, dict):
         return "not a JSON object"
-    for key, kind, name in ((OVERALL, dict, "an object"), ("categories", dict, "an object"), ("latency_ms", dict, "an object"), ("queries", list, "a list")):
+    for key, kind, name in (
+        (OVERALL, dict, "an object"),
+        ("categories", dict, "an object"),
+        ("latency_ms", dict, "an object"),
+        ("queries", list, "a list"),
+    ):
         if key in run and not isinstance(run[key], kind):
             return f"`{key}` is not {name}"
     scores = [run.get(OVERALL, {}), *run.get("categories", {}).values()]
@@ -174,12 +191,20 @@ def render_run(result: EvalResult, baseline: Mapping[str, Any] | None = None) ->
     for name, (count, scores) in [*result.by_category().items(), (OVERALL, (len(result.on_topic), result.overall()))]:
         before = old.get(OVERALL, {}) if name == OVERALL else old.get("categories", {}).get(name, {})
         interval = result.ndcg_interval(None if name == OVERALL else name)
-        rows.append([name, str(count), *(_cell(getattr(scores, m), before.get(m)) for m in METRICS), f"[{interval.low:.3f}, {interval.high:.3f}]"])
+        rows.append(
+            [
+                name,
+                str(count),
+                *(_cell(getattr(scores, m), before.get(m)) for m in METRICS),
+                f"[{interval.low:.3f}, {interval.high:.3f}]",
+            ]
+        )
     header = ["category", "queries", *(metric_label(m, result.k) for m in METRICS), f"NDCG@{result.k} 95% CI"]
     latency = result.latency()
     old_latency = old.get("latency_ms", {})
     timing = "  ".join(
-        f"{LATENCY_LABELS[key]} {latency[key]:.1f} ms" + (f" ({_delta(latency[key], old_latency[key], 1)})" if key in old_latency else "")
+        f"{LATENCY_LABELS[key]} {latency[key]:.1f} ms"
+        + (f" ({_delta(latency[key], old_latency[key], 1)})" if key in old_latency else "")
         for key in LATENCIES
     )
     parts = [_title(result), _table(header, rows), _abstention(result), timing]
@@ -204,7 +229,11 @@ def _title(result: EvalResult) -> str:
 
 def _query_changes(result: EvalResult, baseline: Mapping[str, Any], shown: int = 5) -> str:
     before = {q["id"]: q.get("ndcg") for q in baseline.get("queries", []) if isinstance(q, dict)}
-    changes = [(r.scores.ndcg - before[r.query.qid], r.query.qid, before[r.query.qid], r.scores.ndcg) for r in result.results if isinstance(before.get(r.query.qid), (int, float))]
+    changes = [
+        (r.scores.ndcg - before[r.query.qid], r.query.qid, before[r.query.qid], r.scores.ndcg)
+        for r in result.results
+        if isinstance(before.get(r.query.qid), (int, float))
+    ]
     moved = [c for c in changes if abs(c[0]) >= 0.0005]
     if not moved:
         return "no query changed NDCG against the baseline"
@@ -220,7 +249,10 @@ def _failures(result: EvalResult) -> str:
     failed = [r for r in result.results if r.error]
     if not failed:
         return ""
-    return "\n".join([f"{len(failed)} quer{'y' if len(failed) == 1 else 'ies'} reported errors:"] + [f"  {r.query.qid}: {r.error}" for r in failed])
+    return "\n".join(
+        [f"{len(failed)} quer{'y' if len(failed) == 1 else 'ies'} reported errors:"]
+        + [f"  {r.query.qid}: {r.error}" for r in failed]
+    )
 
 
 def render_compare(results: Sequence[EvalResult]) -> str:
@@ -239,6 +271,10 @@ def render_compare(results: Sequence[EvalResult]) -> str:
     blocks.append(_table(["latency", *modes], latency_rows))
     if any(r.abstention() is not None for r in results):
         rates = [r.abstention() for r in results]
-        blocks.append(_table(["off-topic", *modes], [["zero hits", *(f"{rate:.1%}" if rate is not None else "-" for rate in rates)]]))
+        blocks.append(
+            _table(
+                ["off-topic", *modes], [["zero hits", *(f"{rate:.1%}" if rate is not None else "-" for rate in rates)]]
+            )
+        )
     blocks.extend(f for f in (_failures(r) for r in results) if f)
     return "\n\n".join(blocks) + "\n"

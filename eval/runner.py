@@ -14,10 +14,11 @@ import math
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable, Mapping, Sequence
+from typing import Any
 
 import anyio
 import orjson
@@ -32,8 +33,8 @@ from docs_mcp.eval.judgments import IndexedChunk, resolve_judgments
 from docs_mcp.eval.metrics import Judgment, QueryScores, mean_scores, percentile, score_query
 from docs_mcp.indexer.duckdb_store import open_store
 from docs_mcp.server.app import ServerSettings, build_server
-from docs_mcp.server.tools.search_docs_expanded import NAME as SEARCH_DOCS_EXPANDED
 from docs_mcp.server.search.modes import MODES, Mode
+from docs_mcp.server.tools.search_docs_expanded import NAME as SEARCH_DOCS_EXPANDED
 
 # How golden expansions are sent: not at all, as search_docs_expanded's typed parts, or appended to the query.
 EXPANSION_USES = ("none", "typed", "concatenated")
@@ -102,7 +103,11 @@ class EvalResult:
         """search_docs p50/p95 and get_doc p50, in milliseconds."""
         search = [ms for r in self.results for ms in r.search_ms]
         get_doc = [r.get_doc_ms for r in self.results if r.get_doc_ms is not None]
-        return {"search_p50": percentile(search, 50), "search_p95": percentile(search, 95), "get_doc_p50": percentile(get_doc, 50)}
+        return {
+            "search_p50": percentile(search, 50),
+            "search_p95": percentile(search, 95),
+            "get_doc_p50": percentile(get_doc, 50),
+        }
 
 
 def read_index_chunks(index_dir: Path) -> tuple[list[IndexedChunk], str, bool]:
@@ -113,7 +118,9 @@ def read_index_chunks(index_dir: Path) -> tuple[list[IndexedChunk], str, bool]:
     """
     store = open_store(index_dir)
     try:
-        chunks = [IndexedChunk(row.chunk_id, row.filepath, row.heading_path, row.headings) for row in store.heading_paths()]
+        chunks = [
+            IndexedChunk(row.chunk_id, row.filepath, row.heading_path, row.headings) for row in store.heading_paths()
+        ]
         return chunks, store.generation, store.model is not None
     finally:
         store.close()
@@ -157,7 +164,10 @@ def evaluate(
     results = anyio.run(_run_all, queries, judgments, index_dir, mode, k, via_mcp, progress, expansions)
     answered = [r for r in results if not r.query.off_topic]
     if answered and all(r.error and not r.ranked for r in answered):
-        raise EvalRunError(f"Every query failed in mode {mode}; the first said: {results[0].error}", "Check the index and the golden filters.")
+        raise EvalRunError(
+            f"Every query failed in mode {mode}; the first said: {results[0].error}",
+            "Check the index and the golden filters.",
+        )
     transport = "stdio" if via_mcp else "in-process"
     return EvalResult(mode, k, str(index_dir), generation, transport, has_vectors, tuple(results), expansions)
 
@@ -201,12 +211,15 @@ async def _connect(index_dir: Path, mode: str, via_mcp: bool) -> AsyncIterator[C
             errlog.seek(0)
             tail = errlog.read()[-2000:].strip()
             raise EvalRunError(
-                f"`{' '.join(command[2:])}` failed over stdio: {error.__class__.__name__}: {error}" + (f"\nserver stderr:\n{tail}" if tail else ""),
+                f"`{' '.join(command[2:])}` failed over stdio: {error.__class__.__name__}: {error}"
+                + (f"\nserver stderr:\n{tail}" if tail else ""),
                 "Run the same `docs-mcp serve` command by hand to see why, or drop --via-mcp.",
             ) from None
 
 
-async def _ask(client: Client, query: GoldenQuery, judgments: tuple[Judgment, ...], k: int, expansions: str = "none") -> QueryResult:
+async def _ask(
+    client: Client, query: GoldenQuery, judgments: tuple[Judgment, ...], k: int, expansions: str = "none"
+) -> QueryResult:
     page = query.limit or k
     max_rounds = query.max_rounds or math.ceil(k / page)
     ranked: list[str] = []
@@ -262,4 +275,6 @@ def _result(
     get_doc_ms: float | None,
     error: str | None,
 ) -> QueryResult:
-    return QueryResult(query, judgments, tuple(ranked), score_query(ranked, judgments, k), tuple(search_ms), get_doc_ms, error)
+    return QueryResult(
+        query, judgments, tuple(ranked), score_query(ranked, judgments, k), tuple(search_ms), get_doc_ms, error
+    )

@@ -16,9 +16,10 @@ import select
 import subprocess
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from docs_mcp.eval.errors import EvalRunError
 
@@ -38,18 +39,27 @@ class Exited:
 class StdioServer:
     """One server process spoken to over stdio; ``start`` it, send requests, then ``close`` it."""
 
-    def __init__(self, argv: Sequence[str], *, log: Path, cwd: Path | None = None, env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, argv: Sequence[str], *, log: Path, cwd: Path | None = None, env: Mapping[str, str] | None = None
+    ) -> None:
         self.argv = tuple(argv)
         self._log_path = log
         self._log = log.open("wb")
         self.started = time.perf_counter()
         try:
             self._process = subprocess.Popen(
-                list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, cwd=cwd, env=dict(env) if env else None
+                list(argv),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._log,
+                cwd=cwd,
+                env=dict(env) if env else None,
             )
         except OSError as error:
             self._log.close()
-            raise EvalRunError(f"Cannot start {argv[0]}: {error.strerror or error}.", "Check the path of the server to benchmark.") from error
+            raise EvalRunError(
+                f"Cannot start {argv[0]}: {error.strerror or error}.", "Check the path of the server to benchmark."
+            ) from error
         self._buffer = b""
         self._next_id = 0
 
@@ -59,7 +69,14 @@ class StdioServer:
 
     def initialize(self) -> dict[str, Any]:
         """The MCP handshake: ``initialize``, then the ``initialized`` notification; the server's info."""
-        result = self.request("initialize", {"protocolVersion": PROTOCOL_VERSION, "capabilities": {}, "clientInfo": {"name": "docs-mcp-bench", "version": "1"}})
+        result = self.request(
+            "initialize",
+            {
+                "protocolVersion": PROTOCOL_VERSION,
+                "capabilities": {},
+                "clientInfo": {"name": "docs-mcp-bench", "version": "1"},
+            },
+        )
         self.notify("notifications/initialized")
         return result
 
@@ -84,7 +101,9 @@ class StdioServer:
             message = self._read_message(deadline)
             if message.get("id") == wanted and "method" not in message:
                 if "error" in message:
-                    raise self._failure(f"answered {method} with an error: {message['error'].get('message', message['error'])}")
+                    raise self._failure(
+                        f"answered {method} with an error: {message['error'].get('message', message['error'])}"
+                    )
                 return message.get("result") or {}
             if "method" in message and "id" in message:  # a request of the server's (ping, roots/list): answer it
                 self._send({"jsonrpc": "2.0", "id": message["id"], "result": {}})
@@ -155,4 +174,7 @@ class StdioServer:
     def _failure(self, what: str) -> EvalRunError:
         self._log.flush()
         tail = self._log_path.read_text(errors="replace").strip()[-2000:] if self._log_path.exists() else ""
-        return EvalRunError(f"The server {' '.join(self.argv[:4])} ... {what}." + (f"\n{tail}" if tail else ""), f"See {self._log_path}.")
+        return EvalRunError(
+            f"The server {' '.join(self.argv[:4])} ... {what}." + (f"\n{tail}" if tail else ""),
+            f"See {self._log_path}.",
+        )

@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 import random
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 
@@ -89,7 +89,9 @@ def _capitalized(text: str) -> str:
 
 
 def _section(words: _Words, title: str) -> str:
-    paragraphs = [" ".join(words.sentence() for _ in range(words.rng.randint(2, 4))) for _ in range(words.rng.randint(1, 2))]
+    paragraphs = [
+        " ".join(words.sentence() for _ in range(words.rng.randint(2, 4))) for _ in range(words.rng.randint(1, 2))
+    ]
     if words.rng.random() < 0.3:
         name = words.identifier()
         paragraphs.append(f"```python\nresult = client.{name}({words.some(1)[0]}=True)\n```")
@@ -134,7 +136,9 @@ def generate_corpus(root: Path, chunks: int, seed: int = 0, queries: int = 200) 
     rng = random.Random(f"docs-mcp-synthetic-{seed}")
     words = _Words(rng)
     root.mkdir(parents=True, exist_ok=True)
-    (root / ".docs-mcp.json").write_text(json.dumps({"version": "1", "strategy": {"chunk_by": "h2"}, "metadata": {"scope": "guide"}}))
+    (root / ".docs-mcp.json").write_text(
+        json.dumps({"version": "1", "strategy": {"chunk_by": "h2"}, "metadata": {"scope": "guide"}})
+    )
     for language in LANGUAGES:
         manifest = {"version": "1", "strategy": {"chunk_by": "h2"}, "metadata": {"scope": "sdk", "language": language}}
         (root / "sdk" / language).mkdir(parents=True, exist_ok=True)
@@ -179,8 +183,8 @@ def fill_random_vectors(index_dir: Path, seed: int = 0) -> int:
     """
     import orjson
 
-    from docs_mcp.indexer.models.loading import load_embedder
     from docs_mcp.indexer.index_file import connect, current_generation, flush
+    from docs_mcp.indexer.models.loading import load_embedder
     from docs_mcp.indexer.schema import CHUNKS_TABLE, DB_FILE, META_TABLE
     from docs_mcp.indexer.serving.writer import write_vector_arrays
 
@@ -194,7 +198,9 @@ def fill_random_vectors(index_dir: Path, seed: int = 0) -> int:
         vectors = _topic_vectors(folder_codes, file_codes, identity.dimensions, np.random.default_rng(seed))
         rows = np.arange(len(paths), dtype=np.int64)
         write_vector_arrays(folder, Vectors(vectors, rows, rows))
-        conn.execute(f"UPDATE {META_TABLE} SET value = ? WHERE key = 'model'", [orjson.dumps(identity.__dict__).decode()])
+        conn.execute(
+            f"UPDATE {META_TABLE} SET value = ? WHERE key = 'model'", [orjson.dumps(identity.__dict__).decode()]
+        )
         conn.execute("CHECKPOINT")
     finally:
         conn.close()
@@ -204,7 +210,9 @@ def fill_random_vectors(index_dir: Path, seed: int = 0) -> int:
     return len(paths)
 
 
-def _topic_vectors(folder_codes: np.ndarray, file_codes: np.ndarray, dimensions: int, rng: np.random.Generator) -> np.ndarray:
+def _topic_vectors(
+    folder_codes: np.ndarray, file_codes: np.ndarray, dimensions: int, rng: np.random.Generator
+) -> np.ndarray:
     """Unit(folder topic + page topic + own noise) per chunk, in blocks so peak memory stays near the result's."""
     folders = _unit(rng.standard_normal((int(folder_codes.max()) + 1, dimensions), dtype=np.float32))
     pages = _unit(rng.standard_normal((int(file_codes.max()) + 1, dimensions), dtype=np.float32))
@@ -236,13 +244,19 @@ class SyntheticQueries:
         del mapped
         self._starts = np.load(serving / "vector_starts.npy")
         self._rows = None if chunk_ordered else np.load(serving / "ivf_window_rows.npy")
-        self._noise = _unit(np.random.default_rng([seed, _QUERY_STREAM]).standard_normal((_NOISE_BANK, self._dimensions), dtype=np.float32))
+        self._noise = _unit(
+            np.random.default_rng([seed, _QUERY_STREAM]).standard_normal(
+                (_NOISE_BANK, self._dimensions), dtype=np.float32
+            )
+        )
 
     def embed_query(self, text: str) -> np.ndarray:
         digest = zlib.crc32(text.encode())
         window = int(self._starts[digest % len(self._starts)])
         row = window if self._rows is None else int(self._rows[window])
-        vector = np.fromfile(self._file, dtype=np.float32, count=self._dimensions, offset=self._offset + 4 * self._dimensions * row)
+        vector = np.fromfile(
+            self._file, dtype=np.float32, count=self._dimensions, offset=self._offset + 4 * self._dimensions * row
+        )
         return _unit(vector + self._noise[digest // len(self._starts) % _NOISE_BANK])[0]
 
 

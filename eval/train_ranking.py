@@ -3,8 +3,8 @@ leave-one-corpus-out validation that decides which parts ship (eval/loco.py), th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from docs_mcp.eval.errors import EvalRunError, TrainingSetError
 from docs_mcp.eval.golden import OFF_TOPIC, GoldenQuery, load_golden
@@ -23,7 +23,10 @@ def corpora_of(sets: Sequence[tuple[Path, Path]]) -> list[Corpus]:
     for golden, index in sets:
         grouped.setdefault(Path(index), []).append(Path(golden))
     names = [index.name or str(index) for index in grouped]
-    return [Corpus(name if names.count(name) == 1 else str(index), index, tuple(goldens)) for (index, goldens), name in zip(grouped.items(), names)]
+    return [
+        Corpus(name if names.count(name) == 1 else str(index), index, tuple(goldens))
+        for (index, goldens), name in zip(grouped.items(), names)
+    ]
 
 
 def check_enough_queries(queries: Sequence[GoldenQuery]) -> tuple[int, int]:
@@ -37,7 +40,7 @@ def check_enough_queries(queries: Sequence[GoldenQuery]) -> tuple[int, int]:
     if on_topic < MIN_ON_TOPIC or off_topic < MIN_OFF_TOPIC:
         raise TrainingSetError(
             f"Training needs at least {MIN_ON_TOPIC} on-topic queries and {MIN_OFF_TOPIC} off-topic query "
-            f"(\"style\": \"{OFF_TOPIC}\"); the --set golden files hold {on_topic} on-topic and {off_topic} off-topic.",
+            f'("style": "{OFF_TOPIC}"); the --set golden files hold {on_topic} on-topic and {off_topic} off-topic.',
             "Add graded queries, and questions the docs do not answer with style off-topic, to the golden files.",
         )
     return on_topic, off_topic

@@ -17,9 +17,9 @@ can compare them with the fusion on corpora they were not fitted on.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -28,10 +28,10 @@ from docs_mcp.eval.judgments import resolve_judgments
 from docs_mcp.eval.metrics import Judgment
 from docs_mcp.eval.runner import read_index_chunks
 from docs_mcp.server.ranking.calibration import LogisticModel, non_increasing
+from docs_mcp.server.ranking.evidence import Evidence
 from docs_mcp.server.ranking.features import CANDIDATE_FEATURES, FEATURES, GATE_FEATURES
 from docs_mcp.server.ranking.gate import answered, gate_inputs
 from docs_mcp.server.search.engine import Engine, RankingSettings, open_engine
-from docs_mcp.server.ranking.evidence import Evidence
 
 NEWTON_STEPS = 50
 # How many near-duplicates (candidates.FAMILY_JACCARD) a demotion rule would let stand before moving the rest
@@ -58,7 +58,11 @@ class Pool:
     def matrix(self, features: Sequence[str], depth: int | None = None) -> np.ndarray:
         """(candidates, features) of the first ``depth`` candidates."""
         rows = slice(0, depth)
-        return np.column_stack([self.table[name][rows] for name in features]) if features else np.zeros((len(self.grades[rows]), 0))
+        return (
+            np.column_stack([self.table[name][rows] for name in features])
+            if features
+            else np.zeros((len(self.grades[rows]), 0))
+        )
 
 
 def collect(
@@ -84,7 +88,9 @@ def _pool(engine: Engine, query: GoldenQuery, judged: tuple[Judgment, ...], corp
     found = engine.candidate_pool(query.query, query.filters)
     grades = np.array([max((j.grade for j in judged if name in j.ids), default=0.0) for name in found.chunk_ids])
     size = len(found.rows)
-    table = {name: np.broadcast_to(np.asarray(found.table[name], dtype=np.float64), (size,)).copy() for name in FEATURES}
+    table = {
+        name: np.broadcast_to(np.asarray(found.table[name], dtype=np.float64), (size,)).copy() for name in FEATURES
+    }
     return Pool(query, corpus, found.chunk_ids, table, grades, judged, found.family, found.twins, found.evidence)
 
 
@@ -111,7 +117,9 @@ def fit(x: np.ndarray, y: np.ndarray, penalty: float, sample: np.ndarray | None 
 
 def fit_score(pools: Sequence[Pool], features: Sequence[str], penalty: float) -> LogisticModel:
     """The score model: P(relevant) of the first ``SCORE_DEPTH`` candidates of every pool, each query weighing the same."""
-    rows = [(p.matrix(features, SCORE_DEPTH), (p.grades[:SCORE_DEPTH] > 0).astype(np.float64)) for p in pools if p.chunk_ids]
+    rows = [
+        (p.matrix(features, SCORE_DEPTH), (p.grades[:SCORE_DEPTH] > 0).astype(np.float64)) for p in pools if p.chunk_ids
+    ]
     x = np.vstack([m for m, _ in rows])
     y = np.concatenate([labels for _, labels in rows])
     weight = np.concatenate([np.full(len(labels), 1.0 / len(labels)) for _, labels in rows]) * len(rows)
@@ -167,7 +175,11 @@ def best_probability(pool: Pool, score: LogisticModel, gate: LogisticModel | Non
 def fit_gate(pools: Sequence[Pool], score: LogisticModel, penalty: float = 1.0) -> LogisticModel:
     """The gate: P(the corpus answers the query) from the query's features and its best score; off-topic queries are 0.
     Fitted on the queries it decides: those the corpus holds no evidence for."""
-    rows = [(gate_inputs(p.table, score), 0.0 if p.query.off_topic else 1.0) for p in pools if p.chunk_ids and not p.evidence.holds]
+    rows = [
+        (gate_inputs(p.table, score), 0.0 if p.query.off_topic else 1.0)
+        for p in pools
+        if p.chunk_ids and not p.evidence.holds
+    ]
     x = np.vstack([np.column_stack([t[name] for name in GATE_FEATURES]) for t, _ in rows])
     weights, bias = fit(x, np.array([y for _, y in rows]), penalty)
     return LogisticModel(GATE_FEATURES, tuple(float(w) for w in weights), bias)

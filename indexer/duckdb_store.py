@@ -10,8 +10,9 @@ of queueing on a lock. Cursors are made on a thread's first query and all closed
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import duckdb
 import orjson
@@ -89,7 +90,10 @@ class DuckDBStore:
         return porter_stems(words)  # in process: DuckDB's stem() as a statement costs a millisecond a call
 
     def query_terms(self, words: Sequence[str]) -> list[QueryTerm]:
-        return [QueryTerm(word, term, bool(stopword)) for word, term, stopword in self._query(QUERY_TERMS_SQL, {"words": list(words)})]
+        return [
+            QueryTerm(word, term, bool(stopword))
+            for word, term, stopword in self._query(QUERY_TERMS_SQL, {"words": list(words)})
+        ]
 
     def term_chunks(self, terms: Sequence[str], rows: Sequence[int]) -> list[tuple[int, str]]:
         found = self._query(COVERAGE_SQL, {"terms": list(terms), "chunks": [int(row) for row in rows]})
@@ -109,10 +113,16 @@ class DuckDBStore:
 
     def heading_paths(self) -> list[HeadingPaths]:
         rows = self._query(HEADING_PATHS_SQL)
-        return [HeadingPaths(cid, fp, tuple(orjson.loads(path)), tuple(orjson.loads(heads))) for cid, fp, path, heads in rows]
+        return [
+            HeadingPaths(cid, fp, tuple(orjson.loads(path)), tuple(orjson.loads(heads)))
+            for cid, fp, path, heads in rows
+        ]
 
     def chunk_headings(self, rows: Sequence[int]) -> list[tuple[str, ...]]:
-        found = {int(row): tuple(orjson.loads(headings)) for row, headings in self._query(CHUNK_HEADINGS_SQL, {"rows": [int(r) for r in rows]})}
+        found = {
+            int(row): tuple(orjson.loads(headings))
+            for row, headings in self._query(CHUNK_HEADINGS_SQL, {"rows": [int(r) for r in rows]})
+        }
         return [found.get(int(row), ()) for row in rows]
 
     def rows(self, sql: str, parameters: Mapping[str, Any] | None = None) -> list[tuple[Any, ...]]:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import duckdb
 
-from docs_mcp.indexer.faults import fault_point
 from docs_mcp.indexer.errors import ExtensionLoadError
+from docs_mcp.indexer.faults import fault_point
 
 EXTENSIONS = ("fts",)
 

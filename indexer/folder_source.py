@@ -5,10 +5,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from docs_mcp.indexer.build import Documents, write_source
 from docs_mcp.indexer.corpus.file_rules import FileRules
@@ -62,4 +63,6 @@ def build_index(
         IndexFormatError: ``out_dir`` holds something that is not an index.
     """
     source = FolderSource(Path(docs_dir), library, metadata_file, rules)
-    return write_source(source, Path(out_dir), embeddings=embeddings, strict=strict, progress=progress, embed_via=embed_via)
+    return write_source(
+        source, Path(out_dir), embeddings=embeddings, strict=strict, progress=progress, embed_via=embed_via
+    )

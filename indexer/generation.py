@@ -13,17 +13,18 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 import duckdb
 import orjson
 
-from docs_mcp.indexer.models.loading import Embedder, load_embedder
+from docs_mcp.indexer.corpus.taxonomy import build_metadata
 from docs_mcp.indexer.disk_space import disk_full_error, is_disk_full
 from docs_mcp.indexer.errors import IndexChangedError, IndexerError, IndexFormatError
 from docs_mcp.indexer.faults import fault_point
@@ -33,26 +34,27 @@ from docs_mcp.indexer.index_file import (
     ensure_index_identity,
     folder_bytes,
     interrupted,
+    new_generation_name,
     prepare_out_dir,
     previous_generation,
-    new_generation_name,
     prune,
     publish,
     translate,
     write_lock,
 )
+from docs_mcp.indexer.models.loading import Embedder, load_embedder
 from docs_mcp.indexer.ranker import check_rankers, ranker_for
 from docs_mcp.indexer.records import Chunk, CorpusScan, IndexReport, ModelIdentity
 from docs_mcp.indexer.schema import (
     CHUNKS_TABLE,
     CURRENT_FILE,
     DB_FILE,
+    FINISHED_MARK,
     FORMAT_VERSION,
     FTS_FIELDS,
     FTS_IGNORE,
     FTS_STEMMER,
     FTS_STOPWORDS,
-    FINISHED_MARK,
     FULL_TEXT,
     HYBRID,
     META_TABLE,
@@ -64,7 +66,6 @@ from docs_mcp.indexer.search_text import search_fields
 from docs_mcp.indexer.serving.writer import write_serving_arrays
 from docs_mcp.indexer.staging import load_rows
 from docs_mcp.indexer.stopwords import stopwords_for
-from docs_mcp.indexer.corpus.taxonomy import build_metadata
 from docs_mcp.indexer.vectors import SESSION_THREADS, VectorPlan, VectorStats, plan_vectors, write_vectors
 
 
@@ -118,7 +119,9 @@ class _Build:
         try:
             publish(self.out_dir, generation)
         except BaseException:
-            if previous_generation(self.out_dir) != generation:  # not live: nothing will ever read it (a full disk wants it gone)
+            if (
+                previous_generation(self.out_dir) != generation
+            ):  # not live: nothing will ever read it (a full disk wants it gone)
                 shutil.rmtree(self.out_dir / generation, ignore_errors=True)
             raise
         finally:
@@ -127,6 +130,8 @@ class _Build:
                 live_after[label] = time.perf_counter() - self.started
                 self.notify(Progress("live", 1, 1, label))
         prune(self.out_dir, keep={generation, *keep})
+
+
 # write_index(planned_on=...) default: write whatever generation is live.
 ANY_GENERATION = object()
 
@@ -176,7 +181,9 @@ def write_index(
                 f"The index at {out_dir} changed (now generation {previous}) while this build was planned.",
                 "Plan the build again from the live generation.",
             )
-        prune(out_dir, keep={previous, *_reusable_generation(out_dir, previous)} - {None})  # what killed builds left behind
+        prune(
+            out_dir, keep={previous, *_reusable_generation(out_dir, previous)} - {None}
+        )  # what killed builds left behind
         ensure_index_identity(out_dir)
         first = new_generation_name()
         with _discarded_on_failure(out_dir / first):
@@ -250,7 +257,13 @@ def _write_hybrid(build: _Build, full_text: str, generation: str, embedder: Embe
     return stats
 
 
-def _finish(conn: duckdb.DuckDBPyConnection, folder: Path, generation: str, identity: ModelIdentity | None, metadata: dict[str, Any]) -> None:
+def _finish(
+    conn: duckdb.DuckDBPyConnection,
+    folder: Path,
+    generation: str,
+    identity: ModelIdentity | None,
+    metadata: dict[str, Any],
+) -> None:
     """Write the serving arrays (serving/arrays.py), record what the generation is (meta table, metadata.json), flush."""
     write_serving_arrays(conn, folder)
     conn.execute(f"DELETE FROM {META_TABLE}")  # a hybrid generation starts as a copy of a full-text one
@@ -263,7 +276,10 @@ def _finish(conn: duckdb.DuckDBPyConnection, folder: Path, generation: str, iden
 def _reusable_generation(out_dir: Path, live: str | None) -> set[str]:
     """The newest finished generation with vectors besides the live one (a build killed while publishing
     it), kept for its vectors; every other non-live folder is what killed builds left, deleted first."""
-    finished = sorted((p.parent.name for p in out_dir.glob(f"*/{FINISHED_MARK}") if GENERATION_NAME.fullmatch(p.parent.name)), reverse=True)
+    finished = sorted(
+        (p.parent.name for p in out_dir.glob(f"*/{FINISHED_MARK}") if GENERATION_NAME.fullmatch(p.parent.name)),
+        reverse=True,
+    )
     for name in finished:
         if name != live and _has_vectors(out_dir / name):
             return {name}
@@ -289,7 +305,9 @@ def _load_in_background(embeddings: str) -> Future[Embedder] | None:
 
 
 def _embed_progress(build: _Build) -> Callable[[int, int, int, int], None]:
-    return lambda done, total, work, work_total: build.notify(Progress("embed", done, total, work=work, work_total=work_total))
+    return lambda done, total, work, work_total: build.notify(
+        Progress("embed", done, total, work=work, work_total=work_total)
+    )
 
 
 def _vector_sources(out_dir: Path, live: str | None) -> list[Path]:
@@ -298,7 +316,10 @@ def _vector_sources(out_dir: Path, live: str | None) -> list[Path]:
     The live generation has no vectors when it is full text only: built with --embeddings
     none, or by a build killed while embedding, whose previous generation is still on disk.
     """
-    others = sorted((path.name for path in out_dir.iterdir() if GENERATION_NAME.fullmatch(path.name) and path.name != live), reverse=True)
+    others = sorted(
+        (path.name for path in out_dir.iterdir() if GENERATION_NAME.fullmatch(path.name) and path.name != live),
+        reverse=True,
+    )
     return [out_dir / name / DB_FILE for name in ([live] if live else []) + others]
 
 
@@ -404,7 +425,9 @@ def _meta_rows(generation: str, identity: ModelIdentity | None, metadata: dict[s
 
 def _check_out_dir(out_dir: Path) -> None:
     if out_dir.exists() and not out_dir.is_dir():
-        raise IndexFormatError(f"--out {out_dir} is a file, not a folder.", "Pass a folder for the index (default .docs-mcp).")
+        raise IndexFormatError(
+            f"--out {out_dir} is a file, not a folder.", "Pass a folder for the index (default .docs-mcp)."
+        )
     # Never overwrite a metadata.json that is not ours (e.g. --out pointing at the docs folder).
     if (out_dir / METADATA_FILE).exists() and not (out_dir / CURRENT_FILE).exists():
         raise IndexFormatError(
@@ -414,4 +437,4 @@ def _check_out_dir(out_dir: Path) -> None:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")

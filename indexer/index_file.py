@@ -13,22 +13,37 @@ import secrets
 import shutil
 import signal
 import threading
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 import duckdb
 import orjson
 
 from docs_mcp.indexer.absent_modules import mark_absent
 from docs_mcp.indexer.disk_space import is_disk_full
-from docs_mcp.indexer.errors import IndexerError, IndexFormatError, IndexLockedError, IndexNotFoundError, IndexWriteError
-from docs_mcp.indexer.faults import fault_point
+from docs_mcp.indexer.errors import (
+    IndexerError,
+    IndexFormatError,
+    IndexLockedError,
+    IndexNotFoundError,
+    IndexWriteError,
+)
 from docs_mcp.indexer.extensions import OFFLINE_CONFIG, load_extensions
+from docs_mcp.indexer.faults import fault_point
 from docs_mcp.indexer.records import ModelIdentity
-from docs_mcp.indexer.schema import CURRENT_FILE, DB_FILE, DEFAULT_INDEX_DIR, FORMAT_VERSION, INDEX_ID_FILE, META_TABLE, METADATA_FILE
+from docs_mcp.indexer.schema import (
+    CURRENT_FILE,
+    DB_FILE,
+    DEFAULT_INDEX_DIR,
+    FORMAT_VERSION,
+    INDEX_ID_FILE,
+    META_TABLE,
+    METADATA_FILE,
+)
 
 # Generation folders are the only folders a build ever deletes: anything else in DIR is left alone.
 GENERATION_NAME = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{8}")
@@ -71,9 +86,13 @@ def current_generation(index_dir: Path) -> str:
     except (FileNotFoundError, NotADirectoryError) as error:
         raise _not_found(Path(index_dir)) from error
     except (OSError, UnicodeDecodeError) as error:
-        raise IndexFormatError(f"Cannot read {Path(index_dir) / CURRENT_FILE}: {error}.", _rebuild_hint(index_dir)) from error
+        raise IndexFormatError(
+            f"Cannot read {Path(index_dir) / CURRENT_FILE}: {error}.", _rebuild_hint(index_dir)
+        ) from error
     if not GENERATION_NAME.fullmatch(name):
-        raise IndexFormatError(f"{Path(index_dir) / CURRENT_FILE} does not name an index generation.", _rebuild_hint(index_dir))
+        raise IndexFormatError(
+            f"{Path(index_dir) / CURRENT_FILE} does not name an index generation.", _rebuild_hint(index_dir)
+        )
     return name
 
 
@@ -102,7 +121,9 @@ def open_generation(index_dir: Path, generation: str) -> IndexReader:
     index_dir = Path(index_dir)
     db_path = index_dir / generation / DB_FILE
     if not db_path.is_file():
-        raise IndexFormatError(f"The index at {index_dir} names generation {generation}, which is missing.", _rebuild_hint(index_dir))
+        raise IndexFormatError(
+            f"The index at {index_dir} names generation {generation}, which is missing.", _rebuild_hint(index_dir)
+        )
     conn = connect(db_path, read_only=True)
     try:
         metadata, model = _read_meta(conn, db_path)
@@ -132,7 +153,9 @@ def connect(db_path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
     return conn
 
 
-def fetch_all(conn: duckdb.DuckDBPyConnection, sql: str, parameters: Mapping[str, Any] | None = None) -> list[tuple[Any, ...]]:
+def fetch_all(
+    conn: duckdb.DuckDBPyConnection, sql: str, parameters: Mapping[str, Any] | None = None
+) -> list[tuple[Any, ...]]:
     """The rows of one read query on an open index, with DuckDB's errors translated.
 
     The server's readers (get_doc, read_page, get_docs) query through here, so a damaged
@@ -144,7 +167,9 @@ def fetch_all(conn: duckdb.DuckDBPyConnection, sql: str, parameters: Mapping[str
     try:
         return conn.execute(sql, parameters or {}).fetchall()
     except duckdb.Error as error:
-        raise IndexFormatError(f"The index could not be read: {error}", "Rebuild it with `docs-mcp index DOCS_DIR`.") from error
+        raise IndexFormatError(
+            f"The index could not be read: {error}", "Rebuild it with `docs-mcp index DOCS_DIR`."
+        ) from error
 
 
 def translate(error: duckdb.Error, db_path: Path) -> IndexerError:
@@ -152,9 +177,13 @@ def translate(error: duckdb.Error, db_path: Path) -> IndexerError:
     text = str(error)
     index_dir = db_path.parent.parent
     if isinstance(error, duckdb.IOException) and "lock" in text.lower():
-        return IndexLockedError(f"{db_path} is locked by another process: {text}", "Wait for the other docs-mcp to finish, then retry.")
+        return IndexLockedError(
+            f"{db_path} is locked by another process: {text}", "Wait for the other docs-mcp to finish, then retry."
+        )
     if is_disk_full(error):  # not a damaged index: "Rebuild it" would fill the disk again
-        return IndexWriteError(f"Cannot write {db_path}: the disk is full ({text}).", "Free space on that disk, then retry.")
+        return IndexWriteError(
+            f"Cannot write {db_path}: the disk is full ({text}).", "Free space on that disk, then retry."
+        )
     return IndexFormatError(f"Cannot use the index database {db_path}: {text}", _rebuild_hint(index_dir))
 
 
@@ -174,7 +203,7 @@ def ensure_index_identity(index_dir: Path) -> None:
 
 def new_generation_name() -> str:
     """A fresh, unique generation name (UTC time, then random hex)."""
-    return f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S}Z-{secrets.token_hex(4)}"
+    return f"{datetime.now(UTC):%Y%m%dT%H%M%S}Z-{secrets.token_hex(4)}"
 
 
 def live_generation(index_dir: Path) -> str | None:
@@ -235,7 +264,8 @@ def write_lock(index_dir: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as error:
             raise IndexLockedError(
-                f"Another `docs-mcp index` is writing {index_dir}.", "Wait for it to finish, or write to another --out folder."
+                f"Another `docs-mcp index` is writing {index_dir}.",
+                "Wait for it to finish, or write to another --out folder.",
             ) from error
         yield
 
@@ -249,7 +279,12 @@ def publish(index_dir: Path, generation: str) -> None:
     folder = Path(index_dir) / generation
     flush(folder)
     with _signals_deferred():
-        _replace({Path(index_dir) / CURRENT_FILE: f"{generation}\n".encode(), Path(index_dir) / METADATA_FILE: (folder / METADATA_FILE).read_bytes()})
+        _replace(
+            {
+                Path(index_dir) / CURRENT_FILE: f"{generation}\n".encode(),
+                Path(index_dir) / METADATA_FILE: (folder / METADATA_FILE).read_bytes(),
+            }
+        )
 
 
 def flush(folder: Path) -> None:
@@ -290,7 +325,9 @@ def _read_meta(conn: duckdb.DuckDBPyConnection, db_path: Path) -> tuple[dict[str
         model = orjson.loads(meta["model"])
         return orjson.loads(meta["metadata"]), ModelIdentity.from_json(model) if model else None
     except (orjson.JSONDecodeError, KeyError, TypeError) as error:
-        raise IndexFormatError(f"The index at {index_dir} has damaged metadata ({error}).", _rebuild_hint(index_dir)) from error
+        raise IndexFormatError(
+            f"The index at {index_dir} has damaged metadata ({error}).", _rebuild_hint(index_dir)
+        ) from error
 
 
 def _replace(contents: dict[Path, bytes]) -> None:

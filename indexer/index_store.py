@@ -12,9 +12,10 @@ engine (serving/reader.py), whatever the store.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Any, Protocol
 
 from docs_mcp.indexer.records import ModelIdentity
 

@@ -9,7 +9,7 @@ whether the index's model is that one, i.e. whether `serve` and `index` can use 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -24,15 +24,17 @@ if TYPE_CHECKING:  # records are cheap, but index_file pulls in duckdb: only whe
 
 
 def info(
-    index: Optional[Path] = typer.Option(None, "--index", help=f"Index folder to describe [default: {DEFAULT_INDEX_DIR} when there is one]."),
+    index: Path | None = typer.Option(
+        None, "--index", help=f"Index folder to describe [default: {DEFAULT_INDEX_DIR} when there is one]."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of text."),
 ) -> None:
     """Show which embedding model built the index, and check the default model installed here (exit 1 if it is damaged)."""
     import orjson
 
-    from docs_mcp.indexer.models.loading import load_embedder
     from docs_mcp.indexer.errors import IndexNotFoundError
     from docs_mcp.indexer.index_file import open_index
+    from docs_mcp.indexer.models.loading import load_embedder
 
     reader = None
     try:
@@ -63,8 +65,14 @@ def _text(reader: IndexReader | None, installed: ModelIdentity | None, problem: 
     else:
         chunks = (reader.metadata.get("stats") or {}).get("chunks")
         lines.append(f"index: {reader.path} (generation {reader.generation}, {chunks} chunks)")
-        lines += [f"  {line}" for line in _model_lines(reader.model)] if reader.model else ["  embeddings:  none (full-text only)"]
-        lines.append(f"  ranking:     {describe_ranking(reader.metadata.get('ranker'), has_vectors=reader.model is not None)}")
+        lines += (
+            [f"  {line}" for line in _model_lines(reader.model)]
+            if reader.model
+            else ["  embeddings:  none (full-text only)"]
+        )
+        lines.append(
+            f"  ranking:     {describe_ranking(reader.metadata.get('ranker'), has_vectors=reader.model is not None)}"
+        )
     if installed is None:
         lines += [f"default model installed here: cannot load: {problem.message}", f"  hint: {problem.hint}"]
         return lines
@@ -77,25 +85,45 @@ def _text(reader: IndexReader | None, installed: ModelIdentity | None, problem: 
 
 
 def _model_lines(model: ModelIdentity) -> list[str]:
-    lines = [f"model:       {model.name} ({model.provider}, {model.dimensions} dimensions)", f"runtime:     {model.runtime or 'not recorded'}"]
+    lines = [
+        f"model:       {model.name} ({model.provider}, {model.dimensions} dimensions)",
+        f"runtime:     {model.runtime or 'not recorded'}",
+    ]
     if not model.files:
         return [*lines, f"weights:     sha256 {model.checksum} (files not recorded: rebuild the index to record them)"]
     width = max(len(f.name) for f in model.files)
-    return [*lines, *(f"{'files:' if i == 0 else '':<13}{f.name:<{width}}  sha256 {f.sha256}  {f.source}" for i, f in enumerate(model.files))]
+    return [
+        *lines,
+        *(
+            f"{'files:' if i == 0 else '':<13}{f.name:<{width}}  sha256 {f.sha256}  {f.source}"
+            for i, f in enumerate(model.files)
+        ),
+    ]
 
 
 def _verdict(recorded: ModelIdentity, installed: ModelIdentity) -> str:
-    if (recorded.name, recorded.checksum, recorded.dimensions) == (installed.name, installed.checksum, installed.dimensions):
+    if (recorded.name, recorded.checksum, recorded.dimensions) == (
+        installed.name,
+        installed.checksum,
+        installed.dimensions,
+    ):
         return "the same (search embeds queries with it)"
     if recorded.name != installed.name:
         return f"{recorded.name}, another fastembed model: search loads it from fastembed's cache (downloading it once if needed)"
     return "different weights: search refuses this index until it is rebuilt (docs-mcp index DOCS_DIR)"
 
 
-def _as_json(reader: IndexReader | None, installed: ModelIdentity | None, problem: DocsMcpError | None) -> dict[str, Any]:
+def _as_json(
+    reader: IndexReader | None, installed: ModelIdentity | None, problem: DocsMcpError | None
+) -> dict[str, Any]:
     index = None
     if reader is not None:
         model = reader.model.as_json() if reader.model else None
-        index = {"path": str(reader.path), "generation": reader.generation, "chunks": (reader.metadata.get("stats") or {}).get("chunks"), "embedding": model}
+        index = {
+            "path": str(reader.path),
+            "generation": reader.generation,
+            "chunks": (reader.metadata.get("stats") or {}).get("chunks"),
+            "embedding": model,
+        }
     default: dict[str, Any] = installed.as_json() if installed else {"error": problem.message, "hint": problem.hint}
     return {"version": __version__, "index": index, "default_model": default}

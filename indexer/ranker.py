@@ -10,9 +10,10 @@ server ranks by the fusion alone.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import orjson
 
@@ -79,7 +80,12 @@ def ranking_facts(recorded: Mapping[str, Any] | None) -> dict[str, Any]:
     if not recorded:
         return {"learned": False}
     floor = recorded["floor"] if "floor" in recorded else (recorded.get("gate") or {}).get("floor")
-    return {"learned": True, "origin": recorded.get("origin", PACKAGED), "floor": floor, "ordering": bool(recorded.get("ordering"))}
+    return {
+        "learned": True,
+        "origin": recorded.get("origin", PACKAGED),
+        "floor": floor,
+        "ordering": bool(recorded.get("ordering")),
+    }
 
 
 def _read_own(path: Path) -> Mapping[str, Any]:
@@ -98,4 +104,7 @@ def _read_own(path: Path) -> Mapping[str, Any]:
 def _matching(rankers: Mapping[str, Any], identity: ModelIdentity) -> dict[str, Any] | None:
     """The current-format record for ``identity`` (a record of an older format is skipped)."""
     wanted = {"provider": identity.provider, "model": identity.name, "checksum": identity.checksum}
-    return next((dict(r) for r in rankers["rankers"] if isinstance(r, dict) and r.get("embedding") == wanted and is_current(r)), None)
+    return next(
+        (dict(r) for r in rankers["rankers"] if isinstance(r, dict) and r.get("embedding") == wanted and is_current(r)),
+        None,
+    )

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 CHUNK_STRATEGIES = ("h1", "h2", "h3", "file")
 DEFAULT_CHUNK_BY = "h2"
@@ -85,7 +86,7 @@ class KeyConfig:
     filter_keeps_unset: bool = False
     filter_keeps: tuple[tuple[str, str], ...] = ()
 
-    def merged_with(self, other: "KeyConfig") -> "KeyConfig":
+    def merged_with(self, other: KeyConfig) -> KeyConfig:
         """This config, completed by ``other``: our description and globs win, flags add up."""
         return KeyConfig(
             self.description or other.description,

@@ -7,8 +7,9 @@ numpy vectors included.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import duckdb
 import orjson

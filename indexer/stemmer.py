@@ -10,7 +10,8 @@ equal on every word of the guide (corpus/guide) and on generated words.
 from __future__ import annotations
 
 import threading
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from docs_mcp.indexer.schema import FTS_STEMMER
 

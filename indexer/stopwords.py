@@ -8,9 +8,9 @@ path words, `sdk/go/...`, are in the title field). Every other corpus keeps the 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Iterable, Iterator
 
 import duckdb
 
@@ -52,7 +52,9 @@ def stopwords_for(conn: duckdb.DuckDBPyConnection, values: Iterable[str]) -> Ite
         yield FTS_STOPWORDS
         return
     conn.execute(f"CREATE TABLE {STOPWORDS_TABLE} (sw VARCHAR)")
-    conn.executemany(f"INSERT INTO {STOPWORDS_TABLE} VALUES (?)", [(word,) for word in sorted(english_stopwords() - kept)])
+    conn.executemany(
+        f"INSERT INTO {STOPWORDS_TABLE} VALUES (?)", [(word,) for word in sorted(english_stopwords() - kept)]
+    )
     try:
         yield STOPWORDS_TABLE
     finally:

@@ -11,13 +11,13 @@ tell before embedding whether there is embedding work at all; then writes.
 from __future__ import annotations
 
 import hashlib
-import os
 import itertools
+import os
 import time
 from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
 
 import duckdb
 
@@ -100,7 +100,9 @@ def plan_vectors(
     if sources:
         _load_pending(conn, folder, windows)
         try:
-            source, have = next(((db, keys) for db in sources if (keys := _known_keys(conn, db)) is not None), (None, set()))
+            source, have = next(
+                ((db, keys) for db in sources if (keys := _known_keys(conn, db)) is not None), (None, set())
+            )
         finally:
             conn.execute(f"DROP TABLE {_PENDING}")
     todo = {window.key: window.text for window in windows if window.key not in have}
@@ -139,8 +141,11 @@ def write_vectors(
         done_work = list(itertools.accumulate(sorted(len(plan.todo[key]) for key in keys), initial=work))
         began = time.perf_counter()
         vectors = embedder.embed_documents(
-            [plan.todo[key] for key in keys], workers=WORKERS,
-            on_batch=lambda done, at=start, cumulative=done_work: progress(at + done, len(order), cumulative[done], work_total),
+            [plan.todo[key] for key in keys],
+            workers=WORKERS,
+            on_batch=lambda done, at=start, cumulative=done_work: progress(
+                at + done, len(order), cumulative[done], work_total
+            ),
         )
         work = done_work[-1]
         seconds += time.perf_counter() - began
@@ -150,13 +155,13 @@ def write_vectors(
             for chunk, number in places[key]
         )
         load_rows(conn, _STAGED, folder, rows)
-    conn.execute(f"INSERT INTO {VECTORS_TABLE} SELECT * FROM {_STAGED} ORDER BY chunk, \"window\"")
+    conn.execute(f'INSERT INTO {VECTORS_TABLE} SELECT * FROM {_STAGED} ORDER BY chunk, "window"')
     conn.execute(f"DROP TABLE {_STAGED}")
     return VectorStats(len(order), plan.reused, seconds)
 
 
 def _load_pending(conn: duckdb.DuckDBPyConnection, folder: Path, windows: Sequence[Window]) -> None:
-    conn.execute(f"CREATE TEMP TABLE {_PENDING} (chunk INTEGER, \"window\" INTEGER, key VARCHAR)")
+    conn.execute(f'CREATE TEMP TABLE {_PENDING} (chunk INTEGER, "window" INTEGER, key VARCHAR)')
     load_rows(conn, _PENDING, folder, ({"chunk": w.chunk, "window": w.window, "key": w.key} for w in windows))
 
 

@@ -46,9 +46,13 @@ NPM = [
 def write_project(root: Path) -> None:
     root.mkdir(parents=True, exist_ok=True)
     (root / "requirements.txt").write_text("".join(f"{name}=={version}\n" for name, version, _ in PYPI))
-    (root / "package.json").write_text(json.dumps({"name": "bench", "private": True, "dependencies": {n: v for n, v, _ in NPM}}, indent=2))
+    (root / "package.json").write_text(
+        json.dumps({"name": "bench", "private": True, "dependencies": {n: v for n, v, _ in NPM}}, indent=2)
+    )
     packages = {"": {"name": "bench"}, **{f"node_modules/{n}": {"version": v} for n, v, _ in NPM}}
-    (root / "package-lock.json").write_text(json.dumps({"name": "bench", "lockfileVersion": 3, "packages": packages}, indent=2))
+    (root / "package-lock.json").write_text(
+        json.dumps({"name": "bench", "lockfileVersion": 3, "packages": packages}, indent=2)
+    )
 
 
 def sync(project: Path, index: Path) -> tuple[float, dict]:
@@ -64,8 +68,8 @@ def sync(project: Path, index: Path) -> tuple[float, dict]:
 def check_answers(index: Path) -> dict[str, dict]:
     """Per library: what get_docs answered from, and what resolve_library says it would use."""
     from docs_mcp.indexer.packages.refs import package_ref
-    from docs_mcp.indexer.sources.source_settings import source_settings
     from docs_mcp.indexer.sources.service import SourceService
+    from docs_mcp.indexer.sources.source_settings import source_settings
     from docs_mcp.server.app import tool_registry
     from docs_mcp.server.core.live_index import LiveIndex
     from docs_mcp.server.core.tool_registry import ToolCall
@@ -79,11 +83,26 @@ def check_answers(index: Path) -> dict[str, dict]:
             for ecosystem, rows in (("pypi", PYPI), ("npm", NPM)):
                 for name, version, topic in rows:
                     ref = package_ref(ecosystem, name, version)
-                    answer = registry.get("get_docs").answer(ToolCall(served, {"libraries": [ref.base_id], "topic": topic, "max_tokens": 1500}))
+                    answer = registry.get("get_docs").answer(
+                        ToolCall(served, {"libraries": [ref.base_id], "topic": topic, "max_tokens": 1500})
+                    )
                     data = json.loads(answer.text)
-                    versions = sorted({c["provenance"]["version"] for c in data.get("chunks", [])}) if not answer.is_error else []
-                    resolved = json.loads(registry.get("resolve_library").answer(ToolCall(served, {"query": name})).text)
-                    chosen = next((r.get("default_version") or r.get("version") for r in resolved["results"] if r.get("base_id", r["library_id"]) == ref.base_id), None)
+                    versions = (
+                        sorted({c["provenance"]["version"] for c in data.get("chunks", [])})
+                        if not answer.is_error
+                        else []
+                    )
+                    resolved = json.loads(
+                        registry.get("resolve_library").answer(ToolCall(served, {"query": name})).text
+                    )
+                    chosen = next(
+                        (
+                            r.get("default_version") or r.get("version")
+                            for r in resolved["results"]
+                            if r.get("base_id", r["library_id"]) == ref.base_id
+                        ),
+                        None,
+                    )
                     checked[ref.library_id] = {
                         "answered_from": data.get("libraries", [None])[0] if not answer.is_error else data.get("code"),
                         "chunk_versions": versions, "resolve_uses": chosen,
@@ -96,7 +115,9 @@ def check_answers(index: Path) -> dict[str, dict]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--work", type=Path, default=None, help="Folder for the project and the index [default: a temporary one].")
+    parser.add_argument(
+        "--work", type=Path, default=None, help="Folder for the project and the index [default: a temporary one]."
+    )
     parser.add_argument("--report", type=Path, default=None, help="Also write the results as JSON here.")
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="docs-mcp-bench-sync-"))
@@ -125,11 +146,15 @@ def main() -> None:
         "second_sync_statuses": sorted(rerun), "libraries": len(rows), "all_answers_name_the_pinned_version": all(r.get("names_pinned") for r in rows),
         "total_chunks": sum(r["chunks"] or 0 for r in rows),
     }  # fmt: skip
-    print(f"first sync {summary['first_sync_seconds']} s, second {summary['second_sync_seconds']} s ({', '.join(sorted(rerun))}); load {summary['load_average_at_start']}")
+    print(
+        f"first sync {summary['first_sync_seconds']} s, second {summary['second_sync_seconds']} s ({', '.join(sorted(rerun))}); load {summary['load_average_at_start']}"
+    )
     print("| library | pinned | newest | docs | chunks | s (download) | source | answers name the pin |")
     print("| --- | --- | --- | ---: | ---: | ---: | --- | --- |")
     for r in rows:
-        print(f"| {r['library_id']} | {r['pinned']} | {r['newest']} | {r['documents']} | {r['chunks']} | {r['seconds']} ({r['download_seconds']}) | {r['source']} | {r.get('names_pinned')} |")
+        print(
+            f"| {r['library_id']} | {r['pinned']} | {r['newest']} | {r['documents']} | {r['chunks']} | {r['seconds']} ({r['download_seconds']}) | {r['source']} | {r.get('names_pinned')} |"
+        )
     if args.report:
         args.report.write_text(json.dumps({"summary": summary, "libraries": rows}, indent=2))
     print(json.dumps(summary))

@@ -47,7 +47,9 @@ def per_query(results: dict[str, EvalResult]) -> dict[str, list[tuple[str, float
     return {use: [(r.query.category, r.scores.ndcg) for r in result.on_topic] for use, result in results.items()}
 
 
-def figures(results: dict[str, EvalResult], scored: dict[str, list[tuple[str, float]]] | None = None) -> dict[str, dict[str, object]]:
+def figures(
+    results: dict[str, EvalResult], scored: dict[str, list[tuple[str, float]]] | None = None
+) -> dict[str, dict[str, object]]:
     """Per style (and 'all'): each use's mean NDCG@5, and the paired gains with their intervals."""
     scored = scored or per_query(results)
     out: dict[str, dict[str, object]] = {}
@@ -83,7 +85,11 @@ def markdown(all_figures: dict[str, dict[str, dict[str, object]]]) -> str:
                     f"| {name} | {style} | {row['queries']} | {row['none']:.3f} | {row['concatenated']:.3f} | {row['typed']:.3f} "
                     f"| {row['typed_vs_plain']} | {row['typed_vs_concatenated']} |"
                 )
-    lines += ["", "| set | off-topic zero hits: alone / concatenated / typed | on-topic zero hits | search p50 (ms) |", "| --- | --- | --- | --- |"]
+    lines += [
+        "",
+        "| set | off-topic zero hits: alone / concatenated / typed | on-topic zero hits | search p50 (ms) |",
+        "| --- | --- | --- | --- |",
+    ]
     for name, per_style in all_figures.items():
         if "off-topic zero hits" not in per_style:
             continue
@@ -96,7 +102,11 @@ def markdown(all_figures: dict[str, dict[str, dict[str, object]]]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sets", type=Path, help="Folder holding one index per development set (fastapi, powershell75, dub, opentelemetry, bundled).")
+    parser.add_argument(
+        "--sets",
+        type=Path,
+        help="Folder holding one index per development set (fastapi, powershell75, dub, opentelemetry, bundled).",
+    )
     parser.add_argument("--set", action="append", default=[], help="NAME=GOLDEN[,GOLDEN...]:INDEX, instead of --sets.")
     parser.add_argument("--mode", default="hybrid")
     parser.add_argument("--json", type=Path)

@@ -27,7 +27,12 @@ def child(index: str, mode: str) -> dict[str, object]:
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
     from docs_mcp.server.core.live_index import LiveIndex
 
-    queries = [json.loads(line)["query"] for path in sorted(DEVSETS.glob("*.jsonl")) for line in path.read_text().splitlines() if line.strip()]
+    queries = [
+        json.loads(line)["query"]
+        for path in sorted(DEVSETS.glob("*.jsonl"))
+        for line in path.read_text().splitlines()
+        if line.strip()
+    ]
     live = LiveIndex(Path(index), warm=mode)
     try:
         with live.lease() as served:
@@ -45,16 +50,24 @@ def child(index: str, mode: str) -> dict[str, object]:
     status = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines() if ":" in line)
     kib = {key: int(status[key].split()[0]) for key in ("VmRSS", "VmHWM")}
     disk = sum(p.stat().st_size for p in generation.rglob("*") if p.is_file())
-    return {"index": Path(index).name, "mode": mode, "chunks": chunks, "generation_mb": round(disk / 2**20, 1),
-            "queries_per_second_one_core": round(QUERIES / seconds, 1), "rss_mb": round(kib["VmRSS"] / 1024, 1),
-            "peak_rss_mb": round(kib["VmHWM"] / 1024, 1)}
+    return {
+        "index": Path(index).name,
+        "mode": mode,
+        "chunks": chunks,
+        "generation_mb": round(disk / 2**20, 1),
+        "queries_per_second_one_core": round(QUERIES / seconds, 1),
+        "rss_mb": round(kib["VmRSS"] / 1024, 1),
+        "peak_rss_mb": round(kib["VmHWM"] / 1024, 1),
+    }
 
 
 def main(indexes: list[str]) -> None:
     print(f"load average before: {os.getloadavg()}", file=sys.stderr)
     for index in indexes:
         for mode in ("bm25", "hybrid"):
-            done = subprocess.run([sys.executable, __file__, "--child", index, mode], capture_output=True, text=True, check=True)
+            done = subprocess.run(
+                [sys.executable, __file__, "--child", index, mode], capture_output=True, text=True, check=True
+            )
             print(done.stdout.strip(), flush=True)
     print(f"load average after: {os.getloadavg()}", file=sys.stderr)
 

@@ -43,9 +43,40 @@ _ADVICE = re.compile(
 )
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\)|File \".*\", line \d+")
 _ODD_TEXT = (
-    "", " ", "\x00", "\n\t", "ä", "日本語のドキュメント", "🔥🚀", "\u202eevil", "a\u200bb", "ﬁ", "İ", "\\", "'", '"',
-    "../../etc/passwd", "/etc/passwd", "C:\\Windows", "http://example.com/x", "%00", "{{path}}", "<script>", "*", "?",
-    "NULL", "null", "-1", "1e309", "docs:///x", "#", "a#b#c", "guides/retries.md#", "org/project", "/", "//",
+    "",
+    " ",
+    "\x00",
+    "\n\t",
+    "ä",
+    "日本語のドキュメント",
+    "🔥🚀",
+    "\u202eevil",
+    "a\u200bb",
+    "ﬁ",
+    "İ",
+    "\\",
+    "'",
+    '"',
+    "../../etc/passwd",
+    "/etc/passwd",
+    "C:\\Windows",
+    "http://example.com/x",
+    "%00",
+    "{{path}}",
+    "<script>",
+    "*",
+    "?",
+    "NULL",
+    "null",
+    "-1",
+    "1e309",
+    "docs:///x",
+    "#",
+    "a#b#c",
+    "guides/retries.md#",
+    "org/project",
+    "/",
+    "//",
 )
 
 
@@ -113,9 +144,24 @@ class Mutator:
             low, high = prop.get("minimum", -5), prop.get("maximum", 100)
             return self.rng.randint(low - 2, min(high, low + 200) + 2)
         if kind == "array":
-            return [self.plausible(prop.get("items", {}).get("anyOf", [prop.get("items", {})])[0]) for _ in range(self.rng.randint(0, 3))]
-        return self.rng.choice(("routing", "search", "how to paginate", "fastapi/fastapi", "local/corpus", "index.md",
-                                "guides/retries.md#retries", "RateLimitError", "python", self.text(hostile=False)))
+            return [
+                self.plausible(prop.get("items", {}).get("anyOf", [prop.get("items", {})])[0])
+                for _ in range(self.rng.randint(0, 3))
+            ]
+        return self.rng.choice(
+            (
+                "routing",
+                "search",
+                "how to paginate",
+                "fastapi/fastapi",
+                "local/corpus",
+                "index.md",
+                "guides/retries.md#retries",
+                "RateLimitError",
+                "python",
+                self.text(hostile=False),
+            )
+        )
 
     def value(self, depth: int) -> Any:
         """Any JSON value, hostile ones included."""
@@ -214,9 +260,13 @@ def _build_index(folder: Path) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--index", type=Path, help="index to serve (default: index the repository's corpus/ into a temporary folder)")
+    parser.add_argument(
+        "--index", type=Path, help="index to serve (default: index the repository's corpus/ into a temporary folder)"
+    )
     parser.add_argument("--calls", type=int, default=10_000, help=f"number of tool calls (at most {MAX_CALLS})")
-    parser.add_argument("--seconds", type=float, default=1_800.0, help=f"stop after this long (at most {MAX_SECONDS:.0f})")
+    parser.add_argument(
+        "--seconds", type=float, default=1_800.0, help=f"stop after this long (at most {MAX_SECONDS:.0f})"
+    )
     parser.add_argument("--seed", type=int, default=1, help="random seed: the same seed sends the same calls")
     args = parser.parse_args(argv)
     calls, seconds = min(max(args.calls, 1), MAX_CALLS), min(max(args.seconds, 1.0), MAX_SECONDS)

@@ -33,8 +33,16 @@ import httpx
 MAX_CLIENTS = 200
 MAX_DURATION = 300.0
 GOLDEN = Path(__file__).resolve().parent.parent / "eval" / "golden" / "corpus.jsonl"
-FALLBACK_QUERIES = ("RateLimitError", "how to paginate results", "get_token", "retry with backoff",
-                    "next_cursor", "authentication with an API key", "error handling", "webhooks")
+FALLBACK_QUERIES = (
+    "RateLimitError",
+    "how to paginate results",
+    "get_token",
+    "retry with backoff",
+    "next_cursor",
+    "authentication with an API key",
+    "error handling",
+    "webhooks",
+)
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
@@ -52,7 +60,9 @@ class Tally:
 
 def load_queries() -> list[str]:
     if GOLDEN.is_file():
-        queries = [json.loads(line)["query"] for line in GOLDEN.read_text(encoding="utf-8").splitlines() if line.strip()]
+        queries = [
+            json.loads(line)["query"] for line in GOLDEN.read_text(encoding="utf-8").splitlines() if line.strip()
+        ]
         if queries:
             return queries
     return list(FALLBACK_QUERIES)
@@ -63,8 +73,12 @@ async def raw_client(url: str, key: str, queries: list[str], offset: int, deadli
     async with httpx.AsyncClient(headers={**HEADERS, "Authorization": f"Bearer {key}"}, timeout=60) as http:
         n = offset
         while time.perf_counter() < deadline:
-            body = {"jsonrpc": "2.0", "id": n, "method": "tools/call",
-                    "params": {"name": "search_docs", "arguments": {"query": queries[n % len(queries)]}}}
+            body = {
+                "jsonrpc": "2.0",
+                "id": n,
+                "method": "tools/call",
+                "params": {"name": "search_docs", "arguments": {"query": queries[n % len(queries)]}},
+            }
             n += 1
             started = time.perf_counter()
             try:
@@ -131,17 +145,42 @@ def cpu_seconds(pid: int) -> float:
 def create_key(store: Path, name: str) -> str:
     """A key with no practical rate limit in the key store at ``store`` (made if missing)."""
     env = {**os.environ, "DOCS_MCP_KEY_STORE": str(store), "DOCS_MCP_LOG_LEVEL": "warning"}
-    created = subprocess.run([sys.executable, "-m", "docs_mcp", "keys", "create", name, "--rate", "1000000", "--burst", "1000000"],
-                             capture_output=True, text=True, env=env, check=True)
+    created = subprocess.run(
+        [sys.executable, "-m", "docs_mcp", "keys", "create", name, "--rate", "1000000", "--burst", "1000000"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
     return created.stdout.strip()
 
 
-def start_replica(index: Path, store: Path, extra: list[str], env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
+def start_replica(
+    index: Path, store: Path, extra: list[str], env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[str], str]:
     """Start `docs-mcp serve --transport http` on a free port with the key store at ``store``; returns (process, url)."""
     # The "listening" line (at info level) says which port was picked.
     env = {**os.environ, **(env or {}), "DOCS_MCP_KEY_STORE": str(store), "DOCS_MCP_LOG_LEVEL": "info"}
-    process = subprocess.Popen([sys.executable, "-m", "docs_mcp", "serve", "--transport", "http", "--index", str(index), "--port", "0", *extra],
-                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "docs_mcp",
+            "serve",
+            "--transport",
+            "http",
+            "--index",
+            str(index),
+            "--port",
+            "0",
+            *extra,
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     assert process.stderr is not None
     for line in process.stderr:
         if '"listening"' in line:
@@ -165,9 +204,15 @@ def start_server(index: Path, store: Path, extra: list[str]) -> tuple[subprocess
 
 def warm_up(url: str, key: str) -> None:
     """One untimed search first: the server loads postings, vectors and the model on first use."""
-    body = {"jsonrpc": "2.0", "id": 0, "method": "tools/call",
-            "params": {"name": "search_docs", "arguments": {"query": "warm up"}}}
-    httpx.post(f"{url}/mcp", json=body, headers={**HEADERS, "Authorization": f"Bearer {key}"}, timeout=120).raise_for_status()
+    body = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "tools/call",
+        "params": {"name": "search_docs", "arguments": {"query": "warm up"}},
+    }
+    httpx.post(
+        f"{url}/mcp", json=body, headers={**HEADERS, "Authorization": f"Bearer {key}"}, timeout=120
+    ).raise_for_status()
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -182,9 +227,15 @@ def main() -> int:
     parser.add_argument("--key", help="API key for --url")
     parser.add_argument("--clients", type=int, default=20, help=f"concurrent clients (default 20, max {MAX_CLIENTS})")
     parser.add_argument("--duration", type=float, default=30.0, help=f"seconds (default 30, max {MAX_DURATION:g})")
-    parser.add_argument("--client", choices=("raw", "sdk"), default="raw",
-                        help="raw: plain JSON-RPC POSTs (default, lightest); sdk: the MCP SDK's client")
-    parser.add_argument("--server-arg", action="append", default=[], help="extra `docs-mcp serve` argument (repeatable)")
+    parser.add_argument(
+        "--client",
+        choices=("raw", "sdk"),
+        default="raw",
+        help="raw: plain JSON-RPC POSTs (default, lightest); sdk: the MCP SDK's client",
+    )
+    parser.add_argument(
+        "--server-arg", action="append", default=[], help="extra `docs-mcp serve` argument (repeatable)"
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     clients, duration = min(max(1, args.clients), MAX_CLIENTS), min(max(1.0, args.duration), MAX_DURATION)
@@ -209,11 +260,16 @@ def main() -> int:
 
     answered = len(tally.latencies)
     figures: dict[str, Any] = {
-        "clients": clients, "duration_s": round(elapsed, 1), "client": args.client,
+        "clients": clients,
+        "duration_s": round(elapsed, 1),
+        "client": args.client,
         "requests": answered + tally.rate_limited + sum(tally.errors.values()),
-        "ok": answered, "rate_limited": tally.rate_limited, "errors": tally.errors,
+        "ok": answered,
+        "rate_limited": tally.rate_limited,
+        "errors": tally.errors,
         "requests_per_s": round(answered / elapsed, 1),
-        "p50_ms": round(percentile(tally.latencies, 0.50), 2), "p90_ms": round(percentile(tally.latencies, 0.90), 2),
+        "p50_ms": round(percentile(tally.latencies, 0.50), 2),
+        "p90_ms": round(percentile(tally.latencies, 0.90), 2),
         "p99_ms": round(percentile(tally.latencies, 0.99), 2),
         "mean_ms": round(statistics.fmean(tally.latencies), 2) if tally.latencies else None,
         "server_cpu_s": round(server_cpu, 1) if server_cpu is not None else None,

@@ -36,17 +36,24 @@ from hostile_site import HostileSite, slow_headers  # noqa: E402 - the tests' ho
 BYTE_EVERY = 2.0  # seconds between header bytes, as in the audit
 SLOW_PAGE = b"# Slow page\n\nThis page is served one header byte every two seconds.\n"
 SITE_ENV = {  # the slow site is on loopback: allow it, and keep the curated and custom libraries off the network
-    "DOCS_MCP_ALLOW_PRIVATE_FETCH": "1", "DOCS_MCP_FETCH_ALLOW": "127.0.0.1", "DOCS_MCP_CURATED_LIBRARIES": "0",
+    "DOCS_MCP_ALLOW_PRIVATE_FETCH": "1",
+    "DOCS_MCP_FETCH_ALLOW": "127.0.0.1",
+    "DOCS_MCP_CURATED_LIBRARIES": "0",
 }
 
 
-async def slow_caller(http: httpx.AsyncClient, url: str, key: str, pages: list[str], turn: count, deadline: float,
-                      outcomes: Counter[str]) -> None:
+async def slow_caller(
+    http: httpx.AsyncClient, url: str, key: str, pages: list[str], turn: count, deadline: float, outcomes: Counter[str]
+) -> None:
     """read_page on the slow site in a loop, a new page each time; a TOO_BUSY answer is retried after a second."""
     headers = {**HEADERS, "Authorization": f"Bearer {key}"}
     while time.perf_counter() < deadline:
-        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                "params": {"name": "read_page", "arguments": {"url": pages[next(turn) % len(pages)]}}}
+        body = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "read_page", "arguments": {"url": pages[next(turn) % len(pages)]}},
+        }
         try:
             response = await http.post(f"{url}/mcp", json=body, headers=headers)
         except httpx.HTTPError as error:
@@ -56,7 +63,13 @@ async def slow_caller(http: httpx.AsyncClient, url: str, key: str, pages: list[s
             outcomes[f"http_{response.status_code}"] += 1
             continue
         result = response.json().get("result")
-        outcome = "jsonrpc_error" if result is None else result.get("structuredContent", {}).get("code", "error") if result.get("isError") else "ok"
+        outcome = (
+            "jsonrpc_error"
+            if result is None
+            else result.get("structuredContent", {}).get("code", "error")
+            if result.get("isError")
+            else "ok"
+        )
         outcomes[outcome] += 1
         if outcome == "TOO_BUSY":
             await anyio.sleep(1.0)  # what its hint asks: retry in a few seconds
@@ -69,17 +82,22 @@ async def health_samples(urls: list[str], deadline: float, seen: dict[str, Count
             for url in urls:
                 response = await http.get(f"{url}/healthz")
                 body = response.json()
-                seen[url][f"{response.status_code} {body.get('status')} capacity={body.get('checks', {}).get('capacity', {}).get('status')}"] += 1
+                seen[url][
+                    f"{response.status_code} {body.get('status')} capacity={body.get('checks', {}).get('capacity', {}).get('status')}"
+                ] += 1
             await anyio.sleep(1.0)
 
 
-async def phase(replicas: list[str], fast_keys: list[str], clients_per_key: int, duration: float,
-                slow: dict[str, Any] | None) -> tuple[dict[str, Any], list[float]]:
+async def phase(
+    replicas: list[str], fast_keys: list[str], clients_per_key: int, duration: float, slow: dict[str, Any] | None
+) -> tuple[dict[str, Any], list[float]]:
     """Run the fast clients for ``duration`` seconds (and the slow callers, when given); their figures and latencies (ms)."""
     if slow is not None and "http" not in slow:
         # One client for every slow caller, made before the clock starts: making 90 (an SSL context each) would
         # hold this event loop for seconds, and the fast clients' latencies with it.
-        async with httpx.AsyncClient(timeout=120, limits=httpx.Limits(max_connections=None, max_keepalive_connections=None)) as http:
+        async with httpx.AsyncClient(
+            timeout=120, limits=httpx.Limits(max_connections=None, max_keepalive_connections=None)
+        ) as http:
             return await phase(replicas, fast_keys, clients_per_key, duration, {**slow, "http": http})
     tally, outcomes, health = Tally(), Counter[str](), {url: Counter[str]() for url in replicas}
     queries = load_queries()
@@ -95,12 +113,26 @@ async def phase(replicas: list[str], fast_keys: list[str], clients_per_key: int,
             turn = count()
             for k, key in enumerate(slow["keys"]):
                 for i in range(slow["callers_per_key"]):
-                    group.start_soon(slow_caller, slow["http"], replicas[(k + i) % len(replicas)], key, slow["pages"], turn, deadline, outcomes)
+                    group.start_soon(
+                        slow_caller,
+                        slow["http"],
+                        replicas[(k + i) % len(replicas)],
+                        key,
+                        slow["pages"],
+                        turn,
+                        deadline,
+                        outcomes,
+                    )
             group.start_soon(health_samples, replicas, deadline, health)
     latencies = tally.latencies
-    figures: dict[str, Any] = {"fast_calls": len(latencies), "fast_errors": dict(tally.errors), "fast_rate_limited": tally.rate_limited,
-                               "p50_ms": round(percentile(latencies, 0.50), 1), "p99_ms": round(percentile(latencies, 0.99), 1),
-                               "seconds": round(time.perf_counter() - started, 1)}
+    figures: dict[str, Any] = {
+        "fast_calls": len(latencies),
+        "fast_errors": dict(tally.errors),
+        "fast_rate_limited": tally.rate_limited,
+        "p50_ms": round(percentile(latencies, 0.50), 1),
+        "p99_ms": round(percentile(latencies, 0.99), 1),
+        "seconds": round(time.perf_counter() - started, 1),
+    }
     if slow is not None:
         figures["slow_calls"] = dict(sorted(outcomes.items()))
         figures["healthz"] = {url: dict(seen) for url, seen in health.items()}
@@ -109,13 +141,19 @@ async def phase(replicas: list[str], fast_keys: list[str], clients_per_key: int,
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--index", type=Path, default=Path(".docs-mcp"), help="index both replicas serve (default .docs-mcp)")
+    parser.add_argument(
+        "--index", type=Path, default=Path(".docs-mcp"), help="index both replicas serve (default .docs-mcp)"
+    )
     parser.add_argument("--duration", type=float, default=30.0, help="seconds per phase (default 30, at most 300)")
-    parser.add_argument("--warm-up", type=float, default=10.0, help="seconds of fast clients before the timed runs (default 10)")
+    parser.add_argument(
+        "--warm-up", type=float, default=10.0, help="seconds of fast clients before the timed runs (default 10)"
+    )
     parser.add_argument("--fast-keys", type=int, default=4, help="API keys of the fast clients (default 4)")
     parser.add_argument("--clients-per-key", type=int, default=2, help="fast clients per key (default 2)")
     parser.add_argument("--slow-keys", type=int, default=2, help="API keys reading the slow site (default 2)")
-    parser.add_argument("--callers-per-slow-key", type=int, default=45, help="slow callers per slow key (default 45, as in the audit)")
+    parser.add_argument(
+        "--callers-per-slow-key", type=int, default=45, help="slow callers per slow key (default 45, as in the audit)"
+    )
     parser.add_argument("--max-ratio", type=float, default=2.0, help="largest p99 ratio that passes (default 2)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
@@ -139,7 +177,9 @@ def main() -> int:
             # Alone, with the slow callers, alone again: the two runs alone bracket the other, so a change in
             # the machine's load (other work on it) shows as a gap between them rather than in the ratio.
             slow = {"keys": slow_keys, "callers_per_key": args.callers_per_slow_key, "pages": pages}
-            anyio.run(phase, replicas, fast_keys, args.clients_per_key, args.warm_up, None)  # untimed: search workers warm up
+            anyio.run(
+                phase, replicas, fast_keys, args.clients_per_key, args.warm_up, None
+            )  # untimed: search workers warm up
             before, before_ms = anyio.run(phase, replicas, fast_keys, args.clients_per_key, duration, None)
             with_slow, _ = anyio.run(phase, replicas, fast_keys, args.clients_per_key, duration, slow)
             after, after_ms = anyio.run(phase, replicas, fast_keys, args.clients_per_key, duration, None)
@@ -151,10 +191,21 @@ def main() -> int:
 
     alone_p99 = percentile(before_ms + after_ms, 0.99)
     ratio = with_slow["p99_ms"] / alone_p99 if alone_p99 else float("inf")
-    figures = {"replicas": 2, "fast_clients": len(fast_keys) * args.clients_per_key, "slow_callers": len(slow_keys) * args.callers_per_slow_key,
-               "alone_before": before, "with_slow_callers": with_slow, "alone_after": after, "alone_p99_ms": round(alone_p99, 1),
-               "p99_ratio": round(ratio, 2), "max_ratio": args.max_ratio, "slow_site_requests": len(site.requests)}
-    print(json.dumps(figures, indent=2) if args.json else "\n".join(f"{name}: {value}" for name, value in figures.items()))
+    figures = {
+        "replicas": 2,
+        "fast_clients": len(fast_keys) * args.clients_per_key,
+        "slow_callers": len(slow_keys) * args.callers_per_slow_key,
+        "alone_before": before,
+        "with_slow_callers": with_slow,
+        "alone_after": after,
+        "alone_p99_ms": round(alone_p99, 1),
+        "p99_ratio": round(ratio, 2),
+        "max_ratio": args.max_ratio,
+        "slow_site_requests": len(site.requests),
+    }
+    print(
+        json.dumps(figures, indent=2) if args.json else "\n".join(f"{name}: {value}" for name, value in figures.items())
+    )
     failed = before["fast_errors"] or with_slow["fast_errors"] or after["fast_errors"] or ratio > args.max_ratio
     return 1 if failed else 0
 

@@ -22,8 +22,16 @@ from pathlib import Path
 
 TIMEOUT = 60  # seconds per run: a bound against hangs
 MESSAGES = [
-    {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-     "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "exit-loop", "version": "0"}}},
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "exit-loop", "version": "0"},
+        },
+    },
     {"jsonrpc": "2.0", "method": "notifications/initialized"},
     {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
 ]
@@ -31,8 +39,13 @@ MESSAGES = [
 
 def connect_list_quit(index: Path) -> tuple[int, str]:
     """One client session; returns the server's exit status and its stderr."""
-    with subprocess.Popen([sys.executable, "-m", "docs_mcp", "serve", "--index", str(index)], stdin=subprocess.PIPE,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as server:
+    with subprocess.Popen(
+        [sys.executable, "-m", "docs_mcp", "serve", "--index", str(index)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as server:
         assert server.stdin is not None and server.stdout is not None and server.stderr is not None
         server.stdin.write("".join(json.dumps(message) + "\n" for message in MESSAGES))
         server.stdin.flush()

@@ -73,9 +73,11 @@ def main() -> int:
         after = rss_mib()
         held = open_files(index)
         deleted = [path for path in held if path.endswith("(deleted)")]
-        print(f"{args.chunks} chunks, {args.swaps} swaps ({args.embeddings} embeddings): RSS {before:.0f} MiB before, "
-              f"{after:.0f} MiB after ({after - before:+.0f} MiB); generation files open: {len(held)}, "
-              f"of pruned generations: {len(deleted)}")
+        print(
+            f"{args.chunks} chunks, {args.swaps} swaps ({args.embeddings} embeddings): RSS {before:.0f} MiB before, "
+            f"{after:.0f} MiB after ({after - before:+.0f} MiB); generation files open: {len(held)}, "
+            f"of pruned generations: {len(deleted)}"
+        )
         live.close()
     return 1 if deleted else 0
 

@@ -47,9 +47,7 @@ def record(docs_dir: Path, out_dir: Path) -> list[EmbedStep]:
 def mean_rate_since_start(steps: list[EmbedStep]) -> list[float | None]:
     """The estimator before issue 28: characters left at the mean characters/s since the stage began."""
     start = steps[0].at
-    return [
-        (s.work_total - s.work) * (s.at - start) / s.work if s.work and s.at > start else None for s in steps
-    ]
+    return [(s.work_total - s.work) * (s.at - start) / s.work if s.work and s.at > start else None for s in steps]
 
 
 def display_estimates(steps: list[EmbedStep]) -> list[float | None]:
@@ -89,11 +87,18 @@ def main() -> None:
     else:
         parser.error("give DOCS_DIR OUT_DIR, or --replay FILE")
     seconds = steps[-1].at - steps[0].at
-    print(f"{steps[-1].total} windows, {steps[-1].work_total} characters embedded in {seconds:.1f} s, {len(steps)} steps")
-    for name, estimates in (("display", display_estimates(steps)), ("mean rate since start", mean_rate_since_start(steps))):
+    print(
+        f"{steps[-1].total} windows, {steps[-1].work_total} characters embedded in {seconds:.1f} s, {len(steps)} steps"
+    )
+    for name, estimates in (
+        ("display", display_estimates(steps)),
+        ("mean rate since start", mean_rate_since_start(steps)),
+    ):
         median, worst, worst_early, count = score(steps, estimates)
-        print(f"{name:>22}: median error {median:.0%}, worst {worst:.0%} ({worst_early:.0%} while {LATE:.0f} s or more"
-              f" were left) over {count} steps from {FROM:.0%} of the work")
+        print(
+            f"{name:>22}: median error {median:.0%}, worst {worst:.0%} ({worst_early:.0%} while {LATE:.0f} s or more"
+            f" were left) over {count} steps from {FROM:.0%} of the work"
+        )
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from docs_mcp import __version__
-from docs_mcp.server.capacity import DEFAULT_SLOW_PER_CALLER, DEFAULT_SLOW_THREADS, ToolCapacity, TooBusyError
+from docs_mcp.server.capacity import DEFAULT_SLOW_PER_CALLER, DEFAULT_SLOW_THREADS, TooBusyError, ToolCapacity
 from docs_mcp.server.contract.cursor import cursor_generation
 from docs_mcp.server.core.live_index import LiveIndex, ServedIndex
 from docs_mcp.server.core.tool_registry import ToolAnswer, ToolCall, ToolRegistry, ToolSpec
@@ -31,8 +31,8 @@ from docs_mcp.server.errors import quoted
 from docs_mcp.server.instructions import IndexSummary, server_instructions
 from docs_mcp.server.libraries import prompts, resources
 from docs_mcp.server.libraries.remote import Sources
-from docs_mcp.server.sessions import LOCAL_SESSION, SESSION_SCOPE, SessionStore, SessionValues, redis_sessions
 from docs_mcp.server.search.modes import Mode
+from docs_mcp.server.sessions import LOCAL_SESSION, SESSION_SCOPE, SessionStore, SessionValues, redis_sessions
 from docs_mcp.server.stdio_guard import guarded_stdio
 from docs_mcp.server.tools.offered import SLOW_TOOLS, tool_list, tool_registry
 
@@ -116,12 +116,23 @@ def open_live(index_dir: Path | str, settings: ServerSettings) -> LiveIndex:
     Raises:
         IndexNotFoundError, IndexFormatError: there is no readable index at ``index_dir``.
     """
-    return LiveIndex(Path(index_dir), secret=settings.cursor_secret, tool_list=tool_list, warm=settings.mode,
-                     workers=settings.search_workers, retain=settings.retain_generations)
+    return LiveIndex(
+        Path(index_dir),
+        secret=settings.cursor_secret,
+        tool_list=tool_list,
+        warm=settings.mode,
+        workers=settings.search_workers,
+        retain=settings.retain_generations,
+    )
 
 
-def build_server(index_dir: Path | str, settings: ServerSettings | None = None, gateway: Gateway | None = None,
-                 live: LiveIndex | None = None, capacity: ToolCapacity | None = None) -> Server[AppState]:
+def build_server(
+    index_dir: Path | str,
+    settings: ServerSettings | None = None,
+    gateway: Gateway | None = None,
+    live: LiveIndex | None = None,
+    capacity: ToolCapacity | None = None,
+) -> Server[AppState]:
     """A server for the index at ``index_dir``, opened now so a bad index fails before serving.
 
     With a ``gateway`` (owned and closed by the caller), the meta-tools over its upstream
@@ -138,8 +149,13 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None, 
     # Hybrid and fusion search fall back to full text on an index without vectors: the log says what really ranks.
     full_text = settings.mode in ("hybrid", "fusion") and not served.engine.has_vectors
     logger.info(
-        "serving %s (generation %s, %d chunks, %s, %s)", index_dir, served.generation, served.engine.size,
-        "full-text ranking: the index has no vectors (built without an embedding model)" if full_text else f"{settings.mode} ranking",
+        "serving %s (generation %s, %d chunks, %s, %s)",
+        index_dir,
+        served.generation,
+        served.engine.size,
+        "full-text ranking: the index has no vectors (built without an embedding model)"
+        if full_text
+        else f"{settings.mode} ranking",
         f"{settings.search_workers} search workers" if settings.search_workers else "searching in process",
     )
     if settings.mode == Mode.hybrid and served.engine.has_vectors and served.engine.ranker is None:
@@ -158,7 +174,9 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None, 
         if settings.warm:
             live.warm_in_background()  # the first tools/list must not wait for the model
         try:
-            yield AppState(live, settings, sources, registry, gateway=gateway, capacity=capacity, **_shared_sessions(settings))
+            yield AppState(
+                live, settings, sources, registry, gateway=gateway, capacity=capacity, **_shared_sessions(settings)
+            )
         finally:
             # Let a background index write of fetched pages finish, join the warm-up and close DuckDB before
             # the interpreter shuts down (else: SIGABRT, or "terminate called without an active exception").
@@ -169,7 +187,9 @@ def build_server(index_dir: Path | str, settings: ServerSettings | None = None, 
         SERVER_NAME,
         version=__version__,
         # When to search, which tool first, how to read a hit: built from what the index holds (server/instructions.py).
-        instructions=server_instructions(IndexSummary.from_metadata(served.engine.metadata), gateway=gateway is not None),
+        instructions=server_instructions(
+            IndexSummary.from_metadata(served.engine.metadata), gateway=gateway is not None
+        ),
         lifespan=lifespan,
         on_list_tools=_list_tools,
         on_call_tool=_call_tool,
@@ -197,7 +217,10 @@ async def _call_tool(ctx: ServerRequestContext[AppState], params: types.CallTool
     if spec is None:
         # An unknown tool is protocol misuse (the client did not use tools/list), not a tool error.
         available = state.registry.names
-        raise MCPError(types.INVALID_PARAMS, f"Unknown tool {quoted(params.name)}. Call one of the available tools: {', '.join(available)}.")
+        raise MCPError(
+            types.INVALID_PARAMS,
+            f"Unknown tool {quoted(params.name)}. Call one of the available tools: {', '.join(available)}.",
+        )
     try:
         async with state.capacity.claim(params.name, _caller(ctx.request)) as threads:
             return await _answer(ctx, state, spec, params, threads)
@@ -205,8 +228,13 @@ async def _call_tool(ctx: ServerRequestContext[AppState], params: types.CallTool
         return spec.refusal(busy).result()
 
 
-async def _answer(ctx: ServerRequestContext[AppState], state: AppState, spec: ToolSpec, params: types.CallToolRequestParams,
-                  threads: anyio.CapacityLimiter | None) -> types.CallToolResult:
+async def _answer(
+    ctx: ServerRequestContext[AppState],
+    state: AppState,
+    spec: ToolSpec,
+    params: types.CallToolRequestParams,
+    threads: anyio.CapacityLimiter | None,
+) -> types.CallToolResult:
     """Run one call on ``threads`` (None: the shared ones), with a lease on the served generation if the tool reads it."""
     if not spec.leases_index:
         call = ToolCall(None, params.arguments, ctx.request, ctx.request_id)
@@ -251,10 +279,15 @@ def _shared_sessions(settings: ServerSettings) -> dict[str, Any]:
     url, prefix = settings.sessions_redis_url, settings.sessions_redis_prefix
     if not url:
         return {}
-    return {"sessions": resources.LibrarySessions.in_redis(url, prefix), "announced": AnnouncedTools.in_redis(url, prefix)}
+    return {
+        "sessions": resources.LibrarySessions.in_redis(url, prefix),
+        "announced": AnnouncedTools.in_redis(url, prefix),
+    }
 
 
-async def serve_stdio(index_dir: Path | str, settings: ServerSettings | None = None, gateway: Gateway | None = None) -> None:
+async def serve_stdio(
+    index_dir: Path | str, settings: ServerSettings | None = None, gateway: Gateway | None = None
+) -> None:
     """Serve the index (and the gateway's meta-tools, if any) over stdio until the client closes the connection."""
     server = build_server(index_dir, settings, gateway)
     try:

@@ -18,9 +18,10 @@ them all, and the replica would stop answering every other key. So:
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable, Protocol
+from typing import Any, Protocol
 
 import anyio
 
@@ -115,4 +116,8 @@ class ToolCapacity:
 
 def _limiter_load(limiter: anyio.CapacityLimiter) -> dict[str, int]:
     statistics = limiter.statistics()
-    return {"in_use": int(statistics.borrowed_tokens), "limit": int(statistics.total_tokens), "waiting": statistics.tasks_waiting}
+    return {
+        "in_use": int(statistics.borrowed_tokens),
+        "limit": int(statistics.total_tokens),
+        "waiting": statistics.tasks_waiting,
+    }

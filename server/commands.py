@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import logging
 import sys
-from contextlib import nullcontext
-from enum import Enum
+from collections.abc import Mapping
+from contextlib import AbstractContextManager, nullcontext
+from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, ContextManager, Mapping, Optional
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -28,12 +29,12 @@ if TYPE_CHECKING:
 MAX_SEARCH_WORKERS = 64
 
 
-class Transport(str, Enum):
+class Transport(StrEnum):
     stdio = "stdio"
     http = "http"
 
 
-class LogFormat(str, Enum):
+class LogFormat(StrEnum):
     json = "json"
     pretty = "pretty"
 
@@ -55,17 +56,38 @@ def register(app: typer.Typer) -> None:
 
 
 def serve(
-    index: Optional[Path] = typer.Option(None, "--index", help=f"Index directory built by `docs-mcp index` (default: {DEFAULT_INDEX_DIR})."),
-    transport: Optional[Transport] = typer.Option(None, "--transport", help="stdio for one client, http for a team (default: stdio, or server.transport / DOCS_MCP_TRANSPORT)."),
-    mode: Mode = typer.Option(Mode.hybrid, "--mode", help="Ranking: hybrid (the fusion, identifiers first, calibrated scores, off-topic gate), fusion (BM25 + vectors alone), bm25 or vector."),
-    host: Optional[str] = typer.Option(None, "--host", help="http: address to bind (default: 127.0.0.1)."),
-    port: Optional[int] = typer.Option(None, "--port", help="http: port to listen on (default: 3100)."),
-    config: Optional[Path] = typer.Option(None, "--config", help="Config file: team settings and [[upstream]] servers (default: $DOCS_MCP_CONFIG, else ./docs-mcp.toml)."),
-    redis_url: Optional[str] = typer.Option(None, "--redis-url", help="http: Redis shared by replicas for rate limits."),
-    log_format: Optional[LogFormat] = typer.Option(None, "--log-format", help="http: log lines as json (default) or pretty."),
-    allow_any_host: bool = typer.Option(False, "--allow-any-host", help="http: serve a public --host with http.allowed_hosts empty (any Host header)."),
-    search_workers: Optional[int] = typer.Option(
-        None, "--search-workers", min=0, max=MAX_SEARCH_WORKERS,
+    index: Path | None = typer.Option(
+        None, "--index", help=f"Index directory built by `docs-mcp index` (default: {DEFAULT_INDEX_DIR})."
+    ),
+    transport: Transport | None = typer.Option(
+        None,
+        "--transport",
+        help="stdio for one client, http for a team (default: stdio, or server.transport / DOCS_MCP_TRANSPORT).",
+    ),
+    mode: Mode = typer.Option(
+        Mode.hybrid,
+        "--mode",
+        help="Ranking: hybrid (the fusion, identifiers first, calibrated scores, off-topic gate), fusion (BM25 + vectors alone), bm25 or vector.",
+    ),
+    host: str | None = typer.Option(None, "--host", help="http: address to bind (default: 127.0.0.1)."),
+    port: int | None = typer.Option(None, "--port", help="http: port to listen on (default: 3100)."),
+    config: Path | None = typer.Option(
+        None,
+        "--config",
+        help="Config file: team settings and [[upstream]] servers (default: $DOCS_MCP_CONFIG, else ./docs-mcp.toml).",
+    ),
+    redis_url: str | None = typer.Option(None, "--redis-url", help="http: Redis shared by replicas for rate limits."),
+    log_format: LogFormat | None = typer.Option(
+        None, "--log-format", help="http: log lines as json (default) or pretty."
+    ),
+    allow_any_host: bool = typer.Option(
+        False, "--allow-any-host", help="http: serve a public --host with http.allowed_hosts empty (any Host header)."
+    ),
+    search_workers: int | None = typer.Option(
+        None,
+        "--search-workers",
+        min=0,
+        max=MAX_SEARCH_WORKERS,
         help="Processes that run searches in parallel; 0 searches in the server process "
         "(default: 0 for stdio, one per core for http, or server.search_workers / DOCS_MCP_SEARCH_WORKERS).",
     ),
@@ -93,11 +115,18 @@ def serve(
 
     settings = ServerSettings(mode=mode, search_workers=search_workers or 0)
     gateway_config = load_gateway_config(config_path(config, environment()))
-    http_only = {"--host": host, "--port": port, "--redis-url": redis_url, "--log-format": log_format,
-                 "--allow-any-host": allow_any_host or None}
+    http_only = {
+        "--host": host,
+        "--port": port,
+        "--redis-url": redis_url,
+        "--log-format": log_format,
+        "--allow-any-host": allow_any_host or None,
+    }
     if transport is Transport.stdio:
         _refuse_http_flags([flag for flag, value in http_only.items() if value is not None])
-        logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        logging.basicConfig(
+            stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        )
         with _gateway(gateway_config) as gateway:
             run_stdio(index or Path(DEFAULT_INDEX_DIR), settings, gateway)
         return
@@ -108,12 +137,21 @@ def serve(
             raise
         raise UsageError("The http transport is not available in this version.", "Use --transport stdio.") from None
     with _gateway(gateway_config) as gateway:
-        run_http(index, settings, host=host, port=port, config_file=config, redis_url=redis_url,
-                 log_format=log_format.value if log_format else None, gateway=gateway,
-                 allow_any_host=allow_any_host or None, search_workers=search_workers)
+        run_http(
+            index,
+            settings,
+            host=host,
+            port=port,
+            config_file=config,
+            redis_url=redis_url,
+            log_format=log_format.value if log_format else None,
+            gateway=gateway,
+            allow_any_host=allow_any_host or None,
+            search_workers=search_workers,
+        )
 
 
-def _gateway(config: GatewayConfig) -> ContextManager[Gateway | None]:
+def _gateway(config: GatewayConfig) -> AbstractContextManager[Gateway | None]:
     """The gateway over ``config``'s upstream servers while the block runs; with none enabled, None without
     importing the gateway's modules (httpx, its catalog index: a slower start for every server)."""
     if not config.enabled:
@@ -123,7 +161,7 @@ def _gateway(config: GatewayConfig) -> ContextManager[Gateway | None]:
     return open_gateway(config)
 
 
-def _stdio_index_and_workers(team: TeamSettings, index: Optional[Path], search_workers: Optional[int]) -> tuple[Path, int]:
+def _stdio_index_and_workers(team: TeamSettings, index: Path | None, search_workers: int | None) -> tuple[Path, int]:
     """Flags first, then server.index / server.search_workers from DOCS_MCP_* or the config file.
 
     Search workers stay 0 over stdio unless asked for: one client sends one request at a time.
@@ -135,7 +173,7 @@ def _stdio_index_and_workers(team: TeamSettings, index: Optional[Path], search_w
     return index, search_workers
 
 
-def _searches_in_process(mode: Mode, transport: Optional[Transport], search_workers: Optional[int]) -> bool:
+def _searches_in_process(mode: Mode, transport: Transport | None, search_workers: int | None) -> bool:
     """Whether this process will load the query model: not for bm25, nor when search workers do (http's default)."""
     if mode is Mode.bm25:
         return False
@@ -155,25 +193,48 @@ def search(
     query: str = typer.Argument(..., help="What to look for, e.g. 'how to paginate' or 'RateLimitError'."),
     index: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", help="Index directory built by `docs-mcp index`."),
     limit: int = typer.Option(5, "--limit", min=1, max=50, help="Number of hits to show."),
-    filters: list[str] = typer.Option([], "--filter", help="Taxonomy filter KEY=VALUE, e.g. language=python (repeatable)."),
+    filters: list[str] = typer.Option(
+        [], "--filter", help="Taxonomy filter KEY=VALUE, e.g. language=python (repeatable)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the search_docs JSON result instead of a list."),
-    mode: Mode = typer.Option(Mode.hybrid, "--mode", help="Ranking: hybrid (the fusion, identifiers first, calibrated scores, off-topic gate), fusion (BM25 + vectors alone), bm25 or vector."),
-    keywords: Optional[str] = typer.Option(None, "--keywords", help="Terms the answer would contain (API, option, error names): searched as search_docs_expanded does."),
-    question: Optional[str] = typer.Option(None, "--question", help="The question restated in the documentation's terms (search_docs_expanded)."),
-    hypothetical_answer: Optional[str] = typer.Option(None, "--hypothetical-answer", help="1-3 sentences the documentation might say (search_docs_expanded)."),
+    mode: Mode = typer.Option(
+        Mode.hybrid,
+        "--mode",
+        help="Ranking: hybrid (the fusion, identifiers first, calibrated scores, off-topic gate), fusion (BM25 + vectors alone), bm25 or vector.",
+    ),
+    keywords: str | None = typer.Option(
+        None,
+        "--keywords",
+        help="Terms the answer would contain (API, option, error names): searched as search_docs_expanded does.",
+    ),
+    question: str | None = typer.Option(
+        None, "--question", help="The question restated in the documentation's terms (search_docs_expanded)."
+    ),
+    hypothetical_answer: str | None = typer.Option(
+        None, "--hypothetical-answer", help="1-3 sentences the documentation might say (search_docs_expanded)."
+    ),
 ) -> None:
     """Search the index from the command line, the way the search_docs tool does (search_docs_expanded with expansions)."""
     use_one_blas_thread()
-    from docs_mcp.server.core.live_index import LiveIndex
     from docs_mcp.server.contract.render import render_search_text
+    from docs_mcp.server.core.live_index import LiveIndex
     from docs_mcp.server.tools import search_docs, search_docs_expanded
     from docs_mcp.server.tools.offered import tool_text
 
-    parts = {name: text for name, text in (("keywords", keywords), ("question", question), ("hypothetical_answer", hypothetical_answer)) if text}
+    parts = {
+        name: text
+        for name, text in (("keywords", keywords), ("question", question), ("hypothetical_answer", hypothetical_answer))
+        if text
+    }
     live = LiveIndex(index, warm=None)
     try:
         with live.lease() as served:
-            arguments: dict[str, object] = {"query": query, "limit": limit, **_parse_filters(filters, served.filters), **parts}
+            arguments: dict[str, object] = {
+                "query": query,
+                "limit": limit,
+                **_parse_filters(filters, served.filters),
+                **parts,
+            }
             text = tool_text(served, search_docs_expanded.NAME if parts else search_docs.NAME, arguments, mode)
     finally:
         live.close()
@@ -181,9 +242,13 @@ def search(
 
 
 def get(
-    chunk_id: str = typer.Argument(..., help="A chunk ID from a search hit, e.g. 'guide/pagination.md#cursor-pagination'."),
+    chunk_id: str = typer.Argument(
+        ..., help="A chunk ID from a search hit, e.g. 'guide/pagination.md#cursor-pagination'."
+    ),
     index: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", help="Index directory built by `docs-mcp index`."),
-    context: int = typer.Option(0, "--context", min=0, max=5, help="Chunks of the same page to add before and after it."),
+    context: int = typer.Option(
+        0, "--context", min=0, max=5, help="Chunks of the same page to add before and after it."
+    ),
 ) -> None:
     """Print a chunk's markdown (and its neighbours with --context), the way the get_doc tool does."""
     from docs_mcp.server.core.live_index import LiveIndex

@@ -45,6 +45,8 @@ def quoted_list(values: list[str], most: int = 5) -> str:
     """The first ``most`` of ``values``, each quoted, and how many more there are."""
     shown = ", ".join(quoted(value) for value in values[:most])
     return f"{shown} and {len(values) - most} more" if len(values) > most else shown
+
+
 _DISCOVER_IDS = "Use search_docs to discover valid chunk IDs."
 
 
@@ -83,8 +85,10 @@ class ChunkNotFoundError(ServerError):
         elif page[1] == 1:
             hint = f"That page is one chunk: call get_doc with its ID, {quoted(page[0])}."
         else:
-            hint = (f"That page has {page[1]} chunks, each with its own ID: start with {quoted(page[0])} "
-                    "and raise context to read its neighbours.")
+            hint = (
+                f"That page has {page[1]} chunks, each with its own ID: start with {quoted(page[0])} "
+                "and raise context to read its neighbours."
+            )
         super().__init__(f"Chunk ID {quoted(chunk_id)} not found.", hint)
 
 

@@ -10,8 +10,9 @@ a hit, and the rest adds the browsing tools.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from docs_mcp.indexer.corpus.readable_name import GENERIC_FOLDERS, library_name
 
@@ -30,9 +31,11 @@ class IndexSummary:
     description: str
 
     @classmethod
-    def from_metadata(cls, metadata: Mapping[str, Any]) -> "IndexSummary":
+    def from_metadata(cls, metadata: Mapping[str, Any]) -> IndexSummary:
         description = " ".join(str(metadata.get("corpus_description") or "").split()).rstrip(".")
-        description = _DOUBLED.sub(r"\1", description)  # an index built before readable_name: "X documentation documentation"
+        description = _DOUBLED.sub(
+            r"\1", description
+        )  # an index built before readable_name: "X documentation documentation"
         names = []
         for library_id, entry in (metadata.get("libraries") or {}).items():
             # "Python 3.11.2", not "Python 3.11.2 documentation": the name is said as a library's ("code that uses ...").
@@ -62,7 +65,9 @@ class IndexSummary:
 
     def shortened(self, limit: int) -> str:
         """``holdings`` with the description cut at a word before ``limit`` characters."""
-        text = self.description or ("documentation of " + ", ".join(self.names) if self.names else "indexed documentation")
+        text = self.description or (
+            "documentation of " + ", ".join(self.names) if self.names else "indexed documentation"
+        )
         if len(text) > limit:
             text = text[: max(text.rfind(" ", 0, limit), 1)].rstrip(",;:( ") + "…"
         return text if text.lower().startswith(("the ", "a ", "an ")) else f"the {text}"

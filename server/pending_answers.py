@@ -83,5 +83,7 @@ class RecordedAnswers:
     async def __aenter__(self) -> RecordedAnswers:
         return self
 
-    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
         await self.aclose()

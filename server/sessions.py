@@ -19,11 +19,12 @@ bounds them as the memory store does.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import OrderedDict
-import logging
-from typing import Any, Callable, Generic, Protocol, TypeVar
+from collections.abc import Callable
+from typing import Any, Generic, Protocol, TypeVar
 
 SESSION_SCOPE = "docs_mcp.session"  # ASGI scope entry naming the authenticated caller
 SESSION_HEADER = "mcp-session-id"
@@ -55,8 +56,9 @@ def request_session(request: Any) -> str:
 class SessionStore(Generic[T]):
     """Per-session values, least recently used first out, idle ones expiring; safe across threads."""
 
-    def __init__(self, *, max_sessions: int = MAX_SESSIONS, ttl: float = SESSION_TTL,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, *, max_sessions: int = MAX_SESSIONS, ttl: float = SESSION_TTL, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._values: OrderedDict[str, tuple[float, T]] = OrderedDict()
         self._max, self._ttl, self._clock = max_sessions, ttl, clock
         self._lock = threading.Lock()
@@ -111,8 +113,17 @@ class RedisSessionStore(Generic[T]):
     state" (state is a convenience; a Redis outage already refuses requests at the rate limiter).
     """
 
-    def __init__(self, client: Any, errors: tuple[type[BaseException], ...], prefix: str, kind: str,
-                 encode: Callable[[T], bytes], decode: Callable[[bytes], T], *, ttl: float = SESSION_TTL) -> None:
+    def __init__(
+        self,
+        client: Any,
+        errors: tuple[type[BaseException], ...],
+        prefix: str,
+        kind: str,
+        encode: Callable[[T], bytes],
+        decode: Callable[[bytes], T],
+        *,
+        ttl: float = SESSION_TTL,
+    ) -> None:
         self._client, self._errors = client, errors
         self._prefix = f"{prefix}:session:{kind}:"
         self._encode, self._decode, self._ttl = encode, decode, int(ttl)
@@ -132,7 +143,9 @@ class RedisSessionStore(Generic[T]):
             logger.warning("session store unavailable: %s", type(error).__name__)
 
 
-def redis_sessions(url: str, prefix: str, kind: str, encode: Callable[[T], bytes], decode: Callable[[bytes], T]) -> RedisSessionStore[T]:
+def redis_sessions(
+    url: str, prefix: str, kind: str, encode: Callable[[T], bytes], decode: Callable[[bytes], T]
+) -> RedisSessionStore[T]:
     """A RedisSessionStore on the Redis at ``url`` (the redis package: the ``redis`` extra)."""
     import redis
 

@@ -65,8 +65,11 @@ class _Oversized:
 
     def rejected(self) -> Rejected:
         """The answer, with the request's id when the head names one (clients put it before the params)."""
-        return Rejected(types.INVALID_REQUEST, f"The message is longer than {MAX_MESSAGE_BYTES} bytes and was skipped. {_ONE_PER_LINE}",
-                        _head_id(self.head))
+        return Rejected(
+            types.INVALID_REQUEST,
+            f"The message is longer than {MAX_MESSAGE_BYTES} bytes and was skipped. {_ONE_PER_LINE}",
+            _head_id(self.head),
+        )
 
 
 # A top-level id among the first members, before any nested object: {"jsonrpc": "2.0", "id": 7, ...
@@ -100,10 +103,17 @@ def check_line(line: bytes) -> SessionMessage | Rejected:
     try:
         value = json.loads(line, parse_int=_integer, parse_constant=_no_constant)
     except RecursionError:
-        return Rejected(types.INVALID_REQUEST, f"The message nests more than {MAX_DEPTH} levels deep. {_ONE_PER_LINE}", _head_id(line))
+        return Rejected(
+            types.INVALID_REQUEST,
+            f"The message nests more than {MAX_DEPTH} levels deep. {_ONE_PER_LINE}",
+            _head_id(line),
+        )
     except ValueError as error:  # JSONDecodeError, UnicodeDecodeError, and the hooks' refusals
-        return Rejected(types.PARSE_ERROR, f"Parse error: the line is not valid JSON ({_short(error)}). {_ONE_PER_LINE}",
-                        _head_id(line))
+        return Rejected(
+            types.PARSE_ERROR,
+            f"Parse error: the line is not valid JSON ({_short(error)}). {_ONE_PER_LINE}",
+            _head_id(line),
+        )
     if isinstance(value, list):
         return Rejected(types.INVALID_REQUEST, f"JSON-RPC batches are not supported. {_ONE_PER_LINE}")
     if not isinstance(value, dict):
@@ -136,8 +146,11 @@ def long_method(value: dict[str, Any]) -> Rejected | None:
     method = value.get("method")
     if not isinstance(method, str) or len(method) <= MAX_METHOD_CHARS:
         return None
-    return Rejected(types.METHOD_NOT_FOUND, f"Method not found: {quoted(method)}. Call an MCP method such as tools/list or tools/call.",
-                    _request_id(value))
+    return Rejected(
+        types.METHOD_NOT_FOUND,
+        f"Method not found: {quoted(method)}. Call an MCP method such as tools/list or tools/call.",
+        _request_id(value),
+    )
 
 
 async def read_lines(stream: LoopReader | anyio.AsyncFile[bytes]) -> AsyncIterator[bytes | _Oversized]:
@@ -177,7 +190,9 @@ async def guard(
             checked = line.rejected() if isinstance(line, _Oversized) else check_line(line)
             try:
                 if isinstance(checked, Rejected):
-                    if checked.code != types.METHOD_NOT_FOUND or checked.request_id is not None:  # notifications get no answer
+                    if (
+                        checked.code != types.METHOD_NOT_FOUND or checked.request_id is not None
+                    ):  # notifications get no answer
                         await to_client.send(checked.reply())
                 else:
                     pending.taken(checked.message)
@@ -185,11 +200,15 @@ async def guard(
             except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                 return  # the server has stopped: nobody is left to answer
         if not await pending.all_answered():
-            logger.warning("the input ended with requests still running after %.0f s: they are left unanswered", DRAIN_SECONDS)
+            logger.warning(
+                "the input ended with requests still running after %.0f s: they are left unanswered", DRAIN_SECONDS
+            )
 
 
 @asynccontextmanager
-async def guarded_stdio() -> AsyncIterator[tuple[ObjectReceiveStream[SessionMessage | Exception], ObjectSendStream[SessionMessage]]]:
+async def guarded_stdio() -> AsyncIterator[
+    tuple[ObjectReceiveStream[SessionMessage | Exception], ObjectSendStream[SessionMessage]]
+]:
     """The server's streams over stdin and stdout, with stdin read through the guard.
 
     The SDK's transport writes the answers (to pipes on the event loop: stdio_pipes.py); it gets no lines of its
@@ -216,7 +235,7 @@ async def guarded_stdio() -> AsyncIterator[tuple[ObjectReceiveStream[SessionMess
 class _NoLines:
     """Stands in for the SDK transport's stdin: the guard reads the real one."""
 
-    def __aiter__(self) -> "_NoLines":
+    def __aiter__(self) -> _NoLines:
         return self
 
     async def __anext__(self) -> str:
@@ -253,7 +272,9 @@ def _check_limits(value: Any) -> None:
                 f"The message holds an integer of {node.digits} digits. Send integers of at most {MAX_INTEGER_DIGITS} digits."
             )
         elif isinstance(node, str) and _LONE_SURROGATE.search(node):
-            raise _Unacceptable("The message holds an unpaired UTF-16 surrogate escape (\\ud800-\\udfff). Send valid Unicode text.")
+            raise _Unacceptable(
+                "The message holds an unpaired UTF-16 surrogate escape (\\ud800-\\udfff). Send valid Unicode text."
+            )
 
 
 def _short(error: ValueError) -> str:

@@ -37,7 +37,9 @@ def _duckdb_versions() -> str:
     for name in EXTENSIONS:
         try:
             # The wheel keeps its file under extensions/v<duckdb version>/: the version it was built for.
-            parts.append(f"{name} {_distribution_version(f'duckdb-extension-{name}')} ({extension_path(name).parent.name})")
+            parts.append(
+                f"{name} {_distribution_version(f'duckdb-extension-{name}')} ({extension_path(name).parent.name})"
+            )
         except DocsMcpError as error:
             parts.append(f"{name} missing ({error.message})")
     return ", ".join(parts)

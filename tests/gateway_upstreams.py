@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 UPSTREAM_SERVER = Path(__file__).parent / "gateway" / "upstream_server.py"
 STDIO_CATALOGS = ("github", "files", "postgres", "slack", "calendar", "mail", "helpdesk")
@@ -61,8 +61,13 @@ allow = ["slack:*"]
 @contextmanager
 def http_upstream(catalog: str = HTTP_CATALOG) -> Iterator[str]:
     """Run one catalog over streamable HTTP on 127.0.0.1; yields its /mcp URL."""
-    process = subprocess.Popen([sys.executable, str(UPSTREAM_SERVER), catalog, "--http"], stdin=subprocess.DEVNULL,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    process = subprocess.Popen(
+        [sys.executable, str(UPSTREAM_SERVER), catalog, "--http"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         assert process.stdout is not None
         line = process.stdout.readline()  # "listening PORT", once the socket accepts connections

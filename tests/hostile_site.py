@@ -12,16 +12,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Awaitable, Callable, Iterator
 
 Behaviour = Callable[[asyncio.StreamWriter], Awaitable[None]]
-_SITES: dict[asyncio.AbstractEventLoop, "HostileSite"] = {}  # a behaviour finds its site by the loop it runs on
+_SITES: dict[asyncio.AbstractEventLoop, HostileSite] = {}  # a behaviour finds its site by the loop it runs on
 STOP_AFTER = 20.0  # seconds: a trickle ends by then, so a fetcher without a deadline finishes (and its test fails) rather than hangs
 
 
-def response_head(status: str = "200 OK", content_type: str = "text/markdown; charset=utf-8", length: int | None = None,
-                  extra: str = "") -> bytes:
+def response_head(
+    status: str = "200 OK",
+    content_type: str = "text/markdown; charset=utf-8",
+    length: int | None = None,
+    extra: str = "",
+) -> bytes:
     head = f"HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nConnection: close\r\n"
     if length is not None:
         head += f"Content-Length: {length}\r\n"
@@ -114,7 +118,13 @@ def silent() -> Behaviour:
 def deep_html(levels: int) -> bytes:
     """A page with ``levels`` nested <div>s around one paragraph of real text."""
     text = b"<p>Skyhook retries failed requests with exponential backoff and jitter.</p>"
-    return b"<!doctype html><html><head><title>Deep</title></head><body>" + b"<div>" * levels + text + b"</div>" * levels + b"</body></html>"
+    return (
+        b"<!doctype html><html><head><title>Deep</title></head><body>"
+        + b"<div>" * levels
+        + text
+        + b"</div>" * levels
+        + b"</body></html>"
+    )
 
 
 @dataclass

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client, StdioServerParameters
@@ -74,7 +75,9 @@ class McpSession:
 
 
 @contextmanager
-def serve_over_stdio(index_dir: Path | None, errlog_path: Path, *extra: str, env: dict[str, str] | None = None) -> Iterator[McpSession]:
+def serve_over_stdio(
+    index_dir: Path | None, errlog_path: Path, *extra: str, env: dict[str, str] | None = None
+) -> Iterator[McpSession]:
     """Run `docs-mcp serve --index index_dir` as a subprocess; its stderr goes to ``errlog_path``.
 
     With ``index_dir`` None the server is given no --index (it reads DOCS_MCP_INDEX or the config file).
@@ -85,7 +88,9 @@ def serve_over_stdio(index_dir: Path | None, errlog_path: Path, *extra: str, env
     # Nor are PyPI and npm asked about unknown names (resolve_library's live lookups): the suite stays off the network.
     env = {"DOCS_MCP_CURATED_LIBRARIES": "0", "DOCS_MCP_REGISTRY_LOOKUPS": "0", **(env or {})}
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "docs_mcp", "serve", *(["--index", str(index_dir)] if index_dir else []), *extra], env=env
+        command=sys.executable,
+        args=["-m", "docs_mcp", "serve", *(["--index", str(index_dir)] if index_dir else []), *extra],
+        env=env,
     )
     notifications: list[Any] = []
 

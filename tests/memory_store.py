@@ -8,9 +8,10 @@ term occurrences from the generation's postings, records from a copy of the chun
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import orjson
 
@@ -45,8 +46,16 @@ class MemoryChunk:
 class MemoryStore:
     """An ``IndexStore`` over records in memory (``chunks[i]`` is chunks.id i; ``terms[i]`` its index terms)."""
 
-    def __init__(self, path: Path, generation: str, metadata: Mapping[str, Any], model: ModelIdentity | None,
-                 chunks: Sequence[MemoryChunk], terms: Sequence[frozenset[str]], stopwords: frozenset[str]) -> None:
+    def __init__(
+        self,
+        path: Path,
+        generation: str,
+        metadata: Mapping[str, Any],
+        model: ModelIdentity | None,
+        chunks: Sequence[MemoryChunk],
+        terms: Sequence[frozenset[str]],
+        stopwords: frozenset[str],
+    ) -> None:
         self.path, self.generation, self.metadata, self.model = path, generation, metadata, model
         self._chunks = list(chunks)
         self._terms = list(terms)
@@ -68,7 +77,9 @@ class MemoryStore:
         return (page[0].chunk_id, page[0].file_chunk_count) if page else None
 
     def page_contents(self, filepath: str) -> list[str]:
-        return [c.content for c in sorted((c for c in self._chunks if c.filepath == filepath), key=lambda c: c.chunk_index)]
+        return [
+            c.content for c in sorted((c for c in self._chunks if c.filepath == filepath), key=lambda c: c.chunk_index)
+        ]
 
     def contents(self, chunk_ids: Sequence[str]) -> dict[str, str]:
         return {cid: self._chunks[self._by_id[cid]].content for cid in chunk_ids if cid in self._by_id}
@@ -77,7 +88,10 @@ class MemoryStore:
         return porter_stems(words)
 
     def query_terms(self, words: Sequence[str]) -> list[QueryTerm]:
-        return [QueryTerm(word, stem, word in self._stopwords) for word, stem in zip(sorted(set(words)), porter_stems(sorted(set(words))))]
+        return [
+            QueryTerm(word, stem, word in self._stopwords)
+            for word, stem in zip(sorted(set(words)), porter_stems(sorted(set(words))))
+        ]
 
     def term_chunks(self, terms: Sequence[str], rows: Sequence[int]) -> list[tuple[int, str]]:
         wanted = set(terms)
@@ -107,7 +121,10 @@ def memory_copy(index_dir: Path) -> MemoryStore:
     for row in rows:
         values = dict(zip(_COLUMNS, row))
         values["metadata"] = orjson.loads(values["metadata"])
-        values["heading_path"], values["headings"] = tuple(orjson.loads(values["heading_path"])), tuple(orjson.loads(values["headings"]))
+        values["heading_path"], values["headings"] = (
+            tuple(orjson.loads(values["heading_path"])),
+            tuple(orjson.loads(values["headings"])),
+        )
         chunks.append(MemoryChunk(**values))
     arrays = open_serving_arrays(Path(path) / generation)
     postings = arrays.postings

@@ -58,14 +58,16 @@ def hybrid_top(engine, query: str, filters: dict[str, str]) -> list[str]:
 
 
 def record_vectors() -> None:
-    from docs_mcp.indexer.embedding import load_embedder
+    from docs_mcp.indexer.models.loading import load_embedder
 
     texts = [text for _, text in fixed_texts()]
     embedder = load_embedder("default")
     documents = embedder.embed_documents(texts)
     queries = np.vstack([embedder.embed_query(text) for text in texts])
     np.savez_compressed(VECTORS, documents=documents.astype(np.float32), queries=queries.astype(np.float32))
-    print(f"{VECTORS.relative_to(REPO)}: {len(texts)} texts, {documents.shape[1]} dimensions, model {embedder.identity.checksum[:12]}")
+    print(
+        f"{VECTORS.relative_to(REPO)}: {len(texts)} texts, {documents.shape[1]} dimensions, model {embedder.identity.checksum[:12]}"
+    )
 
 
 def record_rankings() -> None:
@@ -78,11 +80,22 @@ def record_rankings() -> None:
         build_index(CORPUS, index_dir)
         engine = open_engine(index_dir)
         queries = [
-            {"id": q.qid, "query": q.query, "filters": dict(q.filters), "ranked": hybrid_top(engine, q.query, dict(q.filters))}
+            {
+                "id": q.qid,
+                "query": q.query,
+                "filters": dict(q.filters),
+                "ranked": hybrid_top(engine, q.query, dict(q.filters)),
+            }
             for q in load_golden(GOLDEN)
         ]
         engine.close()
-    payload = {"corpus_sha256": corpus_digest(), "golden": GOLDEN.relative_to(REPO).as_posix(), "mode": MODE, "limit": LIMIT, "queries": queries}
+    payload = {
+        "corpus_sha256": corpus_digest(),
+        "golden": GOLDEN.relative_to(REPO).as_posix(),
+        "mode": MODE,
+        "limit": LIMIT,
+        "queries": queries,
+    }
     RANKINGS.parent.mkdir(parents=True, exist_ok=True)
     RANKINGS.write_text(json.dumps(payload, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     print(f"{RANKINGS.relative_to(REPO)}: {len(queries)} queries, top {LIMIT} in {MODE} mode")

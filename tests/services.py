@@ -21,16 +21,22 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
 STARTUP_TIMEOUT = 60.0  # seconds; generous for a loaded CI machine, never waited on when things work
 
 
-def wait_until(condition: Callable[[], Any], what: str, timeout: float = STARTUP_TIMEOUT, every: float = 0.05,
-               explain: Callable[[], str] | None = None) -> Any:
+def wait_until(
+    condition: Callable[[], Any],
+    what: str,
+    timeout: float = STARTUP_TIMEOUT,
+    every: float = 0.05,
+    explain: Callable[[], str] | None = None,
+) -> Any:
     """Poll ``condition`` until it returns something truthy (returned), or fail naming ``what`` after ``timeout``
     (with what ``explain`` says of the state then, to diagnose a failure seen only once)."""
     deadline = time.monotonic() + timeout
@@ -39,7 +45,9 @@ def wait_until(condition: Callable[[], Any], what: str, timeout: float = STARTUP
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}" + (f": {explain()}" if explain else ""))
+            raise AssertionError(
+                f"timed out after {timeout:g} s waiting for {what}" + (f": {explain()}" if explain else "")
+            )
         time.sleep(every)  # a polling interval under a deadline, not a synchronization
 
 
@@ -62,8 +70,24 @@ class RedisServer:
         self.url = f"unix://:{password}@{sock}" if password else f"unix://{sock}"
         auth = ["--requirepass", password] if password else []
         self.process = subprocess.Popen(
-            [binary, "--port", "0", "--unixsocket", str(sock), "--save", "", "--appendonly", "no", "--dir", str(folder), *auth],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            [
+                binary,
+                "--port",
+                "0",
+                "--unixsocket",
+                str(sock),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(folder),
+                *auth,
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
         )
         assert self.process.stdout is not None
         for line in self.process.stdout:  # ends if redis exits; this line comes once it accepts connections
@@ -120,22 +144,39 @@ class PostgresServer:
         self.log = data.parent / f"{data.name}.log"
 
     @classmethod
-    def primary(cls, root: Path) -> "PostgresServer":
+    def primary(cls, root: Path) -> PostgresServer:
         prefix, uid, gid = service_user()
         node = cls(root / "primary", free_port(), prefix)
-        node._run("initdb", "-D", str(node.data), "-U", cls.USER, "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync")
+        node._run(
+            "initdb", "-D", str(node.data), "-U", cls.USER, "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"
+        )
         with open(node.data / "postgresql.conf", "a", encoding="utf-8") as conf:
-            conf.write(f"\nlisten_addresses = '127.0.0.1'\nport = {node.port}\nunix_socket_directories = '{root}'\n"
-                       "wal_level = replica\nmax_wal_senders = 5\nhot_standby = on\nfsync = off\nmax_connections = 60\n")
+            conf.write(
+                f"\nlisten_addresses = '127.0.0.1'\nport = {node.port}\nunix_socket_directories = '{root}'\n"
+                "wal_level = replica\nmax_wal_senders = 5\nhot_standby = on\nfsync = off\nmax_connections = 60\n"
+            )
         with open(node.data / "pg_hba.conf", "a", encoding="utf-8") as hba:
             hba.write(f"host replication {cls.USER} 127.0.0.1/32 trust\n")
         node.start()
         return node
 
-    def standby(self) -> "PostgresServer":
+    def standby(self) -> PostgresServer:
         """A streaming standby of this primary (pg_basebackup -R), started."""
         node = PostgresServer(self.data.parent / "standby", free_port(), self.prefix)
-        self._run("pg_basebackup", "-h", "127.0.0.1", "-p", str(self.port), "-U", self.USER, "-D", str(node.data), "-R", "-X", "stream")
+        self._run(
+            "pg_basebackup",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(self.port),
+            "-U",
+            self.USER,
+            "-D",
+            str(node.data),
+            "-R",
+            "-X",
+            "stream",
+        )
         with open(node.data / "postgresql.conf", "a", encoding="utf-8") as conf:
             conf.write(f"\nport = {node.port}\n")
         node.start()
@@ -166,8 +207,14 @@ class PostgresServer:
             return cursor.fetchall() if cursor.description else []
 
     def _run(self, tool: str, *args: str, check: bool = True) -> None:
-        done = subprocess.run([*self.prefix, str(self.bin / tool), *args], capture_output=True, text=True,
-                              timeout=STARTUP_TIMEOUT * 2, cwd="/", env={**os.environ, "LC_ALL": "C"})
+        done = subprocess.run(
+            [*self.prefix, str(self.bin / tool), *args],
+            capture_output=True,
+            text=True,
+            timeout=STARTUP_TIMEOUT * 2,
+            cwd="/",
+            env={**os.environ, "LC_ALL": "C"},
+        )
         if check and done.returncode != 0:
             log = self.log.read_text(errors="replace")[-2000:] if self.log.exists() else ""
             raise AssertionError(f"{tool} failed ({done.returncode}): {done.stderr.strip()}\n{log}")
@@ -217,11 +264,17 @@ class HAProxy:
             "    timeout connect 2s\n    timeout client 30s\n    timeout server 30s\n"
             f"frontend fleet\n    bind 127.0.0.1:{self.port}\n    default_backend replicas\n"
             "backend replicas\n    balance roundrobin\n    option httpchk GET /healthz\n    http-check expect status 200\n"
-            "    default-server inter 200ms fall 1 rise 1\n" + servers, encoding="utf-8")
+            "    default-server inter 200ms fall 1 rise 1\n" + servers,
+            encoding="utf-8",
+        )
         checked = subprocess.run([binary, "-c", "-f", str(config)], capture_output=True, text=True, timeout=30)
         assert checked.returncode == 0, checked.stdout + checked.stderr
-        self.process = subprocess.Popen([binary, "-db", "-f", str(config)], stdin=subprocess.DEVNULL,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.process = subprocess.Popen(
+            [binary, "-db", "-f", str(config)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         wait_until(lambda: self.stats.exists(), "haproxy's stats socket")
 
     @property
@@ -238,7 +291,9 @@ class HAProxy:
             while chunk := sock.recv(65536):
                 data += chunk
         rows = [line.split(",") for line in data.decode().splitlines() if line and not line.startswith("#")]
-        return {row[1]: row[17].split()[0] for row in rows if row[0] == "replicas" and row[1] not in ("FRONTEND", "BACKEND")}
+        return {
+            row[1]: row[17].split()[0] for row in rows if row[0] == "replicas" and row[1] not in ("FRONTEND", "BACKEND")
+        }
 
     def close(self) -> None:
         if self.process.poll() is None:

@@ -18,10 +18,10 @@ from __future__ import annotations
 import ast
 import re
 import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from functools import cache
-from typing import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -31,7 +31,14 @@ ROOT = "docs_mcp"
 LAYERS = {"docs_mcp": 0, "docs_mcp.indexer": 1, "docs_mcp.server": 2, "docs_mcp.eval": 3}
 # What the areas may use of the root package: the version, the error tree, the lazy-export helper and the
 # listing tables their commands print, never the CLI.
-ROOT_MODULES_FOR_AREAS = {"docs_mcp", "docs_mcp.environment", "docs_mcp.errors", "docs_mcp.lazy", "docs_mcp.redact", "docs_mcp.tables"}
+ROOT_MODULES_FOR_AREAS = {
+    "docs_mcp",
+    "docs_mcp.environment",
+    "docs_mcp.errors",
+    "docs_mcp.lazy",
+    "docs_mcp.redact",
+    "docs_mcp.tables",
+}
 MOUNT = ("cli.py", "_mount")
 FOLDER_NAMES = {"server", "indexer", "eval"}
 # Inside an area: importer (the longest matching prefix) -> what it must not import. Every
@@ -54,10 +61,29 @@ _GATEWAY_MAY_NOT = (
     *(f"{_SERVER}.libraries.{m}" for m in ("answers", "fastpath", "fuzzy", "pages", "prompts", "resources", "served_libraries")),
 )  # fmt: skip
 PRODUCT_RULES: dict[str, tuple[str, ...]] = {
-    f"{_SERVER}.search": (f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, "mcp", "mcp_types",
-                          _SOURCES, _FLEET, _INDEXER_FLEET),
+    f"{_SERVER}.search": (
+        f"{_SERVER}.contract",
+        f"{_SERVER}.libraries",
+        f"{_SERVER}.team",
+        f"{_SERVER}.app",
+        _GATEWAY,
+        "mcp",
+        "mcp_types",
+        _SOURCES,
+        _FLEET,
+        _INDEXER_FLEET,
+    ),
     # The contract tools read the index only; remote sources reach the server through the library tools.
-    f"{_SERVER}.contract": (f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, _TOOLS, _SOURCES, _FLEET, _INDEXER_FLEET),
+    f"{_SERVER}.contract": (
+        f"{_SERVER}.libraries",
+        f"{_SERVER}.team",
+        f"{_SERVER}.app",
+        _GATEWAY,
+        _TOOLS,
+        _SOURCES,
+        _FLEET,
+        _INDEXER_FLEET,
+    ),
     # A fleet replica follows the registry through the live index; team mode wires it in, never the reverse.
     _FLEET: (f"{_SERVER}.team", f"{_SERVER}.app", f"{_SERVER}.libraries", _GATEWAY, "mcp", "mcp_types"),
     f"{_SERVER}.libraries": (f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, _TOOLS),
@@ -65,25 +91,91 @@ PRODUCT_RULES: dict[str, tuple[str, ...]] = {
     _TOOLS: (f"{_SERVER}.team", f"{_SERVER}.app"),
     _GATEWAY: _GATEWAY_MAY_NOT,
     # The kernel every product shares: it knows no product.
-    f"{_SERVER}.core": (f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY, _TOOLS, _SOURCES),
+    f"{_SERVER}.core": (
+        f"{_SERVER}.contract",
+        f"{_SERVER}.libraries",
+        f"{_SERVER}.team",
+        f"{_SERVER}.app",
+        _GATEWAY,
+        _TOOLS,
+        _SOURCES,
+    ),
     # The learned ranking: features, model and gate, confidence; used by search and the library tools.
     # It reads the evidence record it owns and the indexer's tokens: the search uses it, never the reverse.
-    f"{_SERVER}.ranking": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app",
-                           f"{_SERVER}.core", _TOOLS, _GATEWAY, "mcp", "mcp_types", _SOURCES),
+    f"{_SERVER}.ranking": (
+        f"{_SERVER}.search",
+        f"{_SERVER}.contract",
+        f"{_SERVER}.libraries",
+        f"{_SERVER}.team",
+        f"{_SERVER}.app",
+        f"{_SERVER}.core",
+        _TOOLS,
+        _GATEWAY,
+        "mcp",
+        "mcp_types",
+        _SOURCES,
+    ),
     f"{_SERVER}.team": (),
     f"{_SERVER}.app": (f"{_SERVER}.team",),
     # The stdio guard is transport only: JSON-RPC lines in, SDK messages out (and the answers owed at the end of input).
-    f"{_SERVER}.stdio_guard": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY),
-    f"{_SERVER}.pending_answers": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app",
-                                   _GATEWAY, f"{_SERVER}.stdio_guard"),
-    f"{_SERVER}.stdio_pipes": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app",
-                               _GATEWAY, f"{_SERVER}.stdio_guard", "mcp", "mcp_types"),
-    f"{_SERVER}.errors": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team", f"{_SERVER}.app", _GATEWAY),
+    f"{_SERVER}.stdio_guard": (
+        f"{_SERVER}.search",
+        f"{_SERVER}.contract",
+        f"{_SERVER}.libraries",
+        f"{_SERVER}.team",
+        f"{_SERVER}.app",
+        _GATEWAY,
+    ),
+    f"{_SERVER}.pending_answers": (
+        f"{_SERVER}.search",
+        f"{_SERVER}.contract",
+        f"{_SERVER}.libraries",
+        f"{_SERVER}.team",
+        f"{_SERVER}.app",
+        _GATEWAY,
+        f"{_SERVER}.stdio_guard",
+    ),
+    f"{_SERVER}.stdio_pipes": (
+        f"{_SERVER}.search",
+        f"{_SERVER}.contract",
+        f"{_SERVER}.libraries",
+        f"{_SERVER}.team",
+        f"{_SERVER}.app",
+        _GATEWAY,
+        f"{_SERVER}.stdio_guard",
+        "mcp",
+        "mcp_types",
+    ),
+    f"{_SERVER}.errors": (
+        f"{_SERVER}.search",
+        f"{_SERVER}.contract",
+        f"{_SERVER}.libraries",
+        f"{_SERVER}.team",
+        f"{_SERVER}.app",
+        _GATEWAY,
+    ),
     # `docs-mcp setup` writes client config files: it reads the index's metadata, never serves or searches.
-    f"{_SERVER}.setup": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team",
-                         f"{_SERVER}.app", _GATEWAY, "mcp", "mcp_types", _SOURCES),
-    f"{_SERVER}.sessions": (f"{_SERVER}.search", f"{_SERVER}.contract", f"{_SERVER}.libraries", f"{_SERVER}.team",
-                            f"{_SERVER}.app", _GATEWAY, "mcp", "mcp_types"),
+    f"{_SERVER}.setup": (
+        f"{_SERVER}.search",
+        f"{_SERVER}.contract",
+        f"{_SERVER}.libraries",
+        f"{_SERVER}.team",
+        f"{_SERVER}.app",
+        _GATEWAY,
+        "mcp",
+        "mcp_types",
+        _SOURCES,
+    ),
+    f"{_SERVER}.sessions": (
+        f"{_SERVER}.search",
+        f"{_SERVER}.contract",
+        f"{_SERVER}.libraries",
+        f"{_SERVER}.team",
+        f"{_SERVER}.app",
+        _GATEWAY,
+        "mcp",
+        "mcp_types",
+    ),
     "docs_mcp.indexer": ("docs_mcp.indexer.libraries", *_WRITER, _SOURCES, _INDEXER_FLEET, _PACKAGES),
     # The fleet's control plane and shared storage use the index files only; publishing a build is the CLI's business.
     _INDEXER_FLEET: ("docs_mcp.indexer.libraries", *_WRITER, _SOURCES, _PACKAGES, "docs_mcp.indexer.commands"),
@@ -95,8 +187,15 @@ PRODUCT_RULES: dict[str, tuple[str, ...]] = {
     "docs_mcp.indexer.models": ("docs_mcp.indexer.libraries", *_WRITER, _SOURCES, _PACKAGES, _INDEXER_FLEET),
     # Reading a docs folder into chunks (discovery, manifests, front matter, formats, chunking) is pure: it writes
     # no index, so it knows nothing of libraries, builds, sources, the fleet, the serving arrays or the models.
-    "docs_mcp.indexer.corpus": ("docs_mcp.indexer.libraries", *_WRITER, _SOURCES, _PACKAGES, _INDEXER_FLEET,
-                                "docs_mcp.indexer.serving", "docs_mcp.indexer.models"),
+    "docs_mcp.indexer.corpus": (
+        "docs_mcp.indexer.libraries",
+        *_WRITER,
+        _SOURCES,
+        _PACKAGES,
+        _INDEXER_FLEET,
+        "docs_mcp.indexer.serving",
+        "docs_mcp.indexer.models",
+    ),
     # Formats turn one file's text into markdown: they know nothing of libraries, builds or fetching.
     "docs_mcp.indexer.corpus.formats": ("docs_mcp.indexer.libraries", *_WRITER, _SOURCES, _PACKAGES),
     "docs_mcp.indexer.build": (_SOURCES, _PACKAGES, "docs_mcp.indexer.folder_source"),
@@ -113,13 +212,36 @@ PRODUCT_RULES: dict[str, tuple[str, ...]] = {
 # the serving arrays or reading a folder lives in its sub-package, so the root cannot grow flat again.
 INDEXER_ROOT = {
     # the format: folder layout, tables, records, errors; opening a generation; the read-side store
-    "__init__", "schema", "records", "errors", "index_file", "index_store", "duckdb_store", "absent_modules", "info", "ranker",
+    "__init__",
+    "schema",
+    "records",
+    "errors",
+    "index_file",
+    "index_store",
+    "duckdb_store",
+    "absent_modules",
+    "info",
+    "ranker",
     # the full-text index's text: fields and windows, CJK bigrams, stems and stop words the build and every query share
-    "search_text", "segmentation", "stemmer", "stopwords",
+    "search_text",
+    "segmentation",
+    "stemmer",
+    "stopwords",
     # the life cycle: the one writer, its plan, the folder source, a generation written, staged, swapped, its vectors
-    "build", "build_plan", "folder_source", "generation", "staging", "vectors", "extensions", "disk_space", "faults",
+    "build",
+    "build_plan",
+    "folder_source",
+    "generation",
+    "staging",
+    "vectors",
+    "extensions",
+    "disk_space",
+    "faults",
     # the CLI edge of a build: its commands, progress and closing lines
-    "commands", "display", "time_left", "build_summary",
+    "commands",
+    "display",
+    "time_left",
+    "build_summary",
 }
 INDEXER_SUB_PACKAGES = {"corpus", "models", "serving", "libraries", "sources", "packages", "fleet"}
 # The index's database: only these indexer modules import duckdb. The server and eval read an index only
@@ -201,7 +323,9 @@ def imports_of(path: Path, module: str) -> list[Import]:
         elif isinstance(node, ast.ImportFrom):
             base = _absolute(node, module, is_package)
             # `from docs_mcp import errors` imports the module docs_mcp.errors; `from x import name` imports x.
-            names = sorted({f"{base}.{alias.name}" if f"{base}.{alias.name}" in known_modules() else base for alias in node.names})
+            names = sorted(
+                {f"{base}.{alias.name}" if f"{base}.{alias.name}" in known_modules() else base for alias in node.names}
+            )
         else:
             continue
         found.extend(Import(_rel(path), node.lineno, name, function) for name in names)
@@ -283,7 +407,11 @@ def test_imports_go_one_way():
 
 
 def test_products_import_only_what_their_rule_allows():
-    bad = [str(imp) for _, path, module in source_files() for imp in cross_product_imports(module, imports_of(path, module))]
+    bad = [
+        str(imp)
+        for _, path, module in source_files()
+        for imp in cross_product_imports(module, imports_of(path, module))
+    ]
     assert bad == []
 
 
@@ -302,24 +430,43 @@ def test_every_sub_package_has_a_rule():
 def test_duckdb_errors_are_translated_only_in_the_indexer():
     """One boundary (indexer/index_file.py's translate and fetch_all): the server never catches duckdb's errors."""
     server = package_dirs()["docs_mcp.server"]
-    catching = [_rel(path) for path in sorted(server.rglob("*.py")) if re.search(r"except\s*\(?[^:]*duckdb\.", path.read_text(encoding="utf-8"))]
+    catching = [
+        _rel(path)
+        for path in sorted(server.rglob("*.py"))
+        if re.search(r"except\s*\(?[^:]*duckdb\.", path.read_text(encoding="utf-8"))
+    ]
     assert catching == []
 
 
 def index_handles(path: Path, module: str) -> list[str]:
     """What in ``path`` reaches an index's database past the store: duckdb, a connection, a cursor, SQL."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    found = [f"imports {imp.module}" for imp in imports_of(path, module) if imp.module == "duckdb" or imp.module.startswith("duckdb.")]
+    found = [
+        f"imports {imp.module}"
+        for imp in imports_of(path, module)
+        if imp.module == "duckdb" or imp.module.startswith("duckdb.")
+    ]
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module == "docs_mcp.indexer.index_file":
             found += [f"imports index_file.{a.name}" for a in node.names if a.name in INDEX_HANDLE_NAMES]
         elif isinstance(node, ast.Attribute) and node.attr in ("db", "reader"):  # an engine's database or index reader
             found.append(f"line {node.lineno}: .{node.attr}")
-        elif module not in OWN_DATABASES and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
-            node.func.attr in ("execute", "executemany", "fetchall", "fetchone", "fetchnumpy") or (node.func.attr == "cursor" and not node.args)
+        elif (
+            module not in OWN_DATABASES
+            and isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and (
+                node.func.attr in ("execute", "executemany", "fetchall", "fetchone", "fetchnumpy")
+                or (node.func.attr == "cursor" and not node.args)
+            )
         ):
             found.append(f"line {node.lineno}: .{node.func.attr}()")
-        elif module not in OWN_DATABASES and isinstance(node, ast.Constant) and isinstance(node.value, str) and _SQL.search(node.value):
+        elif (
+            module not in OWN_DATABASES
+            and isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and _SQL.search(node.value)
+        ):
             found.append(f"line {node.lineno}: SQL")
     return found
 
@@ -330,7 +477,9 @@ _SQL = re.compile(r"\bSELECT\b[\s\S]*\bFROM\b|\b(?:INSERT INTO|UPDATE \w+ SET|PR
 # The fleet's control plane (PostgreSQL: generations, replicas and heartbeats, events, the build lock, API keys) has
 # one home for its SQL, the indexer's fleet package: the server's replica, status command and key store call it.
 CONTROL_PLANE_HOME = _INDEXER_FLEET
-_CONTROL_PLANE_SQL = re.compile(r"^\s*(?:SELECT|INSERT|UPDATE|DELETE|LISTEN|NOTIFY|CREATE)\b[\s\S]*(?:\bdocs_mcp_\w+|\w+_CHANNEL|\w+_LOCK)\b")
+_CONTROL_PLANE_SQL = re.compile(
+    r"^\s*(?:SELECT|INSERT|UPDATE|DELETE|LISTEN|NOTIFY|CREATE)\b[\s\S]*(?:\bdocs_mcp_\w+|\w+_CHANNEL|\w+_LOCK)\b"
+)
 
 
 def control_plane_sql(path: Path) -> list[str]:
@@ -338,7 +487,10 @@ def control_plane_sql(path: Path) -> list[str]:
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.JoinedStr):  # an f-string, its fields as written: f"LISTEN {KEYS_CHANNEL}"
-            text = "".join(part.value if isinstance(part, ast.Constant) else "{" + ast.unparse(part.value) + "}" for part in node.values)
+            text = "".join(
+                part.value if isinstance(part, ast.Constant) else "{" + ast.unparse(part.value) + "}"
+                for part in node.values
+            )
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             text = node.value
         else:
@@ -350,15 +502,23 @@ def control_plane_sql(path: Path) -> list[str]:
 
 def test_the_control_plane_sql_has_one_home():
     """Every statement on the fleet's PostgreSQL is in docs_mcp.indexer.fleet, none in the server."""
-    bad = {module: found for _, path, module in source_files()
-           if module != CONTROL_PLANE_HOME and not module.startswith(CONTROL_PLANE_HOME + ".") and (found := control_plane_sql(path))}
+    bad = {
+        module: found
+        for _, path, module in source_files()
+        if module != CONTROL_PLANE_HOME
+        and not module.startswith(CONTROL_PLANE_HOME + ".")
+        and (found := control_plane_sql(path))
+    }
     assert bad == {}
 
 
 @pytest.mark.parametrize(
     ("source", "caught"),
     [
-        ("def f(conn):\n    conn.execute('DELETE FROM docs_mcp_replicas WHERE replica = %s', ('a',))\n", ["line 2: DELETE"]),
+        (
+            "def f(conn):\n    conn.execute('DELETE FROM docs_mcp_replicas WHERE replica = %s', ('a',))\n",
+            ["line 2: DELETE"],
+        ),
         ("def f(conn):\n    conn.execute(f'LISTEN {KEYS_CHANNEL}')\n", ["line 2: LISTEN"]),
         ("Q = ('SELECT at, event '\n     'FROM docs_mcp_events ORDER BY id')\n", ["line 1: SELECT"]),
         ('"""Listens to the channel ``docs_mcp_keys``; SELECT nothing."""\n', []),
@@ -377,8 +537,14 @@ _DESIGN_REFERENCE = re.compile(r"\bseeds?[ /]0\d\d\b|\b0\d\d_\w+\.(?:txt|md)\b|\
 
 
 def test_comments_cite_no_design_document_outside_the_repository():
-    cited = {_rel(path): [n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if _DESIGN_REFERENCE.search(line)]
-             for _, path, _ in source_files()}
+    cited = {
+        _rel(path): [
+            n
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+            if _DESIGN_REFERENCE.search(line)
+        ]
+        for _, path, _ in source_files()
+    }
     assert {path: lines for path, lines in cited.items() if lines} == {}
 
 
@@ -397,17 +563,35 @@ def shared_file_names(modules: list[str]) -> dict[str, list[str]]:
 
 def test_no_two_modules_share_a_file_name():
     """indexer/fleet/registry.py, indexer/sources/registry.py and server/core/registry.py meant three things."""
-    names = [path.relative_to(package_dirs()[package]).with_suffix("").as_posix().replace("/", ".") for package, path, _ in source_files()]
+    names = [
+        path.relative_to(package_dirs()[package]).with_suffix("").as_posix().replace("/", ".")
+        for package, path, _ in source_files()
+    ]
     assert shared_file_names(names) == {}
 
 
 def test_the_shared_name_checker():
-    found = shared_file_names(["fleet.registry", "sources.registry", "core.tools", "sources.commands", "fleet.commands", "a.errors", "b.errors"])
+    found = shared_file_names(
+        [
+            "fleet.registry",
+            "sources.registry",
+            "core.tools",
+            "sources.commands",
+            "fleet.commands",
+            "a.errors",
+            "b.errors",
+        ]
+    )
     assert found == {"registry": ["fleet.registry", "sources.registry"]}
 
 
 def test_only_the_indexer_speaks_to_duckdb():
-    importers = {module for _, path, module in source_files() for imp in imports_of(path, module) if imp.module.split(".")[0] == "duckdb"}
+    importers = {
+        module
+        for _, path, module in source_files()
+        for imp in imports_of(path, module)
+        if imp.module.split(".")[0] == "duckdb"
+    }
     assert importers == DUCKDB_MODULES
 
 
@@ -446,7 +630,7 @@ def import_cycles(edges: dict[str, set[str]]) -> list[list[str]]:
         on_path.add(module)
         for target in sorted(edges.get(module, ())):
             if target in on_path:
-                cycle = path[path.index(target):]
+                cycle = path[path.index(target) :]
                 start = cycle.index(min(cycle))
                 cycles.append(cycle[start:] + cycle[:start])
             elif target not in done:
@@ -490,7 +674,9 @@ def sub_package_imports() -> dict[str, set[str]]:
         if module.rsplit(".", 1)[-1] == "commands":
             continue
         source = sub_package_of(module)
-        edges.setdefault(source, set()).update(t for t in map(sub_package_of, targets) if t != source and not source.startswith(t + "."))
+        edges.setdefault(source, set()).update(
+            t for t in map(sub_package_of, targets) if t != source and not source.startswith(t + ".")
+        )
     return edges
 
 
@@ -579,7 +765,11 @@ def test_a_tool_is_one_module():
     """Every tool the server lists is one module of server/tools/ holding its name, schema, run and spec; no two
     modules name the same tool, and every tool module is listed."""
     files = {module: path for _, path, module in source_files()}
-    tools = {module: name for module, path in files.items() if module.startswith(TOOLS_PACKAGE + ".") and (name := tool_name(path))}
+    tools = {
+        module: name
+        for module, path in files.items()
+        if module.startswith(TOOLS_PACKAGE + ".") and (name := tool_name(path))
+    }
     assert len(set(tools.values())) == len(tools) > 0
     assert {module: gaps for module in tools if (gaps := tool_module_gaps(files[module]))} == {}
     assert listed_tool_modules(files[TOOL_LIST]) == set(tools)
@@ -593,7 +783,9 @@ def test_tool_specs_are_made_only_in_the_tools_package():
 
 def test_the_tool_checkers(tmp_path):
     tool = tmp_path / "tool.py"
-    tool.write_text('NAME = "t"\nSCHEMA = {}\ndef run(): ...\ndef spec(context):\n    return ToolSpec(NAME)\n', encoding="utf-8")
+    tool.write_text(
+        'NAME = "t"\nSCHEMA = {}\ndef run(): ...\ndef spec(context):\n    return ToolSpec(NAME)\n', encoding="utf-8"
+    )
     assert (tool_name(tool), tool_module_gaps(tool), spec_builders(tool)) == ("t", [], [5])
     tool.write_text('NAME = "t"\nrun = None\n', encoding="utf-8")
     assert tool_module_gaps(tool) == ["a schema", "def run", "def spec"]
@@ -628,7 +820,9 @@ def test_the_environment_detector(tmp_path, line, reads):
 
 
 def test_the_root_reaches_the_areas_only_in_mount():
-    mounted = {imp.module for package, imp in all_imports() if package == ROOT and layer_of(imp.module) not in (None, ROOT)}
+    mounted = {
+        imp.module for package, imp in all_imports() if package == ROOT and layer_of(imp.module) not in (None, ROOT)
+    }
     assert mounted == {"docs_mcp.indexer.commands", "docs_mcp.server.commands", "docs_mcp.eval.commands"}
 
 
@@ -677,46 +871,158 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
     ("module", "source", "caught"),
     [
         ("docs_mcp.server.search.engine", "import mcp_types\n", ["mcp_types"]),
-        ("docs_mcp.server.ranking.features", "from docs_mcp.server.search.lexical import tokenize\n", ["docs_mcp.server.search.lexical"]),
+        (
+            "docs_mcp.server.ranking.features",
+            "from docs_mcp.server.search.lexical import tokenize\n",
+            ["docs_mcp.server.search.lexical"],
+        ),
         ("docs_mcp.server.search.engine", "from mcp.server.lowlevel import Server\n", ["mcp.server.lowlevel"]),
-        ("docs_mcp.server.search.engine", "from docs_mcp.server.contract.cursor import CursorCodec\n", ["docs_mcp.server.contract.cursor"]),
-        ("docs_mcp.server.contract.tools", "def f():\n    from docs_mcp.server.team.keys import KeyStore\n", ["docs_mcp.server.team.keys"]),
-        ("docs_mcp.server.contract.tools", "from docs_mcp.server.libraries.served_libraries import Library\n", ["docs_mcp.server.libraries.served_libraries"]),
-        ("docs_mcp.server.contract.tools", "from docs_mcp.indexer.sources.service import SourceService\n", ["docs_mcp.indexer.sources.service"]),
-        ("docs_mcp.server.search.engine", "import docs_mcp.indexer.sources.fetch\n", ["docs_mcp.indexer.sources.fetch"]),
+        (
+            "docs_mcp.server.search.engine",
+            "from docs_mcp.server.contract.cursor import CursorCodec\n",
+            ["docs_mcp.server.contract.cursor"],
+        ),
+        (
+            "docs_mcp.server.contract.tools",
+            "def f():\n    from docs_mcp.server.team.keys import KeyStore\n",
+            ["docs_mcp.server.team.keys"],
+        ),
+        (
+            "docs_mcp.server.contract.tools",
+            "from docs_mcp.server.libraries.served_libraries import Library\n",
+            ["docs_mcp.server.libraries.served_libraries"],
+        ),
+        (
+            "docs_mcp.server.contract.tools",
+            "from docs_mcp.indexer.sources.service import SourceService\n",
+            ["docs_mcp.indexer.sources.service"],
+        ),
+        (
+            "docs_mcp.server.search.engine",
+            "import docs_mcp.indexer.sources.fetch\n",
+            ["docs_mcp.indexer.sources.fetch"],
+        ),
         ("docs_mcp.server.libraries.tools", "from docs_mcp.server.app import build_server\n", ["docs_mcp.server.app"]),
         ("docs_mcp.server.app", "from docs_mcp.server.team.auth import OriginGuard\n", ["docs_mcp.server.team.auth"]),
         ("docs_mcp.server.stdio_guard", "from docs_mcp.server.app import build_server\n", ["docs_mcp.server.app"]),
         ("docs_mcp.server.sessions", "import mcp_types\n", ["mcp_types"]),
         ("docs_mcp.server.setup.plan", "from docs_mcp.server.app import build_server\n", ["docs_mcp.server.app"]),
-        ("docs_mcp.server.sessions", "from docs_mcp.server.team.auth import API_KEY_SCOPE\n", ["docs_mcp.server.team.auth"]),
-        ("docs_mcp.indexer.corpus.chunking", "from docs_mcp.indexer.libraries.spec import LibrarySpec\n", ["docs_mcp.indexer.libraries.spec"]),
-        ("docs_mcp.indexer.libraries.ops", "from docs_mcp.indexer.build import build_index\n", ["docs_mcp.indexer.build"]),
-        ("docs_mcp.server.gateway.gateway_service", "from docs_mcp.server.team.keys import ApiKey\n", ["docs_mcp.server.team.keys"]),
+        (
+            "docs_mcp.server.sessions",
+            "from docs_mcp.server.team.auth import API_KEY_SCOPE\n",
+            ["docs_mcp.server.team.auth"],
+        ),
+        (
+            "docs_mcp.indexer.corpus.chunking",
+            "from docs_mcp.indexer.libraries.spec import LibrarySpec\n",
+            ["docs_mcp.indexer.libraries.spec"],
+        ),
+        (
+            "docs_mcp.indexer.libraries.ops",
+            "from docs_mcp.indexer.build import build_index\n",
+            ["docs_mcp.indexer.build"],
+        ),
+        (
+            "docs_mcp.server.gateway.gateway_service",
+            "from docs_mcp.server.team.keys import ApiKey\n",
+            ["docs_mcp.server.team.keys"],
+        ),
         ("docs_mcp.server.gateway.handlers", "from docs_mcp.server.app import AppState\n", ["docs_mcp.server.app"]),
-        ("docs_mcp.server.gateway.describe", "from docs_mcp.server.contract.render import render_hit\n", ["docs_mcp.server.contract.render"]),
-        ("docs_mcp.server.gateway.discovery", "from docs_mcp.server.libraries.fastpath import answer\n", ["docs_mcp.server.libraries.fastpath"]),
-        ("docs_mcp.server.search.engine", "from docs_mcp.server.gateway.records import ToolEntry\n", ["docs_mcp.server.gateway.records"]),
-        ("docs_mcp.server.contract.tools", "def f():\n    from docs_mcp.server.gateway import Gateway\n", ["docs_mcp.server.gateway"]),
-        ("docs_mcp.indexer.generation", "from docs_mcp.indexer.sources.page_cache import PageCache\n", ["docs_mcp.indexer.sources.page_cache"]),
-        ("docs_mcp.indexer.build_plan", "def f():\n    from docs_mcp.indexer.sources import ingest\n", ["docs_mcp.indexer.sources.ingest"]),
-        ("docs_mcp.indexer.build", "from docs_mcp.indexer.sources.service import SourceService\n", ["docs_mcp.indexer.sources.service"]),
-        ("docs_mcp.indexer.sources.ingest", "from docs_mcp.indexer.commands import index\n", ["docs_mcp.indexer.commands"]),
-        ("docs_mcp.indexer.build", "from docs_mcp.indexer.folder_source import FolderSource\n", ["docs_mcp.indexer.folder_source"]),
-        ("docs_mcp.indexer.sources.service", "from docs_mcp.indexer.commands import index\n", ["docs_mcp.indexer.commands"]),
-        ("docs_mcp.server.fleet.replica", "from docs_mcp.server.team.keys import KeyReader\n", ["docs_mcp.server.team.keys"]),
-        ("docs_mcp.server.contract.tools", "from docs_mcp.server.fleet.replica import ReplicaAgent\n", ["docs_mcp.server.fleet.replica"]),
-        ("docs_mcp.indexer.generation", "from docs_mcp.indexer.fleet.storage import DirectoryStorage\n", ["docs_mcp.indexer.fleet.storage"]),
-        ("docs_mcp.indexer.fleet.publish", "from docs_mcp.indexer.build import build_index\n", ["docs_mcp.indexer.build"]),
+        (
+            "docs_mcp.server.gateway.describe",
+            "from docs_mcp.server.contract.render import render_hit\n",
+            ["docs_mcp.server.contract.render"],
+        ),
+        (
+            "docs_mcp.server.gateway.discovery",
+            "from docs_mcp.server.libraries.fastpath import answer\n",
+            ["docs_mcp.server.libraries.fastpath"],
+        ),
+        (
+            "docs_mcp.server.search.engine",
+            "from docs_mcp.server.gateway.records import ToolEntry\n",
+            ["docs_mcp.server.gateway.records"],
+        ),
+        (
+            "docs_mcp.server.contract.tools",
+            "def f():\n    from docs_mcp.server.gateway import Gateway\n",
+            ["docs_mcp.server.gateway"],
+        ),
+        (
+            "docs_mcp.indexer.generation",
+            "from docs_mcp.indexer.sources.page_cache import PageCache\n",
+            ["docs_mcp.indexer.sources.page_cache"],
+        ),
+        (
+            "docs_mcp.indexer.build_plan",
+            "def f():\n    from docs_mcp.indexer.sources import ingest\n",
+            ["docs_mcp.indexer.sources.ingest"],
+        ),
+        (
+            "docs_mcp.indexer.build",
+            "from docs_mcp.indexer.sources.service import SourceService\n",
+            ["docs_mcp.indexer.sources.service"],
+        ),
+        (
+            "docs_mcp.indexer.sources.ingest",
+            "from docs_mcp.indexer.commands import index\n",
+            ["docs_mcp.indexer.commands"],
+        ),
+        (
+            "docs_mcp.indexer.build",
+            "from docs_mcp.indexer.folder_source import FolderSource\n",
+            ["docs_mcp.indexer.folder_source"],
+        ),
+        (
+            "docs_mcp.indexer.sources.service",
+            "from docs_mcp.indexer.commands import index\n",
+            ["docs_mcp.indexer.commands"],
+        ),
+        (
+            "docs_mcp.server.fleet.replica",
+            "from docs_mcp.server.team.keys import KeyReader\n",
+            ["docs_mcp.server.team.keys"],
+        ),
+        (
+            "docs_mcp.server.contract.tools",
+            "from docs_mcp.server.fleet.replica import ReplicaAgent\n",
+            ["docs_mcp.server.fleet.replica"],
+        ),
+        (
+            "docs_mcp.indexer.generation",
+            "from docs_mcp.indexer.fleet.storage import DirectoryStorage\n",
+            ["docs_mcp.indexer.fleet.storage"],
+        ),
+        (
+            "docs_mcp.indexer.fleet.publish",
+            "from docs_mcp.indexer.build import build_index\n",
+            ["docs_mcp.indexer.build"],
+        ),
         # allowed: the reverse directions, and the edges
         ("docs_mcp.server.team.http_transport", "from docs_mcp.server.app import build_server\n", []),
         ("docs_mcp.server.libraries.tools", "from docs_mcp.server.core.live_index import ServedIndex\n", []),
         ("docs_mcp.server.core.live_index", "from docs_mcp.server.search.engine import Engine\n", []),
-        ("docs_mcp.server.core.live_index", "from docs_mcp.server.contract.cursor import CursorCodec\n", ["docs_mcp.server.contract.cursor"]),
-        ("docs_mcp.server.core.tool_registry", "from docs_mcp.server.libraries.tools import catalog_of\n", ["docs_mcp.server.libraries.tools"]),
-        ("docs_mcp.server.core.tool_errors", "def f():\n    from docs_mcp.server.gateway.errors import NoToolError\n", ["docs_mcp.server.gateway.errors"]),
+        (
+            "docs_mcp.server.core.live_index",
+            "from docs_mcp.server.contract.cursor import CursorCodec\n",
+            ["docs_mcp.server.contract.cursor"],
+        ),
+        (
+            "docs_mcp.server.core.tool_registry",
+            "from docs_mcp.server.libraries.tools import catalog_of\n",
+            ["docs_mcp.server.libraries.tools"],
+        ),
+        (
+            "docs_mcp.server.core.tool_errors",
+            "def f():\n    from docs_mcp.server.gateway.errors import NoToolError\n",
+            ["docs_mcp.server.gateway.errors"],
+        ),
         ("docs_mcp.server.gateway.handlers", "from docs_mcp.server.core.tool_registry import ToolSpec\n", []),
-        ("docs_mcp.server.gateway.gateway_service", "from docs_mcp.server.tools import tool_discovery\n", ["docs_mcp.server.tools.tool_discovery"]),
+        (
+            "docs_mcp.server.gateway.gateway_service",
+            "from docs_mcp.server.tools import tool_discovery\n",
+            ["docs_mcp.server.tools.tool_discovery"],
+        ),
         ("docs_mcp.server.tools.get_docs", "from docs_mcp.server.libraries.fastpath import pack\n", []),
         ("docs_mcp.indexer.build", "from docs_mcp.indexer.build_plan import plan_build\n", []),
         ("docs_mcp.indexer.sources.ingest", "from docs_mcp.indexer.build_plan import plan_build\n", []),
@@ -743,7 +1049,9 @@ def test_the_checker_catches_cross_product_imports(tmp_path, module, source, cau
 
 def test_the_checker_catches_folders_imported_as_packages(tmp_path):
     path = tmp_path / "m.py"
-    path.write_text("import server.app\nfrom eval import metrics\nimport evaluate\nfrom docs_mcp import eval\n", encoding="utf-8")
+    path.write_text(
+        "import server.app\nfrom eval import metrics\nimport evaluate\nfrom docs_mcp import eval\n", encoding="utf-8"
+    )
     assert [line.split(" imports ")[1] for line in folder_imports([path])] == ["server.app", "eval"]
 
 

@@ -4,7 +4,7 @@ snapshots were accepted with before (type labels on flags, markup eating bracket
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 import click
 import pytest

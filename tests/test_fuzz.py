@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from docs_mcp.server.tools.search_docs_expanded import parse_expansions
 from docs_mcp.server.errors import ChunkNotFoundError, InvalidArgumentError
+from docs_mcp.server.tools.search_docs_expanded import parse_expansions
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "fuzz_tools.py"
 TIMEOUT = 600  # seconds; a bound against hangs, never waited on when things work
@@ -17,10 +17,25 @@ TIMEOUT = 600  # seconds; a bound against hangs, never waited on when things wor
 
 def test_a_short_fuzz_run_finds_nothing(corpus_index: Path) -> None:
     done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--index", str(corpus_index), "--calls", "300", "--seed", "7", "--seconds", "300"],
-        capture_output=True, text=True, timeout=TIMEOUT,
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--index",
+            str(corpus_index),
+            "--calls",
+            "300",
+            "--seed",
+            "7",
+            "--seconds",
+            "300",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
     )
-    figures = dict(line.split(": ", 1) for line in done.stdout.splitlines() if ": " in line and not line.startswith(" "))
+    figures = dict(
+        line.split(": ", 1) for line in done.stdout.splitlines() if ": " in line and not line.startswith(" ")
+    )
     assert done.returncode == 0, done.stdout + done.stderr[-6000:]
     assert figures["calls"].startswith("300 in")
     for bad in ("crash", "hang", "traceback", "error_without_advice", "tracebacks in the server log"):
@@ -32,15 +47,17 @@ def test_the_fuzzer_reads_advice_however_an_error_phrases_it() -> None:
     """It exited 1 on a clean server: 'start with ...' mid-sentence, then 'Keep keywords to ...', were not read as advice."""
     import importlib.util
 
-
     spec = importlib.util.spec_from_file_location("fuzz_tools", SCRIPT)
     fuzz = importlib.util.module_from_spec(spec)
     assert spec.loader is not None
     sys.modules["fuzz_tools"] = fuzz  # its dataclasses look their module up
     spec.loader.exec_module(fuzz)
-    for error in (ChunkNotFoundError("guides/retries.md", ("guides/retries.md#retries", 3)),
-                  ChunkNotFoundError("guides/intro.md", ("guides/intro.md#intro", 1)), ChunkNotFoundError("x.md#y"),
-                  _raised(parse_expansions, {"keywords": "x" * 5_000})):
+    for error in (
+        ChunkNotFoundError("guides/retries.md", ("guides/retries.md#retries", 3)),
+        ChunkNotFoundError("guides/intro.md", ("guides/intro.md#intro", 1)),
+        ChunkNotFoundError("x.md#y"),
+        _raised(parse_expansions, {"keywords": "x" * 5_000}),
+    ):
         tally = fuzz.Tally()
         fuzz._check_text("tool_error", "get_doc", {}, str(error), tally)
         assert tally.outcomes == {"tool_error": 1}, (str(error), tally.problems)

@@ -22,12 +22,12 @@ from hypothesis import strategies as st
 
 from docs_mcp.indexer.corpus import chunk_ids
 from docs_mcp.indexer.corpus.chunking import Page, chunk_page
-from docs_mcp.indexer.errors import IndexerError
 from docs_mcp.indexer.corpus.frontmatter import read_front_matter
+from docs_mcp.indexer.errors import IndexerError
 from docs_mcp.indexer.records import CHUNK_STRATEGIES, Chunk, Strategy
-from docs_mcp.server.tools.get_doc import parse_get_doc_args
 from docs_mcp.server.contract.cursor import MAX_CURSOR_CHARS, CursorCodec, SearchBinding
 from docs_mcp.server.errors import InvalidCursorError
+from docs_mcp.server.tools.get_doc import parse_get_doc_args
 
 PROPERTY = settings(derandomize=True, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
@@ -36,7 +36,9 @@ BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
 # A small pool makes headings repeat under one parent (-2, -3...) and collide with -part-N suffixes.
 _titles = st.one_of(
-    st.sampled_from(["Usage", "Usage 2", "Usage-part-2", "usage", "", "   ", "`code`", "Ünïcödé", "C# & F#", "🚀", "a/b"]),
+    st.sampled_from(
+        ["Usage", "Usage 2", "Usage-part-2", "usage", "", "   ", "`code`", "Ünïcödé", "C# & F#", "🚀", "a/b"]
+    ),
     st.text(max_size=20).filter(lambda t: "\n" not in t and "\r" not in t),
 )
 _words = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=60)
@@ -51,12 +53,16 @@ def _heading(draw: st.DrawFn) -> str:
 
 @st.composite
 def _block(draw: st.DrawFn) -> str:
-    kind = draw(st.sampled_from(["heading", "heading", "text", "fence", "list", "quote", "table", "html", "setext", "hint"]))
+    kind = draw(
+        st.sampled_from(["heading", "heading", "text", "fence", "list", "quote", "table", "html", "setext", "hint"])
+    )
     if kind == "heading":
         return draw(_heading())
     if kind == "fence":
         closed = draw(st.booleans())
-        return f"```{draw(st.sampled_from(['', 'python', 'md']))}\n{draw(_heading())}\n{draw(_words)}" + ("\n```" if closed else "")
+        return f"```{draw(st.sampled_from(['', 'python', 'md']))}\n{draw(_heading())}\n{draw(_words)}" + (
+            "\n```" if closed else ""
+        )
     if kind == "list":
         items = draw(st.lists(st.tuples(st.integers(0, 3), _words), min_size=1, max_size=5))
         return "\n".join(f"{'  ' * depth}{draw(st.sampled_from(['-', '*', '1.']))} {text}" for depth, text in items)
@@ -65,7 +71,9 @@ def _block(draw: st.DrawFn) -> str:
     if kind == "table":
         return f"| {draw(_titles)} | b |\n|---|---|\n| {draw(_words)} | 2 |"
     if kind == "html":
-        return draw(st.sampled_from(["<div>\n\n## inside html\n\n</div>", "<!-- unclosed comment", "<!-- c -->", "<br/>"]))
+        return draw(
+            st.sampled_from(["<div>\n\n## inside html\n\n</div>", "<!-- unclosed comment", "<!-- c -->", "<br/>"])
+        )
     if kind == "setext":
         return f"{draw(_titles) or 'Title'}\n{draw(st.sampled_from(['===', '---']))}"
     if kind == "hint":
@@ -94,7 +102,9 @@ def _front_matter(draw: st.DrawFn) -> str:
         )
     )
     fence = draw(st.sampled_from(["---", "+++"]))
-    return f"{fence}\n" + "".join(f"{line}\n" for line in fields) + f"{fence}\n" if fields or draw(st.booleans()) else ""
+    return (
+        f"{fence}\n" + "".join(f"{line}\n" for line in fields) + f"{fence}\n" if fields or draw(st.booleans()) else ""
+    )
 
 
 @st.composite
@@ -137,22 +147,31 @@ def test_a_page_chunks_into_unique_ids_numbered_one_to_n(text: str, chunk_by: st
 
 # No '#': the indexer skips such files with a problem (tests/indexer/test_corpus.py), since '#'
 # separates the file path from the heading path.
-_path_segments = st.text(
-    alphabet=st.sampled_from("abcXYZ019 -_.()+&'@~ü日"), min_size=1, max_size=12
-).filter(lambda s: s.strip(" .") == s and s not in (".", ".."))
+_path_segments = st.text(alphabet=st.sampled_from("abcXYZ019 -_.()+&'@~ü日"), min_size=1, max_size=12).filter(
+    lambda s: s.strip(" .") == s and s not in (".", "..")
+)
 
 
 @pytest.mark.contract("SD-CHUNK-ID-FOR-GET-DOC", "GD-INVALID-FORMAT")
 @PROPERTY
-@given(folders=st.lists(_path_segments, max_size=2), stem=_path_segments, slugs=st.lists(_titles, min_size=1, max_size=3))
+@given(
+    folders=st.lists(_path_segments, max_size=2), stem=_path_segments, slugs=st.lists(_titles, min_size=1, max_size=3)
+)
 @example(folders=["sdk"], stem="c++", slugs=["Usage"])
 @example(folders=[], stem="a  b", slugs=["Usage"])
-def test_every_chunk_id_the_indexer_makes_is_accepted_by_get_doc(folders: list[str], stem: str, slugs: list[str]) -> None:
+def test_every_chunk_id_the_indexer_makes_is_accepted_by_get_doc(
+    folders: list[str], stem: str, slugs: list[str]
+) -> None:
     filepath = "/".join([*folders, f"{stem}.md"])
     registry = chunk_ids.SlugRegistry()
     path = tuple(registry.claim((), title) for title in slugs)
-    for chunk_id in (chunk_ids.file_id(filepath), chunk_ids.file_id(filepath, 2), chunk_ids.preamble_id(filepath),
-                     chunk_ids.section_id(filepath, path), chunk_ids.section_id(filepath, path, 3)):
+    for chunk_id in (
+        chunk_ids.file_id(filepath),
+        chunk_ids.file_id(filepath, 2),
+        chunk_ids.preamble_id(filepath),
+        chunk_ids.section_id(filepath, path),
+        chunk_ids.section_id(filepath, path, 3),
+    ):
         assert parse_get_doc_args({"chunk_id": chunk_id}).chunk_id == chunk_id
 
 
@@ -246,8 +265,12 @@ def test_redacting_a_megabyte_of_letters_takes_one_pass_not_one_per_letter():
     import subprocess
     import sys
 
-    code = ("from docs_mcp.redact import redact\n"
-            "for text in ('n' * 1_000_000, 'x://' + 'a' * 1_000_000 + '@', '?' + 'k' * 1_000_000 + '=1'):\n"
-            "    assert len(redact(text)) >= 1_000_000\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)  # a hang guard, not a benchmark
+    code = (
+        "from docs_mcp.redact import redact\n"
+        "for text in ('n' * 1_000_000, 'x://' + 'a' * 1_000_000 + '@', '?' + 'k' * 1_000_000 + '=1'):\n"
+        "    assert len(redact(text)) >= 1_000_000\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+    )  # a hang guard, not a benchmark
     assert done.returncode == 0, done.stderr

@@ -109,8 +109,12 @@ def test_the_type_checking_imports_are_the_export_list(package):
     """Type checkers read the TYPE_CHECKING block, runtime reads _EXPORTS: they must name the same things."""
     module = importlib.import_module(package)
     tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
-    block = next(node for node in tree.body if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING")
-    imported = {(node.module, alias.name) for node in block.body if isinstance(node, ast.ImportFrom) for alias in node.names}
+    block = next(
+        node for node in tree.body if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"
+    )
+    imported = {
+        (node.module, alias.name) for node in block.body if isinstance(node, ast.ImportFrom) for alias in node.names
+    }
     exported = {(f"{package}.{home}", name) for home, names in module._EXPORTS.items() for name in names}
     assert imported == exported
 

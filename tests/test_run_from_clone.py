@@ -26,7 +26,7 @@ def _installed_layout(target: Path) -> Path:
     mapping = setuptools["package-dir"]
     for package in setuptools["packages"]:
         top = max((name for name in mapping if package == name or package.startswith(name + ".")), key=len)
-        source = ROOT / mapping[top] / Path(*package.split(".")[len(top.split(".")):])
+        source = ROOT / mapping[top] / Path(*package.split(".")[len(top.split(".")) :])
         folder = target / Path(*package.split("."))
         folder.mkdir(parents=True, exist_ok=True)
         for file in source.iterdir():

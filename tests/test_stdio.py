@@ -27,16 +27,27 @@ def _request(request_id: int, method: str, params: dict) -> dict:
 
 def test_stdout_carries_only_protocol_messages(corpus_index: Path, tmp_path: Path) -> None:
     requests = [
-        _request(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}),
+        _request(
+            1,
+            "initialize",
+            {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}},
+        ),
         _request(2, "tools/list", {}),
         _request(3, "tools/call", {"name": "search_docs", "arguments": {"query": "how to paginate search results"}}),
         _request(4, "tools/call", {"name": "get_doc", "arguments": {"chunk_id": "nope.md#x"}}),
     ]
     log = tmp_path / "stderr.log"
-    with log.open("w") as stderr, subprocess.Popen(
-        [*DOCS_MCP, "serve", "--index", str(corpus_index)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True, bufsize=1,
-    ) as server:
+    with (
+        log.open("w") as stderr,
+        subprocess.Popen(
+            [*DOCS_MCP, "serve", "--index", str(corpus_index)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            bufsize=1,
+        ) as server,
+    ):
         lines: queue.Queue[str] = queue.Queue()
         reader = threading.Thread(target=lambda: [lines.put(line) for line in iter(server.stdout.readline, "")])
         reader.start()
@@ -103,8 +114,19 @@ def test_search_json_is_the_tool_result(corpus_index: Path) -> None:
 
 
 def test_search_with_expansions_is_search_docs_expanded_and_get_reads_a_hit(corpus_index: Path) -> None:
-    done = _run("search", "the server keeps telling me to slow down", "--index", str(corpus_index), "--json", "--limit", "3",
-                "--keywords", "RateLimitError 429 retry", "--hypothetical-answer", "The client retries 429 responses with backoff.")
+    done = _run(
+        "search",
+        "the server keeps telling me to slow down",
+        "--index",
+        str(corpus_index),
+        "--json",
+        "--limit",
+        "3",
+        "--keywords",
+        "RateLimitError 429 retry",
+        "--hypothetical-answer",
+        "The client retries 429 responses with backoff.",
+    )
     assert done.returncode == 0, done.stderr
     hits = json.loads(done.stdout)["hits"]
     assert hits and any("ratelimiterror" in hit["chunk_id"].lower() or "retr" in hit["chunk_id"] for hit in hits)
@@ -123,7 +145,9 @@ def test_search_refuses_an_unknown_filter(corpus_index: Path, bad: str) -> None:
     assert "Use --filter KEY=VALUE" in done.stderr and "Traceback" not in done.stderr
 
 
-@pytest.mark.parametrize("flags", [("--port", "3100"), ("--host", "0.0.0.0", "--redis-url", "redis://x"), ("--allow-any-host",)])
+@pytest.mark.parametrize(
+    "flags", [("--port", "3100"), ("--host", "0.0.0.0", "--redis-url", "redis://x"), ("--allow-any-host",)]
+)
 def test_http_only_flags_with_stdio_are_refused(corpus_index: Path, flags: tuple[str, ...]) -> None:
     done = _run("serve", "--index", str(corpus_index), *flags)
     assert done.returncode == 2 and done.stdout == ""

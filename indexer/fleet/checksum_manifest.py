@@ -8,9 +8,10 @@ manifest swapped in shared storage is caught too.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import BinaryIO
 
 import orjson
 
@@ -39,8 +40,11 @@ class ChecksumManifest:
 
     def to_bytes(self) -> bytes:
         """Canonical JSON (sorted files, sorted keys): the same generation always gives the same bytes."""
-        body = {"version": MANIFEST_VERSION, "generation": self.generation,
-                "files": [{"path": f.path, "size": f.size, "sha256": f.sha256} for f in self.files]}
+        body = {
+            "version": MANIFEST_VERSION,
+            "generation": self.generation,
+            "files": [{"path": f.path, "size": f.size, "sha256": f.sha256} for f in self.files],
+        }
         return orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
 
     @property
@@ -59,8 +63,10 @@ class ChecksumManifest:
             ChecksumError: the digest differs, or the bytes are no manifest.
         """
         if expected_sha256 is not None and hashlib.sha256(data).hexdigest() != expected_sha256:
-            raise ChecksumError("The generation's manifest in shared storage does not match the registry's sha256.",
-                                "Publish the generation again (`docs-mcp publish`); shared storage may be corrupted.")
+            raise ChecksumError(
+                "The generation's manifest in shared storage does not match the registry's sha256.",
+                "Publish the generation again (`docs-mcp publish`); shared storage may be corrupted.",
+            )
         try:
             body = orjson.loads(data)
             files = tuple(FileEntry(str(f["path"]), int(f["size"]), str(f["sha256"])) for f in body["files"])
@@ -69,7 +75,10 @@ class ChecksumManifest:
             raise ChecksumError(f"The manifest cannot be read ({error}).", "Publish the generation again.") from None
         for entry in files:
             if entry.path.startswith("/") or ".." in entry.path.split("/"):
-                raise ChecksumError(f"The manifest names a path outside the generation: {entry.path!r}.", "Publish the generation again.")
+                raise ChecksumError(
+                    f"The manifest names a path outside the generation: {entry.path!r}.",
+                    "Publish the generation again.",
+                )
         return manifest
 
 
@@ -100,12 +109,16 @@ def verify_folder(folder: Path, manifest: ChecksumManifest) -> None:
     Raises:
         ChecksumError: a file is missing, extra, of another size or another sha256.
     """
-    present = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and p != folder / MANIFEST_FILE}
+    present = {
+        p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and p != folder / MANIFEST_FILE
+    }
     expected = {entry.path for entry in manifest.files}
     if present != expected:
         extra, missing = sorted(present - expected), sorted(expected - present)
-        raise ChecksumError(f"The copy of {manifest.generation} differs from its manifest (missing {missing[:3]}, extra {extra[:3]}).",
-                            "Delete the copy; the replica pulls it again.")
+        raise ChecksumError(
+            f"The copy of {manifest.generation} differs from its manifest (missing {missing[:3]}, extra {extra[:3]}).",
+            "Delete the copy; the replica pulls it again.",
+        )
     for entry in manifest.files:
         with open(folder / entry.path, "rb") as handle:
             digest, size = hash_stream(handle)

@@ -21,9 +21,10 @@ after a standby is promoted. psycopg's errors become ControlPlaneError here and 
 from __future__ import annotations
 
 import socket
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from docs_mcp.indexer.errors import BuildLockedError, ControlPlaneError
 from docs_mcp.redact import redact
@@ -90,8 +91,10 @@ def psycopg_module() -> Any:
     try:
         import psycopg
     except ImportError:
-        raise ControlPlaneError("A PostgreSQL control plane needs psycopg, which is not installed.",
-                                "Install it: pip install 'docs-mcp[postgres]'.") from None
+        raise ControlPlaneError(
+            "A PostgreSQL control plane needs psycopg, which is not installed.",
+            "Install it: pip install 'docs-mcp[postgres]'.",
+        ) from None
     return psycopg
 
 
@@ -119,7 +122,10 @@ def translated(url: str, doing: str = "use") -> Iterator[None]:
         yield
     except (psycopg.Error, OSError) as error:
         raise ControlPlaneError(
-            redact(f"Cannot {doing} the control plane at {url}: {str(error).strip() or type(error).__name__}.", _password(url)),
+            redact(
+                f"Cannot {doing} the control plane at {url}: {str(error).strip() or type(error).__name__}.",
+                _password(url),
+            ),
             "Check fleet.database_url (DOCS_MCP_DATABASE_URL) and that a primary PostgreSQL node answers.",
         ) from None
 
@@ -135,8 +141,10 @@ def ensure_schema(conn: Any) -> None:
 def record_event(conn: Any, event: str, generation: str | None, replica: str | None = None, detail: Any = None) -> None:
     """Append to the event log (on PostgreSQL's clock)."""
     psycopg = psycopg_module()
-    conn.execute("INSERT INTO docs_mcp_events (replica, event, generation, detail) VALUES (%s, %s, %s, %s)",
-                 (replica, event, generation, psycopg.types.json.Jsonb(detail) if detail is not None else None))
+    conn.execute(
+        "INSERT INTO docs_mcp_events (replica, event, generation, detail) VALUES (%s, %s, %s, %s)",
+        (replica, event, generation, psycopg.types.json.Jsonb(detail) if detail is not None else None),
+    )
 
 
 @contextmanager
@@ -151,8 +159,10 @@ def build_lock(conn: Any, holder: str) -> Iterator[None]:
     """
     (taken,) = conn.execute("SELECT pg_try_advisory_lock(%s)", (BUILD_LOCK,)).fetchone()
     if not taken:
-        raise BuildLockedError("Another builder holds the fleet's build lock (a `docs-mcp publish` is running elsewhere).",
-                               "Wait for it to finish, then publish again.")
+        raise BuildLockedError(
+            "Another builder holds the fleet's build lock (a `docs-mcp publish` is running elsewhere).",
+            "Wait for it to finish, then publish again.",
+        )
     try:
         record_event(conn, "build-lock", None, holder)
         yield
@@ -207,19 +217,25 @@ def leave(conn: Any, replica: str) -> None:
 
 def replica_rows(conn: Any) -> list[tuple[Any, ...]]:
     """Each replica as (replica, url, serving, warmed, dropped_for, seconds since its heartbeat), by name."""
-    return conn.execute("SELECT replica, url, serving, warmed, dropped_for, "
-                        "round(extract(epoch FROM clock_timestamp() - heartbeat_at)::numeric, 1) FROM docs_mcp_replicas ORDER BY replica").fetchall()
+    return conn.execute(
+        "SELECT replica, url, serving, warmed, dropped_for, "
+        "round(extract(epoch FROM clock_timestamp() - heartbeat_at)::numeric, 1) FROM docs_mcp_replicas ORDER BY replica"
+    ).fetchall()
 
 
 def recent_events(conn: Any, count: int) -> list[tuple[Any, ...]]:
     """The latest ``count`` events as (at, replica, event, generation), newest first."""
-    return conn.execute("SELECT at, replica, event, generation FROM docs_mcp_events ORDER BY id DESC LIMIT %s", (count,)).fetchall()
+    return conn.execute(
+        "SELECT at, replica, event, generation FROM docs_mcp_events ORDER BY id DESC LIMIT %s", (count,)
+    ).fetchall()
 
 
 def last_event_detail(conn: Any, generation: str, event: str) -> dict[str, Any]:
     """The detail of the latest ``event`` of ``generation`` (empty if none)."""
-    row = conn.execute("SELECT detail FROM docs_mcp_events WHERE generation = %s AND event = %s ORDER BY id DESC LIMIT 1",
-                       (generation, event)).fetchone()
+    row = conn.execute(
+        "SELECT detail FROM docs_mcp_events WHERE generation = %s AND event = %s ORDER BY id DESC LIMIT 1",
+        (generation, event),
+    ).fetchone()
     return (row[0] if row else None) or {}
 
 
@@ -234,11 +250,21 @@ def listen(conn: Any, channel: str) -> None:
 KEY_COLUMNS = "name, hint, rate, burst, created_at, revoked_at, project"
 
 
-def insert_key(conn: Any, name: str, digest: bytes, hint: str, rate: int | None, burst: int | None, created_at: str,
-               project: str | None) -> None:
+def insert_key(
+    conn: Any,
+    name: str,
+    digest: bytes,
+    hint: str,
+    rate: int | None,
+    burst: int | None,
+    created_at: str,
+    project: str | None,
+) -> None:
     """Add an active key and announce it (psycopg's UniqueViolation if an active key has the name)."""
-    conn.execute("INSERT INTO docs_mcp_keys (name, digest, hint, rate, burst, created_at, project) VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                 (name, digest, hint, rate, burst, created_at, project))
+    conn.execute(
+        "INSERT INTO docs_mcp_keys (name, digest, hint, rate, burst, created_at, project) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+        (name, digest, hint, rate, burst, created_at, project),
+    )
     conn.execute("SELECT pg_notify(%s, %s)", (KEYS_CHANNEL, "create:" + digest.hex()))
 
 
@@ -251,7 +277,8 @@ def revoke_key(conn: Any, name: str, revoked_at: str) -> tuple[Any, ...] | None:
     """Revoke the active key of ``name`` and announce it: its (digest, *row), or None if there is none."""
     row = conn.execute(
         f"UPDATE docs_mcp_keys SET revoked_at = %s WHERE name = %s AND revoked_at IS NULL RETURNING digest, {KEY_COLUMNS}",
-        (revoked_at, name)).fetchone()
+        (revoked_at, name),
+    ).fetchone()
     if row is not None:
         conn.execute("SELECT pg_notify(%s, %s)", (KEYS_CHANNEL, "revoke:" + bytes(row[0]).hex()))
     return row
@@ -259,7 +286,9 @@ def revoke_key(conn: Any, name: str, revoked_at: str) -> tuple[Any, ...] | None:
 
 def active_key(conn: Any, digest: bytes) -> tuple[Any, ...] | None:
     """The active key with this digest, as (digest, *row), or None."""
-    return conn.execute(f"SELECT digest, {KEY_COLUMNS} FROM docs_mcp_keys WHERE digest = %s AND revoked_at IS NULL", (digest,)).fetchone()
+    return conn.execute(
+        f"SELECT digest, {KEY_COLUMNS} FROM docs_mcp_keys WHERE digest = %s AND revoked_at IS NULL", (digest,)
+    ).fetchone()
 
 
 def active_keys(conn: Any) -> list[tuple[Any, ...]]:

@@ -10,15 +10,16 @@ a build killed halfway keeps what it finished: the next build embeds only the re
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
-from docs_mcp.indexer.models.loading import Embedder, load_embedder
 from docs_mcp.indexer.errors import FleetError, ModelMismatchError
 from docs_mcp.indexer.faults import fault_point
 from docs_mcp.indexer.fleet.vector_cache import VectorCache
+from docs_mcp.indexer.models.loading import Embedder, load_embedder
 from docs_mcp.indexer.vectors import window_key
 
 BATCH = 64  # windows per task: big enough to amortise a round trip, small enough to spread over workers
@@ -41,8 +42,10 @@ def embed_on_worker(model: str, checksum: str, texts: Sequence[str]) -> np.ndarr
     """
     embedder = load_embedder(model, threads=1)
     if embedder.identity.checksum != checksum:
-        raise ModelMismatchError(f"A Dask worker has another copy of {model} (checksum {embedder.identity.checksum[:12]}...).",
-                                 "Install the same docs-mcp and model on every worker.")
+        raise ModelMismatchError(
+            f"A Dask worker has another copy of {model} (checksum {embedder.identity.checksum[:12]}...).",
+            "Install the same docs-mcp and model on every worker.",
+        )
     return embedder.embed_documents(list(texts))
 
 
@@ -55,13 +58,17 @@ def dask_client(address: str) -> Any:
     try:
         from distributed import Client
     except ImportError:
-        raise FleetError("Fanning embedding out to Dask needs the distributed package, which is not installed.",
-                         "Install it: pip install 'docs-mcp[dask]'.") from None
+        raise FleetError(
+            "Fanning embedding out to Dask needs the distributed package, which is not installed.",
+            "Install it: pip install 'docs-mcp[dask]'.",
+        ) from None
     try:
         return Client(address, timeout=30)
     except (OSError, TimeoutError) as error:
-        raise FleetError(f"The Dask scheduler at {address} does not answer: {error}.",
-                         "Start it (`dask scheduler`, then `dask worker ADDRESS` on each machine) or fix --dask.") from None
+        raise FleetError(
+            f"The Dask scheduler at {address} does not answer: {error}.",
+            "Start it (`dask scheduler`, then `dask worker ADDRESS` on each machine) or fix --dask.",
+        ) from None
 
 
 class DaskEmbedder:
@@ -75,8 +82,9 @@ class DaskEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         return self._local.embed_query(text)
 
-    def embed_documents(self, texts: Sequence[str], *, workers: int = 1,
-                        on_batch: Callable[[int], None] | None = None) -> np.ndarray:
+    def embed_documents(
+        self, texts: Sequence[str], *, workers: int = 1, on_batch: Callable[[int], None] | None = None
+    ) -> np.ndarray:
         """Vectors of ``texts`` in order: from the cache, else from the workers (cached as each batch lands).
 
         Raises:
@@ -96,8 +104,12 @@ class DaskEmbedder:
         if on_batch and done:
             on_batch(done)
         batches = [todo[start : start + self._batch] for start in range(0, len(todo), self._batch)]
-        futures = {self._client.submit(embed_on_worker, self.identity.name, self.identity.checksum, [texts[r] for r in rows],
-                                       pure=False): rows for rows in batches}
+        futures = {
+            self._client.submit(
+                embed_on_worker, self.identity.name, self.identity.checksum, [texts[r] for r in rows], pure=False
+            ): rows
+            for rows in batches
+        }
         self.stats.tasks += len(futures)
         for future in as_completed(futures):
             rows = futures[future]

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from docs_mcp.indexer.fleet.control import FLEET_CHANNEL, SWAP_LOCK, record_event
 from docs_mcp.indexer.fleet.checksum_manifest import ChecksumManifest
+from docs_mcp.indexer.fleet.control import FLEET_CHANNEL, SWAP_LOCK, record_event
 from docs_mcp.indexer.fleet.storage import SharedStorage
 
 STAGED, LIVE, RETIRED, FAILED = "staged", "live", "retired", "failed"
@@ -62,8 +62,10 @@ def stage(conn: Any, manifest: ChecksumManifest, published_by: str) -> None:
 def generations(conn: Any, *states: str) -> list[Generation]:
     """The registry's generations in ``states`` (all when none given), newest first."""
     where = "WHERE state = ANY(%s)" if states else ""
-    rows = conn.execute(f"SELECT {_COLUMNS} FROM docs_mcp_generations {where} ORDER BY staged_at DESC, generation DESC",
-                        (list(states),) if states else ()).fetchall()
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM docs_mcp_generations {where} ORDER BY staged_at DESC, generation DESC",
+        (list(states),) if states else (),
+    ).fetchall()
     return [Generation(*row) for row in rows]
 
 
@@ -88,7 +90,9 @@ def try_flip(conn: Any, *, warm_timeout: float, heartbeat_ttl: float) -> Flip | 
             return None
         row = conn.execute(
             f"SELECT generation, clock_timestamp() - staged_at > make_interval(secs => %s) FROM docs_mcp_generations "
-            f"WHERE state = '{STAGED}' ORDER BY staged_at DESC, generation DESC LIMIT 1", (warm_timeout,)).fetchone()
+            f"WHERE state = '{STAGED}' ORDER BY staged_at DESC, generation DESC LIMIT 1",
+            (warm_timeout,),
+        ).fetchone()
         if row is None:
             return None
         generation, timed_out = row
@@ -96,7 +100,8 @@ def try_flip(conn: Any, *, warm_timeout: float, heartbeat_ttl: float) -> Flip | 
             """SELECT replica, %(g)s = ANY(warmed), heartbeat_at > clock_timestamp() - make_interval(secs => %(ttl)s),
                       dropped_for IS NULL
                FROM docs_mcp_replicas WHERE heartbeat_at > clock_timestamp() - interval '1 hour' ORDER BY replica""",
-            {"g": generation, "ttl": heartbeat_ttl}).fetchall()
+            {"g": generation, "ttl": heartbeat_ttl},
+        ).fetchall()
         healthy = [(name, warm) for name, warm, fresh, kept in replicas if fresh and kept]
         warmed = tuple(name for name, warm in healthy if warm)
         waiting = tuple(name for name, warm in healthy if not warm)
@@ -109,22 +114,34 @@ def try_flip(conn: Any, *, warm_timeout: float, heartbeat_ttl: float) -> Flip | 
 
 
 def _make_live(conn: Any, flip: Flip) -> Flip:
-    conn.execute(f"UPDATE docs_mcp_generations SET state = '{RETIRED}', retired_at = clock_timestamp() "
-                 f"WHERE state IN ('{LIVE}', '{STAGED}') AND generation <> %s", (flip.generation,))
-    conn.execute(f"UPDATE docs_mcp_generations SET state = '{LIVE}', live_at = clock_timestamp() WHERE generation = %s",
-                 (flip.generation,))
+    conn.execute(
+        f"UPDATE docs_mcp_generations SET state = '{RETIRED}', retired_at = clock_timestamp() "
+        f"WHERE state IN ('{LIVE}', '{STAGED}') AND generation <> %s",
+        (flip.generation,),
+    )
+    conn.execute(
+        f"UPDATE docs_mcp_generations SET state = '{LIVE}', live_at = clock_timestamp() WHERE generation = %s",
+        (flip.generation,),
+    )
     if flip.dropped:
-        conn.execute("UPDATE docs_mcp_replicas SET dropped_for = %s WHERE replica = ANY(%s)", (flip.generation, list(flip.dropped)))
+        conn.execute(
+            "UPDATE docs_mcp_replicas SET dropped_for = %s WHERE replica = ANY(%s)",
+            (flip.generation, list(flip.dropped)),
+        )
         for replica in flip.dropped:
             record_event(conn, "dropped", flip.generation, replica, {"reason": "not warmed within fleet.warm_timeout"})
-    record_event(conn, LIVE, flip.generation, None, {"warmed": flip.warmed, "dropped": flip.dropped, "stale": flip.stale})
+    record_event(
+        conn, LIVE, flip.generation, None, {"warmed": flip.warmed, "dropped": flip.dropped, "stale": flip.stale}
+    )
     conn.execute("SELECT pg_notify(%s, %s)", (FLEET_CHANNEL, f"{LIVE}:{flip.generation}"))
     return flip
 
 
 def _fail(conn: Any, flip: Flip) -> Flip:
-    conn.execute(f"UPDATE docs_mcp_generations SET state = '{FAILED}', retired_at = clock_timestamp() WHERE generation = %s",
-                 (flip.generation,))
+    conn.execute(
+        f"UPDATE docs_mcp_generations SET state = '{FAILED}', retired_at = clock_timestamp() WHERE generation = %s",
+        (flip.generation,),
+    )
     record_event(conn, FAILED, flip.generation, None, {"waiting": flip.dropped})
     conn.execute("SELECT pg_notify(%s, %s)", (FLEET_CHANNEL, f"{FAILED}:{flip.generation}"))
     return flip
@@ -136,13 +153,18 @@ def prune(conn: Any, storage: SharedStorage, *, cursor_lifetime: float, heartbea
     A generation goes once it is retired (or failed) for longer than the cursor lifetime and no
     replica with a fresh heartbeat serves it or holds it warm (by reference and by age).
     """
-    doomed = [name for (name,) in conn.execute(
-        f"""SELECT g.generation FROM docs_mcp_generations g
+    doomed = [
+        name
+        for (name,) in conn.execute(
+            f"""SELECT g.generation FROM docs_mcp_generations g
             WHERE g.state IN ('{RETIRED}', '{FAILED}') AND g.retired_at < clock_timestamp() - make_interval(secs => %(life)s)
               AND NOT EXISTS (SELECT 1 FROM docs_mcp_replicas r
                               WHERE r.heartbeat_at > clock_timestamp() - make_interval(secs => %(ttl)s)
                                 AND (r.serving = g.generation OR g.generation = ANY(r.warmed)))
-            ORDER BY g.generation""", {"life": cursor_lifetime, "ttl": heartbeat_ttl}).fetchall()]
+            ORDER BY g.generation""",
+            {"life": cursor_lifetime, "ttl": heartbeat_ttl},
+        ).fetchall()
+    ]
     for name in doomed:
         storage.delete(name)
         with conn.transaction():

@@ -18,9 +18,15 @@ import time
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
-from docs_mcp.indexer.faults import fault_point
 from docs_mcp.indexer.errors import ChecksumError, StorageError
-from docs_mcp.indexer.fleet.checksum_manifest import MANIFEST_FILE, ChecksumManifest, check_entry, hash_stream, verify_folder
+from docs_mcp.indexer.faults import fault_point
+from docs_mcp.indexer.fleet.checksum_manifest import (
+    MANIFEST_FILE,
+    ChecksumManifest,
+    check_entry,
+    hash_stream,
+    verify_folder,
+)
 from docs_mcp.indexer.index_file import GENERATION_NAME, flush
 
 LEFTOVER_SECONDS = 600  # a copy in which nothing changed for this long has no writer left
@@ -73,8 +79,10 @@ class DirectoryStorage:
             os.replace(incoming, target)
         except OSError as error:
             shutil.rmtree(incoming, ignore_errors=True)
-            raise StorageError(f"Cannot publish {manifest.generation} to {self.root}: {error.strerror or error}.",
-                               "Check that the shared storage folder is mounted and writable (fleet.storage).") from None
+            raise StorageError(
+                f"Cannot publish {manifest.generation} to {self.root}: {error.strerror or error}.",
+                "Check that the shared storage folder is mounted and writable (fleet.storage).",
+            ) from None
         except ChecksumError:
             shutil.rmtree(incoming, ignore_errors=True)
             raise
@@ -88,7 +96,10 @@ class DirectoryStorage:
         now = time.time()
         swept = []
         for leftover in self.root.iterdir():
-            if leftover.name.startswith((".incoming-", ".deleting-")) and now - _last_change(leftover) > LEFTOVER_SECONDS:
+            if (
+                leftover.name.startswith((".incoming-", ".deleting-"))
+                and now - _last_change(leftover) > LEFTOVER_SECONDS
+            ):
                 shutil.rmtree(leftover, ignore_errors=True)
                 swept.append(leftover.name)
         return swept
@@ -97,20 +108,26 @@ class DirectoryStorage:
         try:
             return (self.root / _checked(generation) / MANIFEST_FILE).read_bytes()
         except OSError as error:
-            raise StorageError(f"Generation {generation} is not in shared storage {self.root} ({error.strerror or error}).",
-                               "Publish it again with `docs-mcp publish`, or check the fleet.storage mount.") from None
+            raise StorageError(
+                f"Generation {generation} is not in shared storage {self.root} ({error.strerror or error}).",
+                "Publish it again with `docs-mcp publish`, or check the fleet.storage mount.",
+            ) from None
 
     def open(self, generation: str, path: str) -> BinaryIO:
         try:
             return open(self.root / _checked(generation) / path, "rb")
         except OSError as error:
-            raise StorageError(f"Cannot read {path} of generation {generation} from shared storage: {error.strerror or error}.",
-                               "Check the fleet.storage mount; publish the generation again if files are missing.") from None
+            raise StorageError(
+                f"Cannot read {path} of generation {generation} from shared storage: {error.strerror or error}.",
+                "Check the fleet.storage mount; publish the generation again if files are missing.",
+            ) from None
 
     def generations(self) -> list[str]:
         if not self.root.is_dir():
             return []
-        return sorted(p.name for p in self.root.iterdir() if GENERATION_NAME.fullmatch(p.name) and (p / MANIFEST_FILE).is_file())
+        return sorted(
+            p.name for p in self.root.iterdir() if GENERATION_NAME.fullmatch(p.name) and (p / MANIFEST_FILE).is_file()
+        )
 
     def delete(self, generation: str) -> None:
         target = self.root / _checked(generation)
@@ -148,8 +165,10 @@ def pull_generation(storage: SharedStorage, manifest: ChecksumManifest, index_di
         flush(partial)
         os.replace(partial, target)
     except OSError as error:
-        raise StorageError(f"Cannot copy generation {manifest.generation} to {index_dir}: {error.strerror or error}.",
-                           "Free disk space on the replica or fix the permissions of its index folder.") from None
+        raise StorageError(
+            f"Cannot copy generation {manifest.generation} to {index_dir}: {error.strerror or error}.",
+            "Free disk space on the replica or fix the permissions of its index folder.",
+        ) from None
     finally:
         shutil.rmtree(partial, ignore_errors=True)
     return target
@@ -168,5 +187,7 @@ def _last_change(folder: Path) -> float:
 
 def _checked(generation: str) -> str:
     if not GENERATION_NAME.fullmatch(generation):
-        raise StorageError(f"{generation!r} is not a generation name.", "Use a name the registry lists (`docs-mcp fleet status`).")
+        raise StorageError(
+            f"{generation!r} is not a generation name.", "Use a name the registry lists (`docs-mcp fleet status`)."
+        )
     return generation

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -59,10 +59,14 @@ class VectorCache:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             _write_atomically(self.folder / f"{name}.npy", lambda handle: np.save(handle, vectors))
-            _write_atomically(self.folder / f"{name}{KEYS_SUFFIX}", lambda handle: handle.write("\n".join(keys).encode()))
+            _write_atomically(
+                self.folder / f"{name}{KEYS_SUFFIX}", lambda handle: handle.write("\n".join(keys).encode())
+            )
         except OSError as error:
-            raise StorageError(f"Cannot write the vector cache {self.folder}: {error.strerror or error}.",
-                               "Free disk space or pass another --vector-cache folder.") from None
+            raise StorageError(
+                f"Cannot write the vector cache {self.folder}: {error.strerror or error}.",
+                "Free disk space or pass another --vector-cache folder.",
+            ) from None
 
     def __len__(self) -> int:
         self._index_new_shards()

@@ -12,16 +12,17 @@ Resource marks follow the reference server's manifest format: a taxonomy value w
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from docs_mcp.indexer.corpus.discover import discover
 from docs_mcp.indexer.libraries.spec import LIBRARY_KEY, LibrarySpec
-from docs_mcp.indexer.records import CorpusScan
 from docs_mcp.indexer.libraries.templates import PromptTemplate
-from docs_mcp.indexer.libraries.versions import parse_ref, version_facet
 from docs_mcp.indexer.libraries.toc import toc_entries
+from docs_mcp.indexer.libraries.versions import parse_ref, version_facet
+from docs_mcp.indexer.records import CorpusScan
 
 RESOURCE_PROPERTY = "mcp_resource"
 CORPUS_METADATA = "metadata.json"
@@ -53,9 +54,7 @@ class Catalog:
         return metadata
 
 
-def library_entry(
-    spec: LibrarySpec, scan: CorpusScan, *, source: str, indexed_at: str
-) -> dict[str, Any]:
+def library_entry(spec: LibrarySpec, scan: CorpusScan, *, source: str, indexed_at: str) -> dict[str, Any]:
     """The metadata.json entry of one library, from its (unmounted) scan."""
     toc = toc_entries(scan.chunks, dict(scan.files), spec.sections, spec.mount)
     return {
@@ -88,7 +87,9 @@ def with_one_pin(libraries: Mapping[str, Mapping[str, Any]], library_id: str) ->
     return out
 
 
-def prompt_entries(templates: Iterable[PromptTemplate], spec: LibrarySpec, taken: Iterable[str]) -> list[dict[str, Any]]:
+def prompt_entries(
+    templates: Iterable[PromptTemplate], spec: LibrarySpec, taken: Iterable[str]
+) -> list[dict[str, Any]]:
     """The library's templates as metadata.json prompts; a name another library already uses gets the library ID in front."""
     used = set(taken)
     out = []

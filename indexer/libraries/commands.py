@@ -60,4 +60,6 @@ def remove(
     from docs_mcp.indexer.libraries.ops import remove_library
 
     report = remove_library(index, library_id)
-    typer.echo(f"removed {library_id}: the index now holds {report.files} files, {report.chunks} chunks ({report.reused_embeddings} vectors reused)")
+    typer.echo(
+        f"removed {library_id}: the index now holds {report.files} files, {report.chunks} chunks ({report.reused_embeddings} vectors reused)"
+    )

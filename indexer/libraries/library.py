@@ -5,9 +5,10 @@ knows it before it is indexed. The library tools, ``docs-mcp libraries`` and the
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Mapping
+from typing import Any
 
 from docs_mcp.indexer.libraries.versions import parse_ref
 from docs_mcp.redact import redact
@@ -65,7 +66,7 @@ class Library:
     source_notes: tuple[str, ...] = field(default=(), compare=False)
 
     @classmethod
-    def from_entry(cls, library_id: str, entry: Mapping[str, Any]) -> "Library":
+    def from_entry(cls, library_id: str, entry: Mapping[str, Any]) -> Library:
         """The library an index's catalog entry (metadata.json ``libraries``) records."""
         return cls(
             library_id=library_id,
@@ -75,7 +76,10 @@ class Library:
             version=entry.get("version") or "",
             aliases=tuple(entry.get("aliases") or ()),
             mount=entry.get("mount") or "",
-            toc=tuple(TocEntry(e["path"], e["title"], e.get("description", ""), e["section"], e.get("url", "")) for e in entry.get("toc") or ()),
+            toc=tuple(
+                TocEntry(e["path"], e["title"], e.get("description", ""), e["section"], e.get("url", ""))
+                for e in entry.get("toc") or ()
+            ),
             chunks=int((entry.get("stats") or {}).get("chunks", 0)),
             indexed_at=entry.get("indexed_at") or "",
             origin=entry.get("origin") or "",
@@ -133,7 +137,8 @@ class Library:
         return {
             "library_id": self.library_id,
             "version": self.version or None,
-            "source_url": known.get("url") or (self.location if not self.origin and self.location.startswith(("http://", "https://")) else None),
+            "source_url": known.get("url")
+            or (self.location if not self.origin and self.location.startswith(("http://", "https://")) else None),
             "revision": known.get("revision") or None,
             "fetched_at": known.get("fetched_at") or None,
             "indexed_at": self.indexed_at or None,

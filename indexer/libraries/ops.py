@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from docs_mcp.indexer.build_plan import plan_removal
 from docs_mcp.indexer.generation import ProgressFn, write_index
 from docs_mcp.indexer.index_file import open_index
 from docs_mcp.indexer.libraries.library import Library
-from docs_mcp.indexer.build_plan import plan_removal
 from docs_mcp.indexer.libraries.store import catalog_entries
 from docs_mcp.indexer.records import IndexReport
 
@@ -38,4 +38,6 @@ def remove_library(index_dir: Path, library_id: str, *, progress: ProgressFn | N
     with open_index(Path(index_dir)) as reader:
         embeddings = reader.model.name if reader.model else "none"
     plan = plan_removal(Path(index_dir), library_id)
-    return write_index(plan.scan, Path(index_dir), embeddings=embeddings, annotate=plan.catalog.annotate, progress=progress)
+    return write_index(
+        plan.scan, Path(index_dir), embeddings=embeddings, annotate=plan.catalog.annotate, progress=progress
+    )

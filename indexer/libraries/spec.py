@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
-from docs_mcp.indexer.errors import LibraryError
-from docs_mcp.indexer.libraries.versions import GRAMMAR, parse_ref
 from docs_mcp.indexer.corpus.manifest import MANIFEST_NAME
 from docs_mcp.indexer.corpus.readable_name import readable_name
+from docs_mcp.indexer.errors import LibraryError
+from docs_mcp.indexer.libraries.versions import GRAMMAR, parse_ref
 from docs_mcp.indexer.records import Chunk, CorpusScan
 
 # The taxonomy facet that scopes a search to one library; only present with two or more.
@@ -152,7 +153,9 @@ def tag_libraries(chunks: Iterable[Chunk], library_ids: Mapping[str, str]) -> tu
     chunks = tuple(chunks)
     if len(set(library_ids.values())) < 2:
         return chunks
-    return tuple(replace(chunk, metadata={**chunk.metadata, LIBRARY_KEY: library_ids[chunk.library]}) for chunk in chunks)
+    return tuple(
+        replace(chunk, metadata={**chunk.metadata, LIBRARY_KEY: library_ids[chunk.library]}) for chunk in chunks
+    )
 
 
 def _manifest_block(docs_root: Path) -> dict[str, Any]:

@@ -6,26 +6,28 @@ are then one implicit library, whose table of contents lists its files' titles.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import orjson
 
+from docs_mcp.indexer.corpus.manifest import key_config
 from docs_mcp.indexer.libraries.catalog import marks_from_metadata
 from docs_mcp.indexer.libraries.spec import IMPLICIT_OWNER, LIBRARY_KEY
-from docs_mcp.indexer.corpus.manifest import key_config
-from docs_mcp.indexer.records import KeyConfig
-from docs_mcp.indexer.records import Chunk
-from docs_mcp.indexer.schema import CHUNKS_TABLE
 from docs_mcp.indexer.libraries.toc import section_of
+from docs_mcp.indexer.records import Chunk, KeyConfig
+from docs_mcp.indexer.schema import CHUNKS_TABLE
 
 _COLUMNS = (
     "chunk_id", "filepath", "heading", "heading_level", "breadcrumb", "chunk_index", "file_chunk_count",
     "content", "text", "title", "metadata", "heading_path", "headings", "library",
 )  # fmt: skip
 _JSON_COLUMNS = ("metadata", "heading_path", "headings")
-CHUNKS_SQL = f"SELECT {', '.join(_COLUMNS)} FROM {CHUNKS_TABLE} WHERE library IN (SELECT unnest($owners::VARCHAR[])) ORDER BY id"
+CHUNKS_SQL = (
+    f"SELECT {', '.join(_COLUMNS)} FROM {CHUNKS_TABLE} WHERE library IN (SELECT unnest($owners::VARCHAR[])) ORDER BY id"
+)
 LEGACY_ID = f"{IMPLICIT_OWNER}/docs"
 
 
@@ -42,7 +44,7 @@ class StoredLibraries:
     metadata: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def empty(cls) -> "StoredLibraries":
+    def empty(cls) -> StoredLibraries:
         """No index yet: nothing to keep."""
         return cls()
 

@@ -49,7 +49,9 @@ class PromptTemplate:
             "name": self.name,
             "title": self.title,
             "description": self.description,
-            "arguments": [{"name": a.name, "description": a.description, "required": a.required} for a in self.arguments],
+            "arguments": [
+                {"name": a.name, "description": a.description, "required": a.required} for a in self.arguments
+            ],
             "template": self.template,
             "library": library,
             "path": self.path,
@@ -73,7 +75,9 @@ def find_templates(root: Path) -> tuple[tuple[PromptTemplate, ...], tuple[Proble
                 try:
                     templates.append(parse_template(rel, path.read_text(encoding="utf-8-sig")))
                 except (OSError, UnicodeDecodeError) as exc:
-                    problems.append(Problem(rel, f"cannot read this prompt template ({exc}); skipped it. Re-save it as UTF-8."))
+                    problems.append(
+                        Problem(rel, f"cannot read this prompt template ({exc}); skipped it. Re-save it as UTF-8.")
+                    )
                 except ValueError as exc:
                     problems.append(Problem(rel, f"{exc} Skipped this prompt template."))
     return tuple(sorted(templates, key=lambda t: t.path)), tuple(problems)

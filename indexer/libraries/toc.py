@@ -9,13 +9,14 @@ admonitions, code, shortcodes and JSX never become a description.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from itertools import groupby
-from typing import Any, Iterable
+from typing import Any
 
 import mistune
 
-from docs_mcp.indexer.libraries.library import TocEntry
 from docs_mcp.indexer.corpus.manifest import glob_regex
+from docs_mcp.indexer.libraries.library import TocEntry
 from docs_mcp.indexer.records import Chunk
 
 DESCRIPTION_CHARS = 200
@@ -27,7 +28,9 @@ _SPACE = re.compile(r"\s+")
 _parse = mistune.create_markdown(renderer=None)
 
 
-def toc_entries(chunks: Iterable[Chunk], files: dict[str, str], sections: tuple[tuple[str, str], ...], mount: str) -> list[TocEntry]:
+def toc_entries(
+    chunks: Iterable[Chunk], files: dict[str, str], sections: tuple[tuple[str, str], ...], mount: str
+) -> list[TocEntry]:
     """The TOC of one library from its (unmounted) chunks, in path order.
 
     ``files`` maps each path to its title; ``sections`` are (glob, section) pairs, first match wins.

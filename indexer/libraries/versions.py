@@ -15,8 +15,9 @@ the pin), else the newest. Versions compare as PEP 440 versions where they parse
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from packaging.version import InvalidVersion, Version
 

@@ -27,9 +27,15 @@ from __future__ import annotations
 import logging
 import math
 
-import numpy as np
-
-from docs_mcp.indexer.models.onnx_wire import TENSOR_INT32, Graph, OnnxNode, WireFormatError, decode_model, encode_model, model_opsets
+from docs_mcp.indexer.models.onnx_wire import (
+    TENSOR_INT32,
+    Graph,
+    OnnxNode,
+    WireFormatError,
+    decode_model,
+    encode_model,
+    model_opsets,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -110,8 +116,14 @@ def _fused_attention(graph: Graph) -> int:
         if match is None:
             continue
         output, query, key, value, nodes = match
-        attention = OnnxNode("MultiHeadAttention", [query, key, value, "", _MASK], [output.outputs[0]], domain=MICROSOFT,
-                         name=f"attention_{changed}", int_attributes={"num_heads": ATTENTION_HEADS})
+        attention = OnnxNode(
+            "MultiHeadAttention",
+            [query, key, value, "", _MASK],
+            [output.outputs[0]],
+            domain=MICROSOFT,
+            name=f"attention_{changed}",
+            int_attributes={"num_heads": ATTENTION_HEADS},
+        )
         replaced[id(output)] = attention
         dropped.update(id(node) for node in nodes if node is not output)
         changed += 1
@@ -151,10 +163,27 @@ def _attention(graph: Graph, index: _Index, softmax: OnnxNode) -> tuple[OnnxNode
     key_split, key_nodes = key_chain
     # (q * s)(k * s)^T must be q k^T / sqrt(head size), MultiHeadAttention's own scale.
     head_size = 384 // ATTENTION_HEADS
-    if not math.isclose(float(scale_q.reshape(())) * float(scale_k.reshape(())), 1 / math.sqrt(head_size), rel_tol=1e-6):
+    if not math.isclose(
+        float(scale_q.reshape(())) * float(scale_k.reshape(())), 1 / math.sqrt(head_size), rel_tol=1e-6
+    ):
         return None
-    nodes = [add, scores, softmax, where, isnan, weighted, heads_back, output, query_scaled, key_scaled, value_heads, query_heads,
-             query_split, value_split, *key_nodes]
+    nodes = [
+        add,
+        scores,
+        softmax,
+        where,
+        isnan,
+        weighted,
+        heads_back,
+        output,
+        query_scaled,
+        key_scaled,
+        value_heads,
+        query_heads,
+        query_split,
+        value_split,
+        *key_nodes,
+    ]
     return output, query_split.inputs[0], key_split.inputs[0], value_split.inputs[0], nodes
 
 
@@ -183,7 +212,8 @@ def _fused_gelu(graph: Graph) -> int:
             continue
         x = divide.inputs[0]
         constants = (
-            _scalar(graph, divide.inputs[1]), _scalar(graph, _other(plus_one, erf.outputs[0])),
+            _scalar(graph, divide.inputs[1]),
+            _scalar(graph, _other(plus_one, erf.outputs[0])),
             _scalar(graph, _other(half, plus_one.outputs[0])),
         )
         if None in constants or _other(times_x, half.outputs[0]) != x:

@@ -8,11 +8,12 @@ which needs the optional fastembed install and the network once.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Iterator, Protocol, Sequence, TypeVar
+from typing import Protocol, TypeVar
 
 import numpy as np
 
@@ -20,8 +21,8 @@ from docs_mcp.environment import variable
 from docs_mcp.indexer.errors import ModelLoadError, ModelMismatchError
 from docs_mcp.indexer.models.model_files import verified_files
 from docs_mcp.indexer.models.runtime import PROVIDER, package_version, translated
-from docs_mcp.indexer.records import ModelIdentity
 from docs_mcp.indexer.models.sentence_model import unit_rows
+from docs_mcp.indexer.records import ModelIdentity
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 # CPU time per window is the same for batches of 4 to 32 (inputs sorted by length), but
@@ -168,7 +169,9 @@ def _load_default(threads: int | None) -> Embedder:
     with translated(f"Cannot load the embedding model {DEFAULT_MODEL}"):
         encoder = SentenceModel({f.record.name: f.path for f in files}, threads=threads, saved=saved)
     runtime = f"onnxruntime {package_version('onnxruntime')}, tokenizers {package_version('tokenizers')}"
-    identity = ModelIdentity(PROVIDER, DEFAULT_MODEL, encoder.dimensions, files[0].record.sha256, runtime, tuple(f.record for f in files))
+    identity = ModelIdentity(
+        PROVIDER, DEFAULT_MODEL, encoder.dimensions, files[0].record.sha256, runtime, tuple(f.record for f in files)
+    )
     return Embedder(encoder, identity)
 
 

@@ -58,8 +58,15 @@ def verified_files() -> tuple[InstalledFile, ...]:
             from its recorded digest; the message names the file, the hint how to repair it.
     """
     weights_dir = _weights_dir()
-    weights = InstalledFile(weights_dir / WEIGHTS_FILE, ModelFile(WEIGHTS_FILE, WEIGHTS_SHA256, f"{WEIGHTS_DISTRIBUTION} {_version(WEIGHTS_DISTRIBUTION)}"))
-    tokenizer = [InstalledFile(TOKENIZER_DIR / name, ModelFile(name, digest, f"docs-mcp {__version__}")) for name, digest in DIGESTS.items() if name != WEIGHTS_FILE]
+    weights = InstalledFile(
+        weights_dir / WEIGHTS_FILE,
+        ModelFile(WEIGHTS_FILE, WEIGHTS_SHA256, f"{WEIGHTS_DISTRIBUTION} {_version(WEIGHTS_DISTRIBUTION)}"),
+    )
+    tokenizer = [
+        InstalledFile(TOKENIZER_DIR / name, ModelFile(name, digest, f"docs-mcp {__version__}"))
+        for name, digest in DIGESTS.items()
+        if name != WEIGHTS_FILE
+    ]
     for installed in (weights, *tokenizer):
         _check(installed, _REINSTALL_WEIGHTS if installed is weights else _REINSTALL_DOCS_MCP)
     return (weights, *tokenizer)

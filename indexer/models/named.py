@@ -9,17 +9,18 @@ machine gets one line instead of fastembed's ~40 s of retries and a vague error.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from docs_mcp.environment import variable
-from docs_mcp.indexer.models.runtime import PROVIDER, onnxruntime_without_telemetry, package_version, translated
 from docs_mcp.indexer.errors import ModelLoadError
 from docs_mcp.indexer.models.model_files import sha256_of
-from docs_mcp.indexer.records import ModelFile, ModelIdentity
+from docs_mcp.indexer.models.runtime import PROVIDER, onnxruntime_without_telemetry, package_version, translated
 from docs_mcp.indexer.models.sentence_model import unpadded
+from docs_mcp.indexer.records import ModelFile, ModelIdentity
 
 # Seconds to wait for the model hub before a download is called impossible: fastembed itself
 # retries an unreachable hub for ~40 s (sleeping 3 s, 9 s, 27 s) before it gives up.
@@ -68,7 +69,9 @@ def load_named(name: str, threads: int | None, cache: Path) -> tuple[FastembedEn
     source = f"{repository or name} (downloaded by fastembed)"
     encoder = FastembedEncoder(model)
     runtime = f"fastembed {package_version('fastembed')}, onnxruntime {package_version('onnxruntime')}"
-    identity = ModelIdentity(PROVIDER, name, encoder.dimensions, checksum, runtime, (ModelFile(weights_file, checksum, source),))
+    identity = ModelIdentity(
+        PROVIDER, name, encoder.dimensions, checksum, runtime, (ModelFile(weights_file, checksum, source),)
+    )
     return encoder, identity
 
 
@@ -93,7 +96,9 @@ def _hub_repository(name: str) -> str | None:
     """
     text_embedding = _text_embedding()
     with translated("Cannot list fastembed's models"):
-        known = {entry["model"]: (entry.get("sources") or {}).get("hf") for entry in text_embedding.list_supported_models()}
+        known = {
+            entry["model"]: (entry.get("sources") or {}).get("hf") for entry in text_embedding.list_supported_models()
+        }
     # fastembed matches names case-insensitively.
     for model, repository in known.items():
         if model.lower() == name.lower():

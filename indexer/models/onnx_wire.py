@@ -8,8 +8,8 @@ it was.  Only the node list is decoded; tensors are decoded only where a rewrite
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 import numpy as np
 
@@ -111,7 +111,7 @@ class OnnxNode:
     encoded: bytes | None = None
 
     @classmethod
-    def decode(cls, data: memoryview) -> "OnnxNode":
+    def decode(cls, data: memoryview) -> OnnxNode:
         node = cls("", [], [], encoded=bytes(data))
         for number, _, value, _ in fields(data):
             if number == NODE_INPUT:
@@ -139,7 +139,11 @@ class OnnxNode:
             parts.append(length_field(NODE_NAME, self.name.encode()))
         parts.append(length_field(NODE_OP_TYPE, self.op_type.encode()))
         for key, value in self.int_attributes.items():
-            attribute = length_field(ATTRIBUTE_NAME, key.encode()) + varint_field(ATTRIBUTE_I, value) + varint_field(ATTRIBUTE_TYPE, ATTRIBUTE_INT)
+            attribute = (
+                length_field(ATTRIBUTE_NAME, key.encode())
+                + varint_field(ATTRIBUTE_I, value)
+                + varint_field(ATTRIBUTE_TYPE, ATTRIBUTE_INT)
+            )
             parts.append(length_field(NODE_ATTRIBUTE, attribute))
         if self.domain:
             parts.append(length_field(NODE_DOMAIN, self.domain.encode()))
@@ -206,8 +210,12 @@ def decode_model(data: bytes) -> tuple[Graph, list[tuple[int, memoryview]]]:
 
 def encode_model(graph: Graph, rest: list[tuple[int, memoryview]], extra_opsets: dict[str, int]) -> bytes:
     """The model with ``graph``, its other fields as they were, plus an opset import per ``extra_opsets`` domain."""
-    opsets = [length_field(MODEL_OPSET_IMPORT, length_field(OPSET_DOMAIN, domain.encode()) + varint_field(OPSET_VERSION, version))
-              for domain, version in extra_opsets.items()]
+    opsets = [
+        length_field(
+            MODEL_OPSET_IMPORT, length_field(OPSET_DOMAIN, domain.encode()) + varint_field(OPSET_VERSION, version)
+        )
+        for domain, version in extra_opsets.items()
+    ]
     graph_pieces = encode_graph(graph)
     graph_key = _field_key(MODEL_GRAPH, sum(len(piece) for piece in graph_pieces))
     return b"".join([*(raw for _, raw in rest), *opsets, graph_key, *graph_pieces])

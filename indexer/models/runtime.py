@@ -7,8 +7,9 @@ imports the other at module level.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 from docs_mcp.environment import default_variable
 from docs_mcp.indexer.errors import ModelLoadError

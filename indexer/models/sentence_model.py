@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -27,7 +28,9 @@ if TYPE_CHECKING:
 class SentenceModel:
     """An int8 ONNX sentence encoder with its tokenizer files, producing mean-pooled vectors."""
 
-    def __init__(self, files: Mapping[str, Path], *, threads: int | None = None, saved: "OptimizedGraph | None" = None) -> None:
+    def __init__(
+        self, files: Mapping[str, Path], *, threads: int | None = None, saved: OptimizedGraph | None = None
+    ) -> None:
         """Load the model from its files by name: ``model.onnx``, ``tokenizer.json``,
         ``tokenizer_config.json``, ``special_tokens_map.json`` and ``config.json``.
 
@@ -36,7 +39,9 @@ class SentenceModel:
         Raises whatever onnxruntime, tokenizers or the JSON reader raise; the caller translates.
         """
         self._tokenizer = _batch_tokenizer(files)
-        self._counter: Any = None  # the unpadded tokenizer token_counts needs (a build's, not a server's): made on first use
+        self._counter: Any = (
+            None  # the unpadded tokenizer token_counts needs (a build's, not a server's): made on first use
+        )
         self._session = _session(files["model.onnx"], threads, saved)
         self._inputs = {node.name for node in self._session.get_inputs()}
         self.dimensions = int(_json(files["config.json"])["hidden_size"])
@@ -93,15 +98,19 @@ def _batch_tokenizer(files: Mapping[str, Path]) -> Any:
     config = _json(files["tokenizer_config.json"])
     tokenizer = Tokenizer.from_file(str(files["tokenizer.json"]))
     # tokenizer.json says 128 (sentence-transformers' training length); the model reads 512.
-    tokenizer.enable_truncation(max_length=int(config["model_max_length"]), direction=config.get("truncation_side", "right"))
+    tokenizer.enable_truncation(
+        max_length=int(config["model_max_length"]), direction=config.get("truncation_side", "right")
+    )
     for token in _json(files["special_tokens_map.json"]).values():
         tokenizer.add_special_tokens([AddedToken(**token) if isinstance(token, dict) else token])
     pad_token = config["pad_token"]
-    tokenizer.enable_padding(direction=config.get("padding_side", "right"), pad_id=tokenizer.token_to_id(pad_token), pad_token=pad_token)
+    tokenizer.enable_padding(
+        direction=config.get("padding_side", "right"), pad_id=tokenizer.token_to_id(pad_token), pad_token=pad_token
+    )
     return tokenizer
 
 
-def _session(weights: Path, threads: int | None, saved: "OptimizedGraph | None" = None) -> Any:
+def _session(weights: Path, threads: int | None, saved: OptimizedGraph | None = None) -> Any:
     from docs_mcp.indexer.models.graph import rewritten
     from docs_mcp.indexer.models.runtime import onnxruntime_without_telemetry
 
@@ -114,7 +123,9 @@ def _session(weights: Path, threads: int | None, saved: "OptimizedGraph | None" 
             options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
             if save_to:
                 options.optimized_model_filepath = save_to
-                options.log_severity_level = 3  # its warning that the file suits this machine only: the file's name says so
+                options.log_severity_level = (
+                    3  # its warning that the file suits this machine only: the file's name says so
+                )
             return _from_memory(onnxruntime, rewritten(weights.read_bytes()), options)
 
         session = saved.optimise_and_save(optimised) if saved is not None else optimised(None)
@@ -142,7 +153,9 @@ def _from_memory(onnxruntime: Any, model: bytes, options: Any) -> Any:
         with open(descriptor, "wb", closefd=False) as handle:
             handle.write(model)
         del model
-        return onnxruntime.InferenceSession(f"/proc/self/fd/{descriptor}", sess_options=options, providers=["CPUExecutionProvider"])
+        return onnxruntime.InferenceSession(
+            f"/proc/self/fd/{descriptor}", sess_options=options, providers=["CPUExecutionProvider"]
+        )
     finally:
         os.close(descriptor)
 

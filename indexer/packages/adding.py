@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from docs_mcp.indexer.libraries.store import catalog_entries
 from docs_mcp.indexer.packages.refs import PackageRef
@@ -81,9 +82,21 @@ def add_package(
     info, release = client.release(ref)
     ref = ref.at(release.version)
     entry = indexed_libraries(index_dir).get(ref.library_id)
-    if entry is not None and release.digest and archive_revision(entry) == release.digest and bool(entry.get("pinned")) == pinned:
+    if (
+        entry is not None
+        and release.digest
+        and archive_revision(entry) == release.digest
+        and bool(entry.get("pinned")) == pinned
+    ):
         stats = entry.get("stats") or {}
-        return Added(ref.library_id, UNCHANGED, int(stats.get("files", 0)), int(stats.get("chunks", 0)), str(entry.get("source", "")), time.perf_counter() - started)
+        return Added(
+            ref.library_id,
+            UNCHANGED,
+            int(stats.get("files", 0)),
+            int(stats.get("chunks", 0)),
+            str(entry.get("source", "")),
+            time.perf_counter() - started,
+        )
     source = fetch_release(client, ref, pinned=pinned, added_by=added_by)
     report = index_pages(Path(index_dir), source, sleep=sleep, model=model)
     written = indexed_libraries(index_dir).get(ref.library_id) or {}

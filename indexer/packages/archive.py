@@ -20,13 +20,12 @@ import stat
 import tarfile
 import zipfile
 import zlib
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Callable, Iterator
 
 from docs_mcp.indexer.errors import PackageFetchError
-from docs_mcp.indexer.sources.repository_archive import member_path, write_member
 from docs_mcp.indexer.sources.archive_bounds import (
     ZIP,
     ArchiveError,
@@ -37,6 +36,7 @@ from docs_mcp.indexer.sources.archive_bounds import (
     open_tar,
     tar_members,
 )
+from docs_mcp.indexer.sources.repository_archive import member_path, write_member
 
 logger = logging.getLogger(__name__)
 
@@ -102,7 +102,9 @@ def _unpack(members: list[_Member], destination: Path, name: str) -> UnpackedRel
             continue
         body = member.read() if member.size <= MAX_FILE_BYTES else b""
         if member.size > MAX_FILE_BYTES or len(body) > MAX_FILE_BYTES:
-            logger.warning("%s: %s skipped: larger than the %d MiB a file may be", name, relative, MAX_FILE_BYTES // 2**20)
+            logger.warning(
+                "%s: %s skipped: larger than the %d MiB a file may be", name, relative, MAX_FILE_BYTES // 2**20
+            )
             skipped += 1
             continue
         total += len(body)
@@ -144,7 +146,9 @@ def _opened(data: bytes, name: str) -> Iterator[list[_Member]]:
             infos = archive.infolist()
             check_expanded(len(data), sum(i.file_size for i in infos))
             with archive:
-                yield [_Member(i.filename, i.file_size, _zip_regular(i), lambda i=i: _read_zip(archive, i)) for i in infos]
+                yield [
+                    _Member(i.filename, i.file_size, _zip_regular(i), lambda i=i: _read_zip(archive, i)) for i in infos
+                ]
             return
         with open_tar(data, compression) as tar:
             infos = list(tar_members(tar, len(data)))
@@ -153,8 +157,20 @@ def _opened(data: bytes, name: str) -> Iterator[list[_Member]]:
         raise
     # zipfile's own besides BadZipFile: an encrypted member (RuntimeError), an unknown method (NotImplementedError),
     # a name that is no UTF-8 though flagged so, an offset before the start (ValueError)
-    except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, zlib.error, lzma.LZMAError, ValueError, NotImplementedError, RuntimeError) as error:
-        raise ArchiveError(f"cannot be read ({type(error).__name__}: {str(error)[:200]})", "Pick another version.") from None
+    except (
+        tarfile.TarError,
+        zipfile.BadZipFile,
+        EOFError,
+        OSError,
+        zlib.error,
+        lzma.LZMAError,
+        ValueError,
+        NotImplementedError,
+        RuntimeError,
+    ) as error:
+        raise ArchiveError(
+            f"cannot be read ({type(error).__name__}: {str(error)[:200]})", "Pick another version."
+        ) from None
 
 
 def _zip_regular(info: zipfile.ZipInfo) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn, Optional
+from typing import NoReturn
 
 import typer
 
@@ -22,24 +22,30 @@ INDEX_HELP = "Index folder to add the documentation to (created if needed)."
 
 def register_packages(app: typer.Typer, add: typer.Typer) -> None:
     """Add `add pypi:...`, `add npm:...` (to the `add` group) and `sync` (to the root app)."""
-    add.command("pypi", help="pypi:NAME[==VERSION] — a PyPI package's documentation at that version (default: its newest).")(add_pypi)
-    add.command("npm", help="npm:NAME[@VERSION] — an npm package's documentation at that version (default: its newest).")(add_npm)
+    add.command(
+        "pypi", help="pypi:NAME[==VERSION] — a PyPI package's documentation at that version (default: its newest)."
+    )(add_pypi)
+    add.command(
+        "npm", help="npm:NAME[@VERSION] — an npm package's documentation at that version (default: its newest)."
+    )(add_npm)
     app.command("sync")(sync)
 
 
 def add_pypi(
     spec: str = typer.Argument(..., metavar="pypi:NAME[==VERSION]", help="The package, e.g. pypi:requests==2.31.0."),
     index: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", help=INDEX_HELP),
-    model: Optional[str] = typer.Option(None, "--model", help=MODEL_HELP),
+    model: str | None = typer.Option(None, "--model", help=MODEL_HELP),
 ) -> None:
     """Index a PyPI package's documentation at one version as the library pypi/NAME/vVERSION."""
     _add("pypi", spec, index, model)
 
 
 def add_npm(
-    spec: str = typer.Argument(..., metavar="npm:NAME[@VERSION]", help="The package, e.g. npm:react@18.2.0 or npm:@types/node."),
+    spec: str = typer.Argument(
+        ..., metavar="npm:NAME[@VERSION]", help="The package, e.g. npm:react@18.2.0 or npm:@types/node."
+    ),
     index: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", help=INDEX_HELP),
-    model: Optional[str] = typer.Option(None, "--model", help=MODEL_HELP),
+    model: str | None = typer.Option(None, "--model", help=MODEL_HELP),
 ) -> None:
     """Index an npm package's documentation at one version as the library npm/NAME/vVERSION."""
     _add("npm", spec, index, model)
@@ -61,20 +67,30 @@ def _add(ecosystem: str, spec: str, index: Path, model: str | None) -> None:
         typer.echo(line, err=True)
     verb = "already indexed" if added.status == UNCHANGED else "added"
     also = f" and {added.richer}" if added.richer else ""
-    typer.echo(f"{verb} {added.library_id}: {added.documents} documents, {added.chunks} chunks in {added.seconds:.1f} s, from {added.source}{also}")
+    typer.echo(
+        f"{verb} {added.library_id}: {added.documents} documents, {added.chunks} chunks in {added.seconds:.1f} s, from {added.source}{also}"
+    )
     for note in added.notes:
         typer.echo(f"note: {note}", err=True)
 
 
 def sync(
-    project: Path = typer.Argument(Path("."), help="The project folder (its pyproject.toml, uv.lock, package.json, lock files...)."),
+    project: Path = typer.Argument(
+        Path("."), help="The project folder (its pyproject.toml, uv.lock, package.json, lock files...)."
+    ),
     index: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", help=INDEX_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help="List what would be fetched and indexed; change nothing."),
-    include_dev: bool = typer.Option(True, "--dev/--no-dev", help="Include development dependencies (devDependencies, dependency groups)."),
+    include_dev: bool = typer.Option(
+        True, "--dev/--no-dev", help="Include development dependencies (devDependencies, dependency groups)."
+    ),
     workers: int = typer.Option(6, "--workers", min=1, max=16, help="Downloads at once."),
     as_json: bool = typer.Option(False, "--json", help="Print the outcome as JSON."),
-    model: Optional[str] = typer.Option(None, "--model", help=MODEL_HELP),
-    strict: bool = typer.Option(False, "--strict", help="Exit with an error (1) when any dependency could not be indexed; the others are still indexed."),
+    model: str | None = typer.Option(None, "--model", help=MODEL_HELP),
+    strict: bool = typer.Option(
+        False,
+        "--strict",
+        help="Exit with an error (1) when any dependency could not be indexed; the others are still indexed.",
+    ),
 ) -> None:
     """Index the documentation of every direct dependency of a project at the version its lock files pin."""
     from docs_mcp.errors import UsageError
@@ -84,12 +100,17 @@ def sync(
     from docs_mcp.indexer.packages.sync import FAILED, FETCH, UNRESOLVED, SyncInterrupted, plan_sync, run_sync
 
     if not project.is_dir():
-        raise UsageError(f"{project} is not a folder.", "Pass the folder that holds the project's pyproject.toml or package.json.")
+        raise UsageError(
+            f"{project} is not a folder.", "Pass the folder that holds the project's pyproject.toml or package.json."
+        )
     found = read_project(project)
     for problem in found.problems:
         typer.echo(f"warning: {problem}", err=True)
     if not found.dependencies:
-        raise UsageError(f"No dependencies found in {project.resolve()}.", "sync reads pyproject.toml, uv.lock, poetry.lock, requirements*.txt, package.json and its lock files.")
+        raise UsageError(
+            f"No dependencies found in {project.resolve()}.",
+            "sync reads pyproject.toml, uv.lock, poetry.lock, requirements*.txt, package.json and its lock files.",
+        )
     client = RegistryClient(RegistrySettings.for_index(index))
     try:
         items = plan_sync(found, index, client, include_dev=include_dev)
@@ -113,7 +134,10 @@ def sync(
             "Each one's reason is in the table above (DETAIL); fix those, or run sync without --strict to accept the others alone.",
         )
     if missing:
-        typer.echo(f"{len(missing)} dependencies have no documentation in the index (see above); the others are indexed.", err=True)
+        typer.echo(
+            f"{len(missing)} dependencies have no documentation in the index (see above); the others are indexed.",
+            err=True,
+        )
 
 
 def _count(items: list, one: str, many: str) -> str:
@@ -137,11 +161,13 @@ class _Progress:
         self._done = 0
         self._bar = None
 
-    def __enter__(self) -> "_Progress":
+    def __enter__(self) -> _Progress:
         if sys.stderr.isatty() and self._total:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-            self._bar = Progress(TextColumn("sync"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=True)
+            self._bar = Progress(
+                TextColumn("sync"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=True
+            )
             self._bar.start()
             self._task = self._bar.add_task("sync", total=self._total)
         return self
@@ -153,7 +179,13 @@ class _Progress:
     def report(self, item) -> None:
         from docs_mcp.indexer.packages.sync import ADDED
 
-        line = f"{item.status:<10} {item.label}" + (f"  {item.added.chunks} chunks, {item.seconds:.1f} s" if item.added else f"  {item.detail}" if item.detail else "")
+        line = f"{item.status:<10} {item.label}" + (
+            f"  {item.added.chunks} chunks, {item.seconds:.1f} s"
+            if item.added
+            else f"  {item.detail}"
+            if item.detail
+            else ""
+        )
         if item.status == ADDED:
             self._done += 1
         if self._bar is not None:

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from docs_mcp.indexer.errors import PackageFetchError
 from docs_mcp.indexer.packages.refs import unsafe_version
@@ -59,7 +60,13 @@ class DocumentFields:
             return 0
         if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
             return int(value)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0 and value == int(value):
+        if (
+            isinstance(value, (int, float))
+            and not isinstance(value, bool)
+            and math.isfinite(value)
+            and value >= 0
+            and value == int(value)
+        ):
             return int(value)
         raise self.error(field, value, "a count of bytes")
 

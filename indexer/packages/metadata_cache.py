@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from docs_mcp.indexer.packages.package_info import PackageInfo
 from docs_mcp.indexer.sources.sqlite_file import open_sqlite_file
@@ -50,7 +50,9 @@ class MetadataCache:
 
     def get(self, ecosystem: str, name: str) -> CachedPackage | None:
         with self._lock:
-            row = self._db.execute("SELECT fetched_at, etag, info FROM packages WHERE ecosystem = ? AND name = ?", (ecosystem, name)).fetchone()
+            row = self._db.execute(
+                "SELECT fetched_at, etag, info FROM packages WHERE ecosystem = ? AND name = ?", (ecosystem, name)
+            ).fetchone()
         if row is None:
             return None
         info = PackageInfo.from_json(json.loads(row[2])) if row[2] else None
@@ -61,7 +63,10 @@ class MetadataCache:
         entry = CachedPackage(ecosystem, name, info, self.clock(), etag)
         text = json.dumps(info.as_json()) if info is not None else None
         with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO packages VALUES (?, ?, ?, ?, ?)", (ecosystem, name, entry.fetched_at, etag, text))
+            self._db.execute(
+                "INSERT OR REPLACE INTO packages VALUES (?, ?, ?, ?, ?)",
+                (ecosystem, name, entry.fetched_at, etag, text),
+            )
             self._db.commit()
         return entry
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
@@ -49,7 +50,9 @@ def read_node_project(root: Path) -> Project:
             except (OSError, ValueError, yaml.YAMLError, AttributeError, TypeError) as error:
                 problems.append(f"{name}: cannot be read ({error}); skipped.")
     deps = [
-        Dependency(NPM, name, locked.get(name, _exact(spec)), spec, PACKAGE_JSON, lock_name if name in locked else "", dev)
+        Dependency(
+            NPM, name, locked.get(name, _exact(spec)), spec, PACKAGE_JSON, lock_name if name in locked else "", dev
+        )
         for name, (spec, dev) in declared.items()
     ]
     return Project(root, merge_dependencies(deps), tuple(files), tuple(problems))
@@ -64,13 +67,21 @@ def _declared(manifest: Mapping[str, Any]) -> dict[str, tuple[str, bool]]:
     declared: dict[str, tuple[str, bool]] = {}
     for section, dev in _SECTIONS:
         for name, specifier in table(manifest.get(section), section, "an object").items():
-            if isinstance(specifier, str) and not specifier.startswith(_NOT_REGISTRY) and "/" not in specifier.split("@")[0]:
+            if (
+                isinstance(specifier, str)
+                and not specifier.startswith(_NOT_REGISTRY)
+                and "/" not in specifier.split("@")[0]
+            ):
                 declared.setdefault(name, (specifier.strip(), dev))
     return declared
 
 
 def _exact(specifier: str) -> str:
-    return specifier.removeprefix("=").removeprefix("v") if re.fullmatch(r"=?v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?", specifier) else ""
+    return (
+        specifier.removeprefix("=").removeprefix("v")
+        if re.fullmatch(r"=?v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?", specifier)
+        else ""
+    )
 
 
 def _package_lock(text: str, declared: Mapping[str, Any]) -> dict[str, str]:

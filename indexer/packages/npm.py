@@ -7,7 +7,8 @@ The README in the document is the latest version's; a pinned version's README is
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 from urllib.parse import quote, urljoin
 
 from docs_mcp.indexer.packages.document_fields import DocumentFields
@@ -36,7 +37,9 @@ def read_package(document: Mapping[str, Any], url: str, name: str) -> PackageInf
     latest = str(fields.mapping(document.get("dist-tags"), "dist-tags").get("latest") or "")
     latest = "" if unsafe_version(latest) else latest
     manifest = versions.get(latest) or {}
-    releases = {version: _release(version, manifest_of, times, url, fields) for version, manifest_of in versions.items()}
+    releases = {
+        version: _release(version, manifest_of, times, url, fields) for version, manifest_of in versions.items()
+    }
     return PackageInfo(
         ecosystem=NPM,
         name=str(document.get("name") or manifest.get("name") or ""),
@@ -53,7 +56,9 @@ def read_package(document: Mapping[str, Any], url: str, name: str) -> PackageInf
     )
 
 
-def _release(version: str, manifest: Mapping[str, Any], times: Mapping[str, Any], url: str, fields: DocumentFields) -> Release:
+def _release(
+    version: str, manifest: Mapping[str, Any], times: Mapping[str, Any], url: str, fields: DocumentFields
+) -> Release:
     dist = fields.mapping(manifest.get("dist"), f"versions[{version!r}].dist")
     tarball = str(dist.get("tarball") or "")
     integrity = str(dist.get("integrity") or "") or (f"sha1:{dist['shasum']}" if dist.get("shasum") else "")

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from docs_mcp.indexer.libraries.versions import newest, version_key
 
@@ -59,7 +60,7 @@ class PackageInfo:
         return data
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "PackageInfo":
+    def from_json(cls, data: Mapping[str, Any]) -> PackageInfo:
         releases = {v: Release(**r) for v, r in (data.get("releases") or {}).items()}
         return cls(**{**data, "releases": releases})
 

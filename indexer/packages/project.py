@@ -11,11 +11,12 @@ dependency that is no string, a package.json that is a list), are reported, neve
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
-from docs_mcp.indexer.packages.refs import NPM, PYPI, normalize_pypi
+from docs_mcp.indexer.packages.refs import PYPI, normalize_pypi
 
 MAX_MANIFEST_BYTES = 20 * 1024 * 1024
 
@@ -88,7 +89,14 @@ def array(value: Any, where: str, *, of_strings: bool = False) -> list[Any]:
 
 
 def _kind(value: Any) -> str:
-    kinds = ((bool, "a boolean"), (int, "a number"), (float, "a number"), (str, "a string"), (list, "an array"), (Mapping, "a table"))
+    kinds = (
+        (bool, "a boolean"),
+        (int, "a number"),
+        (float, "a number"),
+        (str, "a string"),
+        (list, "an array"),
+        (Mapping, "a table"),
+    )
     return next((name for kind, name in kinds if isinstance(value, kind)), f"a {type(value).__name__}")
 
 

@@ -8,7 +8,8 @@ read from its own archive (PKG-INFO), see ``source``.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 from urllib.parse import quote, urljoin
 
 from docs_mcp.indexer.packages.document_fields import DocumentFields
@@ -36,11 +37,18 @@ def read_project(document: Mapping[str, Any], url: str, name: str) -> PackageInf
     """
     fields = DocumentFields("PyPI", name)
     info = fields.mapping(document.get("info"), "info")
-    urls = {str(k).strip().lower(): str(v) for k, v in fields.mapping(info.get("project_urls"), "info.project_urls").items() if v}
+    urls = {
+        str(k).strip().lower(): str(v)
+        for k, v in fields.mapping(info.get("project_urls"), "info.project_urls").items()
+        if v
+    }
     homepage = first_url(urls, _HOME_KEYS) or str(info.get("home_page") or "")
     repository = https_repository(first_url(urls, _REPO_KEYS) or (homepage if "github.com/" in homepage else ""))
     listed = fields.versions(fields.mapping(document.get("releases"), "releases"), "releases")
-    releases = {version: _release(version, fields.sequence(files, f"releases[{version!r}]"), url, fields) for version, files in listed.items()}
+    releases = {
+        version: _release(version, fields.sequence(files, f"releases[{version!r}]"), url, fields)
+        for version, files in listed.items()
+    }
     latest = str(info.get("version") or "")
     return PackageInfo(
         ecosystem=PYPI,
@@ -62,7 +70,10 @@ def _release(version: str, files: list[Any], url: str, fields: DocumentFields) -
     """A release's archive: its sdist, else its first pure-Python wheel, else any wheel."""
     files = [f for f in files if isinstance(f, Mapping)]
     sdists = [f for f in files if f.get("packagetype") == SDIST]
-    wheels = sorted((f for f in files if f.get("packagetype") == "bdist_wheel"), key=lambda f: ("none-any" not in str(f.get("filename")), str(f.get("filename"))))
+    wheels = sorted(
+        (f for f in files if f.get("packagetype") == "bdist_wheel"),
+        key=lambda f: ("none-any" not in str(f.get("filename")), str(f.get("filename"))),
+    )
     chosen = (sdists or wheels or [None])[0]
     yanked = bool(files) and all(f.get("yanked") for f in files)
     if chosen is None:

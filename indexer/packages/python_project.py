@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 
@@ -45,7 +46,17 @@ def read_python_project(root: Path) -> Project:
         declared = _uv_roots(root, problems)
     for dep in declared:
         lock = locked.get(dep.name)
-        found.append(Dependency(PYPI, dep.name, lock[0] if lock else _exact(dep.specifier), dep.specifier, PYPROJECT, lock[1] if lock else "", dep.dev))
+        found.append(
+            Dependency(
+                PYPI,
+                dep.name,
+                lock[0] if lock else _exact(dep.specifier),
+                dep.specifier,
+                PYPROJECT,
+                lock[1] if lock else "",
+                dep.dev,
+            )
+        )
     for path in sorted(root.glob(REQUIREMENTS_GLOB)):
         found.extend(_requirements(path, root, files, problems, dev="dev" in path.name or "test" in path.name))
     return Project(root, merge_dependencies(found), tuple(files), tuple(problems))
@@ -58,15 +69,29 @@ def _pyproject_dependencies(data: Mapping[str, Any]) -> list[Dependency]:
         ValueError: a table or array of another shape (the message names it).
     """
     project = table(data.get("project"), "project")
-    out = [_requirement(text, dev=False) for text in array(project.get("dependencies"), "project.dependencies", of_strings=True)]
+    out = [
+        _requirement(text, dev=False)
+        for text in array(project.get("dependencies"), "project.dependencies", of_strings=True)
+    ]
     for name, group in table(data.get("dependency-groups"), "dependency-groups").items():
-        out += [_requirement(text, dev=True) for text in array(group, f"dependency-groups.{name}") if isinstance(text, str)]
+        out += [
+            _requirement(text, dev=True) for text in array(group, f"dependency-groups.{name}") if isinstance(text, str)
+        ]
     poetry = table(table(data.get("tool"), "tool").get("poetry"), "tool.poetry")
-    out += [_poetry(name, value, dev=False) for name, value in table(poetry.get("dependencies"), "tool.poetry.dependencies").items()]
-    out += [_poetry(name, value, dev=True) for name, value in table(poetry.get("dev-dependencies"), "tool.poetry.dev-dependencies").items()]
+    out += [
+        _poetry(name, value, dev=False)
+        for name, value in table(poetry.get("dependencies"), "tool.poetry.dependencies").items()
+    ]
+    out += [
+        _poetry(name, value, dev=True)
+        for name, value in table(poetry.get("dev-dependencies"), "tool.poetry.dev-dependencies").items()
+    ]
     for name, group in table(poetry.get("group"), "tool.poetry.group").items():
         where = f"tool.poetry.group.{name}"
-        out += [_poetry(dep, value, dev=True) for dep, value in table(table(group, where).get("dependencies"), f"{where}.dependencies").items()]
+        out += [
+            _poetry(dep, value, dev=True)
+            for dep, value in table(table(group, where).get("dependencies"), f"{where}.dependencies").items()
+        ]
     return [dep for dep in out if dep is not None]
 
 
@@ -101,7 +126,11 @@ def _poetry_constraint(constraint: str) -> str:
         return f">={constraint[1:]},<{'.'.join(upper)}"
     if constraint[0] == "~" and constraint[1:2] != "=":
         parts = constraint[1:].split(".")
-        return f">={constraint[1:]},<{parts[0]}.{int(parts[1]) + 1}" if len(parts) > 1 and parts[1].isdigit() else f">={constraint[1:]}"
+        return (
+            f">={constraint[1:]},<{parts[0]}.{int(parts[1]) + 1}"
+            if len(parts) > 1 and parts[1].isdigit()
+            else f">={constraint[1:]}"
+        )
     if constraint[0].isdigit():
         return f"=={constraint}"
     return constraint
@@ -122,7 +151,11 @@ def _locked_versions(root: Path, files: list[str], problems: list[str]) -> dict[
             continue
         try:
             data = tomllib.loads(read_text(path))
-            packages = [p for p in array(data.get("package"), "package") if isinstance(p, Mapping) and p.get("name") and p.get("version")]
+            packages = [
+                p
+                for p in array(data.get("package"), "package")
+                if isinstance(p, Mapping) and p.get("name") and p.get("version")
+            ]
         except (OSError, ValueError, tomllib.TOMLDecodeError) as error:
             problems.append(f"{name}: cannot be read ({error}); skipped.")
             continue
@@ -145,7 +178,12 @@ def _uv_roots(root: Path, problems: list[str]) -> list[Dependency]:
     """The direct dependencies uv.lock's root package (editable or virtual) names."""
     try:
         data = tomllib.loads(read_text(root / UV_LOCK))
-        return [dep for package in array(data.get("package"), "package") if isinstance(package, Mapping) for dep in _uv_root(package)]
+        return [
+            dep
+            for package in array(data.get("package"), "package")
+            if isinstance(package, Mapping)
+            for dep in _uv_root(package)
+        ]
     except (OSError, ValueError, tomllib.TOMLDecodeError) as error:
         problem = f"{UV_LOCK}: cannot be read ({error}); skipped."
         if problem not in problems:  # _locked_versions read it too
@@ -160,7 +198,9 @@ def _uv_root(package: Mapping[str, Any]) -> list[Dependency]:
         return []
     out = [Dependency(PYPI, name) for name in _named(array(package.get("dependencies"), "package.dependencies"))]
     for group, entries in table(package.get("dev-dependencies"), "package.dev-dependencies").items():
-        out += [Dependency(PYPI, name, dev=True) for name in _named(array(entries, f"package.dev-dependencies.{group}"))]
+        out += [
+            Dependency(PYPI, name, dev=True) for name in _named(array(entries, f"package.dev-dependencies.{group}"))
+        ]
     return out
 
 
@@ -169,7 +209,9 @@ def _named(entries: list[Any]) -> list[str]:
     return [normalize_pypi(str(entry["name"])) for entry in entries if isinstance(entry, Mapping) and entry.get("name")]
 
 
-def _requirements(path: Path, root: Path, files: list[str], problems: list[str], *, dev: bool, seen: set[Path] | None = None) -> Iterable[Dependency]:
+def _requirements(
+    path: Path, root: Path, files: list[str], problems: list[str], *, dev: bool, seen: set[Path] | None = None
+) -> Iterable[Dependency]:
     seen = seen if seen is not None else set()
     resolved = path.resolve()
     if resolved in seen or len(seen) >= MAX_INCLUDES:

@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from docs_mcp.indexer.libraries.versions import is_version, versioned_id
 from docs_mcp.indexer.errors import PackageSpecError
+from docs_mcp.indexer.libraries.versions import is_version, versioned_id
 
 PYPI = "pypi"
 NPM = "npm"
@@ -49,7 +49,7 @@ class PackageRef:
         """The versioned library ID (the version must be known)."""
         return versioned_id(self.base_id, self.version)
 
-    def at(self, version: str) -> "PackageRef":
+    def at(self, version: str) -> PackageRef:
         return PackageRef(self.ecosystem, self.name, version)
 
     def __str__(self) -> str:
@@ -89,7 +89,9 @@ def package_ref(ecosystem: str, name: str, version: str = "") -> PackageRef:
     else:
         raise PackageSpecError(f"'{ecosystem}' is not a package registry docs-mcp reads.", SPEC_HINT)
     if version and (not is_version(version) or unsafe_version(version)):
-        raise PackageSpecError(f"'{version}' is not a version of {name}.", "Give an exact version, e.g. ==2.31.0 or @18.2.0.")
+        raise PackageSpecError(
+            f"'{version}' is not a version of {name}.", "Give an exact version, e.g. ==2.31.0 or @18.2.0."
+        )
     return PackageRef(ecosystem, name, version)
 
 

@@ -25,18 +25,23 @@ import logging
 import sqlite3
 import threading
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Mapping
 
 from docs_mcp.environment import environment
 from docs_mcp.indexer.errors import PackageFetchError, PackageNotFoundError
-from docs_mcp.indexer.packages.package_info import PackageInfo, Release
 from docs_mcp.indexer.packages.metadata_cache import CachedPackage, MetadataCache
 from docs_mcp.indexer.packages.npm import DEFAULT_NPM, package_url, read_package
+from docs_mcp.indexer.packages.package_info import PackageInfo, Release
 from docs_mcp.indexer.packages.pypi import DEFAULT_PYPI, project_url, read_project
-from docs_mcp.indexer.packages.refs import NPM, PYPI, PackageRef
-from docs_mcp.indexer.sources.errors import RemotePageNotFoundError, SourceError, SourceUnavailableError, UrlNotAllowedError
+from docs_mcp.indexer.packages.refs import PYPI, PackageRef
+from docs_mcp.indexer.sources.errors import (
+    RemotePageNotFoundError,
+    SourceError,
+    SourceUnavailableError,
+    UrlNotAllowedError,
+)
 from docs_mcp.indexer.sources.fetch import DEFAULT_DELAYS, Fetched, Fetcher
 from docs_mcp.indexer.sources.github import GitHubSettings
 from docs_mcp.indexer.sources.safety import FetchPolicy, host_of, loopback_allowed
@@ -70,10 +75,12 @@ class RegistrySettings:
     ttl_hours: float = DEFAULT_TTL_HOURS
     allow_loopback: bool = False
     networks: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
-    github: GitHubSettings = GitHubSettings()  # where a package's repository is read at its release tag (packages/repository_docs.py)
+    github: GitHubSettings = (
+        GitHubSettings()
+    )  # where a package's repository is read at its release tag (packages/repository_docs.py)
 
     @classmethod
-    def for_index(cls, index_dir: Path, environ: Mapping[str, str] | None = None) -> "RegistrySettings":
+    def for_index(cls, index_dir: Path, environ: Mapping[str, str] | None = None) -> RegistrySettings:
         """The settings of the index at ``index_dir`` from ``environ`` (default: the process environment)."""
         env = dict(environment() if environ is None else environ)
         try:
@@ -178,11 +185,22 @@ class RegistryClient:
             entry = self._refresh(ecosystem, name, cached, self._fetcher)
         except SourceUnavailableError as error:
             if cached is None:
-                raise PackageFetchError(f"{self.settings.registry_name(ecosystem)} cannot be reached: {error.message}", "Check the network (or DOCS_MCP_PYPI_URL / DOCS_MCP_NPM_URL) and try again.") from error
-            logger.warning("%s unreachable, using its answer of %s for %s", self.settings.registry_name(ecosystem), _iso(cached.fetched_at), name)
+                raise PackageFetchError(
+                    f"{self.settings.registry_name(ecosystem)} cannot be reached: {error.message}",
+                    "Check the network (or DOCS_MCP_PYPI_URL / DOCS_MCP_NPM_URL) and try again.",
+                ) from error
+            logger.warning(
+                "%s unreachable, using its answer of %s for %s",
+                self.settings.registry_name(ecosystem),
+                _iso(cached.fetched_at),
+                name,
+            )
             entry = cached
         except SourceError as error:
-            raise PackageFetchError(f"{self.settings.registry_name(ecosystem)} answer for '{name}' cannot be read: {error.message}", _hint(error)) from error
+            raise PackageFetchError(
+                f"{self.settings.registry_name(ecosystem)} answer for '{name}' cannot be read: {error.message}",
+                _hint(error),
+            ) from error
         return self._known(entry)
 
     def lookup(self, ecosystem: str, name: str) -> Lookup:
@@ -195,7 +213,11 @@ class RegistryClient:
         except (SourceError, PackageFetchError) as error:
             # A malformed answer says so itself; anything else is the registry out of reach.
             registry = self.settings.registry_name(ecosystem)
-            reason = error.message if isinstance(error, PackageFetchError) else f"{registry} could not be reached ({error.message})"
+            reason = (
+                error.message
+                if isinstance(error, PackageFetchError)
+                else f"{registry} could not be reached ({error.message})"
+            )
             return Lookup(cached.info if cached else None, reason, cached.fetched_at if cached else 0.0)
         return Lookup(entry.info, fetched_at=entry.fetched_at)
 
@@ -229,7 +251,10 @@ class RegistryClient:
         try:
             fetched: Fetched = self._fetcher.get(release.archive_url, policy=policy)
         except SourceError as error:
-            raise PackageFetchError(f"The archive of version {release.version} cannot be downloaded: {error.message}", _hint(error) or "Try again later.") from error
+            raise PackageFetchError(
+                f"The archive of version {release.version} cannot be downloaded: {error.message}",
+                _hint(error) or "Try again later.",
+            ) from error
         digest = _check_digest(fetched.body, release)
         return Downloaded(fetched.url, fetched.body, digest, fetched.etag)
 
@@ -239,7 +264,12 @@ class RegistryClient:
     def _refresh(self, ecosystem: str, name: str, cached: CachedPackage | None, fetcher: Fetcher) -> CachedPackage:
         url = self.settings.document_url(ecosystem, name)
         try:
-            fetched = fetcher.get(url, etag=cached.etag if cached and cached.info else "", headers={"Accept": "application/json"}, policy=_with(self._policy, fetcher))
+            fetched = fetcher.get(
+                url,
+                etag=cached.etag if cached and cached.info else "",
+                headers={"Accept": "application/json"},
+                policy=_with(self._policy, fetcher),
+            )
         except RemotePageNotFoundError:
             return self.cache.put(ecosystem, name, None)
         if fetched.not_modified and cached is not None:
@@ -247,16 +277,26 @@ class RegistryClient:
         try:
             document = json.loads(fetched.body)
         except (ValueError, UnicodeDecodeError) as error:
-            raise PackageFetchError(f"{url} is not a JSON document ({error}).", "Check DOCS_MCP_PYPI_URL / DOCS_MCP_NPM_URL: it must serve the registry's JSON API.") from error
+            raise PackageFetchError(
+                f"{url} is not a JSON document ({error}).",
+                "Check DOCS_MCP_PYPI_URL / DOCS_MCP_NPM_URL: it must serve the registry's JSON API.",
+            ) from error
         if not isinstance(document, dict):
             raise PackageFetchError(f"{url} is not a package document.", "Check the registry URL.")
-        info = read_project(document, fetched.url, name) if ecosystem == PYPI else read_package(document, fetched.url, name)
+        info = (
+            read_project(document, fetched.url, name)
+            if ecosystem == PYPI
+            else read_package(document, fetched.url, name)
+        )
         return self.cache.put(ecosystem, name, info, fetched.etag)
 
     def _known(self, entry: CachedPackage) -> PackageInfo:
         if entry.info is None:
             registry = self.settings.registry_name(entry.ecosystem)
-            raise PackageNotFoundError(f"{registry} has no package '{entry.name}'.", f"Check the name (as you would `{'pip install' if entry.ecosystem == PYPI else 'npm install'}` it).")
+            raise PackageNotFoundError(
+                f"{registry} has no package '{entry.name}'.",
+                f"Check the name (as you would `{'pip install' if entry.ecosystem == PYPI else 'npm install'}` it).",
+            )
         return entry.info
 
 
@@ -301,7 +341,9 @@ def _check_digest(body: bytes, release: Release) -> str:
         actual = hashlib.new(algorithm, body).hexdigest() if known else ""
     else:
         entries = [entry.partition("-")[::2] for entry in release.digest.split()]
-        checkable = sorted((e for e in entries if e[0] in _INTEGRITY_DIGESTS), key=lambda e: _INTEGRITY_DIGESTS.index(e[0]))
+        checkable = sorted(
+            (e for e in entries if e[0] in _INTEGRITY_DIGESTS), key=lambda e: _INTEGRITY_DIGESTS.index(e[0])
+        )
         algorithm, expected = checkable[0] if checkable else (", ".join(e[0] for e in entries), "")
         known = bool(checkable)
         actual = base64.b64encode(hashlib.new(algorithm, body).digest()).decode() if known else ""

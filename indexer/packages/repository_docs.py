@@ -23,10 +23,17 @@ from docs_mcp.indexer.corpus.file_rules import FileRules
 from docs_mcp.indexer.packages.archive import DOC_FOLDERS, MAX_FILES, MAX_TOTAL_BYTES
 from docs_mcp.indexer.packages.package_info import PackageInfo
 from docs_mcp.indexer.packages.richer import RicherDocs, RicherPage, now
-from docs_mcp.indexer.sources.repository_archive import ArchiveError, unpack_docs
 from docs_mcp.indexer.sources.errors import InvalidContentError, SourceError
 from docs_mcp.indexer.sources.fetch import Fetcher
-from docs_mcp.indexer.sources.github import GitHubClient, GitHubSettings, RepoSpec, RepositoryError, ResolvedRepo, parse_repo
+from docs_mcp.indexer.sources.github import (
+    GitHubClient,
+    GitHubSettings,
+    RepositoryError,
+    RepoSpec,
+    ResolvedRepo,
+    parse_repo,
+)
+from docs_mcp.indexer.sources.repository_archive import ArchiveError, unpack_docs
 from docs_mcp.indexer.sources.safety import FetchPolicy
 
 REPOSITORY_SOURCE = "github"
@@ -38,7 +45,9 @@ class RepositoryAtReleaseTag:
 
     kind = REPOSITORY_SOURCE
 
-    def __init__(self, github: GitHubSettings, *, allow_loopback: bool = False, delays: tuple[float, ...] = (1.0,)) -> None:
+    def __init__(
+        self, github: GitHubSettings, *, allow_loopback: bool = False, delays: tuple[float, ...] = (1.0,)
+    ) -> None:
         self._github = github
         self._allow_loopback = allow_loopback
         self._delays = delays
@@ -61,7 +70,11 @@ def github_repository(url: str) -> RepoSpec | None:
     """``https://github.com/OWNER/REPO[/...]`` as a spec, None for any other host or shape."""
     parts = urlsplit(url)
     segments = [s for s in parts.path.split("/") if s]
-    if parts.scheme not in ("http", "https") or parts.hostname not in ("github.com", "www.github.com") or len(segments) < 2:
+    if (
+        parts.scheme not in ("http", "https")
+        or parts.hostname not in ("github.com", "www.github.com")
+        or len(segments) < 2
+    ):
         return None
     try:
         return parse_repo(f"{segments[0]}/{segments[1]}")
@@ -106,7 +119,9 @@ def _docs_folder(resolved: ResolvedRepo, archive: bytes) -> RicherDocs:
         try:
             unpack_docs(io.BytesIO(archive), root, f"the archive of {resolved.spec.full_name} at {resolved.ref}")
         except ArchiveError as error:
-            raise InvalidContentError(f"The archive of {resolved.spec.full_name} at {resolved.ref} {error}.", error.hint) from None
+            raise InvalidContentError(
+                f"The archive of {resolved.spec.full_name} at {resolved.ref} {error}.", error.hint
+            ) from None
         found = discover(root, FileRules())
         docs = [rel for rel in found.pages if rel.split("/", 1)[0].lower() in DOC_FOLDERS and "/" in rel]
         size = 0
@@ -114,11 +129,17 @@ def _docs_folder(resolved: ResolvedRepo, archive: bytes) -> RicherDocs:
             body = found.pages[rel].read_bytes()
             size += len(body)
             if len(pages) >= MAX_FILES or size > MAX_TOTAL_BYTES:
-                notes.append(f"{len(docs) - len(pages)} pages of {site} past {MAX_FILES:,} files or {MAX_TOTAL_BYTES // 2**20} MiB left out")
+                notes.append(
+                    f"{len(docs) - len(pages)} pages of {site} past {MAX_FILES:,} files or {MAX_TOTAL_BYTES // 2**20} MiB left out"
+                )
                 break
             text = body.decode("utf-8", errors="replace")
-            pages.append(RicherPage(f"{REPOSITORY_FOLDER}/{rel}", text, f"{site}/blob/{resolved.ref}/{rel}", resolved.commit))
+            pages.append(
+                RicherPage(f"{REPOSITORY_FOLDER}/{rel}", text, f"{site}/blob/{resolved.ref}/{rel}", resolved.commit)
+            )
     if not pages:
         folders = ", ".join(f"{f}/" for f in DOC_FOLDERS)
         raise SourceError(f"{site} has no documentation folder ({folders}) at {resolved.ref}; not read.", "")
-    return RicherDocs(REPOSITORY_SOURCE, f"{site}/tree/{resolved.ref}", resolved.commit, now(), tuple(pages), tuple(notes))
+    return RicherDocs(
+        REPOSITORY_SOURCE, f"{site}/tree/{resolved.ref}", resolved.commit, now(), tuple(pages), tuple(notes)
+    )

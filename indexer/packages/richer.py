@@ -18,9 +18,10 @@ the release is indexed anyway.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Callable, Protocol, Sequence
+from datetime import UTC, datetime
+from typing import Protocol
 from urllib.parse import urljoin, urlsplit
 
 from docs_mcp.indexer.packages.package_info import PackageInfo
@@ -79,7 +80,9 @@ class RicherSource(Protocol):
         ...
 
 
-def richer_docs(chain: Sequence[RicherSource], info: PackageInfo, version: str) -> tuple[RicherDocs | None, tuple[str, ...]]:
+def richer_docs(
+    chain: Sequence[RicherSource], info: PackageInfo, version: str
+) -> tuple[RicherDocs | None, tuple[str, ...]]:
     """The first source of ``chain`` that finds pages, and a note for each one tried before it that could not."""
     notes = []
     for source in chain:
@@ -98,7 +101,13 @@ class LlmsTxtAtDocsSite:
 
     kind = LLMS_TXT_SOURCE
 
-    def __init__(self, *, allow_loopback: bool = False, delays: tuple[float, ...] = (1.0,), clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        *,
+        allow_loopback: bool = False,
+        delays: tuple[float, ...] = (1.0,),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._allow_loopback = allow_loopback
         self._delays = delays
         self._clock = clock
@@ -111,7 +120,9 @@ class LlmsTxtAtDocsSite:
             candidates = [url for url in candidates if names_version(url, version)]
             if not candidates:  # not even asked: its pages would be the newest release's
                 raise serves_newest_only(info, version)
-        fetcher = Fetcher(FetchPolicy(frozenset({host_of(c) for c in candidates}), self._allow_loopback), delays=self._delays)
+        fetcher = Fetcher(
+            FetchPolicy(frozenset({host_of(c) for c in candidates}), self._allow_loopback), delays=self._delays
+        )
         try:
             for url in candidates:
                 try:
@@ -121,7 +132,9 @@ class LlmsTxtAtDocsSite:
                 except SourceError:
                     continue  # no llms.txt there: the next candidate
                 if version != info.newest and not names_version(fetched.url, version):
-                    raise SourceError(f"{url} redirects to {fetched.url}, which does not document {version}; not read.", "")
+                    raise SourceError(
+                        f"{url} redirects to {fetched.url}, which does not document {version}; not read.", ""
+                    )
                 return self._pages(fetcher, llms, text, fetched.etag)
         finally:
             fetcher.close()
@@ -133,15 +146,23 @@ class LlmsTxtAtDocsSite:
         linked = list(dict.fromkeys(e.url for e in llms.entries if host_of(e.url) == host and e.url != llms.url))
         paths = page_paths(linked, llms.url)
         pages = [RicherPage(f"{SITE_FOLDER}/{paths[llms.url]}", text, llms.url, llms_etag)]
-        notes = [f"{len(linked) - MAX_SITE_PAGES} pages past the first {MAX_SITE_PAGES} left out"] if len(linked) > MAX_SITE_PAGES else []
+        notes = (
+            [f"{len(linked) - MAX_SITE_PAGES} pages past the first {MAX_SITE_PAGES} left out"]
+            if len(linked) > MAX_SITE_PAGES
+            else []
+        )
         started, size = self._clock(), len(text)
         for url in linked[:MAX_SITE_PAGES]:
             if self._clock() - started > SITE_SECONDS or size > MAX_SITE_BYTES:
-                notes.append(f"stopped after {SITE_SECONDS:g} s or {MAX_SITE_BYTES:,} bytes: {url} and the pages after it left out")
+                notes.append(
+                    f"stopped after {SITE_SECONDS:g} s or {MAX_SITE_BYTES:,} bytes: {url} and the pages after it left out"
+                )
                 break
             try:
                 fetched = fetcher.get(url)
-                pages.append(RicherPage(f"{SITE_FOLDER}/{paths[url]}", to_markdown(fetched).markdown, fetched.url, fetched.etag))
+                pages.append(
+                    RicherPage(f"{SITE_FOLDER}/{paths[url]}", to_markdown(fetched).markdown, fetched.url, fetched.etag)
+                )
                 size += len(fetched.body)
             except SourceError as error:
                 notes.append(f"{url} left out: {error.message}")
@@ -150,7 +171,11 @@ class LlmsTxtAtDocsSite:
 
 def docs_sites(info: PackageInfo) -> list[str]:
     """The package's documentation sites: its documentation URL, then a homepage that is not a code host."""
-    return [url for url in (info.documentation, info.homepage) if url and urlsplit(url).scheme in ("http", "https") and host_of(url) not in CODE_HOSTS]
+    return [
+        url
+        for url in (info.documentation, info.homepage)
+        if url and urlsplit(url).scheme in ("http", "https") and host_of(url) not in CODE_HOSTS
+    ]
 
 
 def llms_txt_candidates(info: PackageInfo) -> list[str]:
@@ -180,4 +205,4 @@ def names_version(url: str, version: str) -> bool:
 
 def now() -> str:
     """The time, to the second, as the catalog writes it."""
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")

@@ -14,12 +14,20 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from docs_mcp.indexer.packages import richer
 from docs_mcp.indexer.packages.package_info import PackageInfo
-from docs_mcp.indexer.packages.richer import SITE_FOLDER, RicherDocs, RicherPage, docs_sites, names_version, now, serves_newest_only
+from docs_mcp.indexer.packages.richer import (
+    SITE_FOLDER,
+    RicherDocs,
+    RicherPage,
+    docs_sites,
+    names_version,
+    now,
+    serves_newest_only,
+)
 from docs_mcp.indexer.sources.crawl_store import CrawlStore, StoredUrl
 from docs_mcp.indexer.sources.crawler import CrawlLimits, CrawlStep, SiteCrawler
 from docs_mcp.indexer.sources.fetch import Fetcher
@@ -40,7 +48,13 @@ class DocsSiteCrawl:
 
     kind = SITE_SOURCE
 
-    def __init__(self, *, allow_loopback: bool = False, rate: float = CrawlLimits().rate, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        *,
+        allow_loopback: bool = False,
+        rate: float = CrawlLimits().rate,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._allow_loopback = allow_loopback
         self._rate = rate
         self._clock = clock
@@ -78,19 +92,30 @@ class DocsSiteCrawl:
             report = crawler.crawl(_CRAWL_ID, start)
             scope, known = report.scope, report.pages + report.duplicates + report.skipped + report.failed
             if known >= richer.MAX_SITE_PAGES:
-                notes.append(f"the crawl stopped at {richer.MAX_SITE_PAGES} URLs of {scope}; the pages past them left out")
+                notes.append(
+                    f"the crawl stopped at {richer.MAX_SITE_PAGES} URLs of {scope}; the pages past them left out"
+                )
         except _Bounded:
             crawl = store.crawl(_CRAWL_ID)
             scope = crawl.scope if crawl else start
-            notes.append(f"the crawl of {scope} stopped after {richer.SITE_SECONDS:g} s or {richer.MAX_SITE_BYTES:,} bytes; the pages after it left out")
+            notes.append(
+                f"the crawl of {scope} stopped after {richer.SITE_SECONDS:g} s or {richer.MAX_SITE_BYTES:,} bytes; the pages after it left out"
+            )
         first: dict[str, StoredUrl] = {}
         for stored in store.pages(_CRAWL_ID):
             first.setdefault(page_path(stored.url, scope), stored)  # ``guide/`` and ``guide/index.html`` are one page
-        paths = distinct_paths({stored: path for path, stored in first.items()})  # ``coll.html`` and ``coll.html/index.html`` are two
+        paths = distinct_paths(
+            {stored: path for path, stored in first.items()}
+        )  # ``coll.html`` and ``coll.html/index.html`` are two
         # Stored as UTF-8 by the crawler; a page transcoded from another encoding keeps its byte order mark (U+FEFF), which
         # outranks the <meta charset> it may still carry when the written file is read.
         pages = [
-            RicherPage(f"{SITE_FOLDER}/{path}", store.body(_CRAWL_ID, stored.url).decode("utf-8", errors="replace"), stored.url, stored.etag)
+            RicherPage(
+                f"{SITE_FOLDER}/{path}",
+                store.body(_CRAWL_ID, stored.url).decode("utf-8", errors="replace"),
+                stored.url,
+                stored.etag,
+            )
             for stored, path in paths.items()
         ]
         if not pages:

@@ -18,21 +18,22 @@ import email.policy
 import json
 import tempfile
 import textwrap
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any
 
 from docs_mcp.indexer.build import Documents
 from docs_mcp.indexer.corpus.formats import is_page
+from docs_mcp.indexer.errors import PackageFetchError
 from docs_mcp.indexer.libraries.spec import LibrarySpec
 from docs_mcp.indexer.packages.archive import unpack_docs
-from docs_mcp.indexer.errors import PackageFetchError
+from docs_mcp.indexer.packages.chain import default_chain
 from docs_mcp.indexer.packages.package_info import SDIST, PackageInfo, Release
 from docs_mcp.indexer.packages.refs import NPM, PYPI, PackageRef
-from docs_mcp.indexer.packages.chain import default_chain
-from docs_mcp.indexer.packages.richer import RicherDocs, RicherSource, now, richer_docs
 from docs_mcp.indexer.packages.registry_client import Downloaded, RegistryClient
+from docs_mcp.indexer.packages.richer import RicherDocs, RicherSource, now, richer_docs
 
 ARCHIVE = "archive"
 LANGUAGES = {PYPI: ("python",), NPM: ("javascript",)}
@@ -52,7 +53,9 @@ class PackageSource:
     fetched_at: str
     pinned: bool = False  # a project's lock file pins this version (docs-mcp sync)
     added_by: str = "add"  # "add" or "sync": sync replaces only the versions it added
-    members: dict[str, str] = field(default_factory=dict, compare=False)  # document path -> archive member, once written
+    members: dict[str, str] = field(
+        default_factory=dict, compare=False
+    )  # document path -> archive member, once written
     richer: RicherDocs | None = None  # the richer source's pages (packages/richer.py), written beside the archive's
     notes: tuple[str, ...] = ()  # what the richer sources could not give, and why
 
@@ -86,14 +89,25 @@ class PackageSource:
                     "Index its documentation site (docs-mcp add llms-txt URL) or repository instead.",
                 )
             about = f": {self.info.summary}" if self.info.summary else ""
-            (Path(folder) / "metadata.json").write_text(json.dumps({"corpus_description": f"{self.spec.name} {self.ref.version} documentation{about}"}), encoding="utf-8")
+            (Path(folder) / "metadata.json").write_text(
+                json.dumps({"corpus_description": f"{self.spec.name} {self.ref.version} documentation{about}"}),
+                encoding="utf-8",
+            )
             yield Documents(root, Path(folder) / "metadata.json")
 
     def catalog_entry(self, planned: Mapping[str, Any]) -> dict[str, Any]:
         """The planned entry with the package's metadata, the source and every document's provenance."""
-        source = {"kind": ARCHIVE, "url": self.archive.url, "revision": self.archive.digest, "fetched_at": self.fetched_at}
+        source = {
+            "kind": ARCHIVE,
+            "url": self.archive.url,
+            "revision": self.archive.digest,
+            "fetched_at": self.fetched_at,
+        }
         paths = [entry["path"] for entry in planned.get("toc") or ()]
-        member = {path: self.members.get(path.removeprefix(self.spec.mount), path.removeprefix(self.spec.mount)) for path in paths}
+        member = {
+            path: self.members.get(path.removeprefix(self.spec.mount), path.removeprefix(self.spec.mount))
+            for path in paths
+        }
         return {
             **planned,
             "source": self.archive.url,
@@ -101,16 +115,21 @@ class PackageSource:
             "pinned": self.pinned,
             "added_by": self.added_by,
             "package": {
-                "ecosystem": self.ref.ecosystem, "name": self.info.name or self.ref.name, "version": self.ref.version,
-                "registry": self.info.registry_url, "license": self.info.license, "homepage": self.info.homepage,
-                "repository": self.info.repository, "documentation": self.info.documentation,
-                "latest": self.info.newest, "published": self.release.published,
+                "ecosystem": self.ref.ecosystem,
+                "name": self.info.name or self.ref.name,
+                "version": self.ref.version,
+                "registry": self.info.registry_url,
+                "license": self.info.license,
+                "homepage": self.info.homepage,
+                "repository": self.info.repository,
+                "documentation": self.info.documentation,
+                "latest": self.info.newest,
+                "published": self.release.published,
             },  # fmt: skip
             "sources": [source, *([self.richer.source_json()] if self.richer else [])],
             "provenance": {path: self._provenance(relative) for path, relative in member.items()},
             **({"source_notes": list(self.notes)} if self.notes else {}),
         }
-
 
     def _provenance(self, member: str) -> dict[str, str]:
         """Where one document came from: a member of the archive (its URL + ``#member``), or the registry's document."""
@@ -123,7 +142,12 @@ class PackageSource:
 
 
 def fetch_release(
-    client: RegistryClient, ref: PackageRef, *, pinned: bool = False, added_by: str = "add", chain: Sequence[RicherSource] | None = None
+    client: RegistryClient,
+    ref: PackageRef,
+    *,
+    pinned: bool = False,
+    added_by: str = "add",
+    chain: Sequence[RicherSource] | None = None,
 ) -> PackageSource:
     """Resolve ``ref`` (its newest release when it has no version), download its archive, then read the first richer
     source of ``chain`` (default: packages/richer.py's order) that has that version's documentation.
@@ -134,8 +158,16 @@ def fetch_release(
     """
     info, release = client.release(ref)
     downloaded = client.download(release)
-    richer, notes = richer_docs(default_chain(client.settings.github, allow_loopback=client.settings.allow_loopback) if chain is None else chain, info, release.version)
-    return PackageSource(ref.at(release.version), info, release, downloaded, now(), pinned, added_by, richer=richer, notes=notes)
+    richer, notes = richer_docs(
+        default_chain(client.settings.github, allow_loopback=client.settings.allow_loopback)
+        if chain is None
+        else chain,
+        info,
+        release.version,
+    )
+    return PackageSource(
+        ref.at(release.version), info, release, downloaded, now(), pinned, added_by, richer=richer, notes=notes
+    )
 
 
 def _write_documents(root: Path, source: PackageSource) -> dict[str, str]:
@@ -144,7 +176,9 @@ def _write_documents(root: Path, source: PackageSource) -> dict[str, str]:
     written = {path: path for path in unpacked.files}
     description, media, member = _long_description(unpacked.metadata, source)
     if description.strip():
-        for old in [p for p in written if len(PurePosixPath(p).parts) == 1 and PurePosixPath(p).stem.upper() == README_STEM]:
+        for old in [
+            p for p in written if len(PurePosixPath(p).parts) == 1 and PurePosixPath(p).stem.upper() == README_STEM
+        ]:
             (root / old).unlink()
             del written[old]
         name = README_STEM + _SUFFIX_OF_TYPE.get(media, ".md")
@@ -164,7 +198,11 @@ def _long_description(metadata: str, source: PackageSource) -> tuple[str, str, s
         if text.strip():
             return text, media, "PKG-INFO" if source.release.archive_kind == SDIST else "METADATA"
     if source.ref.ecosystem == PYPI and source.ref.version == source.info.latest:
-        return source.info.long_description, source.info.description_type.split(";", 1)[0].strip().lower(), REGISTRY_DOCUMENT
+        return (
+            source.info.long_description,
+            source.info.description_type.split(";", 1)[0].strip().lower(),
+            REGISTRY_DOCUMENT,
+        )
     return "", "", ""
 
 
@@ -182,4 +220,3 @@ def _readable(root: Path, path: str) -> str:
         return path
     (root / path).rename(root / f"{path}.md")
     return f"{path}.md"
-

@@ -9,7 +9,7 @@ an installer would. npm ranges: ``||`` alternatives of space-separated comparato
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -45,7 +45,9 @@ def _pep440(specifier: str) -> Callable[[str], bool] | None:
             parsed = Version(version)
         except InvalidVersion:
             return False
-        return spec.contains(parsed, prereleases=bool(spec) and any(Version(s.version).is_prerelease for s in spec if _parses(s.version)))
+        return spec.contains(
+            parsed, prereleases=bool(spec) and any(Version(s.version).is_prerelease for s in spec if _parses(s.version))
+        )
 
     return allows
 
@@ -72,7 +74,9 @@ def _npm_range(specifier: str) -> Callable[[str], bool] | None:
             return False
         for comparators in alternatives:
             if all(test(parsed) for test, _ in comparators):
-                if not parsed[3] or any(bound is not None and bound[:3] == parsed[:3] and bound[3] for _, bound in comparators):
+                if not parsed[3] or any(
+                    bound is not None and bound[:3] == parsed[:3] and bound[3] for _, bound in comparators
+                ):
                     return True
         return False
 

@@ -15,17 +15,17 @@ that sync itself pinned before and the lock no longer names are removed; version
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Sequence
 
 from docs_mcp.errors import DocsMcpError
+from docs_mcp.indexer.errors import PackageSpecError
 from docs_mcp.indexer.index_file import interrupted
 from docs_mcp.indexer.libraries.ops import remove_library
 from docs_mcp.indexer.libraries.versions import parse_ref
 from docs_mcp.indexer.packages.adding import ADDED, Added, indexed_libraries, library_problems
-from docs_mcp.indexer.errors import PackageSpecError
 from docs_mcp.indexer.packages.project import Dependency, Project
 from docs_mcp.indexer.packages.refs import PackageRef, package_ref
 from docs_mcp.indexer.packages.registry_client import RegistryClient
@@ -46,7 +46,7 @@ DEFAULT_WORKERS = 6
 class SyncInterrupted(KeyboardInterrupt):
     """Ctrl-C during ``run_sync``: the items finished (indexed, failed, unchanged), and the ones left undone."""
 
-    def __init__(self, done: list["SyncItem"], left: list["SyncItem"]) -> None:
+    def __init__(self, done: list[SyncItem], left: list[SyncItem]) -> None:
         super().__init__()
         self.done, self.left = done, left
 
@@ -61,7 +61,9 @@ class SyncItem:
     detail: str = ""
     added: Added | None = None
     seconds: float = 0.0  # from its download's start until its build went live
-    download_seconds: float = 0.0  # of which: reading the registry and downloading (the rest is indexing, shared by its batch)
+    download_seconds: float = (
+        0.0  # of which: reading the registry and downloading (the rest is indexing, shared by its batch)
+    )
 
     @property
     def label(self) -> str:
@@ -83,7 +85,11 @@ def plan_sync(project: Project, index_dir: Path, client: RegistryClient, *, incl
             continue
         entry = indexed.get(ref.library_id)
         status = UNCHANGED if entry is not None and entry.get("pinned") else FETCH
-        how = f"locked in {dep.locked_in}" if dep.locked_in else (f"newest allowed by '{dep.specifier}'" if dep.specifier and not dep.version else "pinned")
+        how = (
+            f"locked in {dep.locked_in}"
+            if dep.locked_in
+            else (f"newest allowed by '{dep.specifier}'" if dep.specifier and not dep.version else "pinned")
+        )
         items.append(SyncItem(dep, ref, status, how))
     return items
 
@@ -114,7 +120,9 @@ def run_sync(
         while pending:
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
             # Every download finished by now goes into one build: one new generation, not one per library.
-            for outcome in _write_batch([(started[f], f) for f in sorted(finished, key=lambda f: started[f].label)], index_dir, sleep, model):
+            for outcome in _write_batch(
+                [(started[f], f) for f in sorted(finished, key=lambda f: started[f].label)], index_dir, sleep, model
+            ):
                 done.append(outcome)  # before it is reported: a Ctrl-C after its line counts it done
                 report(outcome)
     except KeyboardInterrupt:
@@ -137,7 +145,9 @@ def _timed_fetch(client: RegistryClient, ref: PackageRef, added_by: str) -> tupl
     return fetch_release(client, ref, pinned=True, added_by=added_by), time.perf_counter() - started
 
 
-def _write_batch(batch: list[tuple[SyncItem, Future]], index_dir: Path, sleep: Callable[[float], None], model: str | None = None) -> list[SyncItem]:
+def _write_batch(
+    batch: list[tuple[SyncItem, Future]], index_dir: Path, sleep: Callable[[float], None], model: str | None = None
+) -> list[SyncItem]:
     """Index the downloads of ``batch`` in one build; if that fails, one by one (a release without documentation,
     or any failure of one package's own, must not keep the others out)."""
     outcomes, fetched = [], []
@@ -154,7 +164,9 @@ def _write_batch(batch: list[tuple[SyncItem, Future]], index_dir: Path, sleep: C
             _reraise_interrupt(error)  # written one by one below, each failure reported with its own cause
         else:
             write_seconds = time.perf_counter() - started
-            return outcomes + [_added(item, source, seconds, write_seconds, report, index_dir) for item, source, seconds in fetched]
+            return outcomes + [
+                _added(item, source, seconds, write_seconds, report, index_dir) for item, source, seconds in fetched
+            ]
     for item, source, seconds in fetched:
         started = time.perf_counter()
         try:
@@ -167,7 +179,9 @@ def _write_batch(batch: list[tuple[SyncItem, Future]], index_dir: Path, sleep: C
     return outcomes
 
 
-def _added(item: SyncItem, source: PackageSource, download: float, write: float, report: IndexReport, index_dir: Path) -> SyncItem:
+def _added(
+    item: SyncItem, source: PackageSource, download: float, write: float, report: IndexReport, index_dir: Path
+) -> SyncItem:
     """The item as added, with its share of the build's report: the embedding count is the batch's, the problems its own."""
     library_id = source.ref.library_id
     stats = (indexed_libraries(index_dir).get(library_id) or {}).get("stats") or {}
@@ -184,8 +198,14 @@ def _remove_superseded(index_dir: Path, locked: Sequence[PackageRef]) -> list[Sy
         ref = parse_ref(library_id)
         if ref and ref.base_id in wanted and wanted[ref.base_id] != library_id and entry.get("added_by") == SYNC:
             remove_library(Path(index_dir), library_id)
-            dependency = Dependency(str(entry.get("origin") or ""), str((entry.get("package") or {}).get("name") or ref.base_id), ref.version)
-            removed.append(SyncItem(dependency, None, REMOVED, f"{library_id}: the project now locks {wanted[ref.base_id]}"))
+            dependency = Dependency(
+                str(entry.get("origin") or ""),
+                str((entry.get("package") or {}).get("name") or ref.base_id),
+                ref.version,
+            )
+            removed.append(
+                SyncItem(dependency, None, REMOVED, f"{library_id}: the project now locks {wanted[ref.base_id]}")
+            )
     return removed
 
 
@@ -199,7 +219,10 @@ def _newest_allowed(dep: Dependency, client: RegistryClient) -> str:
     info = client.package(dep.ecosystem, dep.name)
     version = best_version(dep.ecosystem, dep.specifier, info.versions) if dep.specifier else info.newest
     if not version:
-        raise PackageSpecError(f"No release of {dep.name} satisfies '{dep.specifier}' (declared in {dep.declared_in}).", "Lock the project (uv lock, npm install...) or widen the range.")
+        raise PackageSpecError(
+            f"No release of {dep.name} satisfies '{dep.specifier}' (declared in {dep.declared_in}).",
+            "Lock the project (uv lock, npm install...) or widen the range.",
+        )
     return version
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 _SCP = re.compile(r"^(?:ssh://)?git@(?P<host>[^:/]+)[:/](?P<path>.+)$")
 _SHORTHAND = re.compile(r"^(?:(?P<host>github|gitlab|bitbucket):)?(?P<path>[A-Za-z0-9][\w.-]*/[\w.-]+)$")

@@ -37,8 +37,8 @@ Files (N chunks, T terms, P postings, F full-text fields, W vector windows of D 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 import numpy as np
 

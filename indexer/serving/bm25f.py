@@ -10,7 +10,7 @@ tests/server/test_lexical.py against DuckDB's ``match_bm25`` on one field.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -21,7 +21,9 @@ B = 0.75
 DEFAULT_FIELD_WEIGHTS = (1.0, 3.0, 1.0)
 
 
-def bm25f_weights(tf: np.ndarray, docs: np.ndarray, df: np.ndarray, field_lengths: np.ndarray, field_weights: Sequence[float]) -> np.ndarray:
+def bm25f_weights(
+    tf: np.ndarray, docs: np.ndarray, df: np.ndarray, field_lengths: np.ndarray, field_weights: Sequence[float]
+) -> np.ndarray:
     """Each posting's BM25F score: idf(term) * saturated, length-normalised, field-weighted tf.
 
     ``df`` is per posting.  With one field of weight 1 this is DuckDB's ``match_bm25`` term

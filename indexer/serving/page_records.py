@@ -29,9 +29,10 @@ from __future__ import annotations
 import os
 import re
 import weakref
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import duckdb
 import numpy as np
@@ -148,7 +149,9 @@ def write_page_records(conn: duckdb.DuckDBPyConnection, out: Path, num_chunks: i
                 [low, low + BATCH],
             ).fetchall()
             for row, chunk_id, heading, breadcrumb, filepath, metadata, text, content in rows:
-                record = orjson.dumps([chunk_id, heading, breadcrumb, filepath, orjson.Fragment(metadata), fold_spaces(text)])
+                record = orjson.dumps(
+                    [chunk_id, heading, breadcrumb, filepath, orjson.Fragment(metadata), fold_spaces(text)]
+                )
                 blob.write(record)
                 written += len(record)
                 offsets[row + 1] = written
@@ -171,7 +174,9 @@ def open_page_records(source: Path, manifest: Mapping[str, Any]) -> PageRecords:
     offsets = _offsets(source, OFFSETS_FILE, RECORDS_FILE, int(manifest["chunks"]), int(manifest["record_bytes"]))
     contents = None
     if manifest.get("content_bytes") is not None:
-        content_offsets = _offsets(source, CONTENT_OFFSETS_FILE, CONTENTS_FILE, int(manifest["chunks"]), int(manifest["content_bytes"]))
+        content_offsets = _offsets(
+            source, CONTENT_OFFSETS_FILE, CONTENTS_FILE, int(manifest["chunks"]), int(manifest["content_bytes"])
+        )
         contents = (source / CONTENTS_FILE, content_offsets)
     return PageRecords(source / RECORDS_FILE, offsets, contents)
 

@@ -8,13 +8,13 @@ shares those pages.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
 from docs_mcp.indexer.errors import IndexFormatError
-from docs_mcp.indexer.serving.page_records import open_page_records
 from docs_mcp.indexer.serving.arrays import (
     CHUNK_FILES,
     MANIFEST_FILE,
@@ -25,6 +25,7 @@ from docs_mcp.indexer.serving.arrays import (
     ServingArrays,
     Vectors,
 )
+from docs_mcp.indexer.serving.page_records import open_page_records
 from docs_mcp.indexer.serving.vector_index import VectorIndex, WindowRows
 
 
@@ -40,7 +41,10 @@ def open_serving_arrays(folder: Path) -> ServingArrays:
     except (OSError, ValueError) as error:
         raise _format_error(folder, "has no serving arrays (it was written by an older docs-mcp)") from error
     if manifest.get("version") not in READABLE_VERSIONS:
-        raise _format_error(folder, f"has serving arrays version {manifest.get('version')!r}; this docs-mcp reads {' and '.join(READABLE_VERSIONS)}")
+        raise _format_error(
+            folder,
+            f"has serving arrays version {manifest.get('version')!r}; this docs-mcp reads {' and '.join(READABLE_VERSIONS)}",
+        )
     try:
         return _load(source, manifest)
     except (OSError, ValueError, KeyError) as error:
@@ -60,9 +64,17 @@ def _load(source: Path, manifest: Mapping[str, Any]) -> ServingArrays:
     ann = manifest.get("ann")
     ivf = None
     if ann:
-        ivf = VectorIndex(mapped("ivf_centroids"), mapped("ivf_starts"), mapped("ivf_vectors"), mapped("ivf_chunks"),
-                          int(ann["probes"]), float(ann["recall_at_50"]), float(ann["build_seconds"]), float(ann.get("margin", 2.0)),
-                          mapped("ivf_window_rows") if ann.get("window_rows") else None)
+        ivf = VectorIndex(
+            mapped("ivf_centroids"),
+            mapped("ivf_starts"),
+            mapped("ivf_vectors"),
+            mapped("ivf_chunks"),
+            int(ann["probes"]),
+            float(ann["recall_at_50"]),
+            float(ann["build_seconds"]),
+            float(ann.get("margin", 2.0)),
+            mapped("ivf_window_rows") if ann.get("window_rows") else None,
+        )
     vectors = None
     if manifest["windows"]:
         # Generations written before "window_vectors" have vectors.npy beside their approximate index.

@@ -65,7 +65,10 @@ def ann_min_windows() -> int:
     if not value:
         return ANN_MIN_WINDOWS
     if not value.isdigit():
-        raise UsageError(f"{ANN_MIN_WINDOWS_VARIABLE}={value!r} is not a number of windows.", f"Unset it, or set a whole number such as {ANN_MIN_WINDOWS}.")
+        raise UsageError(
+            f"{ANN_MIN_WINDOWS_VARIABLE}={value!r} is not a number of windows.",
+            f"Unset it, or set a whole number such as {ANN_MIN_WINDOWS}.",
+        )
     return int(value)
 
 
@@ -80,7 +83,9 @@ class VectorIndex:
     probes: int  # a query probes at most this many lists, its nearest ...
     recall: float  # recall@RECALL_AT against exact search, on the calibration queries (a lower bound)
     build_seconds: float
-    margin: float = 2.0  # ... those within this cosine of its nearest list (2: all of them; indexes written before margins)
+    margin: float = (
+        2.0  # ... those within this cosine of its nearest list (2: all of them; indexes written before margins)
+    )
     # The row of ``vectors`` holding each window (windows in chunk order, as in arrays.Vectors), so the
     # exact cosine of a few chunks reads the lists' copy, which probing keeps in memory anyway (None: older index).
     window_rows: np.ndarray | None = None  # (W,) int32
@@ -114,7 +119,9 @@ def build_vector_index(vectors: np.ndarray, starts: np.ndarray, chunks: np.ndarr
     window_chunks = np.repeat(chunks, np.diff(np.append(starts, len(vectors))))
     lists = max(1, int(np.sqrt(len(vectors))))
     centroids = _kmeans(vectors, lists, rng)
-    assignment = np.concatenate([np.argmax(vectors[i : i + _BLOCK] @ centroids.T, axis=1) for i in range(0, len(vectors), _BLOCK)])
+    assignment = np.concatenate(
+        [np.argmax(vectors[i : i + _BLOCK] @ centroids.T, axis=1) for i in range(0, len(vectors), _BLOCK)]
+    )
     order = np.argsort(assignment, kind="stable")
     list_starts = np.searchsorted(assignment[order], np.arange(lists + 1)).astype(np.int64)
     probes, margin, recall = _calibrate(centroids, assignment, vectors, starts, rng)
@@ -149,7 +156,9 @@ def ann_similarities(index: VectorIndex, query: np.ndarray, num_chunks: int) -> 
         # queued behind each other; each list's rows are contiguous, so nothing is gathered.
         np.dot(index.vectors[lo:hi], query, out=similarity[start : start + hi - lo])
     dense = np.full(num_chunks, UNSCORED, dtype=np.float32)
-    np.maximum.at(dense, np.concatenate([index.chunks[lo:hi] for lo, hi in zip(lows.tolist(), highs.tolist())]), similarity)
+    np.maximum.at(
+        dense, np.concatenate([index.chunks[lo:hi] for lo, hi in zip(lows.tolist(), highs.tolist())]), similarity
+    )
     return dense
 
 
@@ -166,7 +175,9 @@ def _kmeans(vectors: np.ndarray, lists: int, rng: np.random.Generator) -> np.nda
     return centroids
 
 
-def _calibrate(centroids: np.ndarray, assignment: np.ndarray, vectors: np.ndarray, starts: np.ndarray, rng: np.random.Generator) -> tuple[int, float, float]:
+def _calibrate(
+    centroids: np.ndarray, assignment: np.ndarray, vectors: np.ndarray, starts: np.ndarray, rng: np.random.Generator
+) -> tuple[int, float, float]:
     """The fewest probes, then the smallest margin (times MARGIN_SAFETY), whose recall@RECALL_AT reaches CALIBRATION_RECALL, and that recall.
 
     ``assignment`` is each window's list.  Each (query, true neighbour) pair weighs 1/(queries x neighbours) and
@@ -206,13 +217,20 @@ def _nearest_best_windows(vectors: np.ndarray, starts: np.ndarray, queries: np.n
     """Per query, the best window of each of its RECALL_AT nearest chunks by exact best-window similarity."""
     blocks = _blocks(starts, len(vectors))
     best = np.concatenate(  # (chunks with vectors, queries): exact best-window similarity, block by block
-        [np.maximum.reduceat(vectors[lo:hi] @ queries.T, starts[(starts >= lo) & (starts < hi)] - lo, axis=0) for lo, hi in blocks]
+        [
+            np.maximum.reduceat(vectors[lo:hi] @ queries.T, starts[(starts >= lo) & (starts < hi)] - lo, axis=0)
+            for lo, hi in blocks
+        ]
     )
     ends = np.append(starts[1:], len(vectors))
     found = []
     for q, column in enumerate(best.T):
         groups = np.argpartition(-column, min(RECALL_AT, len(column)) - 1)[:RECALL_AT]
-        found.append(np.array([starts[g] + int(np.argmax(vectors[starts[g] : ends[g]] @ queries[q])) for g in groups], dtype=np.int64))
+        found.append(
+            np.array(
+                [starts[g] + int(np.argmax(vectors[starts[g] : ends[g]] @ queries[q])) for g in groups], dtype=np.int64
+            )
+        )
     return found
 
 

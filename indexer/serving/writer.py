@@ -9,20 +9,18 @@ the vectors table, grouped by chunk and, past ANN_MIN_WINDOWS windows, indexed a
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import duckdb
 import numpy as np
 import orjson
 
-from docs_mcp.indexer.serving import vector_index
-from docs_mcp.indexer.serving.bm25f import DEFAULT_FIELD_WEIGHTS, bm25f_weights
-from docs_mcp.indexer.serving.roles import ROLES, read_roles
 from docs_mcp.indexer.faults import fault_point
-from docs_mcp.indexer.serving.page_records import write_page_records
 from docs_mcp.indexer.schema import CHUNKS_TABLE, FTS_FIELDS, FTS_SCHEMA, VECTORS_TABLE
+from docs_mcp.indexer.serving import vector_index
 from docs_mcp.indexer.serving.arrays import (
     CHUNK_FILES,
     MANIFEST_FILE,
@@ -34,6 +32,9 @@ from docs_mcp.indexer.serving.arrays import (
     ServingArrays,
     Vectors,
 )
+from docs_mcp.indexer.serving.bm25f import DEFAULT_FIELD_WEIGHTS, bm25f_weights
+from docs_mcp.indexer.serving.page_records import write_page_records
+from docs_mcp.indexer.serving.roles import ROLES, read_roles
 from docs_mcp.indexer.serving.vector_index import VectorIndex
 
 # Postings are read from DuckDB for terms holding about this many at a time: reading all of a million chunks'
@@ -43,7 +44,9 @@ POSTINGS_BATCH = 4_000_000
 VECTOR_BATCH = 65_536
 
 
-def read_postings(conn: duckdb.DuckDBPyConnection, num_chunks: int, field_weights: Sequence[float] = DEFAULT_FIELD_WEIGHTS) -> Postings:
+def read_postings(
+    conn: duckdb.DuckDBPyConnection, num_chunks: int, field_weights: Sequence[float] = DEFAULT_FIELD_WEIGHTS
+) -> Postings:
     """The postings of the full-text index in ``conn`` (tables of PRAGMA create_fts_index on chunks).
 
     Raises:
@@ -61,7 +64,11 @@ def read_postings(conn: duckdb.DuckDBPyConnection, num_chunks: int, field_weight
     terms = np.frombuffer(b"".join(encoded[i] for i in order), dtype=np.uint8)
     df = dictionary["df"].astype(np.int64)[order]
     field_lengths = np.zeros((num_chunks, fields), dtype=np.float32)
-    parts: tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]] = ([np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int32)], [np.zeros((0, fields), dtype=np.float32)])
+    parts: tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]] = (
+        [np.zeros(0, dtype=np.int64)],
+        [np.zeros(0, dtype=np.int32)],
+        [np.zeros((0, fields), dtype=np.float32)],
+    )
     for low, high in _termid_ranges(dictionary["termid"], dictionary["df"]):
         for part, array in zip(parts, _posting_batch(conn, new_id, field_lengths, low, high)):
             part.append(array)
@@ -70,7 +77,9 @@ def read_postings(conn: duckdb.DuckDBPyConnection, num_chunks: int, field_weight
     weights = bm25f_weights(tf, posting_doc, df[posting_term].astype(np.float64), field_lengths, field_weights)
     starts = np.searchsorted(posting_term, np.arange(len(df) + 1)).astype(np.int64)
     stopwords = frozenset(str(row[0]) for row in conn.execute(f"SELECT sw FROM {FTS_SCHEMA}.stopwords").fetchall())
-    return Postings(terms, term_offsets, df, starts, posting_doc, weights, tf, field_lengths, tuple(field_weights), stopwords)
+    return Postings(
+        terms, term_offsets, df, starts, posting_doc, weights, tf, field_lengths, tuple(field_weights), stopwords
+    )
 
 
 def _gathered(part: list[np.ndarray], order: np.ndarray) -> np.ndarray:
@@ -91,7 +100,9 @@ def _termid_ranges(termids: np.ndarray, df: np.ndarray) -> list[tuple[int, int]]
     return [(lo, hi) for lo, hi in zip(bounds, bounds[1:]) if hi > lo]
 
 
-def _posting_batch(conn: duckdb.DuckDBPyConnection, new_id: np.ndarray, field_lengths: np.ndarray, low: int, high: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _posting_batch(
+    conn: duckdb.DuckDBPyConnection, new_id: np.ndarray, field_lengths: np.ndarray, low: int, high: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The postings of the terms with DuckDB ids in [low, high): (sorted term id, chunk row, per-field tf), by term then chunk.
 
     Adds their token counts to ``field_lengths`` (whole numbers: exact in any order).
@@ -125,7 +136,9 @@ def read_vectors(conn: duckdb.DuckDBPyConnection) -> Vectors | None:
     Raises:
         duckdb.Error: left to the caller, which translates it at its boundary.
     """
-    tables = {row[0] for row in conn.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'").fetchall()}
+    tables = {
+        row[0] for row in conn.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'").fetchall()
+    }
     if VECTORS_TABLE not in tables:
         return None
     (count,) = conn.execute(f"SELECT count(*) FROM {VECTORS_TABLE}").fetchone()
@@ -135,7 +148,8 @@ def read_vectors(conn: duckdb.DuckDBPyConnection) -> Vectors | None:
     chunks, batches = [], []
     for low in range(0, int(last) + 1, VECTOR_BATCH):  # by chunk range: one batch of Python objects at a time
         rows = conn.execute(
-            f'SELECT chunk, vec FROM {VECTORS_TABLE} WHERE chunk >= ? AND chunk < ? ORDER BY chunk, "window"', [low, low + VECTOR_BATCH]
+            f'SELECT chunk, vec FROM {VECTORS_TABLE} WHERE chunk >= ? AND chunk < ? ORDER BY chunk, "window"',
+            [low, low + VECTOR_BATCH],
         ).fetchnumpy()
         if len(rows["chunk"]):
             chunks.append(rows["chunk"].astype(np.int64))
@@ -152,7 +166,9 @@ def normalised_vectors(vectors: np.ndarray, chunk_of_row: np.ndarray) -> Vectors
     return Vectors(vectors, starts.astype(np.int64), chunk_of_row[starts].astype(np.int64))
 
 
-def write_serving_arrays(conn: duckdb.DuckDBPyConnection, folder: Path, vectors: Vectors | None = None) -> ServingArrays:
+def write_serving_arrays(
+    conn: duckdb.DuckDBPyConnection, folder: Path, vectors: Vectors | None = None
+) -> ServingArrays:
     """Write the serving arrays of the generation in ``folder`` from its tables (full-text index built).
 
     ``vectors`` default to the generation's vectors table.
@@ -211,7 +227,9 @@ def _codes(values: Sequence[str]) -> np.ndarray:
     return inverse.astype(np.int32)
 
 
-def encode_taxonomy(metadata: Sequence[Mapping[str, str]]) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]], np.ndarray]:
+def encode_taxonomy(
+    metadata: Sequence[Mapping[str, str]],
+) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]], np.ndarray]:
     """Each chunk's metadata as codes: the keys (sorted), each key's sorted distinct values, and a (keys, chunks) int32 matrix of value codes (UNSET where absent)."""
     keys = tuple(sorted({key for row in metadata for key in row}))
     values: dict[str, tuple[str, ...]] = {}
@@ -219,7 +237,9 @@ def encode_taxonomy(metadata: Sequence[Mapping[str, str]]) -> tuple[tuple[str, .
     for k, key in enumerate(keys):
         values[key] = tuple(sorted({row[key] for row in metadata if key in row}))
         lookup = {value: code for code, value in enumerate(values[key])}
-        codes[k] = np.fromiter((lookup.get(row.get(key), UNSET) for row in metadata), dtype=np.int32, count=len(metadata))
+        codes[k] = np.fromiter(
+            (lookup.get(row.get(key), UNSET) for row in metadata), dtype=np.int32, count=len(metadata)
+        )
     return keys, values, codes
 
 

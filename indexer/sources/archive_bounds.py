@@ -18,7 +18,8 @@ import gzip
 import io
 import lzma
 import tarfile
-from typing import IO, Iterator
+from collections.abc import Iterator
+from typing import IO
 
 MAX_MEMBERS = 100_000  # the largest real sdists and repositories hold tens of thousands of files
 MAX_EXPANDED_BYTES = 2 * 1024**3
@@ -62,7 +63,9 @@ def checked_compression(data: bytes, declared: tuple[str, ...]) -> str:
     actual = compression_of(data)
     if not declared:
         names = ", ".join(suffix for suffix, _kind in _DECLARED)
-        raise ArchiveError(f"is named as no archive docs-mcp reads ({names}): it was not opened", "Pick another version.")
+        raise ArchiveError(
+            f"is named as no archive docs-mcp reads ({names}): it was not opened", "Pick another version."
+        )
     expected = " or ".join(declared)
     if not actual:
         raise ArchiveError(f"is not an archive (declared {expected}; its first bytes are no tar, gzip, bzip2, xz or zip)",

@@ -7,7 +7,7 @@ the `add` group sends an argument ``SCHEME:...`` to its command named SCHEME.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import click
 import typer
@@ -23,7 +23,9 @@ MODEL_HELP = "Embedding model for a new index (as `docs-mcp index --model`); an 
 class SchemeGroup(TyperGroup):
     """A command group whose commands may also be named by a scheme: `add github:acme/widget` runs `add github github:acme/widget`."""
 
-    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
         scheme, colon, _ = args[0].partition(":") if args else ("", "", "")
         if colon and scheme in self.commands:
             return scheme, self.commands[scheme], args
@@ -48,16 +50,20 @@ def add_llms_txt(
     url: str = typer.Argument(..., help="URL of the library's llms.txt, e.g. https://docs.example.com/llms.txt."),
     library: str = typer.Option(..., "--library", help="Library ID (org/project)."),
     index: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", help=INDEX_HELP),
-    name: Optional[str] = typer.Option(None, "--name", help="Library name [default: the llms.txt title]."),
-    description: Optional[str] = typer.Option(None, "--description", help="One sentence about the library [default: the llms.txt summary]."),
+    name: str | None = typer.Option(None, "--name", help="Library name [default: the llms.txt title]."),
+    description: str | None = typer.Option(
+        None, "--description", help="One sentence about the library [default: the llms.txt summary]."
+    ),
     languages: list[str] = typer.Option([], "--language", help="Programming language the library is for (repeatable)."),
-    ttl_hours: float = typer.Option(24.0, "--ttl-hours", min=0.0, help="How long fetched pages stay fresh before they are revalidated."),
+    ttl_hours: float = typer.Option(
+        24.0, "--ttl-hours", min=0.0, help="How long fetched pages stay fresh before they are revalidated."
+    ),
 ) -> None:
     """Fetch an llms.txt, index it as a library (its pages are fetched and indexed when first read)."""
     from docs_mcp.indexer.libraries.spec import check_library_id
-    from docs_mcp.indexer.sources.source_settings import source_settings
     from docs_mcp.indexer.sources.known_libraries import LLMS_TXT, RegisteredLibrary
     from docs_mcp.indexer.sources.service import SourceService
+    from docs_mcp.indexer.sources.source_settings import source_settings
 
     registered = RegisteredLibrary(
         library_id=check_library_id(library),
@@ -73,25 +79,29 @@ def add_llms_txt(
         llms = service.add(registered)
     finally:
         service.close()
-    typer.echo(f"added {library} ({llms.title}): {len(llms.entries)} pages in {len(llms.sections)} sections, from {redact(url)}")
+    typer.echo(
+        f"added {library} ({llms.title}): {len(llms.entries)} pages in {len(llms.sections)} sections, from {redact(url)}"
+    )
     typer.echo(f"  index: {index}; pages are fetched and indexed when first read (read_page, get_docs)")
 
 
 def refresh(
-    library: Optional[str] = typer.Argument(None, help="Library ID to refresh [default: every web library of the index]."),
+    library: str | None = typer.Argument(None, help="Library ID to refresh [default: every web library of the index]."),
     index: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", help="Index folder whose web libraries to refresh."),
 ) -> None:
     """Revalidate web libraries now: llms.txt pages and crawled sites with conditional GETs, repositories by their ref; re-index what changed."""
     from docs_mcp.environment import environment
     from docs_mcp.errors import UsageError
     from docs_mcp.indexer.index_file import current_generation
-    from docs_mcp.indexer.libraries.store import catalog_entries
-    from docs_mcp.indexer.sources.source_settings import source_settings
     from docs_mcp.indexer.sources.errors import SourceError
     from docs_mcp.indexer.sources.github import GitHubSettings
-    from docs_mcp.indexer.sources.repository import GITHUB, add_repository, refresh_request as repository_request
+    from docs_mcp.indexer.sources.repository import GITHUB, add_repository
+    from docs_mcp.indexer.sources.repository import refresh_request as repository_request
     from docs_mcp.indexer.sources.service import RefreshOutcome, SourceService
-    from docs_mcp.indexer.sources.site import SITE, add_site as crawl_and_index, refresh_request as site_request
+    from docs_mcp.indexer.sources.site import SITE
+    from docs_mcp.indexer.sources.site import add_site as crawl_and_index
+    from docs_mcp.indexer.sources.site import refresh_request as site_request
+    from docs_mcp.indexer.sources.source_settings import source_settings
 
     current_generation(index)  # a mistyped --index is an error, not "0 URLs"
     settings = source_settings(index)
@@ -114,9 +124,18 @@ def refresh(
             if entry.get("origin") == SITE:
                 crawled = crawl_and_index(settings, site_request(library_id, entry))
                 detail = f"{crawled.crawl.pages} pages, {crawled.crawl.fetched} downloaded, {crawled.crawl.not_modified} not modified"
-                outcomes.append(RefreshOutcome(library_id, crawled.crawl.start_url, "unchanged" if crawled.report is None else "updated", detail))
+                outcomes.append(
+                    RefreshOutcome(
+                        library_id,
+                        crawled.crawl.start_url,
+                        "unchanged" if crawled.report is None else "updated",
+                        detail,
+                    )
+                )
             else:
-                pulled = add_repository(settings, GitHubSettings.from_environment(environment()), repository_request(library_id, entry))
+                pulled = add_repository(
+                    settings, GitHubSettings.from_environment(environment()), repository_request(library_id, entry)
+                )
                 status = "unchanged" if pulled.report is None else "updated"
                 outcomes.append(RefreshOutcome(library_id, f"github:{pulled.resolved.spec.full_name}@{pulled.resolved.ref}", status,
                                                f"commit {pulled.resolved.commit[:12]}"))  # fmt: skip
@@ -134,24 +153,40 @@ def refresh(
 
 
 def add_site(
-    url: str = typer.Argument(..., help="The documentation's start URL; the crawl stays under its folder, e.g. https://docs.example.com/en/latest/."),
+    url: str = typer.Argument(
+        ...,
+        help="The documentation's start URL; the crawl stays under its folder, e.g. https://docs.example.com/en/latest/.",
+    ),
     library: str = typer.Option(..., "--library", help="Library ID (org/project)."),
     index: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", help=INDEX_HELP),
-    name: Optional[str] = typer.Option(None, "--name", help="Library name [default: the start page's title]."),
-    description: Optional[str] = typer.Option(None, "--description", help="One sentence about the library."),
+    name: str | None = typer.Option(None, "--name", help="Library name [default: the start page's title]."),
+    description: str | None = typer.Option(None, "--description", help="One sentence about the library."),
     languages: list[str] = typer.Option([], "--language", help="Programming language the library is for (repeatable)."),
-    max_pages: int = typer.Option(1000, "--max-pages", min=1, max=100_000, help="Most URLs the crawl may take (pages, duplicates and skipped ones)."),
+    max_pages: int = typer.Option(
+        1000,
+        "--max-pages",
+        min=1,
+        max=100_000,
+        help="Most URLs the crawl may take (pages, duplicates and skipped ones).",
+    ),
     concurrency: int = typer.Option(4, "--concurrency", min=1, max=16, help="Requests in flight to the site at once."),
-    rate: float = typer.Option(8.0, "--rate", min=0.1, max=100.0, help="Most requests per second to the site (its robots.txt may ask for fewer)."),
-    model: Optional[str] = typer.Option(None, "--model", help=MODEL_HELP),
+    rate: float = typer.Option(
+        8.0,
+        "--rate",
+        min=0.1,
+        max=100.0,
+        help="Most requests per second to the site (its robots.txt may ask for fewer).",
+    ),
+    model: str | None = typer.Option(None, "--model", help=MODEL_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
 ) -> None:
     """Crawl a documentation website (sitemap, then links; robots.txt honoured) and index it as a library; run again to resume or refresh."""
     from docs_mcp.indexer.libraries.spec import check_library_id
-    from docs_mcp.indexer.sources.source_settings import source_settings
     from docs_mcp.indexer.sources.crawl_display import CrawlDisplay
     from docs_mcp.indexer.sources.crawler import CrawlLimits
-    from docs_mcp.indexer.sources.site import SiteRequest, add_site as crawl_and_index
+    from docs_mcp.indexer.sources.site import SiteRequest
+    from docs_mcp.indexer.sources.site import add_site as crawl_and_index
+    from docs_mcp.indexer.sources.source_settings import source_settings
 
     request = SiteRequest(check_library_id(library), url, name or "", description or "", _languages(languages),
                           CrawlLimits(max_pages=max_pages, concurrency=concurrency, rate=rate))  # fmt: skip
@@ -170,28 +205,36 @@ def add_site(
 
 def add_github(
     repository: str = typer.Argument(..., help="github:OWNER/REPO or github:OWNER/REPO@REF (a branch, tag or commit)."),
-    library: Optional[str] = typer.Option(None, "--library", help="Library ID (org/project) [default: OWNER/REPO]."),
+    library: str | None = typer.Option(None, "--library", help="Library ID (org/project) [default: OWNER/REPO]."),
     index: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", help=INDEX_HELP),
-    name: Optional[str] = typer.Option(None, "--name", help="Library name [default: the repository's name]."),
-    description: Optional[str] = typer.Option(None, "--description", help="One sentence about the library [default: the repository's description]."),
+    name: str | None = typer.Option(None, "--name", help="Library name [default: the repository's name]."),
+    description: str | None = typer.Option(
+        None, "--description", help="One sentence about the library [default: the repository's description]."
+    ),
     languages: list[str] = typer.Option([], "--language", help="Programming language the library is for (repeatable)."),
-    include: list[str] = typer.Option([], "--include", help="Index only the repository's files matching this glob (repeatable), e.g. 'docs/**'."),
-    exclude: list[str] = typer.Option([], "--exclude", help="Skip the repository's files matching this glob (repeatable)."),
-    model: Optional[str] = typer.Option(None, "--model", help=MODEL_HELP),
+    include: list[str] = typer.Option(
+        [], "--include", help="Index only the repository's files matching this glob (repeatable), e.g. 'docs/**'."
+    ),
+    exclude: list[str] = typer.Option(
+        [], "--exclude", help="Skip the repository's files matching this glob (repeatable)."
+    ),
+    model: str | None = typer.Option(None, "--model", help=MODEL_HELP),
 ) -> None:
     """Index a GitHub repository's documentation (README, docs/, every page) at a ref; GITHUB_TOKEN for private ones, DOCS_MCP_GITHUB_API for GitHub Enterprise."""
     from docs_mcp.environment import environment
     from docs_mcp.indexer.corpus.file_rules import FileRules
-    from docs_mcp.indexer.sources.source_settings import source_settings
     from docs_mcp.indexer.sources.github import GitHubSettings
     from docs_mcp.indexer.sources.repository import RepositoryRequest, add_repository
+    from docs_mcp.indexer.sources.source_settings import source_settings
 
     request = RepositoryRequest(repository.strip(), library or "", name or "", description or "", _languages(languages),
                                 FileRules(tuple(include), tuple(exclude)))  # fmt: skip
     settings = source_settings(index)
     result = add_repository(settings, GitHubSettings.from_environment(environment()), request, embeddings=model)
     resolved = result.resolved
-    typer.echo(f"added {result.library_id}: github:{resolved.spec.full_name}@{resolved.ref} at commit {resolved.commit[:12]}")
+    typer.echo(
+        f"added {result.library_id}: github:{resolved.spec.full_name}@{resolved.ref} at commit {resolved.commit[:12]}"
+    )
     _print_written(result.report, index)
 
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import threading
 import time
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 from docs_mcp.indexer.sources.sqlite_file import open_sqlite_file
 
@@ -77,7 +77,10 @@ class CrawlStore:
 
     def crawl(self, library_id: str) -> Crawl | None:
         """The library's crawl record, None before its first crawl."""
-        row = self._one("SELECT library_id, start_url, scope, started_at, finished_at, robots FROM crawls WHERE library_id = ?", (library_id,))
+        row = self._one(
+            "SELECT library_id, start_url, scope, started_at, finished_at, robots FROM crawls WHERE library_id = ?",
+            (library_id,),
+        )
         return Crawl(*row) if row else None
 
     def begin(self, library_id: str, start_url: str, scope: str, robots: str) -> bool:
@@ -109,12 +112,15 @@ class CrawlStore:
         """Queue the URLs not met yet, while the crawl knows fewer than ``cap``; how many were queued."""
         added = 0
         with self._lock, self._conn:
-            known, last = self._conn.execute("SELECT count(*), coalesce(max(seq), 0) FROM urls WHERE library_id = ?", (library_id,)).fetchone()
+            known, last = self._conn.execute(
+                "SELECT count(*), coalesce(max(seq), 0) FROM urls WHERE library_id = ?", (library_id,)
+            ).fetchone()
             for url in urls:
                 if known >= cap:
                     break
                 cursor = self._conn.execute(
-                    "INSERT OR IGNORE INTO urls (library_id, url, state, seq) VALUES (?, ?, ?, ?)", (library_id, url, QUEUED, last + 1)
+                    "INSERT OR IGNORE INTO urls (library_id, url, state, seq) VALUES (?, ?, ?, ?)",
+                    (library_id, url, QUEUED, last + 1),
                 )
                 if cursor.rowcount:
                     known, last, added = known + 1, last + 1, added + 1
@@ -129,7 +135,10 @@ class CrawlStore:
         return [StoredUrl(*row) for row in rows]
 
     def get(self, library_id: str, url: str) -> StoredUrl | None:
-        row = self._one("SELECT url, state, etag, last_modified, digest, note, last_state FROM urls WHERE library_id = ? AND url = ?", (library_id, url))
+        row = self._one(
+            "SELECT url, state, etag, last_modified, digest, note, last_state FROM urls WHERE library_id = ? AND url = ?",
+            (library_id, url),
+        )
         return StoredUrl(*row) if row else None
 
     def body(self, library_id: str, url: str) -> bytes:
@@ -141,9 +150,12 @@ class CrawlStore:
         """What fetching ``url`` gave; ``body`` None keeps the stored one (a 304)."""
         with self._lock, self._conn:
             self._conn.execute(
-                "INSERT INTO urls (library_id, url, state, seq) VALUES (?, ?, ?, 0) ON CONFLICT DO NOTHING", (library_id, url, state)
+                "INSERT INTO urls (library_id, url, state, seq) VALUES (?, ?, ?, 0) ON CONFLICT DO NOTHING",
+                (library_id, url, state),
             )
-            sets = "state = ?, note = ?, fetched_at = ?" + (", etag = ?, last_modified = ?, digest = ?, body = ?" if body is not None else "")
+            sets = "state = ?, note = ?, fetched_at = ?" + (
+                ", etag = ?, last_modified = ?, digest = ?, body = ?" if body is not None else ""
+            )
             values: tuple[object, ...] = (state, note, time.time())
             if body is not None:
                 values += (etag, last_modified, digest, zlib.compress(body, 6))

@@ -20,9 +20,9 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import Callable
 from urllib.parse import urlsplit, urlunsplit
 
 from docs_mcp.indexer.corpus.charsets import html_text, utf8_html
@@ -115,7 +115,10 @@ class SiteCrawler:
         scope = scope_of(start)
         robots = self._robots(scope)
         if not robots.allows(start):
-            raise CrawlError(f"{start} is disallowed for docs-mcp by the site's robots.txt.", "Crawl another part of the site, or ask its owners.")
+            raise CrawlError(
+                f"{start} is disallowed for docs-mcp by the site's robots.txt.",
+                "Crawl another part of the site, or ask its owners.",
+            )
         resumed = self._store.begin(library_id, start, scope, robots.text)
         from_sitemaps = 0
         if not resumed:
@@ -152,9 +155,15 @@ class SiteCrawler:
                 if entry.url in taken:
                     continue
                 taken.add(entry.url)
-                if normal_url(entry.url) != entry.url:  # queued by a version that normalised less: its normal form is crawled instead
-                    self._store.enqueue(library_id, [u for u in [normal_url(entry.url)] if in_scope(u, scope)], self._limits.max_pages)
-                    self._store.record(library_id, entry.url, SKIPPED, note=f"not in normal form: {normal_url(entry.url)}", body=b"")
+                if (
+                    normal_url(entry.url) != entry.url
+                ):  # queued by a version that normalised less: its normal form is crawled instead
+                    self._store.enqueue(
+                        library_id, [u for u in [normal_url(entry.url)] if in_scope(u, scope)], self._limits.max_pages
+                    )
+                    self._store.record(
+                        library_id, entry.url, SKIPPED, note=f"not in normal form: {normal_url(entry.url)}", body=b""
+                    )
                     self._step(library_id, entry.url, "skipped", tally)
                     continue
                 if not robots.allows(entry.url):
@@ -177,7 +186,9 @@ class SiteCrawler:
         def redirect(target: str) -> str:  # a redirect's target is judged like a link: in normal form, by robots.txt
             url = normal_url(target)
             if url and not robots.allows(url):
-                raise UrlNotAllowedError(f"redirects to {url}, which robots.txt disallows", "Nothing to do: the page is skipped.")
+                raise UrlNotAllowedError(
+                    f"redirects to {url}, which robots.txt disallows", "Nothing to do: the page is skipped."
+                )
             return url or target
 
         return self._fetcher.get(entry.url, etag=etag, last_modified=last_modified, redirect=redirect)
@@ -188,7 +199,9 @@ class SiteCrawler:
         try:
             fetched = future.result()
         except RemotePageNotFoundError as error:
-            store.record(library_id, url, FAILED, note=error.message)  # its status: a start URL that failed is reported with it
+            store.record(
+                library_id, url, FAILED, note=error.message
+            )  # its status: a start URL that failed is reported with it
             return "failed"
         except (UrlNotAllowedError, InvalidContentError) as error:
             store.record(library_id, url, SKIPPED, note=error.message)
@@ -207,9 +220,15 @@ class SiteCrawler:
             etag, last_modified = entry.validators
         else:
             tally.fetched += 1
-            body, final, media = fetched.body, normal_url(fetched.url), fetched.content_type.split(";", 1)[0].strip().lower()
+            body, final, media = (
+                fetched.body,
+                normal_url(fetched.url),
+                fetched.content_type.split(";", 1)[0].strip().lower(),
+            )
             etag, last_modified = fetched.etag, fetched.last_modified
-            if media in HTML_TYPES:  # stored as UTF-8: the charset its HTTP header named is not kept, the page must not need it
+            if (
+                media in HTML_TYPES
+            ):  # stored as UTF-8: the charset its HTTP header named is not kept, the page must not need it
                 body = utf8_html(body, fetched.content_type)
         if not in_scope(final, scope):
             store.record(library_id, url, SKIPPED, note=f"redirected out of the crawl's scope, to {final}")
@@ -220,7 +239,9 @@ class SiteCrawler:
             return "skipped"
         keep = {"body": body, "etag": etag, "last_modified": last_modified, "digest": hashlib.sha256(body).hexdigest()}
         state, note = self._judge(library_id, scope, url, final, body, keep["digest"])
-        store.record(library_id, url, state, note=note, **keep)  # validators kept for every HTML page: its next fetch may be a 304
+        store.record(
+            library_id, url, state, note=note, **keep
+        )  # validators kept for every HTML page: its next fetch may be a 304
         return "not-modified" if fetched.not_modified and state == PAGE else state
 
     def _judge(self, library_id: str, scope: str, url: str, final: str, body: bytes, digest: str) -> tuple[str, str]:
@@ -243,7 +264,9 @@ class SiteCrawler:
         """Queue the in-scope links of the page at ``url``; its links record."""
         links = page_links(html_text(body), url)
         if not links.nofollow:
-            self._store.enqueue(library_id, [link for link in links.links if in_scope(link, scope)], self._limits.max_pages)
+            self._store.enqueue(
+                library_id, [link for link in links.links if in_scope(link, scope)], self._limits.max_pages
+            )
         return links
 
     def _robots(self, scope: str) -> Robots:

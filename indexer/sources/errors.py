@@ -1,23 +1,23 @@
 """Errors of remote sources; each carries the code the tools report (corpus/guide/libraries.md#errors).
 
-    IndexerError, CodedError
-    └── SourceError                 code + recoverable
-        ├── UrlNotAllowedError      URL_NOT_ALLOWED: scheme, allowlist, or a private/metadata address
-        │   └── RedirectRefusedError    the same, for where a redirect leads (``target``)
-        ├── SourceUnavailableError  SOURCE_UNAVAILABLE: network failure after the retries, no cache to serve
-        │   └── CrawlError          a site that cannot be crawled: robots.txt unreadable, or it forbids the start URL
-        ├── RemotePageNotFoundError PAGE_NOT_FOUND: the source answered 404/410
-        ├── LlmsTxtNotFoundError    LLMS_TXT_NOT_FOUND: the llms.txt itself is missing or not an llms.txt
-        ├── InvalidContentError     INVALID_CONTENT: not documentation (binary, wrong type, too large, empty)
-        ├── WrongToolError          WRONG_TOOL: a remote library asked of a local tool, or the reverse
-        └── RemoteNotConfiguredError REMOTE_NOT_CONFIGURED: no Context7-compatible API is configured
+IndexerError, CodedError
+└── SourceError                 code + recoverable
+    ├── UrlNotAllowedError      URL_NOT_ALLOWED: scheme, allowlist, or a private/metadata address
+    │   └── RedirectRefusedError    the same, for where a redirect leads (``target``)
+    ├── SourceUnavailableError  SOURCE_UNAVAILABLE: network failure after the retries, no cache to serve
+    │   └── CrawlError          a site that cannot be crawled: robots.txt unreadable, or it forbids the start URL
+    ├── RemotePageNotFoundError PAGE_NOT_FOUND: the source answered 404/410
+    ├── LlmsTxtNotFoundError    LLMS_TXT_NOT_FOUND: the llms.txt itself is missing or not an llms.txt
+    ├── InvalidContentError     INVALID_CONTENT: not documentation (binary, wrong type, too large, empty)
+    ├── WrongToolError          WRONG_TOOL: a remote library asked of a local tool, or the reverse
+    └── RemoteNotConfiguredError REMOTE_NOT_CONFIGURED: no Context7-compatible API is configured
 """
 
 from __future__ import annotations
 
 from docs_mcp.errors import CodedError
-from docs_mcp.redact import redact
 from docs_mcp.indexer.errors import IndexerError
+from docs_mcp.redact import redact
 
 
 class SourceError(IndexerError, CodedError):

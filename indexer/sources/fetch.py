@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import logging
 import ssl
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Mapping
 from urllib.parse import urljoin
 
 import anyio
 import httpx
 
-from docs_mcp.redact import redact
 from docs_mcp import __version__
 from docs_mcp.indexer.sources.errors import (
     InvalidContentError,
@@ -35,8 +34,16 @@ from docs_mcp.indexer.sources.errors import (
 )
 from docs_mcp.indexer.sources.fetch_pool import FetchPool
 from docs_mcp.indexer.sources.safety import (
-    FetchPolicy, Resolver, check_address, check_resolved, check_url, host_of, origin_of, system_resolver,
+    FetchPolicy,
+    Resolver,
+    check_address,
+    check_resolved,
+    check_url,
+    host_of,
+    origin_of,
+    system_resolver,
 )  # fmt: skip
+from docs_mcp.redact import redact
 
 logger = logging.getLogger(__name__)
 
@@ -131,7 +138,9 @@ class Fetcher:
         check_url(url, policy)  # a refused URL is refused at once, without a slot of the pool
         return self.pool.call(self._get, url, sent, policy, redirect)
 
-    async def _get(self, url: str, headers: Mapping[str, str], policy: FetchPolicy, redirect: Callable[[str], str] | None) -> Fetched:
+    async def _get(
+        self, url: str, headers: Mapping[str, str], policy: FetchPolicy, redirect: Callable[[str], str] | None
+    ) -> Fetched:
         deadline = anyio.current_time() + policy.timeout
         attempts, last, host = 0, "", host_of(url)
         try:
@@ -162,7 +171,8 @@ class Fetcher:
                 _SLOW_HINT,
             ) from None
         raise SourceUnavailableError(
-            f"{url} could not be fetched after {_attempts(attempts)}: {last}.", "The source seems down; try again later (cached pages are still served)."
+            f"{url} could not be fetched after {_attempts(attempts)}: {last}.",
+            "The source seems down; try again later (cached pages are still served).",
         )
 
     async def _wait(self, seconds: float) -> None:
@@ -171,7 +181,9 @@ class Fetcher:
         else:
             self._sleep(seconds)
 
-    async def _follow(self, url: str, headers: Mapping[str, str], policy: FetchPolicy, redirect: Callable[[str], str] | None) -> Fetched:
+    async def _follow(
+        self, url: str, headers: Mapping[str, str], policy: FetchPolicy, redirect: Callable[[str], str] | None
+    ) -> Fetched:
         first_origin = origin_of(url)
         for hop in range(policy.max_redirects + 1):
             try:
@@ -192,9 +204,13 @@ class Fetcher:
             if fetched is not None:
                 return fetched
             url = urljoin(url, location)
-        raise SourceUnavailableError(f"{url}: more than {policy.max_redirects} redirects.", "Check the URL; the site redirects in a loop.")
+        raise SourceUnavailableError(
+            f"{url}: more than {policy.max_redirects} redirects.", "Check the URL; the site redirects in a loop."
+        )
 
-    async def _once(self, url: str, host: str, headers: Mapping[str, str], policy: FetchPolicy) -> tuple[Fetched | None, str]:
+    async def _once(
+        self, url: str, host: str, headers: Mapping[str, str], policy: FetchPolicy
+    ) -> tuple[Fetched | None, str]:
         try:
             async with self._http(policy).stream("GET", url, headers=dict(headers)) as response:
                 _check_peer(response, policy, host)
@@ -222,7 +238,11 @@ class Fetcher:
             timeout = httpx.Timeout(policy.timeout, connect=min(policy.timeout, 5.0))
             limits = httpx.Limits(max_connections=self.pool.capacity, max_keepalive_connections=self.pool.capacity)
             self._client = httpx.AsyncClient(
-                timeout=timeout, limits=limits, follow_redirects=False, trust_env=False, verify=self._tls,
+                timeout=timeout,
+                limits=limits,
+                follow_redirects=False,
+                trust_env=False,
+                verify=self._tls,
                 headers={"User-Agent": USER_AGENT},
             )
         return self._client
@@ -237,18 +257,25 @@ def _check_peer(response: httpx.Response, policy: FetchPolicy, host: str) -> Non
     stream = response.extensions.get("network_stream")
     peer = stream.get_extra_info("server_addr") if stream is not None else None
     if not peer:
-        raise UrlNotAllowedError(f"Cannot tell which address '{host}' connected to; refused.", "Report this: the HTTP stack changed.")
+        raise UrlNotAllowedError(
+            f"Cannot tell which address '{host}' connected to; refused.", "Report this: the HTTP stack changed."
+        )
     check_address(str(peer[0]), policy, host)
 
 
 def _check_status(response: httpx.Response, url: str) -> None:
     status = response.status_code
     if status in _GONE:
-        raise RemotePageNotFoundError(f"{url} answered {status}: the page does not exist.", "Check the URL, or refresh the table of contents with get_library_info.")
+        raise RemotePageNotFoundError(
+            f"{url} answered {status}: the page does not exist.",
+            "Check the URL, or refresh the table of contents with get_library_info.",
+        )
     if status >= 500 or status == _RETRY_LATER:
         raise _Transient(f"HTTP {status}")
     if status >= 400:
-        raise SourceUnavailableError(f"{url} answered {status}.", "The source refuses the request; check the URL or its access rules.")
+        raise SourceUnavailableError(
+            f"{url} answered {status}.", "The source refuses the request; check the URL or its access rules."
+        )
 
 
 async def _read(response: httpx.Response, url: str, policy: FetchPolicy) -> bytes:
@@ -265,4 +292,7 @@ async def _read(response: httpx.Response, url: str, policy: FetchPolicy) -> byte
 
 
 def _too_large(url: str, policy: FetchPolicy) -> SourceError:
-    return InvalidContentError(f"{url} is larger than {policy.max_bytes} bytes; documentation pages are smaller.", "Read another page of the table of contents.")
+    return InvalidContentError(
+        f"{url} is larger than {policy.max_bytes} bytes; documentation pages are smaller.",
+        "Read another page of the table of contents.",
+    )

@@ -13,9 +13,10 @@ holds a few slots, never all of them; a fetch waiting for a slot waits within it
 from __future__ import annotations
 
 import threading
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar
+from typing import Any, TypeVar
 
 import anyio
 from anyio.from_thread import BlockingPortal, start_blocking_portal
@@ -46,7 +47,9 @@ class PoolLoad:
 class FetchPool:
     """A private event loop that runs async jobs for blocking callers, with per-host and total slots."""
 
-    def __init__(self, capacity: int = DEFAULT_CAPACITY, per_host: int = DEFAULT_PER_HOST, name: str = "docs-mcp-fetch") -> None:
+    def __init__(
+        self, capacity: int = DEFAULT_CAPACITY, per_host: int = DEFAULT_PER_HOST, name: str = "docs-mcp-fetch"
+    ) -> None:
         self.capacity = max(1, capacity)
         self.per_host = max(1, min(per_host, self.capacity))
         self._name = name

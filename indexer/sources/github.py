@@ -13,11 +13,17 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 from urllib.parse import quote
 
-from docs_mcp.indexer.sources.errors import InvalidContentError, RemotePageNotFoundError, SourceError, SourceUnavailableError
+from docs_mcp.indexer.sources.errors import (
+    InvalidContentError,
+    RemotePageNotFoundError,
+    SourceError,
+    SourceUnavailableError,
+)
 from docs_mcp.indexer.sources.fetch import Fetcher
 from docs_mcp.indexer.sources.safety import FetchPolicy, host_of, private_channel
 
@@ -27,7 +33,9 @@ DEFAULT_API = "https://api.github.com"
 # A repository archive is larger than a page: these bound the one download it costs.
 ARCHIVE_MAX_BYTES = 300 * 1024 * 1024
 ARCHIVE_TIMEOUT = 300.0
-_SPEC = re.compile(r"(?:github:)?(?P<owner>[A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))/(?P<repo>[A-Za-z0-9._-]{1,100})(?:@(?P<ref>[^\s@]{1,255}))?")
+_SPEC = re.compile(
+    r"(?:github:)?(?P<owner>[A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))/(?P<repo>[A-Za-z0-9._-]{1,100})(?:@(?P<ref>[^\s@]{1,255}))?"
+)
 _SHA = re.compile(r"[0-9a-f]{40}")
 
 
@@ -86,7 +94,10 @@ def parse_repo(text: str) -> RepoSpec:
     """
     match = _SPEC.fullmatch(text.strip())
     if not match or match.group("repo") in (".", ".."):
-        raise RepositoryError(f"'{text}' is not a GitHub repository.", "Write github:OWNER/REPO, or github:OWNER/REPO@REF for a branch, tag or commit.")
+        raise RepositoryError(
+            f"'{text}' is not a GitHub repository.",
+            "Write github:OWNER/REPO, or github:OWNER/REPO@REF for a branch, tag or commit.",
+        )
     return RepoSpec(match.group("owner"), match.group("repo").removesuffix(".git"), match.group("ref") or "")
 
 
@@ -108,8 +119,12 @@ class GitHubClient:
         repo = self._json(f"/repos/{_path(spec.owner)}/{_path(spec.repo)}", spec)
         ref = spec.ref or str(repo.get("default_branch") or "")
         if not ref:
-            raise RepositoryError(f"{spec.full_name} has no default branch (an empty repository?).", "Name a ref: github:OWNER/REPO@REF.")
-        commit = self._json(f"/repos/{_path(spec.owner)}/{_path(spec.repo)}/commits/{quote(ref, safe='')}", spec, ref=ref)
+            raise RepositoryError(
+                f"{spec.full_name} has no default branch (an empty repository?).", "Name a ref: github:OWNER/REPO@REF."
+            )
+        commit = self._json(
+            f"/repos/{_path(spec.owner)}/{_path(spec.repo)}/commits/{quote(ref, safe='')}", spec, ref=ref
+        )
         sha = str(commit.get("sha") or "")
         if not _SHA.fullmatch(sha):
             raise RepositoryError(f"GitHub gave no commit for {spec.full_name}@{ref}.", "Check the ref.")
@@ -133,7 +148,9 @@ class GitHubClient:
         try:
             return self._fetcher.get(url, headers=self._headers(), policy=policy).body
         except InvalidContentError as error:
-            raise InvalidContentError(f"The archive of {spec.full_name} is larger than {ARCHIVE_MAX_BYTES // 2**20} MiB.", error.hint) from None
+            raise InvalidContentError(
+                f"The archive of {spec.full_name} is larger than {ARCHIVE_MAX_BYTES // 2**20} MiB.", error.hint
+            ) from None
 
     def _json(self, path: str, spec: RepoSpec, ref: str = "") -> dict[str, Any]:
         try:
@@ -141,11 +158,15 @@ class GitHubClient:
         except RemotePageNotFoundError:
             what = f"{spec.full_name}@{ref}" if ref else spec.full_name
             private = "" if self._settings.token else " (a private repository needs a token: set GITHUB_TOKEN)"
-            raise RepositoryError(f"GitHub has no repository or ref {what}{private}.", "Check the owner, the name and the ref.") from None
+            raise RepositoryError(
+                f"GitHub has no repository or ref {what}{private}.", "Check the owner, the name and the ref."
+            ) from None
         try:
             data = json.loads(fetched.body)
         except (ValueError, UnicodeDecodeError):
-            raise SourceUnavailableError(f"{self._settings.api} did not answer with JSON.", f"Check {API_ENV}: it must be a GitHub API base URL.") from None
+            raise SourceUnavailableError(
+                f"{self._settings.api} did not answer with JSON.", f"Check {API_ENV}: it must be a GitHub API base URL."
+            ) from None
         if not isinstance(data, dict):
             raise SourceUnavailableError(f"{self._settings.api} answered with no JSON object.", f"Check {API_ENV}.")
         return data

@@ -18,24 +18,25 @@ import hashlib
 import json
 import tempfile
 import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 from docs_mcp.indexer.build import Documents, Source, write_source, write_sources
+from docs_mcp.indexer.corpus.readable_name import documentation_of
 from docs_mcp.indexer.errors import IndexChangedError, IndexLockedError
 from docs_mcp.indexer.index_file import live_generation, open_index
 from docs_mcp.indexer.libraries.spec import LibrarySpec
 from docs_mcp.indexer.libraries.store import catalog_entries
-from docs_mcp.indexer.corpus.readable_name import documentation_of
-from docs_mcp.indexer.schema import METADATA_FILE
 from docs_mcp.indexer.records import IndexReport
-from docs_mcp.indexer.sources.page_cache import CachedPage
-from docs_mcp.indexer.sources.llms_txt import LlmsTxt
-from docs_mcp.indexer.sources.paths import page_paths
+from docs_mcp.indexer.schema import METADATA_FILE
 from docs_mcp.indexer.sources.known_libraries import LLMS_TXT, RegisteredLibrary
+from docs_mcp.indexer.sources.llms_txt import LlmsTxt
+from docs_mcp.indexer.sources.page_cache import CachedPage
+from docs_mcp.indexer.sources.paths import page_paths
 
 ATTEMPTS = 3
 # One writer per index folder in this process (the file lock covers other processes).
@@ -86,7 +87,11 @@ class SourcePages:
 
 
 def index_pages(
-    index_dir: Path, source: Source | Sequence[Source], *, sleep: Callable[[float], None], delays: Iterable[float] = (1.0, 3.0),
+    index_dir: Path,
+    source: Source | Sequence[Source],
+    *,
+    sleep: Callable[[float], None],
+    delays: Iterable[float] = (1.0, 3.0),
     model: str | None = None,
 ) -> IndexReport:
     """Write ``source`` (an llms.txt library's pages, a package release...) as its library into the index at
@@ -142,14 +147,18 @@ def _catalog_entry(planned: Mapping[str, Any], spec: LibrarySpec, source: Source
         "toc": toc,
         # Where each indexed page came from: its URL, the ETag (else content hash) it had, when it was fetched.
         "provenance": {
-            spec.mount + paths[page.url]: {"url": page.url, "revision": page.etag or f"sha256:{page.digest}", "fetched_at": _iso(page.fetched_at)}
+            spec.mount + paths[page.url]: {
+                "url": page.url,
+                "revision": page.etag or f"sha256:{page.digest}",
+                "fetched_at": _iso(page.fetched_at),
+            }
             for page in source.pages
         },
     }
 
 
 def _iso(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return datetime.fromtimestamp(epoch, UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 def _write_documents(root: Path, source: SourcePages) -> None:

@@ -10,11 +10,13 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from typing import Callable
+from collections.abc import Callable
 
 logger = logging.getLogger(__name__)
 
-CLOSE_WAIT = 120.0  # seconds: an index write of a few fetched pages takes seconds; a stuck one must not hold the exit forever
+CLOSE_WAIT = (
+    120.0  # seconds: an index write of a few fetched pages takes seconds; a stuck one must not hold the exit forever
+)
 
 
 class Worker:

@@ -18,14 +18,15 @@ the configured Context7-compatible API.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from docs_mcp.environment import environment
-from docs_mcp.indexer.libraries.spec import check_library_id
 from docs_mcp.indexer.errors import LibraryError
+from docs_mcp.indexer.libraries.spec import check_library_id
 from docs_mcp.indexer.sources.safety import host_of
 
 CUSTOM_ENV = "DOCS_MCP_CUSTOM_LIBRARIES"
@@ -81,7 +82,12 @@ def load_registry(custom: Path | None = None, *, bundled: bool = True) -> Regist
     """
     layers: list[tuple[str, str]] = []
     if bundled:
-        layers.append(("curated.json (bundled)", files("docs_mcp.indexer.sources").joinpath("curated.json").read_text(encoding="utf-8")))
+        layers.append(
+            (
+                "curated.json (bundled)",
+                files("docs_mcp.indexer.sources").joinpath("curated.json").read_text(encoding="utf-8"),
+            )
+        )
     path = custom or custom_path()
     if path.is_file():
         layers.append((str(path), path.read_text(encoding="utf-8")))
@@ -101,7 +107,9 @@ def load_registry(custom: Path | None = None, *, bundled: bool = True) -> Regist
             try:
                 library = _library(entry)
             except (LibraryError, KeyError, TypeError, ValueError, AttributeError) as error:
-                problems.append(f"{name}: entry {entry.get('id') if isinstance(entry, dict) else entry!r} skipped: {error}")
+                problems.append(
+                    f"{name}: entry {entry.get('id') if isinstance(entry, dict) else entry!r} skipped: {error}"
+                )
                 continue
             libraries[library.library_id] = library
         domains.update(d.lower() for d in data.get("allowedDomains") or [] if isinstance(d, str))

@@ -70,7 +70,11 @@ def parse_llms_txt(text: str, url: str) -> LlmsTxt:
         elif not entries and section == ROOT_SECTION and (match := _SUMMARY.match(line)):
             summary.append(match.group(1).strip())
         elif match := _LINK.match(line):
-            entries.append(LlmsEntry(section, match["title"].strip(), urljoin(url, match["url"]), (match["description"] or "").strip()))
+            entries.append(
+                LlmsEntry(
+                    section, match["title"].strip(), urljoin(url, match["url"]), (match["description"] or "").strip()
+                )
+            )
     if not title and not entries:
         raise LlmsTxtNotFoundError(
             f"{url} is not an llms.txt: it has no '# Title' line and no '- [title](url)' links.",

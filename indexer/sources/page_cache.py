@@ -12,9 +12,9 @@ import hashlib
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
 
 from docs_mcp.indexer.sources.sqlite_file import open_sqlite_file
 
@@ -62,7 +62,9 @@ class PageState:
 class PageCache:
     """Pages by URL; thread-safe (one connection behind a lock)."""
 
-    def __init__(self, path: Path, *, memory_entries: int = DEFAULT_MEMORY_ENTRIES, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, path: Path, *, memory_entries: int = DEFAULT_MEMORY_ENTRIES, clock: Callable[[], float] = time.time
+    ) -> None:
         self.clock = clock
         self._memory: OrderedDict[str, CachedPage] = OrderedDict()
         self._capacity = memory_entries
@@ -100,13 +102,17 @@ class PageCache:
     def pages_of(self, library_id: str) -> list[CachedPage]:
         """Every cached page of a library, by URL."""
         with self._lock:
-            rows = self._db.execute(f"SELECT {_COLUMNS} FROM pages WHERE library_id = ? ORDER BY url", (library_id,)).fetchall()
+            rows = self._db.execute(
+                f"SELECT {_COLUMNS} FROM pages WHERE library_id = ? ORDER BY url", (library_id,)
+            ).fetchall()
         return [CachedPage(*row) for row in rows]
 
     def states_of(self, library_id: str) -> list[PageState]:
         """URL, fetch time and last refresh error of every cached page of a library, by URL (no content read)."""
         with self._lock:
-            rows = self._db.execute("SELECT url, fetched_at, last_error FROM pages WHERE library_id = ? ORDER BY url", (library_id,)).fetchall()
+            rows = self._db.execute(
+                "SELECT url, fetched_at, last_error FROM pages WHERE library_id = ? ORDER BY url", (library_id,)
+            ).fetchall()
         return [PageState(*row) for row in rows]
 
     def close(self) -> None:
@@ -121,4 +127,13 @@ class PageCache:
 
 
 def _row(page: CachedPage) -> tuple:
-    return (page.url, page.library_id, page.title, page.markdown, page.etag, page.last_modified, page.fetched_at, page.last_error)
+    return (
+        page.url,
+        page.library_id,
+        page.title,
+        page.markdown,
+        page.etag,
+        page.last_modified,
+        page.fetched_at,
+        page.last_error,
+    )

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Hashable, Iterable, Mapping, TypeVar
+from collections.abc import Hashable, Iterable, Mapping
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 LLMS_PAGE = "llms.md"  # the llms.txt itself, always at the library's root

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from typing import Callable
+from collections.abc import Callable
 
 from docs_mcp.indexer.sources.errors import InvalidContentError
 
@@ -23,7 +23,9 @@ DEFAULT_CAPACITY = 1000
 class Refusals:
     """URL -> the InvalidContentError it got, until it expires; thread-safe."""
 
-    def __init__(self, ttl: float = DEFAULT_TTL, capacity: int = DEFAULT_CAPACITY, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, ttl: float = DEFAULT_TTL, capacity: int = DEFAULT_CAPACITY, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.ttl = ttl
         self._capacity = capacity
         self._clock = clock
@@ -45,7 +47,9 @@ class Refusals:
                 del self._refused[url]
                 return
         minutes = max(1, round((until - self._clock()) / 60))
-        raise InvalidContentError(error.message, f"{error.hint} (This answer is remembered for {minutes} more minute(s).)")
+        raise InvalidContentError(
+            error.message, f"{error.hint} (This answer is remembered for {minutes} more minute(s).)"
+        )
 
     def remember(self, url: str, error: InvalidContentError) -> None:
         with self._lock:

@@ -13,22 +13,23 @@ from __future__ import annotations
 import io
 import json
 import tempfile
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from docs_mcp.indexer.build import Documents, write_source
 from docs_mcp.indexer.corpus.file_rules import FileRules
-from docs_mcp.indexer.libraries.spec import LibrarySpec, check_library_id
 from docs_mcp.indexer.corpus.readable_name import documentation_of
+from docs_mcp.indexer.libraries.spec import LibrarySpec, check_library_id
 from docs_mcp.indexer.records import IndexReport
-from docs_mcp.indexer.sources.repository_archive import ArchiveError, unpack_docs
-from docs_mcp.indexer.sources.source_settings import SourceSettings
 from docs_mcp.indexer.sources.errors import InvalidContentError
 from docs_mcp.indexer.sources.fetch import Fetcher
 from docs_mcp.indexer.sources.github import GitHubClient, GitHubSettings, ResolvedRepo, parse_repo
 from docs_mcp.indexer.sources.ingest import index_embeddings, stored_entry
+from docs_mcp.indexer.sources.repository_archive import ArchiveError, unpack_docs
+from docs_mcp.indexer.sources.source_settings import SourceSettings
 
 GITHUB = "github"
 
@@ -76,9 +77,13 @@ class RepositorySource:
             try:
                 unpack_docs(io.BytesIO(self.archive), root, f"the archive of {self.resolved.spec.full_name}")
             except ArchiveError as error:
-                raise InvalidContentError(f"The archive of {self.resolved.spec.full_name} {error}.", error.hint) from None
+                raise InvalidContentError(
+                    f"The archive of {self.resolved.spec.full_name} {error}.", error.hint
+                ) from None
             description = self.spec.description or documentation_of(self.spec.name)
-            (Path(folder) / "metadata.json").write_text(json.dumps({"corpus_description": description}), encoding="utf-8")
+            (Path(folder) / "metadata.json").write_text(
+                json.dumps({"corpus_description": description}), encoding="utf-8"
+            )
             yield Documents(root, rules=self.rules)
 
     def catalog_entry(self, planned: Mapping[str, Any]) -> dict[str, Any]:
@@ -135,7 +140,9 @@ def add_repository(
     )
     source = RepositorySource(library, resolved, archive, request.rules)
     chosen = index_embeddings(Path(settings.index_dir), embeddings)
-    return RepositoryResult(resolved, write_source(source, Path(settings.index_dir), embeddings=chosen, progress=build_progress), library_id)
+    return RepositoryResult(
+        resolved, write_source(source, Path(settings.index_dir), embeddings=chosen, progress=build_progress), library_id
+    )
 
 
 def refresh_request(library_id: str, entry: Mapping[str, Any]) -> RepositoryRequest:

@@ -57,7 +57,9 @@ def unpack_docs(archive: IO[bytes], destination: Path, name: str = "the archive"
                 relative = member_path(member.name)
                 page = member.isfile() and relative is not None and _wanted(relative)
                 if page and member.size > MAX_FILE_BYTES:
-                    logger.warning("%s: %s skipped: larger than the %d MiB a file may be", name, relative, MAX_FILE_BYTES // 2**20)
+                    logger.warning(
+                        "%s: %s skipped: larger than the %d MiB a file may be", name, relative, MAX_FILE_BYTES // 2**20
+                    )
                     page = False
                 source = tar.extractfile(member) if page else None
                 if source is None:
@@ -74,7 +76,9 @@ def unpack_docs(archive: IO[bytes], destination: Path, name: str = "the archive"
                 files += 1
                 total += member.size
     except (tarfile.TarError, EOFError, OSError, zlib.error, lzma.LZMAError) as error:
-        raise ArchiveError(f"is not a readable tar archive ({type(error).__name__}: {error})", "Try again; report it if it persists.") from None
+        raise ArchiveError(
+            f"is not a readable tar archive ({type(error).__name__}: {error})", "Try again; report it if it persists."
+        ) from None
     return Unpacked(files, total, skipped)
 
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 import ipaddress
 import logging
 import socket
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterable
 from urllib.parse import urlsplit
 
 from docs_mcp.environment import environment
@@ -46,7 +46,9 @@ PRIVATE_HINT = (
     "Only public documentation sites are fetched. For a site on a private network, mirror it (e.g. wget --mirror "
     "--no-parent URL) and index the folder: docs-mcp index FOLDER --library ORG/NAME."
 )
-_SHAPE_HINT = "Pass a full http(s) URL (https://docs.example.com/page), or read an indexed page with path and library_id."
+_SHAPE_HINT = (
+    "Pass a full http(s) URL (https://docs.example.com/page), or read an indexed page with path and library_id."
+)
 
 Resolver = Callable[[str, int], list[str]]
 
@@ -85,7 +87,10 @@ def loopback_allowed(environ: dict[str, str] | None = None) -> bool:
 def warn_if_loopback_allowed(environ: dict[str, str] | None = None) -> None:
     """Log the one start-up warning of the test mode, so it is never on unnoticed."""
     if loopback_allowed(environ):
-        logger.warning("%s=1: remote sources may fetch from loopback addresses (test mode; never set it in production)", LOOPBACK_ENV)
+        logger.warning(
+            "%s=1: remote sources may fetch from loopback addresses (test mode; never set it in production)",
+            LOOPBACK_ENV,
+        )
 
 
 def host_of(url: str) -> str:
@@ -126,7 +131,9 @@ def check_url(url: str, policy: FetchPolicy) -> tuple[str, int]:
     except ValueError as error:
         raise UrlNotAllowedError(f"'{url}' is not a valid URL ({error}).", _SHAPE_HINT) from error
     if parts.scheme not in SCHEMES:
-        raise UrlNotAllowedError(f"Only http and https URLs can be read, not '{parts.scheme or 'no scheme'}:'.", _SHAPE_HINT)
+        raise UrlNotAllowedError(
+            f"Only http and https URLs can be read, not '{parts.scheme or 'no scheme'}:'.", _SHAPE_HINT
+        )
     if parts.username or parts.password:
         raise UrlNotAllowedError("URLs with credentials are refused.", "Pass the URL without user:password@.")
     host = (parts.hostname or "").lower()
@@ -210,7 +217,9 @@ def check_resolved(host: str, addresses: list[str], policy: FetchPolicy) -> None
         SourceUnavailableError: the name resolved to nothing.
     """
     if not addresses:
-        raise SourceUnavailableError(f"'{host}' cannot be resolved to an address.", "Check the host name, or try again later.")
+        raise SourceUnavailableError(
+            f"'{host}' cannot be resolved to an address.", "Check the host name, or try again later."
+        )
     for address in addresses:
         check_address(address, policy, host)
 

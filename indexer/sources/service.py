@@ -24,16 +24,14 @@ import re
 import sqlite3
 import threading
 import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
-from typing import Any, Callable, Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from docs_mcp.redact import redact
 from docs_mcp.indexer.libraries.store import catalog_entries
 from docs_mcp.indexer.schema import METADATA_FILE
-from docs_mcp.indexer.sources.page_cache import CachedPage, PageCache
-from docs_mcp.indexer.sources.source_settings import SourceSettings
 from docs_mcp.indexer.sources.context7 import Context7Client
 from docs_mcp.indexer.sources.convert import is_html, to_markdown
 from docs_mcp.indexer.sources.errors import (
@@ -46,12 +44,15 @@ from docs_mcp.indexer.sources.errors import (
 from docs_mcp.indexer.sources.fetch import DEFAULT_DELAYS, Fetcher
 from docs_mcp.indexer.sources.fetch_pool import FetchPool
 from docs_mcp.indexer.sources.ingest import SourcePages, index_pages, indexed_digests
-from docs_mcp.indexer.sources.paths import page_paths
-from docs_mcp.indexer.sources.llms_txt import LlmsTxt, parse_llms_txt
-from docs_mcp.indexer.sources.refusals import Refusals
-from docs_mcp.indexer.sources.known_libraries import CONTEXT7, LLMS_TXT, RegisteredLibrary
-from docs_mcp.indexer.sources.safety import FetchPolicy, check_url, host_of, warn_if_loopback_allowed
 from docs_mcp.indexer.sources.job_thread import Worker
+from docs_mcp.indexer.sources.known_libraries import CONTEXT7, LLMS_TXT, RegisteredLibrary
+from docs_mcp.indexer.sources.llms_txt import LlmsTxt, parse_llms_txt
+from docs_mcp.indexer.sources.page_cache import CachedPage, PageCache
+from docs_mcp.indexer.sources.paths import page_paths
+from docs_mcp.indexer.sources.refusals import Refusals
+from docs_mcp.indexer.sources.safety import FetchPolicy, check_url, host_of, warn_if_loopback_allowed
+from docs_mcp.indexer.sources.source_settings import SourceSettings
+from docs_mcp.redact import redact
 
 logger = logging.getLogger(__name__)
 
@@ -151,7 +152,9 @@ class SourceService:
     def llms_libraries(self) -> dict[str, RegisteredLibrary]:
         """llms.txt libraries: those the index holds, then the registry's others."""
         indexed = {i: _indexed_library(i, e) for i, e in self._entries().items() if e.get("origin") == LLMS_TXT}
-        listed = {i: lib for i, lib in self.settings.registry.libraries.items() if lib.kind == LLMS_TXT and i not in indexed}
+        listed = {
+            i: lib for i, lib in self.settings.registry.libraries.items() if lib.kind == LLMS_TXT and i not in indexed
+        }
         return {**indexed, **listed}
 
     def remote_libraries(self) -> dict[str, RegisteredLibrary]:
@@ -181,7 +184,11 @@ class SourceService:
             page = self.cache.put(replace(page, library_id=library.library_id))  # read before it joined the TOC
         if library is not None and not self._is_indexed(library.library_id, page):
             self._worker.submit(f"index:{library.library_id}", lambda: self.index_library(library.library_id))
-        warning = f"The source could not be reached at the last refresh ({page.last_error}); this copy may be outdated." if stale and page.last_error else None
+        warning = (
+            f"The source could not be reached at the last refresh ({page.last_error}); this copy may be outdated."
+            if stale and page.last_error
+            else None
+        )
         return PageRead(
             url=url,
             library_id=library.library_id if library else "",
@@ -237,7 +244,11 @@ class SourceService:
         scored = []
         for position, toc in enumerate(entry.get("toc") or ()):
             url = toc.get("url", "")
-            words = set(_WORD.findall(f"{toc.get('title', '')} {toc.get('section', '')} {toc.get('description', '')}".casefold()))
+            words = set(
+                _WORD.findall(
+                    f"{toc.get('title', '')} {toc.get('section', '')} {toc.get('description', '')}".casefold()
+                )
+            )
             score = len(wanted & words)
             if url and url not in indexed and score:
                 scored.append((-score, position, url))
@@ -249,12 +260,22 @@ class SourceService:
         llms_page, _, _ = self._get(library.llms_txt_url, library_id, library.ttl_hours, llms=True)
         llms = parse_llms_txt(llms_page.markdown, library.llms_txt_url)
         toc = {entry.url for entry in llms.entries}
-        pages = tuple(p for p in self.cache.pages_of(library_id) if p.url != library.llms_txt_url and _belongs(p.url, library, toc))
+        pages = tuple(
+            p
+            for p in self.cache.pages_of(library_id)
+            if p.url != library.llms_txt_url and _belongs(p.url, library, toc)
+        )
         source = SourcePages(library, llms, llms_page.markdown, pages)
         if indexed_digests(self._entries().get(library_id)) == source.digests():
             return False
         report = index_pages(self.settings.index_dir, source, sleep=self._sleep, delays=self._delays)
-        logger.info("indexed %s: %d documents, %d chunks (%d embedded)", library_id, len(pages) + 1, report.chunks, report.embedded)
+        logger.info(
+            "indexed %s: %d documents, %d chunks (%d embedded)",
+            library_id,
+            len(pages) + 1,
+            report.chunks,
+            report.embedded,
+        )
         return True
 
     def add(self, library: RegisteredLibrary) -> LlmsTxt:
@@ -263,7 +284,9 @@ class SourceService:
         Raises:
             UrlNotAllowedError, LlmsTxtNotFoundError, SourceUnavailableError, InvalidContentError.
         """
-        registry = replace(self.settings.registry, libraries={**self.settings.registry.libraries, library.library_id: library})
+        registry = replace(
+            self.settings.registry, libraries={**self.settings.registry.libraries, library.library_id: library}
+        )
         self.settings = replace(self.settings, registry=registry, policy=self.settings.policy.allowing(library.domains))
         page = self._fetch(library.llms_txt_url, library.library_id, None, llms=True)
         llms = parse_llms_txt(page.markdown, library.llms_txt_url)
@@ -282,10 +305,15 @@ class SourceService:
             KeyError: ``library_id`` is no indexed llms.txt library.
         """
         libraries = self.llms_libraries()
-        chosen = [libraries[library_id]] if library_id else [lib for i, lib in libraries.items() if i in self._entries()]
+        chosen = (
+            [libraries[library_id]] if library_id else [lib for i, lib in libraries.items() if i in self._entries()]
+        )
         outcomes = []
         for library in chosen:
-            urls = [library.llms_txt_url, *(p.url for p in self.cache.states_of(library.library_id) if p.url != library.llms_txt_url)]
+            urls = [
+                library.llms_txt_url,
+                *(p.url for p in self.cache.states_of(library.library_id) if p.url != library.llms_txt_url),
+            ]
             for url in urls:
                 outcomes.append(self._refresh_one(library, url))
             if any(o.status == "updated" for o in outcomes if o.library_id == library.library_id):
@@ -308,7 +336,10 @@ class SourceService:
         self._refusals.check(url)
         try:
             fetched = self.fetcher.get(
-                url, etag=previous.etag if previous else "", last_modified=previous.last_modified if previous else "", policy=self.policy()
+                url,
+                etag=previous.etag if previous else "",
+                last_modified=previous.last_modified if previous else "",
+                policy=self.policy(),
             )
             if fetched.not_modified and previous is not None:
                 return self.cache.revalidated(previous)
@@ -321,7 +352,9 @@ class SourceService:
             converted = to_markdown(fetched)
         except RemotePageNotFoundError as error:
             if llms:
-                raise LlmsTxtNotFoundError(error.message, "Check the llms.txt URL of the library (docs-mcp add llms-txt URL).") from error
+                raise LlmsTxtNotFoundError(
+                    error.message, "Check the llms.txt URL of the library (docs-mcp add llms-txt URL)."
+                ) from error
             raise
         except InvalidContentError as error:
             self._refusals.remember(url, error)
@@ -329,7 +362,15 @@ class SourceService:
         if llms:
             parse_llms_txt(converted.markdown, url)  # refuse what is not an llms.txt before caching it
         return self.cache.put(
-            CachedPage(url, library_id, converted.title, converted.markdown, fetched.etag, fetched.last_modified, self.cache.clock())
+            CachedPage(
+                url,
+                library_id,
+                converted.title,
+                converted.markdown,
+                fetched.etag,
+                fetched.last_modified,
+                self.cache.clock(),
+            )
         )
 
     def _revalidate_if_stale(self, library: RegisteredLibrary) -> None:
@@ -355,7 +396,12 @@ class SourceService:
         except SourceError as error:
             if previous is not None:
                 self.cache.failed(previous, error.message)
-            return RefreshOutcome(library.library_id, url, "failed", f"{error.message} (kept the cached copy)" if previous else error.message)
+            return RefreshOutcome(
+                library.library_id,
+                url,
+                "failed",
+                f"{error.message} (kept the cached copy)" if previous else error.message,
+            )
         changed = previous is None or page.digest != previous.digest
         return RefreshOutcome(library.library_id, url, "updated" if changed else "unchanged")
 
@@ -381,7 +427,11 @@ class SourceService:
     def _path_of(self, library: RegisteredLibrary, url: str) -> str:
         """The document path ``url`` has (or will have once indexed) in its library, as ingest names it."""
         toc = (self._entries().get(library.library_id) or {}).get("toc") or ()
-        known = [*(t["url"] for t in toc if t.get("url")), *(p.url for p in self.cache.states_of(library.library_id)), url]
+        known = [
+            *(t["url"] for t in toc if t.get("url")),
+            *(p.url for p in self.cache.states_of(library.library_id)),
+            url,
+        ]
         return f"{library.library_id}/{page_paths(known, library.llms_txt_url)[url]}"
 
     def _is_indexed(self, library_id: str, page: CachedPage) -> bool:
@@ -413,7 +463,9 @@ _DEFAULT = RegisteredLibrary("", "", LLMS_TXT)
 
 def _belongs(url: str, library: RegisteredLibrary, toc: set[str] | set[str | None]) -> bool:
     """Whether ``url`` is the library's llms.txt, an entry of its table of contents, or under the llms.txt's folder."""
-    return bool(library.llms_txt_url) and (url == library.llms_txt_url or url in toc or _under_folder(url, library.llms_txt_url))
+    return bool(library.llms_txt_url) and (
+        url == library.llms_txt_url or url in toc or _under_folder(url, library.llms_txt_url)
+    )
 
 
 def _under_folder(url: str, llms_url: str) -> bool:
@@ -447,4 +499,4 @@ def _indexed_library(library_id: str, entry: Mapping[str, Any]) -> RegisteredLib
 
 
 def _iso(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return datetime.fromtimestamp(epoch, UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")

@@ -15,20 +15,20 @@ from __future__ import annotations
 import hashlib
 import json
 import tempfile
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
 
 from bs4 import BeautifulSoup
 
 from docs_mcp.indexer.build import Documents, write_source
 from docs_mcp.indexer.corpus.charsets import html_text
-from docs_mcp.indexer.libraries.spec import LibrarySpec
 from docs_mcp.indexer.corpus.readable_name import documentation_of
+from docs_mcp.indexer.libraries.spec import LibrarySpec
 from docs_mcp.indexer.records import IndexReport
-from docs_mcp.indexer.sources.source_settings import SOURCES_FOLDER, SourceSettings
 from docs_mcp.indexer.sources.crawl_store import CrawlStore
 from docs_mcp.indexer.sources.crawler import CrawlLimits, CrawlReport, CrawlStep, SiteCrawler
 from docs_mcp.indexer.sources.errors import InvalidContentError
@@ -37,6 +37,7 @@ from docs_mcp.indexer.sources.ingest import index_embeddings, stored_entry
 from docs_mcp.indexer.sources.paths import distinct_paths
 from docs_mcp.indexer.sources.safety import host_of
 from docs_mcp.indexer.sources.site_links import normal_url, page_path, section_names
+from docs_mcp.indexer.sources.source_settings import SOURCES_FOLDER, SourceSettings
 
 SITE = "site"
 CRAWL_FILE = "sites.sqlite"
@@ -86,7 +87,9 @@ class SiteSource:
             root = Path(folder) / "docs"
             root.mkdir()
             description = self.spec.description or documentation_of(self.spec.name)
-            (Path(folder) / "metadata.json").write_text(json.dumps({"corpus_description": description}), encoding="utf-8")
+            (Path(folder) / "metadata.json").write_text(
+                json.dumps({"corpus_description": description}), encoding="utf-8"
+            )
             for url, path in self.paths().items():
                 target = root / path
                 target.parent.mkdir(parents=True, exist_ok=True)
@@ -96,14 +99,21 @@ class SiteSource:
     def catalog_entry(self, planned: Mapping[str, Any]) -> dict[str, Any]:
         """The planned entry with the crawl's origin and each TOC entry's URL."""
         urls = {self.spec.mount + path: url for url, path in self.paths().items()}
-        toc = [{**entry, "url": urls[entry["path"]]} if entry.get("path") in urls else entry for entry in planned.get("toc") or ()]
+        toc = [
+            {**entry, "url": urls[entry["path"]]} if entry.get("path") in urls else entry
+            for entry in planned.get("toc") or ()
+        ]
         return {
             **planned,
             "origin": SITE,
             "source": self.crawl.start_url,
             "scope": self.crawl.scope,
-            "crawled_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "crawl": {"max_pages": self.request.limits.max_pages, "concurrency": self.request.limits.concurrency, "rate": self.request.limits.rate},
+            "crawled_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "crawl": {
+                "max_pages": self.request.limits.max_pages,
+                "concurrency": self.request.limits.concurrency,
+                "rate": self.request.limits.rate,
+            },
             "pages": self.digests(),
             "toc": toc,
         }
@@ -138,7 +148,11 @@ def add_site(
         fetcher.close()
     if not pages:
         # What the start URL answered (its status, or why it is no page) says what to check first.
-        why = "" if start is None or not start.note else f": {start.note if start.note.startswith(start.url) else f'{start.url}: {start.note}'}"
+        why = (
+            ""
+            if start is None or not start.note
+            else f": {start.note if start.note.startswith(start.url) else f'{start.url}: {start.note}'}"
+        )
         raise InvalidContentError(
             f"No HTML documentation page was found under {crawl.scope} ({crawl.skipped} skipped, {crawl.failed} failed){why.rstrip('.')}.",
             "Check the URL (the crawl stays under its folder), or the site's robots.txt.",
@@ -162,13 +176,19 @@ def add_site(
 
 def _same_spec(entry: Mapping[str, Any], spec: LibrarySpec) -> bool:
     """Whether the stored entry already describes the library as ``spec`` does (a new --name is a change)."""
-    return (entry.get("name"), entry.get("description") or "", tuple(entry.get("languages") or ())) == (spec.name, spec.description, spec.languages)
+    return (entry.get("name"), entry.get("description") or "", tuple(entry.get("languages") or ())) == (
+        spec.name,
+        spec.description,
+        spec.languages,
+    )
 
 
 def _title(html: bytes) -> str:
     soup = BeautifulSoup(html_text(html), "html.parser")
     heading = soup.find("h1")
-    title = heading.get_text(" ", strip=True) if heading else (soup.title.get_text(" ", strip=True) if soup.title else "")
+    title = (
+        heading.get_text(" ", strip=True) if heading else (soup.title.get_text(" ", strip=True) if soup.title else "")
+    )
     return " ".join(title.replace("¶", "").split())
 
 

@@ -62,7 +62,9 @@ def normal_url(url: str, base: str = "") -> str:
     netloc = host if port in (None, default) else f"{host}:{port}"
     if ":" in host and not host.startswith("["):
         netloc = f"[{host}]" if port in (None, default) else f"[{host}]:{port}"
-    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not k.lower().startswith(_TRACKING)])
+    query = urlencode(
+        [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not k.lower().startswith(_TRACKING)]
+    )
     return urlunsplit((scheme, netloc, normal_path(parts.path), query, ""))
 
 
@@ -117,14 +119,21 @@ def page_links(html: str, url: str) -> PageLinks:
     soup = BeautifulSoup(html, "html.parser")
     base_tag = soup.find("base", href=True)
     base = urljoin(url, str(base_tag["href"])) if base_tag else url
-    robots = " ".join(str(tag.get("content", "")) for tag in soup.find_all("meta", attrs={"name": lambda n: n and n.lower() in ("robots", "docs-mcp")}))
+    robots = " ".join(
+        str(tag.get("content", ""))
+        for tag in soup.find_all("meta", attrs={"name": lambda n: n and n.lower() in ("robots", "docs-mcp")})
+    )
     links: dict[str, None] = {}
     for anchor in soup.find_all("a", href=True):
         rel = {value.lower() for value in anchor.get("rel") or ()}
         target = normal_url(str(anchor["href"]), base)
         if target and "nofollow" not in rel:
             links.setdefault(target, None)
-    canonical_tag = soup.find("link", rel=lambda value: value and "canonical" in [v.lower() for v in (value if isinstance(value, list) else [value])], href=True)
+    canonical_tag = soup.find(
+        "link",
+        rel=lambda value: value and "canonical" in [v.lower() for v in (value if isinstance(value, list) else [value])],
+        href=True,
+    )
     canonical = normal_url(str(canonical_tag["href"]), base) if canonical_tag else ""
     return PageLinks(tuple(links), canonical, "noindex" in robots.lower(), "nofollow" in robots.lower())
 
@@ -133,15 +142,21 @@ def page_path(url: str, scope: str) -> str:
     """The document path of the in-scope page ``url``: its path below the scope, an HTML file name
     (``guide/`` -> ``guide/index.html``, ``guide/install`` -> ``guide/install.html``), the query folded in."""
     parts = urlsplit(url)
-    relative = unquote(parts.path[len(urlsplit(scope).path):])
+    relative = unquote(parts.path[len(urlsplit(scope).path) :])
     if not relative or relative.endswith("/"):
         relative += "index.html"
     if parts.query:
-        stem, dot, suffix = relative.rpartition(".") if relative.lower().endswith(_HTML_SUFFIXES) else (relative, "", "")
+        stem, dot, suffix = (
+            relative.rpartition(".") if relative.lower().endswith(_HTML_SUFFIXES) else (relative, "", "")
+        )
         relative = f"{stem}__{parts.query}{dot}{suffix}"
     if not relative.lower().endswith(_HTML_SUFFIXES):
         relative += ".html"
-    segments = [bounded_name(_UNSAFE_PATH.sub("_", segment)) for segment in relative.split("/") if segment not in ("", ".", "..")]
+    segments = [
+        bounded_name(_UNSAFE_PATH.sub("_", segment))
+        for segment in relative.split("/")
+        if segment not in ("", ".", "..")
+    ]
     return "/".join(segments) or "index.html"
 
 
@@ -155,10 +170,12 @@ def section_names(html: str, url: str, scope: str) -> tuple[tuple[str, str], ...
     names: dict[str, str] = {}
     for anchor in soup.find_all("a", href=True):
         target = normal_url(str(anchor["href"]), url)
-        text = clean_heading(" ".join(anchor.get_text(" ").split()))  # a page title as the link shows it, "{ #id }" and all
+        text = clean_heading(
+            " ".join(anchor.get_text(" ").split())
+        )  # a page title as the link shows it, "{ #id }" and all
         if not target.startswith(scope) or not text:
             continue
-        folder, slash, _ = urlsplit(target).path[len(urlsplit(scope).path):].partition("/")
+        folder, slash, _ = urlsplit(target).path[len(urlsplit(scope).path) :].partition("/")
         if slash and folder and folder not in names:
             names[folder] = text
     return tuple((f"{folder}/**", name) for folder, name in names.items())

@@ -5,18 +5,22 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 
-def open_sqlite_file(path: Path, schema: Sequence[str], *, timeout: float = 10.0, autocommit: bool = False) -> sqlite3.Connection:
+def open_sqlite_file(
+    path: Path, schema: Sequence[str], *, timeout: float = 10.0, autocommit: bool = False
+) -> sqlite3.Connection:
     """A connection to the SQLite file at ``path`` (its folder made), with ``schema``'s statements applied.
 
     WAL journaling lets readers go on while one writer writes; the connection may be used from any thread, so its
     owner guards it with a lock. ``autocommit``: every statement commits itself (no implicit transactions).
     """
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    connection = sqlite3.connect(str(path), check_same_thread=False, timeout=timeout, isolation_level=None if autocommit else "")
+    connection = sqlite3.connect(
+        str(path), check_same_thread=False, timeout=timeout, isolation_level=None if autocommit else ""
+    )
     _write_ahead_log(connection, timeout)
     for statement in schema:
         connection.execute(statement)

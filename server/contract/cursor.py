@@ -22,8 +22,9 @@ import binascii
 import hashlib
 import hmac
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import orjson
 
@@ -65,7 +66,13 @@ class CursorCodec:
 
     def encode(self, binding: SearchBinding, offset: int) -> str:
         """The cursor for the page of ``binding`` that starts at ``offset``."""
-        fields = {"v": CURSOR_VERSION, "i": self._index_tag, "g": self._generation_tag, "s": binding.digest(), "o": offset}
+        fields = {
+            "v": CURSOR_VERSION,
+            "i": self._index_tag,
+            "g": self._generation_tag,
+            "s": binding.digest(),
+            "o": offset,
+        }
         payload = orjson.dumps(fields)
         return base64.urlsafe_b64encode(payload + self._mac(payload)).rstrip(b"=").decode("ascii")
 
@@ -143,8 +150,10 @@ def _parse(payload: bytes) -> dict[str, Any] | None:
         fields = orjson.loads(payload)
     except orjson.JSONDecodeError:
         return None
-    if not isinstance(fields, dict) or not ((set(fields) == _PAYLOAD_KEYS and fields["v"] == CURSOR_VERSION)
-                                            or (set(fields) == _VERSION_1_KEYS and fields["v"] == 1)):
+    if not isinstance(fields, dict) or not (
+        (set(fields) == _PAYLOAD_KEYS and fields["v"] == CURSOR_VERSION)
+        or (set(fields) == _VERSION_1_KEYS and fields["v"] == 1)
+    ):
         return None
     offset = fields["o"]
     if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:

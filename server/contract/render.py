@@ -14,7 +14,8 @@ as two-space indented JSON with the keys in contract order.
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import orjson
 

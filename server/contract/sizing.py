@@ -9,8 +9,9 @@ Tokens are counted as every tool counts them (server/search/tokens.py).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from docs_mcp.indexer.index_store import StoredChunk
 from docs_mcp.server.contract.render import render_chunk_window
@@ -33,14 +34,20 @@ class SearchAnswer:
         return render_json(self.result)
 
 
-def sized_hits(index: ServedIndex, answer: SearchAnswer, query: str, expansions: Expansions | None = None) -> dict[str, Any]:
+def sized_hits(
+    index: ServedIndex, answer: SearchAnswer, query: str, expansions: Expansions | None = None
+) -> dict[str, Any]:
     """The SearchResult with ``passage`` and ``tokens`` added to each hit (the chunks' markdown read by row)."""
     result = answer.result
     if not result.get("hits"):
         return result
     contents = index.engine.markdown(answer.hits)
     strong = index.engine.content_words(" ".join([query, expansions.keywords if expansions else ""]))
-    weak = index.engine.content_words(" ".join([expansions.question, expansions.hypothetical_answer])) if expansions else []
+    weak = (
+        index.engine.content_words(" ".join([expansions.question, expansions.hypothetical_answer]))
+        if expansions
+        else []
+    )
     words = PassageWords.of(strong, weak)
     sized = []
     for hit in result["hits"]:

@@ -11,7 +11,8 @@ the type, ``maxLength`` and ``maxItems`` its schema states; ``string``, ``intege
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from docs_mcp.server.errors import CONTROL_CHARACTERS, InvalidArgumentError, quoted, quoted_list
 
@@ -49,9 +50,13 @@ def within_schema(name: str, value: Any, schema: Mapping[str, Any]) -> None:
         short_string(name, string({name: value}, name) or "", schema.get("maxLength"))
     elif schema["type"] == "array":
         if not isinstance(value, list):
-            raise InvalidArgumentError(f"Argument '{name}' must be a list, not {json_type(value)}.", f"Pass e.g. {name}=['...'].")
+            raise InvalidArgumentError(
+                f"Argument '{name}' must be a list, not {json_type(value)}.", f"Pass e.g. {name}=['...']."
+            )
         if len(value) > schema["maxItems"]:
-            raise InvalidArgumentError(f"Argument '{name}' has {len(value)} items; the limit is {schema['maxItems']}.", "Pass fewer.")
+            raise InvalidArgumentError(
+                f"Argument '{name}' has {len(value)} items; the limit is {schema['maxItems']}.", "Pass fewer."
+            )
         for item in value:
             if isinstance(item, str):
                 short_string(f"{name}[]", item, schema["items"].get("maxLength"))
@@ -60,7 +65,9 @@ def within_schema(name: str, value: Any, schema: Mapping[str, Any]) -> None:
 def short_string(name: str, value: str, limit: int | None) -> None:
     """Raise when ``value`` (argument ``name``) is longer than ``limit`` characters."""
     if limit is not None and len(value) > limit:
-        raise InvalidArgumentError(f"Argument '{name}' is {len(value)} characters long; the limit is {limit}.", "Pass a shorter value.")
+        raise InvalidArgumentError(
+            f"Argument '{name}' is {len(value)} characters long; the limit is {limit}.", "Pass a shorter value."
+        )
 
 
 def visible_text(text: str) -> str:

@@ -7,7 +7,8 @@ each generation computes them once (``ServedIndex.filters``).
 from __future__ import annotations
 
 import logging
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 logger = logging.getLogger(__name__)
 

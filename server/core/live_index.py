@@ -30,21 +30,22 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, TypeVar
+from typing import Any, TypeVar
 
 from mcp_types import Tool
 
 from docs_mcp.indexer.index_file import current_generation, index_identity
 from docs_mcp.indexer.schema import CURRENT_FILE
+from docs_mcp.server.core.facets import filter_values
 from docs_mcp.server.search.engine import Engine, open_engine
 from docs_mcp.server.search.modes import Mode
 from docs_mcp.server.search.pool import SearchPool
 from docs_mcp.server.search.records import SearchPage
 from docs_mcp.server.search.worker_process import EmbedderFactory, WorkerSetup, similarities_at
-from docs_mcp.server.core.facets import filter_values
 
 logger = logging.getLogger(__name__)
 

@@ -21,7 +21,13 @@ from typing import Any
 import orjson
 
 from docs_mcp.errors import CodedError, DocsMcpError
-from docs_mcp.server.errors import ChunkNotFoundError, InvalidArgumentError, InvalidChunkIdError, InvalidCursorError, ServerError
+from docs_mcp.server.errors import (
+    ChunkNotFoundError,
+    InvalidArgumentError,
+    InvalidChunkIdError,
+    InvalidCursorError,
+    ServerError,
+)
 
 INVALID_INPUT = "INVALID_INPUT"
 # Ours, like PATH_NOT_ALLOWED: get_doc named a well-formed chunk ID the index does not hold.

@@ -13,8 +13,9 @@ contract words errors as plain text says so with ``error_text``.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Generic, Mapping, Sequence, TypeVar
+from typing import Any, Generic, TypeVar
 
 import mcp_types as types
 import orjson
@@ -48,7 +49,9 @@ class ToolAnswer:
     is_error: bool
 
     def result(self) -> types.CallToolResult:
-        return types.CallToolResult(content=[types.TextContent(text=self.text)], structured_content=self.structured, is_error=self.is_error)
+        return types.CallToolResult(
+            content=[types.TextContent(text=self.text)], structured_content=self.structured, is_error=self.is_error
+        )
 
 
 def render_json(data: Any) -> str:
@@ -65,7 +68,9 @@ def internal_error_text(name: str, error: BaseException) -> str:
     """How a tool that words errors as plain text reports one: its message, or a bug's placeholder."""
     if isinstance(error, DocsMcpError):
         return str(error)
-    return f"{name} failed with an internal error (details are in the server log). Try again; if it persists, report it."
+    return (
+        f"{name} failed with an internal error (details are in the server log). Try again; if it persists, report it."
+    )
 
 
 @dataclass(frozen=True)
@@ -81,8 +86,12 @@ class ToolSpec(Generic[Args]):
     error_text: Callable[[str, BaseException], str] | None = None  # None: the error shape as JSON
     leases_index: bool = True  # False: the tool reads no index (the gateway's meta-tools)
     slow: bool = False  # it may wait on a documentation site or an upstream server: threads of its own (capacity.py)
-    cursor: Callable[[Arguments], Any] = lambda arguments: None  # the cursor a call continues: its generation answers it
-    after_call: Callable[[Any, Arguments], Awaitable[None]] | None = None  # (request context, arguments), after a success
+    cursor: Callable[[Arguments], Any] = lambda arguments: (
+        None
+    )  # the cursor a call continues: its generation answers it
+    after_call: Callable[[Any, Arguments], Awaitable[None]] | None = (
+        None  # (request context, arguments), after a success
+    )
 
     def data(self, call: ToolCall) -> Any:
         """Parse and run one call: the answer's data, raising what the tool raises."""

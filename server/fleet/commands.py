@@ -7,24 +7,30 @@ from __future__ import annotations
 
 import socket
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import typer
 
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
-from docs_mcp.server.team.server_settings import load_settings
 from docs_mcp.server.team.errors import ConfigError
+from docs_mcp.server.team.server_settings import load_settings
 from docs_mcp.tables import table_lines
 
 if TYPE_CHECKING:
     from docs_mcp.indexer.fleet.publish import PublishReport
     from docs_mcp.server.fleet.replica import FleetSettings
 
-fleet_app = typer.Typer(help="Inspect a fleet of replicas coordinated through PostgreSQL.", no_args_is_help=True, rich_markup_mode=None)
+fleet_app = typer.Typer(
+    help="Inspect a fleet of replicas coordinated through PostgreSQL.", no_args_is_help=True, rich_markup_mode=None
+)
 _CONFIG = typer.Option(None, "--config", help="Config file (default: $DOCS_MCP_CONFIG or ./docs-mcp.toml).")
-_DATABASE = typer.Option(None, "--database-url", help="The fleet's PostgreSQL (default: fleet.database_url / DOCS_MCP_DATABASE_URL).")
-_STORAGE = typer.Option(None, "--storage", help="Shared storage folder (default: fleet.storage / DOCS_MCP_FLEET_STORAGE).")
+_DATABASE = typer.Option(
+    None, "--database-url", help="The fleet's PostgreSQL (default: fleet.database_url / DOCS_MCP_DATABASE_URL)."
+)
+_STORAGE = typer.Option(
+    None, "--storage", help="Shared storage folder (default: fleet.storage / DOCS_MCP_FLEET_STORAGE)."
+)
 
 
 def register_fleet(app: typer.Typer) -> None:
@@ -34,14 +40,26 @@ def register_fleet(app: typer.Typer) -> None:
 
 
 def publish_command(
-    index: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", help="The builder's local index folder whose live generation is published."),
-    build: Optional[Path] = typer.Option(None, "--build", help="Build DOCS_DIR into --index first (under the fleet's build lock), then publish its final generation once."),
-    embeddings: str = typer.Option("default", "--embeddings", help="With --build: default (the packaged model) or none (full text only)."),
-    wait: bool = typer.Option(True, "--wait/--no-wait", help="Wait until the fleet has flipped to the new generation (default) or return once it is staged."),
+    index: Path = typer.Option(
+        Path(DEFAULT_INDEX_DIR), "--index", help="The builder's local index folder whose live generation is published."
+    ),
+    build: Path | None = typer.Option(
+        None,
+        "--build",
+        help="Build DOCS_DIR into --index first (under the fleet's build lock), then publish its final generation once.",
+    ),
+    embeddings: str = typer.Option(
+        "default", "--embeddings", help="With --build: default (the packaged model) or none (full text only)."
+    ),
+    wait: bool = typer.Option(
+        True,
+        "--wait/--no-wait",
+        help="Wait until the fleet has flipped to the new generation (default) or return once it is staged.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
-    database_url: Optional[str] = _DATABASE,
-    storage: Optional[str] = _STORAGE,
-    config: Optional[Path] = _CONFIG,
+    database_url: str | None = _DATABASE,
+    storage: str | None = _STORAGE,
+    config: Path | None = _CONFIG,
 ) -> None:
     """Copy the finished generation of --index and its checksum manifest to shared storage, stage it, and wait
     while every healthy replica pulls, verifies and warms it; the live pointer then flips."""
@@ -62,9 +80,16 @@ def publish_command(
                     typer.echo(f"building {build} into {index}", err=True)
                     build_index(build, index, embeddings=embeddings)
                 policy = FlipPolicy(fleet.warm_timeout, fleet.heartbeat_ttl)
-                report = publish(index, DirectoryStorage(fleet.storage), conn, publisher=publisher, policy=policy, wait=wait,
-                                 notify=lambda line: typer.echo(line, err=True),
-                                 reconnect=lambda: connect(fleet.database_url, application="docs-mcp-publish"))
+                report = publish(
+                    index,
+                    DirectoryStorage(fleet.storage),
+                    conn,
+                    publisher=publisher,
+                    policy=policy,
+                    wait=wait,
+                    notify=lambda line: typer.echo(line, err=True),
+                    reconnect=lambda: connect(fleet.database_url, application="docs-mcp-publish"),
+                )
         pruned = _prune(fleet, conn)
     finally:
         conn.close()
@@ -79,8 +104,8 @@ def publish_command(
 def status(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
     events: int = typer.Option(10, "--events", min=0, max=1000, help="How many recent events to show."),
-    database_url: Optional[str] = _DATABASE,
-    config: Optional[Path] = _CONFIG,
+    database_url: str | None = _DATABASE,
+    config: Path | None = _CONFIG,
 ) -> None:
     """The registry's generations, each replica's heartbeat, generation served and warmed, and the latest events."""
     from docs_mcp.indexer.fleet import generations
@@ -89,7 +114,9 @@ def status(
     settings = load_settings({"fleet.database_url": database_url}, config_file=config)
     url = settings["fleet.database_url"]
     if not url:
-        raise ConfigError("No fleet is configured.", "Set fleet.database_url (DOCS_MCP_DATABASE_URL) or pass --database-url.")
+        raise ConfigError(
+            "No fleet is configured.", "Set fleet.database_url (DOCS_MCP_DATABASE_URL) or pass --database-url."
+        )
     conn = connect(url, application="docs-mcp-status")
     try:
         ensure_schema(conn)
@@ -99,20 +126,54 @@ def status(
     finally:
         conn.close()
     if as_json:
-        body = {"generations": [{"generation": g.generation, "state": g.state, "bytes": g.total_bytes, "manifest_sha256": g.manifest_sha256,
-                                 "staged_at": _iso(g.staged_at), "live_at": _iso(g.live_at), "retired_at": _iso(g.retired_at)} for g in rows],
-                "replicas": [{"replica": r[0], "url": r[1], "serving": r[2], "warmed": list(r[3]), "dropped_for": r[4],
-                              "heartbeat_age": float(r[5])} for r in replicas],
-                "events": [{"at": _iso(e[0]), "replica": e[1], "event": e[2], "generation": e[3]} for e in recent]}
+        body = {
+            "generations": [
+                {
+                    "generation": g.generation,
+                    "state": g.state,
+                    "bytes": g.total_bytes,
+                    "manifest_sha256": g.manifest_sha256,
+                    "staged_at": _iso(g.staged_at),
+                    "live_at": _iso(g.live_at),
+                    "retired_at": _iso(g.retired_at),
+                }
+                for g in rows
+            ],
+            "replicas": [
+                {
+                    "replica": r[0],
+                    "url": r[1],
+                    "serving": r[2],
+                    "warmed": list(r[3]),
+                    "dropped_for": r[4],
+                    "heartbeat_age": float(r[5]),
+                }
+                for r in replicas
+            ],
+            "events": [{"at": _iso(e[0]), "replica": e[1], "event": e[2], "generation": e[3]} for e in recent],
+        }
         typer.echo(orjson.dumps(body, option=orjson.OPT_INDENT_2).decode())
         return
-    for line in table_lines([("GENERATION", "STATE", "MB", "STAGED", "LIVE", "RETIRED")] +
-                            [(g.generation, g.state, f"{g.total_bytes / 1e6:.1f}", _iso(g.staged_at), _iso(g.live_at), _iso(g.retired_at))
-                             for g in rows]):
+    for line in table_lines(
+        [("GENERATION", "STATE", "MB", "STAGED", "LIVE", "RETIRED")]
+        + [
+            (
+                g.generation,
+                g.state,
+                f"{g.total_bytes / 1e6:.1f}",
+                _iso(g.staged_at),
+                _iso(g.live_at),
+                _iso(g.retired_at),
+            )
+            for g in rows
+        ]
+    ):
         typer.echo(line)
     typer.echo("")
-    for line in table_lines([("REPLICA", "SERVING", "WARMED", "DROPPED FOR", "HEARTBEAT AGE")] +
-                            [(r[0], r[2], ",".join(r[3]), r[4], f"{r[5]} s") for r in replicas]):
+    for line in table_lines(
+        [("REPLICA", "SERVING", "WARMED", "DROPPED FOR", "HEARTBEAT AGE")]
+        + [(r[0], r[2], ",".join(r[3]), r[4], f"{r[5]} s") for r in replicas]
+    ):
         typer.echo(line)
     typer.echo("")
     for at, replica, event, generation in reversed(recent):
@@ -122,17 +183,21 @@ def status(
 def _prune(fleet: FleetSettings, conn: Any) -> list[str]:
     """Prune old generations after a publish (on a new connection if the publish's was lost); a failure only warns:
     the generation is published, and the next publish prunes."""
+    from docs_mcp.indexer.errors import FleetError
     from docs_mcp.indexer.fleet import generations
     from docs_mcp.indexer.fleet.control import connect, translated
-    from docs_mcp.indexer.errors import FleetError
     from docs_mcp.indexer.fleet.storage import DirectoryStorage
 
     try:
         with translated(fleet.database_url):
             fresh = connect(fleet.database_url, application="docs-mcp-publish") if conn.broken else conn
             try:
-                return generations.prune(fresh, DirectoryStorage(fleet.storage), cursor_lifetime=fleet.cursor_lifetime,
-                                      heartbeat_ttl=fleet.heartbeat_ttl)
+                return generations.prune(
+                    fresh,
+                    DirectoryStorage(fleet.storage),
+                    cursor_lifetime=fleet.cursor_lifetime,
+                    heartbeat_ttl=fleet.heartbeat_ttl,
+                )
             finally:
                 if fresh is not conn:
                     fresh.close()
@@ -141,15 +206,17 @@ def _prune(fleet: FleetSettings, conn: Any) -> list[str]:
         return []
 
 
-def _fleet(database_url: Optional[str], storage: Optional[str], config: Optional[Path]) -> FleetSettings:
+def _fleet(database_url: str | None, storage: str | None, config: Path | None) -> FleetSettings:
     from docs_mcp.server.team.fleet_mode import fleet_settings
 
     settings = load_settings({"fleet.database_url": database_url, "fleet.storage": storage}, config_file=config)
     fleet = fleet_settings(settings)
     if fleet is None:
-        raise ConfigError("No fleet is configured: publishing needs its PostgreSQL and its shared storage.",
-                          "Set fleet.database_url and fleet.storage (DOCS_MCP_DATABASE_URL, DOCS_MCP_FLEET_STORAGE) or pass "
-                          "--database-url and --storage.")
+        raise ConfigError(
+            "No fleet is configured: publishing needs its PostgreSQL and its shared storage.",
+            "Set fleet.database_url and fleet.storage (DOCS_MCP_DATABASE_URL, DOCS_MCP_FLEET_STORAGE) or pass "
+            "--database-url and --storage.",
+        )
     return fleet
 
 
@@ -161,15 +228,25 @@ def _summary(report: PublishReport) -> str:
         return f"staged {report.generation} ({size}); not waiting for the flip"
     dropped = f"; dropped {', '.join(report.dropped)}" if report.dropped else ""
     stale = f"; not waited for (no heartbeat): {', '.join(report.stale)}" if report.stale else ""
-    return (f"{report.generation} is live ({size}); warmed by {len(report.warmed)} replica(s), "
-            f"flipped {report.swap_seconds:.2f} s after staging{dropped}{stale}")
+    return (
+        f"{report.generation} is live ({size}); warmed by {len(report.warmed)} replica(s), "
+        f"flipped {report.swap_seconds:.2f} s after staging{dropped}{stale}"
+    )
 
 
 def _report_dict(report: PublishReport) -> dict[str, object]:
-    return {"generation": report.generation, "outcome": report.outcome, "files": report.files, "bytes": report.bytes,
-            "manifest_sha256": report.manifest_sha256, "copy_seconds": round(report.copy_seconds, 3),
-            "swap_seconds": None if report.swap_seconds is None else round(report.swap_seconds, 3),
-            "warmed": list(report.warmed), "dropped": list(report.dropped), "stale": list(report.stale)}
+    return {
+        "generation": report.generation,
+        "outcome": report.outcome,
+        "files": report.files,
+        "bytes": report.bytes,
+        "manifest_sha256": report.manifest_sha256,
+        "copy_seconds": round(report.copy_seconds, 3),
+        "swap_seconds": None if report.swap_seconds is None else round(report.swap_seconds, 3),
+        "warmed": list(report.warmed),
+        "dropped": list(report.dropped),
+        "stale": list(report.stale),
+    }
 
 
 def _iso(value: object) -> str:

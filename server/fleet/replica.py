@@ -28,11 +28,21 @@ from pathlib import Path
 from typing import Any
 
 from docs_mcp.errors import DocsMcpError
+from docs_mcp.indexer.errors import FleetError, IndexLockedError
 from docs_mcp.indexer.faults import fault_point
 from docs_mcp.indexer.fleet import generations
-from docs_mcp.indexer.fleet.control import FLEET_CHANNEL, ReplicaState, connect, ensure_schema, heartbeat, leave, listen, psycopg_module, record_event
-from docs_mcp.indexer.errors import FleetError, IndexLockedError
 from docs_mcp.indexer.fleet.checksum_manifest import ChecksumManifest
+from docs_mcp.indexer.fleet.control import (
+    FLEET_CHANNEL,
+    ReplicaState,
+    connect,
+    ensure_schema,
+    heartbeat,
+    leave,
+    listen,
+    psycopg_module,
+    record_event,
+)
 from docs_mcp.indexer.fleet.storage import DirectoryStorage, SharedStorage, pull_generation
 from docs_mcp.indexer.index_file import live_generation, prune, publish, write_lock
 from docs_mcp.redact import redact
@@ -75,7 +85,9 @@ class ReplicaAgent:
         self._dropped_for: str | None = None
         self._registry_live: str | None = None
         self._contact = time.monotonic()
-        self._decide_from = 0.0  # after a reconnect, the flip is left to others until the replicas cut off with it beat again
+        self._decide_from = (
+            0.0  # after a reconnect, the flip is left to others until the replicas cut off with it beat again
+        )
         self._failing: dict[str, str] = {}  # generation -> the error its last warm-up failed with
         self.passes = 0  # passes completed: an operator (or a test) can tell a stalled agent from a waiting one
 
@@ -94,8 +106,10 @@ class ReplicaAgent:
             shutil.rmtree(leftover, ignore_errors=True)
         current = generations.live(conn)
         if current is None:
-            raise FleetError("No generation has been published to this fleet yet.",
-                             "Publish one: `docs-mcp publish --index BUILD_DIR` with the same fleet.database_url and fleet.storage.")
+            raise FleetError(
+                "No generation has been published to this fleet yet.",
+                "Publish one: `docs-mcp publish --index BUILD_DIR` with the same fleet.database_url and fleet.storage.",
+            )
         if live_generation(self.index_dir) != current.generation:
             self._pull(current)
             publish(self.index_dir, current.generation)
@@ -125,8 +139,11 @@ class ReplicaAgent:
         """The replica's part of /healthz: not ready while it misses the live generation it was dropped for."""
         served = self._live.current().generation if self._live else None
         if self._dropped_for is not None and served != self._registry_live:
-            return {"status": "unavailable", "replica": self.name,
-                    "error": f"missed the flip to generation {self._dropped_for} (not warmed within fleet.warm_timeout); catching up"}
+            return {
+                "status": "unavailable",
+                "replica": self.name,
+                "error": f"missed the flip to generation {self._dropped_for} (not warmed within fleet.warm_timeout); catching up",
+            }
         report: dict[str, Any] = {"status": "ok", "replica": self.name, "live": self._registry_live, "serving": served}
         if time.monotonic() - self._contact > self.settings.heartbeat_ttl:
             report["control_plane"] = "unreachable"  # still serving its generation; swaps wait for PostgreSQL
@@ -182,7 +199,9 @@ class ReplicaAgent:
         if time.monotonic() >= self._decide_from:
             # Right after an outage every other replica's heartbeat looks stale; deciding then would flip
             # without the replicas that are reconnecting, which would serve the old generation meanwhile.
-            generations.try_flip(conn, warm_timeout=self.settings.warm_timeout, heartbeat_ttl=self.settings.heartbeat_ttl)
+            generations.try_flip(
+                conn, warm_timeout=self.settings.warm_timeout, heartbeat_ttl=self.settings.heartbeat_ttl
+            )
         self._prune({served, *(g.generation for g in staged[:1]), *((current.generation,) if current else ())})
 
     def _warm(self, conn: Any, generation: generations.Generation) -> bool:
@@ -210,7 +229,9 @@ class ReplicaAgent:
         return True
 
     def _pull(self, generation: generations.Generation) -> None:
-        manifest = ChecksumManifest.from_bytes(self.storage.manifest_bytes(generation.generation), generation.manifest_sha256)
+        manifest = ChecksumManifest.from_bytes(
+            self.storage.manifest_bytes(generation.generation), generation.manifest_sha256
+        )
         pull_generation(self.storage, manifest, self.index_dir)
 
     def _prune(self, needed: set[str]) -> None:

@@ -31,7 +31,7 @@ _EXPORTS = {
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # the same names for type checkers (tests/test_public_api.py keeps the two in step)
-    from docs_mcp.server.gateway.records import CALLER_SCOPE, REQUEST_ID_SCOPE, Caller
-    from docs_mcp.server.gateway.gateway_config import GATEWAY_SECTIONS, GatewayConfig, load_gateway_config
     from docs_mcp.server.gateway.errors import GatewayConfigError
+    from docs_mcp.server.gateway.gateway_config import GATEWAY_SECTIONS, GatewayConfig, load_gateway_config
     from docs_mcp.server.gateway.gateway_service import Gateway, open_gateway
+    from docs_mcp.server.gateway.records import CALLER_SCOPE, REQUEST_ID_SCOPE, Caller

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -38,11 +38,19 @@ class AuditLog:
         handler.setFormatter(_JsonLine())
         self._logger.handlers[:] = [handler]
 
-    def record(self, event: str, caller: Caller, request_id: str | None, outcome: str, latency_ms: float,
-               arguments: Any = None, **fields: Any) -> None:
+    def record(
+        self,
+        event: str,
+        caller: Caller,
+        request_id: str | None,
+        outcome: str,
+        latency_ms: float,
+        arguments: Any = None,
+        **fields: Any,
+    ) -> None:
         """Log one event; ``arguments`` are dropped unless argument logging is on."""
         entry: dict[str, Any] = {
-            "ts": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+            "ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
             "event": event,
             "request_id": request_id,
             "key": caller.key_name,

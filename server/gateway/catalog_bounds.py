@@ -18,8 +18,9 @@ cut to a bound here, and every cut is stated: in the tool's description or the r
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import mcp_types as types
 import orjson
@@ -53,17 +54,28 @@ def bound_catalog(server: str, tools: Sequence[ToolEntry], bounds: CatalogBounds
             notes.append(f"tool '{_short(tool.name)}' left out: {problem}")
             continue
         if len(kept) == bounds.max_tools:
-            notes.append(f"lists more than {bounds.max_tools} tools: the first {bounds.max_tools} are offered "
-                         "(gateway.max_tools_per_upstream)")
+            notes.append(
+                f"lists more than {bounds.max_tools} tools: the first {bounds.max_tools} are offered "
+                "(gateway.max_tools_per_upstream)"
+            )
             break
         if len(tool.description) > bounds.max_description_chars:
             cut = len(tool.description) - bounds.max_description_chars
-            notes.append(f"tool '{_short(tool.name)}': description cut from {len(tool.description):,} to {bounds.max_description_chars:,} characters")
-            tool = replace(tool, description=f"{tool.description[: bounds.max_description_chars]}… [{cut:,} more characters cut by the gateway]")
+            notes.append(
+                f"tool '{_short(tool.name)}': description cut from {len(tool.description):,} to {bounds.max_description_chars:,} characters"
+            )
+            tool = replace(
+                tool,
+                description=f"{tool.description[: bounds.max_description_chars]}… [{cut:,} more characters cut by the gateway]",
+            )
         kept[tool.name] = tool
     for note in notes:
         logger.warning("upstream %s %s", server, note)
-    shown = notes[:LISTED_NOTES] + ([f"and {len(notes) - LISTED_NOTES} more such problems (see the server log)"] if len(notes) > LISTED_NOTES else [])
+    shown = notes[:LISTED_NOTES] + (
+        [f"and {len(notes) - LISTED_NOTES} more such problems (see the server log)"]
+        if len(notes) > LISTED_NOTES
+        else []
+    )
     return BoundedCatalog(tuple(kept.values()), tuple(shown))
 
 
@@ -120,11 +132,16 @@ def bound_result(server: str, tool: str, result: types.CallToolResult, max_bytes
         said.append(f"{cut:,} bytes of its content were cut")
     if dropped:
         said.append("its structured content was left out")
-    note = (f"[docs-mcp gateway: the result of {server}:{tool} is larger than {max_bytes:,} bytes (gateway.max_result_bytes): "
-            f"{' and '.join(said)}. Ask the tool for less, e.g. a narrower query or a page of results.]")
+    note = (
+        f"[docs-mcp gateway: the result of {server}:{tool} is larger than {max_bytes:,} bytes (gateway.max_result_bytes): "
+        f"{' and '.join(said)}. Ask the tool for less, e.g. a narrower query or a page of results.]"
+    )
     logger.warning("upstream %s: result of %s cut (%s)", server, tool, "; ".join(said))
-    return types.CallToolResult(content=[*content, types.TextContent(text=note)], structured_content=None if dropped else structured,
-                                is_error=result.is_error)
+    return types.CallToolResult(
+        content=[*content, types.TextContent(text=note)],
+        structured_content=None if dropped else structured,
+        is_error=result.is_error,
+    )
 
 
 def _short(name: str) -> str:

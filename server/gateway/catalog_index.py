@@ -13,9 +13,10 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from docs_mcp.errors import DocsMcpError
 from docs_mcp.indexer import Chunk, CorpusScan, TaxonomyKey, write_index
@@ -106,7 +107,9 @@ class CatalogSnapshot:
 class CatalogIndex:
     """Keeps the catalog's index generation in step with the tools collected from upstreams."""
 
-    def __init__(self, index_dir: Path, *, embeddings: str = "default", ranking: RankingSettings = GATEWAY_RANKING) -> None:
+    def __init__(
+        self, index_dir: Path, *, embeddings: str = "default", ranking: RankingSettings = GATEWAY_RANKING
+    ) -> None:
         self.index_dir = index_dir
         self.embeddings = embeddings
         self.ranking = ranking

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
 from docs_mcp.environment import variable
 from docs_mcp.errors import UsageError
 
-upstream_app = typer.Typer(help="Upstream MCP servers whose tools the gateway offers (tool_discovery / tool_execute).",
-                           no_args_is_help=True)
+upstream_app = typer.Typer(
+    help="Upstream MCP servers whose tools the gateway offers (tool_discovery / tool_execute).", no_args_is_help=True
+)
 _CONFIG = typer.Option(None, "--config", help="Config file to edit (default: $DOCS_MCP_CONFIG, else ./docs-mcp.toml).")
 
 
@@ -20,7 +20,7 @@ def register_gateway(app: typer.Typer) -> None:
     app.add_typer(upstream_app, name="upstream")
 
 
-def config_file(config: Optional[Path]) -> Path:
+def config_file(config: Path | None) -> Path:
     """The file `upstream` edits and `serve` reads: --config, else $DOCS_MCP_CONFIG, else ./docs-mcp.toml."""
     from docs_mcp.server.team.server_settings import CONFIG_ENV, CONFIG_FILE
 
@@ -30,19 +30,25 @@ def config_file(config: Optional[Path]) -> Path:
 @upstream_app.command("add")
 def add(
     name: str = typer.Argument(..., help="Short name; tool keys read NAME:tool."),
-    command: Optional[List[str]] = typer.Argument(None, help="After --: the command that starts a stdio server, with its arguments."),
-    url: Optional[str] = typer.Option(None, "--url", help="A streamable-HTTP server's URL instead of a command."),
-    env: List[str] = typer.Option([], "--env", help="KEY=VALUE for the server's environment (repeatable); stored in the config file."),
+    command: list[str] | None = typer.Argument(
+        None, help="After --: the command that starts a stdio server, with its arguments."
+    ),
+    url: str | None = typer.Option(None, "--url", help="A streamable-HTTP server's URL instead of a command."),
+    env: list[str] = typer.Option(
+        [], "--env", help="KEY=VALUE for the server's environment (repeatable); stored in the config file."
+    ),
     disabled: bool = typer.Option(False, "--disabled", help="Add it switched off (enabled = false)."),
-    config: Optional[Path] = _CONFIG,
+    config: Path | None = _CONFIG,
 ) -> None:
     """Add an upstream server: `upstream add NAME -- COMMAND [ARGS...]` or `upstream add NAME --url URL`."""
     from docs_mcp.server.gateway.config_file import add_upstream
     from docs_mcp.server.gateway.records import UpstreamSpec
 
     if bool(command) == bool(url):
-        raise UsageError("Give either a command (after --) or --url, not both and not neither.",
-                         "Example: docs-mcp upstream add github -- npx -y @modelcontextprotocol/server-github")
+        raise UsageError(
+            "Give either a command (after --) or --url, not both and not neither.",
+            "Example: docs-mcp upstream add github -- npx -y @modelcontextprotocol/server-github",
+        )
     variables = dict(_pair(item) for item in env)
     argv = command or [""]
     spec = UpstreamSpec(name, command=argv[0], args=tuple(argv[1:]), env=variables, url=url or "", enabled=not disabled)
@@ -52,7 +58,7 @@ def add(
 
 
 @upstream_app.command("list")
-def list_upstreams(config: Optional[Path] = _CONFIG) -> None:
+def list_upstreams(config: Path | None = _CONFIG) -> None:
     """List the configured upstream servers (environment values are not shown)."""
     from docs_mcp.server.gateway.gateway_config import load_gateway_config
 
@@ -68,7 +74,7 @@ def list_upstreams(config: Optional[Path] = _CONFIG) -> None:
 
 
 @upstream_app.command("remove")
-def remove(name: str = typer.Argument(..., help="The upstream to remove."), config: Optional[Path] = _CONFIG) -> None:
+def remove(name: str = typer.Argument(..., help="The upstream to remove."), config: Path | None = _CONFIG) -> None:
     """Remove an upstream server from the config file."""
     from docs_mcp.server.gateway.config_file import remove_upstream
 

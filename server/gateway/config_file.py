@@ -13,8 +13,8 @@ from pathlib import Path
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
-from docs_mcp.server.gateway.gateway_config import load_gateway_config, parse_upstream
 from docs_mcp.server.gateway.errors import GatewayConfigError
+from docs_mcp.server.gateway.gateway_config import load_gateway_config, parse_upstream
 from docs_mcp.server.gateway.records import UpstreamSpec
 
 
@@ -34,8 +34,10 @@ def add_upstream(path: Path, spec: UpstreamSpec) -> None:
         tables = tomlkit.aot()
         document.append("upstream", tables)
     if any(table.get("name") == spec.name for table in tables):
-        raise GatewayConfigError(f"An upstream named {spec.name!r} already exists in {path}.",
-                                 f"Remove it first (`docs-mcp upstream remove {spec.name}`) or choose another name.")
+        raise GatewayConfigError(
+            f"An upstream named {spec.name!r} already exists in {path}.",
+            f"Remove it first (`docs-mcp upstream remove {spec.name}`) or choose another name.",
+        )
     table = tomlkit.table()
     for key, value in _table_dict(spec).items():
         table[key] = value
@@ -97,8 +99,9 @@ def _write(path: Path, document: tomlkit.TOMLDocument) -> None:
             os.chmod(temp, path.stat().st_mode & 0o777)
         os.replace(temp, path)
     except OSError as error:
-        raise GatewayConfigError(f"Config file {path} cannot be written: {error.strerror or error}.",
-                                 "Check the folder's permissions.") from None
+        raise GatewayConfigError(
+            f"Config file {path} cannot be written: {error.strerror or error}.", "Check the folder's permissions."
+        ) from None
     finally:
         if os.path.exists(temp):
             os.unlink(temp)

@@ -10,7 +10,8 @@ The upstream's schema is the truth: docs add a summary, notes and examples, neve
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from docs_mcp.server.gateway.errors import NoToolError, ToolNotFoundError
 from docs_mcp.server.gateway.records import ToolEntry, split_tool_key
@@ -83,12 +84,14 @@ def parameters(schema: Mapping[str, Any]) -> list[dict[str, Any]]:
     for name, spec in properties.items():
         spec = spec if isinstance(spec, Mapping) else {}
         kind = spec.get("type", "")
-        listed.append({
-            "name": name,
-            "type": "|".join(kind) if isinstance(kind, list) else str(kind),
-            "required": name in required,
-            "description": str(spec.get("description", "")),
-        })
+        listed.append(
+            {
+                "name": name,
+                "type": "|".join(kind) if isinstance(kind, list) else str(kind),
+                "required": name in required,
+                "description": str(spec.get("description", "")),
+            }
+        )
     return listed
 
 

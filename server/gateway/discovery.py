@@ -12,8 +12,9 @@ Both only ever see, and only ever return, the tools the caller may use.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Any, Protocol
 
 import anyio
 import orjson
@@ -77,7 +78,9 @@ class LocalProvider:
 
     name = "local"
 
-    def __init__(self, index: CatalogIndex, catalog: ToolSource, docs: Mapping[str, ToolDoc], mode: Mode = Mode.hybrid) -> None:
+    def __init__(
+        self, index: CatalogIndex, catalog: ToolSource, docs: Mapping[str, ToolDoc], mode: Mode = Mode.hybrid
+    ) -> None:
         self.index = index
         self.catalog = catalog
         self.docs = docs
@@ -101,7 +104,9 @@ class LocalProvider:
                 relevance = round(hit.score, 4) if calibrated else _relevance(hit.score, top, mode)
                 if hit.chunk_id not in best or relevance > best[hit.chunk_id].relevance:
                     entry = snapshot.tools[hit.chunk_id]
-                    best[hit.chunk_id] = Ranked(hit.chunk_id, relevance, explain(query, entry, self.docs.get(entry.key), hit))
+                    best[hit.chunk_id] = Ranked(
+                        hit.chunk_id, relevance, explain(query, entry, self.docs.get(entry.key), hit)
+                    )
         ordered = sorted(best.values(), key=lambda r: (-r.relevance, r.tool_key))
         return Ranking(tuple(ordered[: request.max_results]), self.name)
 
@@ -139,8 +144,10 @@ class RemoteProvider:
         body = {
             "query": list(request.queries),
             "context": request.context,
-            "tools": [{"toolKey": t.key, "toolName": t.name, "serverName": t.server, "description": t.description}
-                      for t in request.tools],
+            "tools": [
+                {"toolKey": t.key, "toolName": t.name, "serverName": t.server, "description": t.description}
+                for t in request.tools
+            ],
             "maxResults": request.max_results,
         }
         answer = self._pool.call(self._post, body)
@@ -154,7 +161,10 @@ class RemoteProvider:
 
         try:
             with anyio.fail_after(self.timeout):
-                async with self._pool.slot(host_of(self.url)), httpx.AsyncClient(timeout=self.timeout, trust_env=False) as http:
+                async with (
+                    self._pool.slot(host_of(self.url)),
+                    httpx.AsyncClient(timeout=self.timeout, trust_env=False) as http,
+                ):
                     async with http.stream("POST", self.url, json=body) as response:
                         response.raise_for_status()
                         data = bytearray()
@@ -180,7 +190,11 @@ def _parse_results(payload: Any, allowed: set[str], max_results: int) -> tuple[R
         key, relevance = (item.get("toolKey"), item.get("relevance")) if isinstance(item, dict) else (None, None)
         if not isinstance(key, str) or isinstance(relevance, bool) or not isinstance(relevance, (int, float)):
             raise ValueError(f"malformed result {item!r}")
-        explanation = item.get("explanation") if isinstance(item.get("explanation"), str) else "chosen by the remote search service"
+        explanation = (
+            item.get("explanation")
+            if isinstance(item.get("explanation"), str)
+            else "chosen by the remote search service"
+        )
         if key in allowed and key not in ranked:
             ranked[key] = Ranked(key, round(min(max(float(relevance), 0.0), 1.0), 4), explanation)
     return tuple(ranked.values())[:max_results]

@@ -11,7 +11,9 @@ from docs_mcp.server.search.records import Hit
 
 MIN_PREFIX = 4  # "issues" matches "issue", "repositories" matches "repository"
 # Words too common to explain anything (the index's stopwords never score either).
-_COMMON = frozenset("a an and are as at be by for from how i in into is it me my of on or our the this to what when which with".split())
+_COMMON = frozenset(
+    "a an and are as at be by for from how i in into is it me my of on or our the this to what when which with".split()
+)
 
 
 def _same_word(query_word: str, text_word: str) -> bool:
@@ -38,7 +40,11 @@ def explain(query: str, entry: ToolEntry, doc: ToolDoc | None, hit: Hit) -> str:
     """One line: the fields that matched words of ``query``, then the meaning match if any."""
     chunk = tool_chunk(entry, doc)
     parts = []
-    for label, text in (("name", f"{chunk.title} {entry.server}"), ("description", chunk.heading), ("parameters/docs", chunk.text)):
+    for label, text in (
+        ("name", f"{chunk.title} {entry.server}"),
+        ("description", chunk.heading),
+        ("parameters/docs", chunk.text),
+    ):
         words = matched_words(query, text)
         if words:
             parts.append(f"{label} matches {', '.join(words)}")

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from docs_mcp.server.gateway.errors import GatewayConfigError
 from docs_mcp.server.gateway.permissions import ProjectRules
@@ -66,8 +67,13 @@ class GatewaySettings:
 
     @property
     def bounds(self) -> CatalogBounds:
-        return CatalogBounds(self.max_tools_per_upstream, self.max_description_chars, self.max_schema_bytes, self.max_schema_depth,
-                             self.max_result_bytes)
+        return CatalogBounds(
+            self.max_tools_per_upstream,
+            self.max_description_chars,
+            self.max_schema_bytes,
+            self.max_schema_depth,
+            self.max_result_bytes,
+        )
 
 
 _SETTING_KINDS: dict[str, tuple[type, ...]] = {

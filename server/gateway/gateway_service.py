@@ -13,26 +13,27 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
 
 import mcp_types as types
 
 from docs_mcp.errors import DocsMcpError
+from docs_mcp.server.core.tool_errors import error_shape
 from docs_mcp.server.gateway.audit import AuditLog
-from docs_mcp.server.gateway.tool_catalog import ToolCatalog
 from docs_mcp.server.gateway.catalog_index import CatalogIndex
-from docs_mcp.server.gateway.gateway_config import GatewayConfig
 from docs_mcp.server.gateway.describe import describe, examples
 from docs_mcp.server.gateway.discovery import LocalProvider, Ranking, SearchRequest, select_provider
 from docs_mcp.server.gateway.errors import ToolNotFoundError, UpstreamUnavailableError
+from docs_mcp.server.gateway.gateway_config import GatewayConfig
 from docs_mcp.server.gateway.permissions import Permissions
 from docs_mcp.server.gateway.records import Caller, ToolEntry, split_tool_key
 from docs_mcp.server.gateway.supervisor import Supervisor
+from docs_mcp.server.gateway.tool_catalog import ToolCatalog
 from docs_mcp.server.gateway.tooldocs import check_arguments, load_tool_docs
-from docs_mcp.server.core.tool_errors import error_shape
 
 logger = logging.getLogger(__name__)
 
@@ -40,8 +41,15 @@ logger = logging.getLogger(__name__)
 class Gateway:
     """Upstream servers, their tool catalog and its index, permissions, audit: one object, closed once."""
 
-    def __init__(self, config: GatewayConfig, state_dir: Path | None = None, *, embeddings: str = "default",
-                 audit: AuditLog | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        config: GatewayConfig,
+        state_dir: Path | None = None,
+        *,
+        embeddings: str = "default",
+        audit: AuditLog | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         """Load the tool docs and prepare (not start) the upstreams; ``clock`` times their restart back-offs.
 
         Raises:
@@ -61,7 +69,9 @@ class Gateway:
 
     # -- meta-tools ------------------------------------------------------------------------
 
-    def discover(self, caller: Caller, queries: tuple[str, ...], context: str, max_results: int, fields: dict[str, Any]) -> dict[str, Any]:
+    def discover(
+        self, caller: Caller, queries: tuple[str, ...], context: str, max_results: int, fields: dict[str, Any]
+    ) -> dict[str, Any]:
         """tool_discovery (server/tools/tool_discovery.py): the caller's available tools ranked for the queries;
         ``fields`` join its audit line.
 
@@ -78,7 +88,9 @@ class Gateway:
             answer["notes"] = notes
         return answer
 
-    def execute(self, caller: Caller, tool_key: str, arguments: Mapping[str, Any], fields: dict[str, Any]) -> types.CallToolResult:
+    def execute(
+        self, caller: Caller, tool_key: str, arguments: Mapping[str, Any], fields: dict[str, Any]
+    ) -> types.CallToolResult:
         """tool_execute (server/tools/tool_execute.py): permission and status checks, then ``tools/call`` upstream;
         its result as is (``fields``, its audit line, say when the upstream tool reported an error).
 
@@ -155,8 +167,10 @@ class Gateway:
             tool = self._live_or_none(caller, tool_key)
             problem = self.catalog.current().problems.get(server)
             if tool is None and problem:
-                raise UpstreamUnavailableError(f"Upstream {server!r} is unavailable: {problem}",
-                                               "Retry in a few seconds; upstream_status shows its state.")
+                raise UpstreamUnavailableError(
+                    f"Upstream {server!r} is unavailable: {problem}",
+                    "Retry in a few seconds; upstream_status shows its state.",
+                )
         if tool is None:
             raise ToolNotFoundError(tool_key)
         return tool
@@ -176,7 +190,9 @@ class Gateway:
         visible = set(self.permissions.visible_servers(caller, self.supervisor.names))
         collected = self.catalog.current()
         cut = [f"{server}: {note}" for server, notes in collected.notes.items() if server in visible for note in notes]
-        down = [f"{server}: no tools ({problem})" for server, problem in collected.problems.items() if server in visible]
+        down = [
+            f"{server}: no tools ({problem})" for server, problem in collected.problems.items() if server in visible
+        ]
         return cut + down
 
     def _live_or_none(self, caller: Caller, tool_key: str) -> ToolEntry | None:
@@ -195,16 +211,18 @@ class Gateway:
         results = []
         for ranked in ranking.results:
             tool = tools[ranked.tool_key]
-            results.append({
-                "tool_key": tool.key,
-                "tool_name": tool.name,
-                "server_name": tool.server,
-                "description": tool.description,
-                "relevance": ranked.relevance,
-                "explanation": ranked.explanation,
-                "output_schema": tool.output_schema,
-                "annotations": tool.annotations,
-            })
+            results.append(
+                {
+                    "tool_key": tool.key,
+                    "tool_name": tool.name,
+                    "server_name": tool.server,
+                    "description": tool.description,
+                    "relevance": ranked.relevance,
+                    "explanation": ranked.explanation,
+                    "output_schema": tool.output_schema,
+                    "annotations": tool.annotations,
+                }
+            )
         answer: dict[str, Any] = {"results": results, "provider": ranking.provider}
         if ranking.fallback_reason:
             answer["fallback_reason"] = ranking.fallback_reason
@@ -229,8 +247,15 @@ class Gateway:
         finally:
             outcome = fields.pop("outcome", outcome)
             tool_arguments = arguments.get("arguments") if isinstance(arguments, Mapping) else None
-            self.audit.record(event, caller, request_id, outcome, (time.perf_counter() - started) * 1000,
-                              arguments=tool_arguments, **fields)
+            self.audit.record(
+                event,
+                caller,
+                request_id,
+                outcome,
+                (time.perf_counter() - started) * 1000,
+                arguments=tool_arguments,
+                **fields,
+            )
 
     def close(self) -> None:
         """Stop the upstreams, close the audit log, remove the private state folder."""
@@ -254,7 +279,7 @@ def private_state_dir() -> Path:
     removed by the next gateway that starts.
     """
     for stale in Path(tempfile.gettempdir()).glob(f"{STATE_PREFIX}*-*"):
-        pid = stale.name[len(STATE_PREFIX):].split("-", 1)[0]
+        pid = stale.name[len(STATE_PREFIX) :].split("-", 1)[0]
         if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
             shutil.rmtree(stale, ignore_errors=True)
     return Path(tempfile.mkdtemp(prefix=f"{STATE_PREFIX}{os.getpid()}-"))

@@ -8,9 +8,9 @@ rules (or a key without a project) gets nothing: default deny. Over stdio the lo
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import Mapping
 
 from docs_mcp.server.gateway.errors import PermissionDeniedError
 from docs_mcp.server.gateway.records import TOOL_KEY_SEPARATOR, Caller

@@ -17,8 +17,9 @@ from __future__ import annotations
 import logging
 import re
 import sys
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
-from typing import IO, Any, AsyncIterator
+from typing import IO, Any
 
 import anyio
 import mcp_types as types
@@ -49,10 +50,17 @@ class _DroppedLine:
 
 
 @asynccontextmanager
-async def bounded_stdio(params: StdioServerParameters, errlog: IO[str], max_message_bytes: int) -> AsyncIterator[Streams]:
+async def bounded_stdio(
+    params: StdioServerParameters, errlog: IO[str], max_message_bytes: int
+) -> AsyncIterator[Streams]:
     """Start the upstream's process and yield the (read, write) streams of SessionMessages the SDK's Client takes."""
-    process = await anyio.open_process([params.command, *params.args], env=get_default_environment() | (params.env or {}),
-                                       cwd=params.cwd, stderr=errlog, start_new_session=sys.platform != "win32")
+    process = await anyio.open_process(
+        [params.command, *params.args],
+        env=get_default_environment() | (params.env or {}),
+        cwd=params.cwd,
+        stderr=errlog,
+        start_new_session=sys.platform != "win32",
+    )
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
 
@@ -70,7 +78,9 @@ async def bounded_stdio(params: StdioServerParameters, errlog: IO[str], max_mess
         async with write_reader:
             with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                 async for outgoing in write_reader:
-                    await process.stdin.send(outgoing.message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n")
+                    await process.stdin.send(
+                        outgoing.message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+                    )
         await read_writer.aclose()  # the server cannot be written to: the session must see the connection end
 
     async with anyio.create_task_group() as group:
@@ -109,7 +119,10 @@ async def _lines(stream: ByteReceiveStream, cap: int) -> AsyncIterator[bytes | _
 def _message(line: bytes | _DroppedLine, cap: int) -> SessionMessage | Exception | None:
     """The SessionMessage of one line (deep parts cut), an error answer for a dropped one, or an exception for garbage."""
     if isinstance(line, _DroppedLine):
-        return _refused(line.head, f"its answer takes {line.size:,} bytes, more than the {cap:,} the gateway reads (gateway.max_message_bytes)")
+        return _refused(
+            line.head,
+            f"its answer takes {line.size:,} bytes, more than the {cap:,} the gateway reads (gateway.max_message_bytes)",
+        )
     if not line.strip():
         return None
     try:

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import anyio
 import mcp_types as types
@@ -24,8 +25,8 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from docs_mcp.errors import DocsMcpError
 from docs_mcp.server.gateway.catalog_bounds import bound_catalog, bound_result
-from docs_mcp.server.gateway.gateway_config import GatewayConfig
 from docs_mcp.server.gateway.errors import ToolNotFoundError, UpstreamTimeoutError, UpstreamUnavailableError
+from docs_mcp.server.gateway.gateway_config import GatewayConfig
 from docs_mcp.server.gateway.records import ToolEntry
 from docs_mcp.server.gateway.upstream import Upstream, UpstreamStatus
 
@@ -51,7 +52,9 @@ class Supervisor:
         self._guard = threading.Lock()
         self._stack: ExitStack | None = None
         self._portal: BlockingPortal | None = None
-        self._upstreams = {spec.name: Upstream(spec, config.settings, log_dir, config.base_dir, clock) for spec in config.upstreams}
+        self._upstreams = {
+            spec.name: Upstream(spec, config.settings, log_dir, config.base_dir, clock) for spec in config.upstreams
+        }
         self._done: anyio.Event | None = None
         self._running: Future[None] | None = None
 
@@ -139,7 +142,9 @@ class Supervisor:
                 with anyio.fail_after(deadline):
                     listed = await upstream.list_tools()
             except TimeoutError:
-                problems[name] = f"Upstream {name!r} did not start and list its tools within {deadline:g} s (gateway.start_timeout + gateway.list_timeout)."
+                problems[name] = (
+                    f"Upstream {name!r} did not start and list its tools within {deadline:g} s (gateway.start_timeout + gateway.list_timeout)."
+                )
                 return
             except DocsMcpError as error:
                 problems[name] = error.message

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 from docs_mcp.server.gateway.records import ToolEntry
 from docs_mcp.server.gateway.supervisor import Collected, Supervisor

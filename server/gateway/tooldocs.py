@@ -13,15 +13,16 @@ the start with a message naming it rather than surprising an agent later.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import orjson
 import yaml
 
-from docs_mcp.server.gateway.gateway_config import check_table
 from docs_mcp.server.gateway.errors import ArgsTooLargeError, GatewayConfigError
+from docs_mcp.server.gateway.gateway_config import check_table
 from docs_mcp.server.gateway.records import split_tool_key
 
 MAX_SUMMARY = 400  # characters
@@ -73,8 +74,9 @@ def _check_depth(value: Any, depth: int, what: str) -> None:
         raise ArgsTooLargeError(f"{what} nest deeper than {MAX_ARGS_DEPTH} levels.", "Flatten the arguments.")
     if isinstance(value, dict):
         if len(value) > MAX_ARGS_KEYS:
-            raise ArgsTooLargeError(f"{what} have an object with {len(value)} keys; at most {MAX_ARGS_KEYS}.",
-                                    "Send fewer keys per object.")
+            raise ArgsTooLargeError(
+                f"{what} have an object with {len(value)} keys; at most {MAX_ARGS_KEYS}.", "Send fewer keys per object."
+            )
         for item in value.values():
             _check_depth(item, depth + 1, what)
     elif isinstance(value, list):
@@ -103,8 +105,10 @@ def load_tool_docs(folder: Path) -> dict[str, ToolDoc]:
                 problems.append(f"{where}: {doc.tool_key} is documented twice")
             docs[doc.tool_key] = doc
     if problems:
-        raise GatewayConfigError("Invalid tool docs:\n  " + "\n  ".join(problems),
-                                 "Fix these files (format and caps: corpus/guide/gateway.md).")
+        raise GatewayConfigError(
+            "Invalid tool docs:\n  " + "\n  ".join(problems),
+            "Fix these files (format and caps: corpus/guide/gateway.md).",
+        )
     return docs
 
 
@@ -140,7 +144,10 @@ def _parse_entry(raw: Any, where: str, problems: list[str]) -> ToolDoc | None:
     if not isinstance(tool_key, str) or split_tool_key(tool_key) is None:
         problems.append(f"{where}: tool must be a tool key 'server:tool', got {tool_key!r}")
         return None
-    summary, notes = _text(raw, "summary", MAX_SUMMARY, where, problems), _text(raw, "notes", MAX_NOTES, where, problems)
+    summary, notes = (
+        _text(raw, "summary", MAX_SUMMARY, where, problems),
+        _text(raw, "notes", MAX_NOTES, where, problems),
+    )
     examples = raw.get("examples") or []
     if not isinstance(examples, list):
         problems.append(f"{where}: examples must be a list")

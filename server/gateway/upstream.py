@@ -13,10 +13,11 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable
+from typing import Any
 
 import anyio
 import mcp_types as types
@@ -24,8 +25,8 @@ from anyio.abc import TaskGroup, TaskStatus
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from docs_mcp.server.gateway.gateway_config import GatewaySettings
 from docs_mcp.server.gateway.errors import UpstreamError, UpstreamTimeoutError, UpstreamUnavailableError
+from docs_mcp.server.gateway.gateway_config import GatewaySettings
 from docs_mcp.server.gateway.records import UpstreamSpec
 from docs_mcp.server.gateway.stdio_transport import RESPONSE_TOO_LARGE, bounded_stdio
 
@@ -60,8 +61,14 @@ class UpstreamStatus:
 class Upstream:
     """The connection to one upstream server; its methods run in the gateway's event loop."""
 
-    def __init__(self, spec: UpstreamSpec, settings: GatewaySettings, log_dir: Path, base_dir: Path = Path("."),
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        spec: UpstreamSpec,
+        settings: GatewaySettings,
+        log_dir: Path,
+        base_dir: Path = Path("."),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.spec = spec
         self.base_dir = base_dir
         self.settings = settings
@@ -114,7 +121,9 @@ class Upstream:
             UpstreamUnavailableError, UpstreamTimeoutError, UpstreamError: see ``_request``.
         """
         timeout = self.settings.call_timeout
-        return await self._request(lambda client: client.call_tool(name, arguments, read_timeout_seconds=timeout), "call_timeout")
+        return await self._request(
+            lambda client: client.call_tool(name, arguments, read_timeout_seconds=timeout), "call_timeout"
+        )
 
     async def _all_tools(self, client: Client) -> list[types.Tool]:
         tools: list[types.Tool] = []
@@ -150,11 +159,15 @@ class Upstream:
                     f"Retry later, or ask for less (gateway.{limit} sets the limit).",
                 ) from None
             if error.code == RESPONSE_TOO_LARGE:
-                raise UpstreamError(f"Upstream {self.spec.name!r}: {error.message}",
-                                    "Ask the tool for less (a narrower query, a page of results).") from None
+                raise UpstreamError(
+                    f"Upstream {self.spec.name!r}: {error.message}",
+                    "Ask the tool for less (a narrower query, a page of results).",
+                ) from None
             if error.code != types.CONNECTION_CLOSED:
-                raise UpstreamError(f"Upstream {self.spec.name!r} refused the call: {error}.",
-                                    "Check the arguments against describe_tool(detail='schema').") from None
+                raise UpstreamError(
+                    f"Upstream {self.spec.name!r} refused the call: {error}.",
+                    "Check the arguments against describe_tool(detail='schema').",
+                ) from None
             raise self._crashed(f"connection closed: {error}") from None
         except Exception as error:  # noqa: BLE001 - a broken pipe, a dropped HTTP connection, an unreadable answer:
             # whatever it was, the session cannot be trusted any more; a new one is the way out.
@@ -206,8 +219,9 @@ class Upstream:
         if self.spec.url:
             return self.spec.url
         # Relative paths in the command and its arguments mean "next to the config file".
-        params = StdioServerParameters(command=self.spec.command, args=list(self.spec.args), env=dict(self.spec.env) or None,
-                                       cwd=self.base_dir)
+        params = StdioServerParameters(
+            command=self.spec.command, args=list(self.spec.args), env=dict(self.spec.env) or None, cwd=self.base_dir
+        )
         return _stdio(params, self._log, self.settings.max_message_bytes)
 
     def _crashed(self, reason: str) -> UpstreamUnavailableError:

@@ -5,14 +5,15 @@ calls to make next, the topics its sections are tagged with, and how fresh a fet
 from __future__ import annotations
 
 import threading
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from docs_mcp.indexer.libraries.library import REMOTE, Library
 from docs_mcp.indexer.libraries.spec import LIBRARY_KEY
 from docs_mcp.server.core.live_index import ServedIndex
-from docs_mcp.server.libraries.served_libraries import LibraryCatalog
 from docs_mcp.server.libraries.fastpath import LANGUAGE_KEY
 from docs_mcp.server.libraries.remote import Prepared
+from docs_mcp.server.libraries.served_libraries import LibraryCatalog
 from docs_mcp.server.search.engine import Engine
 
 MAX_LISTED_SECTIONS = 20
@@ -32,13 +33,21 @@ def catalog_of(index: ServedIndex, registered: tuple[Library, ...] = ()) -> Libr
         return catalog
 
 
-def summary(library: Library, catalog: LibraryCatalog, topics: Mapping[str, Mapping[str, list[str]]], *, all_sections: bool = False) -> dict[str, Any]:
+def summary(
+    library: Library,
+    catalog: LibraryCatalog,
+    topics: Mapping[str, Mapping[str, list[str]]],
+    *,
+    all_sections: bool = False,
+) -> dict[str, Any]:
     sections = library.sections
     return {
         "library_id": library.library_id,
         "name": library.name,
         "description": library.description,
-        "languages": list(dict.fromkeys([*library.languages, *topics.get(library.library_id, {}).get(LANGUAGE_KEY, ())])),
+        "languages": list(
+            dict.fromkeys([*library.languages, *topics.get(library.library_id, {}).get(LANGUAGE_KEY, ())])
+        ),
         "version": library.version,
         "documents": len(library.toc),
         "sections": sections if all_sections else sections[:MAX_LISTED_SECTIONS],
@@ -61,7 +70,10 @@ def version_fields(library: Library, catalog: LibraryCatalog) -> dict[str, Any]:
         "base_id": library.base_id,
         "pinned": library.pinned,
         "default_version": default.version,
-        "versions": [{"version": v.version, "library_id": v.library_id, "pinned": v.pinned, "indexed_at": v.indexed_at} for v in versions],
+        "versions": [
+            {"version": v.version, "library_id": v.library_id, "pinned": v.pinned, "indexed_at": v.indexed_at}
+            for v in versions
+        ],
     }
 
 

@@ -1,11 +1,11 @@
 """What the library tools report, in the one tool error shape (server.core.tool_errors).
 
-    ToolError (server.core.tool_errors)
-    ├── LibraryNotFoundError   LIBRARY_NOT_FOUND, with did-you-mean suggestions
-    │   └── VersionNotFoundError VERSION_NOT_FOUND: the library is indexed, not at that version (never substituted)
-    ├── TopicNotFoundError     TOPIC_NOT_FOUND
-    ├── PageNotFoundError      PAGE_NOT_FOUND
-    └── PathNotAllowedError    PATH_NOT_ALLOWED
+ToolError (server.core.tool_errors)
+├── LibraryNotFoundError   LIBRARY_NOT_FOUND, with did-you-mean suggestions
+│   └── VersionNotFoundError VERSION_NOT_FOUND: the library is indexed, not at that version (never substituted)
+├── TopicNotFoundError     TOPIC_NOT_FOUND
+├── PageNotFoundError      PAGE_NOT_FOUND
+└── PathNotAllowedError    PATH_NOT_ALLOWED
 """
 
 from __future__ import annotations

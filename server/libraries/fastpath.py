@@ -11,21 +11,21 @@ outside any code block.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
-from docs_mcp.server.errors import quoted
-from docs_mcp.indexer.libraries.spec import LIBRARY_KEY
-from docs_mcp.server.ranking.confidence import confidence, term_coverage
-from docs_mcp.server.core.live_index import ServedIndex
-from docs_mcp.server.contract.render import DELIMITER_START, escape_delimiter_lines
 from docs_mcp.indexer.libraries.library import Library
+from docs_mcp.indexer.libraries.spec import LIBRARY_KEY
+from docs_mcp.server.contract.render import DELIMITER_START, escape_delimiter_lines
+from docs_mcp.server.core.live_index import ServedIndex
+from docs_mcp.server.errors import quoted
+from docs_mcp.server.libraries.errors import TopicNotFoundError
 from docs_mcp.server.libraries.served_libraries import LibraryCatalog
+from docs_mcp.server.ranking.confidence import confidence, term_coverage
 from docs_mcp.server.search.modes import Mode
 from docs_mcp.server.search.passages import best_passage
 from docs_mcp.server.search.records import Hit
 from docs_mcp.server.search.tokens import CHARS_PER_TOKEN, count_tokens
-from docs_mcp.server.libraries.errors import TopicNotFoundError
 
 LANGUAGE_KEY = "language"  # the taxonomy key get_docs(language=...) and resolve_library(language=...) read
 CANDIDATES = 10  # hits considered per search
@@ -57,28 +57,37 @@ class Packed:
 
 
 def find_candidates(
-    index: ServedIndex, catalog: LibraryCatalog, libraries: Sequence[Library], topic: str, mode: Mode, language: str | None = None
+    index: ServedIndex,
+    catalog: LibraryCatalog,
+    libraries: Sequence[Library],
+    topic: str,
+    mode: Mode,
+    language: str | None = None,
 ) -> list[Candidate]:
     """The hits for ``topic`` within ``libraries``, with content and confidence, best first.
 
-    One search covers every library when all are
-    asked for (each at its default version); otherwise each library is searched on its own and the hits are merged
-    by confidence, which, unlike the fused score, is comparable across searches: in hybrid mode it is the hit's
-    calibrated score; without one (another embedding model, full text only, bm25 mode) a curve over the chunk's
-    similarity and term coverage (confidence.py).
-    A ``language`` (a value of the index's language taxonomy) filters like search_docs's
-    ``language`` filter (which may keep untagged or shared sections, as metadata.json says).
-    In bm25 ``mode`` the confidence rests on term coverage alone, as without vectors: the
-    query model is never loaded for it.  Searches and similarities run where the server searches
-(``ServedIndex.search``: in a search worker when there is a pool).
+        One search covers every library when all are
+        asked for (each at its default version); otherwise each library is searched on its own and the hits are merged
+        by confidence, which, unlike the fused score, is comparable across searches: in hybrid mode it is the hit's
+        calibrated score; without one (another embedding model, full text only, bm25 mode) a curve over the chunk's
+        similarity and term coverage (confidence.py).
+        A ``language`` (a value of the index's language taxonomy) filters like search_docs's
+        ``language`` filter (which may keep untagged or shared sections, as metadata.json says).
+        In bm25 ``mode`` the confidence rests on term coverage alone, as without vectors: the
+        query model is never loaded for it.  Searches and similarities run where the server searches
+    (``ServedIndex.search``: in a search worker when there is a pool).
 
-    Raises:
-        TopicNotFoundError: nothing in those libraries matches.
-        IndexFormatError: the index cannot be read.
+        Raises:
+            TopicNotFoundError: nothing in those libraries matches.
+            IndexFormatError: the index cannot be read.
     """
     # A search without a library filter covers every library at its default version (older versions only when named).
-    every = {lib.library_id for lib in libraries} == set(catalog.libraries) and all(catalog.is_default(lib) for lib in libraries)
-    scopes: list[Mapping[str, str]] = [{}] if every or not catalog.several else [{LIBRARY_KEY: lib.library_id} for lib in libraries]
+    every = {lib.library_id for lib in libraries} == set(catalog.libraries) and all(
+        catalog.is_default(lib) for lib in libraries
+    )
+    scopes: list[Mapping[str, str]] = (
+        [{}] if every or not catalog.several else [{LIBRARY_KEY: lib.library_id} for lib in libraries]
+    )
     if language:
         scopes = [{**scope, LANGUAGE_KEY: language} for scope in scopes]
     hits: dict[str, Hit] = {}
@@ -102,15 +111,21 @@ def find_candidates(
         rows = [engine.columns.index_of[chunk_id] for chunk_id in hits]
         similarity = index.similarities_at(topic, rows) if mode != Mode.bm25 else None  # bm25 never loads the model
         coverage = term_coverage(engine.store, topic, rows)
-        confidences = [confidence(None if similarity is None else similarity[k], coverage[row]) for k, row in enumerate(rows)]
+        confidences = [
+            confidence(None if similarity is None else similarity[k], coverage[row]) for k, row in enumerate(rows)
+        ]
     found = [
-        Candidate(hit=hit, library_id=catalog.owner(hit.filepath).library_id, content=contents[hit.chunk_id], confidence=value)
+        Candidate(
+            hit=hit, library_id=catalog.owner(hit.filepath).library_id, content=contents[hit.chunk_id], confidence=value
+        )
         for hit, value in zip(hits.values(), confidences)
     ]
     return found if len(scopes) == 1 else sorted(found, key=lambda c: (-c.confidence, c.hit.chunk_id))
 
 
-def pack(candidates: Sequence[Candidate], max_tokens: int, words: Sequence[str] = (), weak_words: Sequence[str] = ()) -> list[Packed]:
+def pack(
+    candidates: Sequence[Candidate], max_tokens: int, words: Sequence[str] = (), weak_words: Sequence[str] = ()
+) -> list[Packed]:
     """Best first within ``max_tokens``: short chunks whole, long ones (or ones no longer fitting whole) by their best
     passage for ``words`` (``weak_words`` count less); the best chunk cut to fit when nothing does."""
     best = candidates[0].confidence
@@ -154,7 +169,9 @@ def related_pages(candidates: Sequence[Candidate], packed: Sequence[Packed], cat
         if path in skip or entry is None:
             continue
         skip.add(path)
-        pages.append({"library_id": candidate.library_id, "path": path, "title": entry.title, "description": entry.description})
+        pages.append(
+            {"library_id": candidate.library_id, "path": path, "title": entry.title, "description": entry.description}
+        )
         if len(pages) == RELATED_PAGES:
             break
     return pages

@@ -10,7 +10,7 @@ mistyped up to edit distance 3 (corpus/guide/libraries.md#resolve_library); beyo
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 MAX_EDITS = 3
 PREFIX_SCORE = 0.9

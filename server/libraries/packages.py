@@ -11,8 +11,9 @@ turns lookups off (air-gapped servers).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from docs_mcp.environment import environment
 from docs_mcp.indexer.errors import PackageSpecError
@@ -24,7 +25,14 @@ if TYPE_CHECKING:  # the client (httpx) loads with the first lookup, not with th
 LOOKUPS_ENV = "DOCS_MCP_REGISTRY_LOOKUPS"
 KNOWN_RELEVANCE = 0.9  # an indexed library this close answers the query: no lookup
 _PACKAGE_NAME = re.compile(r"@?[A-Za-z0-9][A-Za-z0-9._/-]{0,213}")
-_ECOSYSTEMS_OF = {"python": (PYPI,), "javascript": (NPM,), "typescript": (NPM,), "js": (NPM,), "ts": (NPM,), "node": (NPM,)}
+_ECOSYSTEMS_OF = {
+    "python": (PYPI,),
+    "javascript": (NPM,),
+    "typescript": (NPM,),
+    "js": (NPM,),
+    "ts": (NPM,),
+    "node": (NPM,),
+}
 
 
 def lookups_enabled(environ: Mapping[str, str] | None = None) -> bool:
@@ -54,7 +62,11 @@ def registry_packages(registry: RegistryClient, query: str, language: str | None
             notes.append(lookup.offline)
         if lookup.info is not None:
             latest = lookup.info.newest
-            spec = f"{ref.ecosystem}:{ref.name}{'==' if ref.ecosystem == PYPI else '@'}{latest}" if latest else f"{ref.ecosystem}:{ref.name}"
+            spec = (
+                f"{ref.ecosystem}:{ref.name}{'==' if ref.ecosystem == PYPI else '@'}{latest}"
+                if latest
+                else f"{ref.ecosystem}:{ref.name}"
+            )
             packages.append({
                 "registry": ref.ecosystem, "library_id": ref.base_id, "indexed": False, **lookup.info.summary_json(),
                 "add": f"docs-mcp add {spec}", **({"cached": True} if lookup.offline else {}),

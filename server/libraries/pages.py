@@ -10,14 +10,15 @@ matter removed).
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from docs_mcp.indexer.index_store import IndexStore
-from docs_mcp.server.errors import quoted
-from docs_mcp.server.libraries.fuzzy import name_score
 from docs_mcp.indexer.libraries.library import Library
-from docs_mcp.server.libraries.served_libraries import LibraryCatalog
+from docs_mcp.server.errors import quoted
 from docs_mcp.server.libraries.errors import PageNotFoundError, PathNotAllowedError
+from docs_mcp.server.libraries.fuzzy import name_score
+from docs_mcp.server.libraries.served_libraries import LibraryCatalog
 from docs_mcp.server.search.tokens import count_tokens
 
 CHUNK_SEPARATOR = "\n\n"
@@ -60,7 +61,10 @@ def locate(catalog: LibraryCatalog, indexed: Sequence[str] | set[str], path: str
         return found[0]
     where = f" in library '{library.library_id}'" if library else ""
     if found:
-        raise PageNotFoundError(f"Path {quoted(path)} names a document in several libraries.", f"Pass library_id, or one of: {', '.join(found)}.")
+        raise PageNotFoundError(
+            f"Path {quoted(path)} names a document in several libraries.",
+            f"Pass library_id, or one of: {', '.join(found)}.",
+        )
     pool = [p for p in known if library is None or p.startswith(library.mount)]
     close = sorted(pool, key=lambda p: (-name_score(path, p), p))[:SUGGESTIONS]
     guess = f"Did you mean {', '.join(repr(c) for c in close)}? " if close else ""
@@ -75,7 +79,9 @@ def read_lines(store: IndexStore, filepath: str, offset: int, max_lines: int) ->
     Raises:
         IndexFormatError: the index cannot be read.
     """
-    return window(CHUNK_SEPARATOR.join(content.strip("\n") for content in store.page_contents(filepath)), offset, max_lines)
+    return window(
+        CHUNK_SEPARATOR.join(content.strip("\n") for content in store.page_contents(filepath)), offset, max_lines
+    )
 
 
 def window(text: str, offset: int, max_lines: int) -> tuple[str, int, int]:

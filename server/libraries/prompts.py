@@ -8,8 +8,9 @@ corpus template with a built-in prompt's name replaces it.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import anyio
 import mcp_types as types
@@ -43,7 +44,7 @@ BUILT_IN = (
         (_LIBRARY_ARG, ("fromVersion", "Current version.", True), ("toVersion", "Target version.", True), _CODE_ARG),
         "You are helping migrate code from {{libraryId}} version {{fromVersion}} to {{toVersion}}.\n\n"
         "Steps:\n1. Call get_library_info(library_id='{{libraryId}}') for its table of contents.\n"
-        "2. Look for changelog, migration guide or \"what's new\" pages in the TOC.\n"
+        '2. Look for changelog, migration guide or "what\'s new" pages in the TOC.\n'
         "3. Read them with read_page.\n"
         "4. For specific APIs in the code, call get_docs(libraries=['{{libraryId}}'], topic=...) or search_docs.\n"
         "{{#codeSnippet}}\nMigrate this code:\n```\n{{codeSnippet}}\n```\n{{/codeSnippet}}\n"
@@ -84,7 +85,9 @@ def prompt_specs(metadata: Mapping[str, Any]) -> dict[str, PromptSpec]:
             name=entry["name"],
             title=entry.get("title") or "",
             description=entry.get("description") or f"Prompt template {entry.get('path', entry['name'])}.",
-            arguments=tuple((a["name"], a.get("description", ""), bool(a.get("required"))) for a in entry.get("arguments") or ()),
+            arguments=tuple(
+                (a["name"], a.get("description", ""), bool(a.get("required"))) for a in entry.get("arguments") or ()
+            ),
             template=entry["template"],
         )
     return specs
@@ -100,7 +103,9 @@ def render(template: str, values: Mapping[str, str]) -> str:
     return _VARIABLE.sub(lambda m: values.get(m.group(1)) or "", _SECTION.sub(section, template))
 
 
-def get_prompt(specs: Mapping[str, PromptSpec], name: str, arguments: Mapping[str, str] | None) -> types.GetPromptResult:
+def get_prompt(
+    specs: Mapping[str, PromptSpec], name: str, arguments: Mapping[str, str] | None
+) -> types.GetPromptResult:
     """The prompt ``name`` filled with ``arguments``.
 
     Raises:
@@ -108,14 +113,22 @@ def get_prompt(specs: Mapping[str, PromptSpec], name: str, arguments: Mapping[st
     """
     spec = specs.get(name)
     if spec is None:
-        raise MCPError(types.INVALID_PARAMS, f"Unknown prompt {quoted(name)}. Available prompts: {', '.join(sorted(specs))}.")
+        raise MCPError(
+            types.INVALID_PARAMS, f"Unknown prompt {quoted(name)}. Available prompts: {', '.join(sorted(specs))}."
+        )
     values = dict(arguments or {})
     known = {arg for arg, _, _ in spec.arguments}
     unknown = sorted(set(values) - known)
     missing = [arg for arg, _, required in spec.arguments if required and not (values.get(arg) or "").strip()]
     if unknown or missing:
-        what = f"unknown argument(s) {', '.join(unknown)}" if unknown else f"missing required argument(s) {', '.join(missing)}"
-        raise MCPError(types.INVALID_PARAMS, f"Prompt {quoted(name)}: {what}. Its arguments: {', '.join(sorted(known)) or 'none'}.")
+        what = (
+            f"unknown argument(s) {', '.join(unknown)}"
+            if unknown
+            else f"missing required argument(s) {', '.join(missing)}"
+        )
+        raise MCPError(
+            types.INVALID_PARAMS, f"Prompt {quoted(name)}: {what}. Its arguments: {', '.join(sorted(known)) or 'none'}."
+        )
     text = render(spec.template, values)
     return types.GetPromptResult(
         description=spec.description,
@@ -136,7 +149,9 @@ def list_prompts(specs: Mapping[str, PromptSpec]) -> list[types.Prompt]:
     ]
 
 
-async def on_list_prompts(ctx: ServerRequestContext, params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
+async def on_list_prompts(
+    ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
+) -> types.ListPromptsResult:
     """The prompts/list handler."""
     index = await anyio.to_thread.run_sync(ctx.lifespan_context.live.current)
     return types.ListPromptsResult(prompts=list_prompts(prompt_specs(index.engine.metadata)))

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Generic, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from docs_mcp.indexer.libraries.library import LOCAL, REMOTE, Library
 from docs_mcp.indexer.sources.errors import WrongToolError
 from docs_mcp.indexer.sources.known_libraries import CONTEXT7, LLMS_TXT, RegisteredLibrary
 from docs_mcp.server.core.live_index import LiveIndex, ServedIndex
-from docs_mcp.indexer.libraries.library import LOCAL, REMOTE, Library
-from docs_mcp.server.libraries.served_libraries import LibraryCatalog
 from docs_mcp.server.libraries.pages import line_fields, window
+from docs_mcp.server.libraries.served_libraries import LibraryCatalog
 
 if TYPE_CHECKING:
     from docs_mcp.indexer.packages.registry_client import RegistryClient
@@ -69,8 +70,8 @@ class Sources:
         warn_if_loopback_allowed()
 
         def open_service() -> SourceService:
-            from docs_mcp.indexer.sources.source_settings import source_settings
             from docs_mcp.indexer.sources.service import SourceService
+            from docs_mcp.indexer.sources.source_settings import source_settings
 
             return SourceService(source_settings(Path(index_dir)))
 
@@ -131,12 +132,16 @@ class Sources:
                 for failure in failures:
                     logger.warning("get_docs could not fetch %s", failure)
                 if failures:
-                    warnings.append(f"{len(failures)} page(s) of '{library.library_id}' about this topic could not be fetched ({failures[0]}); the answer is built without them.")
+                    warnings.append(
+                        f"{len(failures)} page(s) of '{library.library_id}' about this topic could not be fetched ({failures[0]}); the answer is built without them."
+                    )
                 changed = True
             freshness = self.service.freshness(library.library_id)
             stale |= freshness.stale
             if freshness.last_error:
-                warnings.append(f"The source of '{library.library_id}' could not be reached at the last refresh ({freshness.last_error}); some of its pages may be outdated.")
+                warnings.append(
+                    f"The source of '{library.library_id}' could not be reached at the last refresh ({freshness.last_error}); some of its pages may be outdated."
+                )
         return Prepared(self.live.current() if changed else index, stale, tuple(warnings))
 
     def read_url(self, url: str, offset: int, max_lines: int) -> dict[str, Any]:
@@ -156,8 +161,14 @@ class Sources:
             "cached": page.cached,
             "stale": page.stale,
             "fetched_at": page.fetched_at,
-            "provenance": {"library_id": page.library_id or None, "version": None, "source_url": page.url, "revision": None,
-                           "fetched_at": page.fetched_at, "indexed_at": None},  # fmt: skip
+            "provenance": {
+                "library_id": page.library_id or None,
+                "version": None,
+                "source_url": page.url,
+                "revision": None,
+                "fetched_at": page.fetched_at,
+                "indexed_at": None,
+            },  # fmt: skip
         }
         if page.warning:
             answer["warning"] = page.warning

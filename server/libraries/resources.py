@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import anyio
 import mcp_types as types
@@ -26,13 +27,13 @@ from mcp.shared.exceptions import MCPError
 
 from docs_mcp import __version__
 from docs_mcp.indexer.libraries.catalog import RESOURCE_PROPERTY
-from docs_mcp.indexer.ranker import ranking_facts
-from docs_mcp.server.errors import quoted
 from docs_mcp.indexer.libraries.library import Library
-from docs_mcp.server.libraries.served_libraries import LibraryCatalog
+from docs_mcp.indexer.ranker import ranking_facts
+from docs_mcp.server.core.live_index import ServedIndex
+from docs_mcp.server.errors import quoted
 from docs_mcp.server.libraries.answers import catalog_of
 from docs_mcp.server.libraries.pages import read_lines
-from docs_mcp.server.core.live_index import ServedIndex
+from docs_mcp.server.libraries.served_libraries import LibraryCatalog
 from docs_mcp.server.sessions import SessionStore, SessionValues, redis_sessions, request_session
 
 HEALTH_URI = "docs-mcp://health"
@@ -85,7 +86,9 @@ class LibrarySessions:
             seen = self._resolved.get(session) or []
             if any(lib.library_id == library.library_id for lib in seen):
                 return False
-            self._resolved.put(session, [*seen, ResolvedLibrary(library.library_id, library.name, tuple(library.languages))])
+            self._resolved.put(
+                session, [*seen, ResolvedLibrary(library.library_id, library.name, tuple(library.languages))]
+            )
             return True
 
     def resolved(self, session: str) -> list[ResolvedLibrary]:
@@ -99,7 +102,9 @@ def session_key(ctx: ServerRequestContext) -> str:
     return request_session(ctx.request)
 
 
-async def remember_library(ctx: ServerRequestContext, sessions: LibrarySessions, live: Any, arguments: Mapping[str, Any] | None) -> None:
+async def remember_library(
+    ctx: ServerRequestContext, sessions: LibrarySessions, live: Any, arguments: Mapping[str, Any] | None
+) -> None:
     """After a successful get_library_info: remember the library it described, announce a new one."""
     if not arguments:
         return
@@ -112,7 +117,12 @@ async def remember_library(ctx: ServerRequestContext, sessions: LibrarySessions,
 def list_resources(index: ServedIndex, sessions: LibrarySessions, session: str) -> list[types.Resource]:
     """The fixed resources, then one per marked document."""
     fixed = [
-        types.Resource(name="health", uri=HEALTH_URI, mime_type=JSON, description="Server status, uptime, index generation and size, embedding model."),
+        types.Resource(
+            name="health",
+            uri=HEALTH_URI,
+            mime_type=JSON,
+            description="Server status, uptime, index generation and size, embedding model.",
+        ),
         types.Resource(
             name="resolved-libraries",
             uri=RESOLVED_URI,
@@ -122,7 +132,13 @@ def list_resources(index: ServedIndex, sessions: LibrarySessions, session: str) 
     ]
     catalog = catalog_of(index)
     documents = [
-        types.Resource(name=path, title=entry.title, uri=DOCUMENT_SCHEME + path, mime_type=MARKDOWN, description=entry.description or None)
+        types.Resource(
+            name=path,
+            title=entry.title,
+            uri=DOCUMENT_SCHEME + path,
+            mime_type=MARKDOWN,
+            description=entry.description or None,
+        )
         for path in sorted(marked_documents(index))
         if (entry := catalog.entry(path)) is not None
     ]
@@ -138,11 +154,16 @@ def read_resource(index: ServedIndex, sessions: LibrarySessions, session: str, u
     if uri == HEALTH_URI:
         return _json_contents(uri, health(index, sessions))
     if uri == RESOLVED_URI:
-        libraries = [{"id": lib.library_id, "name": lib.name, "languages": list(lib.languages)} for lib in sessions.resolved(session)]
+        libraries = [
+            {"id": lib.library_id, "name": lib.name, "languages": list(lib.languages)}
+            for lib in sessions.resolved(session)
+        ]
         return _json_contents(uri, {"libraries": libraries})
     path = uri.removeprefix(DOCUMENT_SCHEME) if uri.startswith(DOCUMENT_SCHEME) else None
     if path is None or path not in marked_documents(index):
-        raise MCPError(types.INVALID_PARAMS, f"Unknown resource {quoted(str(uri))}. List the resources with resources/list.")
+        raise MCPError(
+            types.INVALID_PARAMS, f"Unknown resource {quoted(str(uri))}. List the resources with resources/list."
+        )
     text, _, _ = read_lines(index.engine.store, path, 0, WHOLE_PAGE)
     return types.TextResourceContents(uri=uri, mime_type=MARKDOWN, text=text)
 
@@ -182,10 +203,14 @@ def marked_documents(index: ServedIndex) -> set[str]:
     if not marks:
         return set()
     columns = index.engine.columns
-    return {path for path, meta in zip(columns.filepath, columns.metadata) if any((k, v) in marks for k, v in meta.items())}
+    return {
+        path for path, meta in zip(columns.filepath, columns.metadata) if any((k, v) in marks for k, v in meta.items())
+    }
 
 
-async def on_list_resources(ctx: ServerRequestContext, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
+async def on_list_resources(
+    ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
+) -> types.ListResourcesResult:
     """The resources/list handler."""
     state = ctx.lifespan_context
     index = await anyio.to_thread.run_sync(state.live.current)
@@ -202,7 +227,9 @@ async def on_list_resource_templates(
     return types.ListResourceTemplatesResult(resource_templates=[])
 
 
-async def on_read_resource(ctx: ServerRequestContext, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+async def on_read_resource(
+    ctx: ServerRequestContext, params: types.ReadResourceRequestParams
+) -> types.ReadResourceResult:
     """The resources/read handler."""
     state = ctx.lifespan_context
     index = await anyio.to_thread.run_sync(state.live.acquire)
@@ -214,4 +241,6 @@ async def on_read_resource(ctx: ServerRequestContext, params: types.ReadResource
 
 
 def _json_contents(uri: str, value: Any) -> types.TextResourceContents:
-    return types.TextResourceContents(uri=uri, mime_type=JSON, text=orjson.dumps(value, option=orjson.OPT_INDENT_2).decode())
+    return types.TextResourceContents(
+        uri=uri, mime_type=JSON, text=orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    )

@@ -6,15 +6,16 @@ implicit library whose table of contents lists its files' titles (without descri
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from docs_mcp.indexer.libraries.library import Library, TocEntry
 from docs_mcp.indexer.libraries.store import catalog_entries
-from docs_mcp.server.libraries.fuzzy import best_score, compact, words
-from docs_mcp.server.errors import quoted
 from docs_mcp.indexer.libraries.versions import default_versions, parse_ref, version_key
+from docs_mcp.server.errors import quoted
 from docs_mcp.server.libraries.errors import LibraryNotFoundError, VersionNotFoundError
+from docs_mcp.server.libraries.fuzzy import best_score, compact, words
 
 MIN_RELEVANCE = 0.3
 TOKEN_FACTOR = 0.95  # one word of a longer query naming the library
@@ -62,7 +63,7 @@ class LibraryCatalog:
         return self.default_of(library).library_id == library.library_id
 
     @classmethod
-    def from_metadata(cls, metadata: Mapping[str, Any], registered: tuple[Library, ...] = ()) -> "LibraryCatalog":
+    def from_metadata(cls, metadata: Mapping[str, Any], registered: tuple[Library, ...] = ()) -> LibraryCatalog:
         """The catalog of an index from its metadata.json content, plus the ``registered`` libraries it does not hold."""
         entries = catalog_entries(metadata)
         indexed = {library_id: Library.from_entry(library_id, entry) for library_id, entry in entries.items()}
@@ -111,7 +112,9 @@ class LibraryCatalog:
             f"Ask for one of its versions ({base}/v{default.version} answers '{base}'), or index that version: {_add_command(default, version)}.",
         )
 
-    def resolve(self, query: str, language: str | None = None, *, tagged_languages: Mapping[str, Sequence[str]] | None = None) -> list[Match]:
+    def resolve(
+        self, query: str, language: str | None = None, *, tagged_languages: Mapping[str, Sequence[str]] | None = None
+    ) -> list[Match]:
         """Every library that matches ``query`` (and has ``language``), best first, ties by ID.
 
         A library has the languages it lists and those ``tagged_languages`` gives for it

@@ -15,8 +15,9 @@ score is capped by the one before it, so every page of one query shows the same 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -32,7 +33,7 @@ class LogisticModel:
     bias: float
 
     @classmethod
-    def from_record(cls, record: Mapping[str, Any], known: Sequence[str]) -> "LogisticModel":
+    def from_record(cls, record: Mapping[str, Any], known: Sequence[str]) -> LogisticModel:
         """The model as recorded (``{"features": [...], "weights": {name: w}, "bias": b}``).
 
         Raises:
@@ -49,7 +50,11 @@ class LogisticModel:
 
     def record(self) -> dict[str, Any]:
         """The JSON record of the model."""
-        return {"features": list(self.features), "weights": {n: round(w, 6) for n, w in zip(self.features, self.weights)}, "bias": round(self.bias, 6)}
+        return {
+            "features": list(self.features),
+            "weights": {n: round(w, 6) for n, w in zip(self.features, self.weights)},
+            "bias": round(self.bias, 6),
+        }
 
     def logits(self, table: Mapping[str, np.ndarray]) -> np.ndarray:
         """The logit of each candidate; ``table`` maps every feature name to a per-candidate array (or a scalar)."""
@@ -86,4 +91,6 @@ def non_increasing(values: np.ndarray) -> np.ndarray:
 
 def capped(values: np.ndarray, ceiling: float) -> np.ndarray:
     """``values`` in list order, each capped by the one before it (the first by ``ceiling``)."""
-    return np.minimum.accumulate(np.minimum(np.asarray(values, dtype=np.float64), ceiling)) if len(values) else np.zeros(0)
+    return (
+        np.minimum.accumulate(np.minimum(np.asarray(values, dtype=np.float64), ceiling)) if len(values) else np.zeros(0)
+    )

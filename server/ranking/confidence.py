@@ -16,8 +16,8 @@ corpus/guide/ranking.md). Below 0.5 means "look further".
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 from docs_mcp.indexer.index_store import IndexStore
 from docs_mcp.indexer.search_text import tokenize

@@ -76,7 +76,7 @@ class QuerySignals:
     best_coverage: float
     top_cosine: float
     evidence: Evidence
-    baselines: "Baselines"
+    baselines: Baselines
 
     def table(self) -> dict[str, float]:
         """The QUERY_FEATURES of the query."""

@@ -8,7 +8,8 @@ under the floor gets zero hits and the zero-result hint instead of the least-unr
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 

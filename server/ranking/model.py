@@ -17,8 +17,9 @@ An index without a record (another embedding model, no vectors) is ranked by the
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -48,7 +49,7 @@ class LearnedRanking:
         return answered(table, self.score, self.gate)
 
     @classmethod
-    def from_metadata(cls, data: Mapping[str, Any]) -> "LearnedRanking":
+    def from_metadata(cls, data: Mapping[str, Any]) -> LearnedRanking:
         """The record as an index's metadata holds it (``ranker``).
 
         Raises:

@@ -9,7 +9,7 @@ word Jaccard 0.5-1.0 and cosine 0.75-0.94; sections with language-specific code 
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 

@@ -12,37 +12,38 @@ learned ranking (server/ranking) scores them, may hold the query back, and looku
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
 from docs_mcp.indexer.duckdb_store import open_store
 from docs_mcp.indexer.index_store import ChunkColumns, IndexStore
-from docs_mcp.indexer.serving.page_records import PageRecord
 from docs_mcp.indexer.ranker import is_current, ranker_for
 from docs_mcp.indexer.serving.arrays import ServingArrays
+from docs_mcp.indexer.serving.page_records import PageRecord
 from docs_mcp.indexer.serving.reader import open_serving_arrays
 from docs_mcp.indexer.serving.vector_index import UNSCORED
-from docs_mcp.server.search import lru_cache
-from docs_mcp.server.search.lru_cache import LruCache
-from docs_mcp.server.search.collapse import Collapser
 from docs_mcp.server.ranking.calibration import capped, non_increasing
 from docs_mcp.server.ranking.candidates import FAMILY_JACCARD, CandidatePool
 from docs_mcp.server.ranking.evidence import Evidence
 from docs_mcp.server.ranking.features import PROBES, Baselines, QuerySignals, candidate_table
+from docs_mcp.server.ranking.model import RERANK_DEPTH, LearnedRanking, by_probability
+from docs_mcp.server.search import lru_cache
+from docs_mcp.server.search.collapse import Collapser
 from docs_mcp.server.search.evidence_finder import EvidenceFinder
 from docs_mcp.server.search.expansion import EXTRA_WEIGHT, Expansions, QueryLegs
 from docs_mcp.server.search.filters import FilterRule, TaxonomyColumns, filter_mask
 from docs_mcp.server.search.fusion import select_fusion
-from docs_mcp.server.search.modes import MODES, Mode
 from docs_mcp.server.search.lexical import DEFAULT_FIELD_WEIGHTS, HEADING_FIELD, LexicalScorer, QueryTerms, tokenize
-from docs_mcp.server.search.records import Hit, SearchPage
-from docs_mcp.server.ranking.model import RERANK_DEPTH, LearnedRanking, by_probability
-from docs_mcp.server.search.semantic import chunk_similarities, similarities
+from docs_mcp.server.search.lru_cache import LruCache
+from docs_mcp.server.search.modes import MODES, Mode
 from docs_mcp.server.search.query_model import query_model
 from docs_mcp.server.search.query_vectors import QueryEmbedder, QueryVectors
+from docs_mcp.server.search.records import Hit, SearchPage
+from docs_mcp.server.search.semantic import chunk_similarities, similarities
 from docs_mcp.server.search.signals import Signal
 from docs_mcp.server.search.snippets import Needles, make_snippet
 from docs_mcp.server.search.topk import top_k
@@ -100,7 +101,12 @@ class Engine:
     """Ranks the chunks of one index generation for a query; safe to share between threads."""
 
     def __init__(
-        self, store: IndexStore, settings: RankingSettings | None = None, *, embedder: QueryEmbedder | None = None, learned: str = "ranker"
+        self,
+        store: IndexStore,
+        settings: RankingSettings | None = None,
+        *,
+        embedder: QueryEmbedder | None = None,
+        learned: str = "ranker",
     ) -> None:
         """Map the generation's serving arrays; ``embedder`` replaces the index's model (benchmarks); ``learned`` names
         the part of the index's ranking record hybrid search uses (``ranker``: documentation; ``tools``: tool discovery).
@@ -123,7 +129,9 @@ class Engine:
         self._vectors = self.arrays.vectors if store.model is not None else None
         self._word_sets: LruCache[int, frozenset[str]] = LruCache("word-sets", lru_cache.WORD_SETS)
         self._query_vectors = QueryVectors(self._query_embedder)
-        self.collapser = Collapser(self.arrays, self._word_set, jaccard=self.settings.collapse_jaccard, cosine=self.settings.collapse_cosine)
+        self.collapser = Collapser(
+            self.arrays, self._word_set, jaccard=self.settings.collapse_jaccard, cosine=self.settings.collapse_cosine
+        )
         self._model_lock = threading.Lock()  # the query model loads once
         self._columns_lock = threading.Lock()  # the library tools' columns are read once
         self._embedder = embedder
@@ -194,7 +202,9 @@ class Engine:
         records = self.arrays.records.read(page)
         hits = tuple(
             _hit(record, row, float(score), needles, lexical_rank, vector_rank)
-            for record, row, score, lexical_rank, vector_rank in zip(records, page, scores, ranking.lexical.ranks(page), ranking.vector.ranks(page))
+            for record, row, score, lexical_rank, vector_rank in zip(
+                records, page, scores, ranking.lexical.ranks(page), ranking.vector.ranks(page)
+            )
         )
         return SearchPage(hits=hits, has_more=len(ranking.order) > offset + limit)
 
@@ -235,7 +245,13 @@ class Engine:
     # -- ranking ---------------------------------------------------------------------------
 
     def _rank(
-        self, query: str, words: Sequence[str], filters: Mapping[str, str], mode: Mode, stop_after: int, abstain: bool = True,
+        self,
+        query: str,
+        words: Sequence[str],
+        filters: Mapping[str, str],
+        mode: Mode,
+        stop_after: int,
+        abstain: bool = True,
         legs: QueryLegs | None = None,
     ) -> _Ranking:
         if mode not in MODES:
@@ -243,7 +259,7 @@ class Engine:
         legs = legs or QueryLegs.plain(query)
         fusion = self._fusion(query, words, filters, mode, legs)
         scores = fusion.scores
-        ranked: Callable[[int], np.ndarray] = lambda wanted: top_k(fusion.ids, fusion.scores, wanted)
+        ranked: Callable[[int], np.ndarray] = partial(top_k, fusion.ids, fusion.scores)
         if mode == Mode.hybrid and len(fusion.ids):
             ranked, scores = self._hybrid(legs, fusion, abstain)
         collapse = [k for k in self.collapse_keys if k not in filters]
@@ -253,7 +269,9 @@ class Engine:
             shown = capped(shown, 1.0)  # past the head, and where collapse dropped a twin, no score rises
         return _Ranking(order, shown, fusion.lexical, fusion.vector)
 
-    def _fusion(self, query: str, words: Sequence[str], filters: Mapping[str, str], mode: Mode, legs: QueryLegs | None = None) -> _Fusion:
+    def _fusion(
+        self, query: str, words: Sequence[str], filters: Mapping[str, str], mode: Mode, legs: QueryLegs | None = None
+    ) -> _Fusion:
         legs = legs or QueryLegs.plain(query)
         if mode != Mode.bm25 and self._vectors is not None and self.size and words:
             for text in legs.vector:
@@ -283,7 +301,9 @@ class Engine:
             scores = (scores + EXTRA_WEIGHT * self._lexical.score(QueryTerms(tuple(added)))).astype(np.float32)
         return Signal(scores, _allowed(scores > 0, allowed))
 
-    def _vector_signal(self, texts: Sequence[str], words: Sequence[str], mode: Mode, allowed: np.ndarray | None, lexical: Signal) -> Signal:
+    def _vector_signal(
+        self, texts: Sequence[str], words: Sequence[str], mode: Mode, allowed: np.ndarray | None, lexical: Signal
+    ) -> Signal:
         if mode == Mode.bm25 or self._vectors is None or not self.size or not words:
             return Signal.absent(self.size, UNSCORED)
         query_vector = self._query_vector(texts[0]) if len(texts) == 1 else self._mean_vector(texts)
@@ -296,7 +316,9 @@ class Engine:
             scores[best] = chunk_similarities(self._vectors, query_vector, best, self.arrays.vector_index)
         return Signal(scores, _allowed(scores >= self.settings.vector_base, allowed))
 
-    def _hybrid(self, legs: QueryLegs, fusion: _Fusion, abstain: bool) -> tuple[Callable[[int], np.ndarray], np.ndarray]:
+    def _hybrid(
+        self, legs: QueryLegs, fusion: _Fusion, abstain: bool
+    ) -> tuple[Callable[[int], np.ndarray], np.ndarray]:
         """How hybrid search orders the fusion's candidates, and their scores (aligned with ``fusion.ids``).
 
         A lookup's best candidates come first by how their headings name its identifiers (evidence_finder.py).
@@ -340,7 +362,15 @@ class Engine:
 
         return ranked, scores
 
-    def _table(self, legs: QueryLegs, rows: np.ndarray, fusion: _Fusion, evidence: Evidence, first_rank: int, lookups: bool = True) -> dict:
+    def _table(
+        self,
+        legs: QueryLegs,
+        rows: np.ndarray,
+        fusion: _Fusion,
+        evidence: Evidence,
+        first_rank: int,
+        lookups: bool = True,
+    ) -> dict:
         """Every feature of candidate ``rows`` (in the fusion's order from ``first_rank``) and of the query."""
         terms = fusion.terms
         words = max(len(self._lexical.content_words(legs.lexical)), 1)  # the words ``terms`` come from
@@ -353,7 +383,9 @@ class Engine:
             heading_share=self._lexical.matches(terms.all, rows, HEADING_FIELD) / max(len(terms.all), 1),
             coverage=self._lexical.matches(terms.own, rows) / words,
             has_code=self.arrays.roles[rows, self._code_role],
-            lookup_tiers=self._evidence.lookup_tiers(legs.asked, rows) if lookups and evidence.lookup else np.zeros(len(rows)),
+            lookup_tiers=self._evidence.lookup_tiers(legs.asked, rows)
+            if lookups and evidence.lookup
+            else np.zeros(len(rows)),
             ranks=np.arange(first_rank, first_rank + len(rows)),
         )
         head = top_k(fusion.ids, fusion.scores, RERANK_DEPTH) if first_rank else rows
@@ -368,7 +400,9 @@ class Engine:
         allowed = cosines if fusion.allowed is None else cosines[fusion.allowed]
         best = float(allowed.max()) if len(allowed) else 0.0
         top = float(cosines[head[0]]) if len(head) else 0.0
-        return QuerySignals(self._lexical.known_share(query), _unit(best), min(coverage, 1.0), _unit(top), evidence, self.baselines)
+        return QuerySignals(
+            self._lexical.known_share(query), _unit(best), min(coverage, 1.0), _unit(top), evidence, self.baselines
+        )
 
     @property
     def baselines(self) -> Baselines:
@@ -376,7 +410,11 @@ class Engine:
         with self._model_lock:
             known = self._baselines
         if known is None:
-            best = [float(sims.max()) for probe in PROBES if (sims := self.query_similarities(probe)) is not None and len(sims)]
+            best = [
+                float(sims.max())
+                for probe in PROBES
+                if (sims := self.query_similarities(probe)) is not None and len(sims)
+            ]
             shares = [self._lexical.known_share(probe) for probe in PROBES] if self.size else [0.0]
             known = Baselines(float(np.mean(shares)), float(np.mean(best)) if best else 0.0)
             with self._model_lock:
@@ -404,7 +442,9 @@ class Engine:
                 self._headings.put(row, headings)
         return [self._headings.get(int(row)) or () for row in rows]
 
-    def _collapsed(self, ranked: Callable[[int], np.ndarray], total: int, keys: Sequence[str], stop_after: int) -> np.ndarray:
+    def _collapsed(
+        self, ranked: Callable[[int], np.ndarray], total: int, keys: Sequence[str], stop_after: int
+    ) -> np.ndarray:
         """The best ``stop_after`` chunks left after collapse; more candidates are ranked only while twins fall out.
 
         ``ranked(wanted)`` is the best ``wanted`` of the ``total`` candidates in ranking order.
@@ -445,10 +485,14 @@ class Engine:
 
 def _taxonomy_columns(arrays: ServingArrays, keys: Sequence[str]) -> TaxonomyColumns:
     """The filterable keys' codes, from the serving arrays."""
-    return TaxonomyColumns.from_codes(arrays.taxonomy_keys, arrays.taxonomy_values, arrays.taxonomy_codes, keys, arrays.num_chunks)
+    return TaxonomyColumns.from_codes(
+        arrays.taxonomy_keys, arrays.taxonomy_values, arrays.taxonomy_codes, keys, arrays.num_chunks
+    )
 
 
-def _hit(record: PageRecord, row: int, score: float, needles: Needles, lexical_rank: int | None, vector_rank: int | None) -> Hit:
+def _hit(
+    record: PageRecord, row: int, score: float, needles: Needles, lexical_rank: int | None, vector_rank: int | None
+) -> Hit:
     return Hit(
         chunk_id=record.chunk_id,
         score=round(score, 6),
@@ -477,7 +521,9 @@ def _positions(head: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return np.fromiter((where[int(row)] for row in rows), dtype=np.int64, count=len(rows))
 
 
-def _learned_ranking(recorded: Mapping | None, store: IndexStore, has_vectors: bool, part: str = "ranker") -> LearnedRanking | None:
+def _learned_ranking(
+    recorded: Mapping | None, store: IndexStore, has_vectors: bool, part: str = "ranker"
+) -> LearnedRanking | None:
     """The learned ranking an index recorded (its ``tools`` part for tool discovery); for a record of an older format,
     the one this version ships for the index's embedding model (the index's text and vectors are unchanged; only the
     learned weights are newer)."""
@@ -504,7 +550,11 @@ def _allowed(present: np.ndarray, allowed: np.ndarray | None) -> np.ndarray:
 
 
 def open_engine(
-    index_dir: Path | str, settings: RankingSettings | None = None, *, embedder: QueryEmbedder | None = None, generation: str | None = None
+    index_dir: Path | str,
+    settings: RankingSettings | None = None,
+    *,
+    embedder: QueryEmbedder | None = None,
+    generation: str | None = None,
 ) -> Engine:
     """Open the live generation of the index at ``index_dir`` for searching, or the one named ``generation``
     (a search worker serves what its server leased); ``embedder``: see Engine.

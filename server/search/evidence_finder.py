@@ -18,7 +18,7 @@ words of a query the corpus does not hold at all are what the zero-result hint r
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -34,6 +34,8 @@ SHORT_QUERY = 2
 CONFIRM_DEPTH = 200
 # The best BM25 chunks whose own heading is compared with the query.
 HEADING_DEPTH = 50
+
+
 class EvidenceFinder:
     """Finds a query's evidence in one index generation's postings and page records."""
 
@@ -46,10 +48,14 @@ class EvidenceFinder:
     ) -> None:
         self._lexical = lexical
         self._read = read_records
-        self._headings = headings_of  # every heading inside each chunk: its own, those under it, a first chunk's page title
+        self._headings = (
+            headings_of  # every heading inside each chunk: its own, those under it, a first chunk's page title
+        )
         self._size = num_chunks
 
-    def find(self, query: str, lexical_scores: np.ndarray, allowed: np.ndarray | None, asked: str | None = None) -> Evidence:
+    def find(
+        self, query: str, lexical_scores: np.ndarray, allowed: np.ndarray | None, asked: str | None = None
+    ) -> Evidence:
         """The evidence for ``query``; ``lexical_scores`` are its BM25F scores over every chunk, ``allowed`` the
         filters' mask (None: no filter); ``asked``: the agent's own query when ``query`` adds its keywords (whether
         the search is a lookup is decided on it)."""
@@ -60,7 +66,9 @@ class EvidenceFinder:
         for written in query_identifiers(query):
             place = self._where_written(Name.of(written), lexical_scores, allowed)
             {"within": within, "elsewhere": elsewhere, "absent": absent}.get(place, []).append(written)
-        found = np.flatnonzero(lexical_scores > 0) if allowed is None else np.flatnonzero((lexical_scores > 0) & allowed)
+        found = (
+            np.flatnonzero(lexical_scores > 0) if allowed is None else np.flatnonzero((lexical_scores > 0) & allowed)
+        )
         return Evidence(
             tuple(within), tuple(elsewhere), tuple(absent),
             heading=self._names_a_section(stems, found, lexical_scores),
@@ -102,7 +110,10 @@ class EvidenceFinder:
 
     def _writes(self, name: Name, rows: np.ndarray) -> bool:
         """Whether one of ``rows`` writes ``name``, or names it by its headings' path."""
-        return any(name.named_in(f"{r.breadcrumb} {r.flat_text}") or name.path_named_in(r.heading, _above(r)) for r in self._read(rows.tolist()))
+        return any(
+            name.named_in(f"{r.breadcrumb} {r.flat_text}") or name.path_named_in(r.heading, _above(r))
+            for r in self._read(rows.tolist())
+        )
 
     def _names_a_section(self, stems: Sequence[str], found: np.ndarray, scores: np.ndarray) -> bool:
         """A chunk among the best of ``found`` whose own heading is named by the query: all of the heading's words

@@ -39,7 +39,9 @@ class Expansions:
 
     def concatenated(self, query: str) -> str:
         """The query and every part as one text: what plain concatenation into search_docs would send."""
-        return " ".join(part.strip() for part in (query, self.keywords, self.question, self.hypothetical_answer) if part.strip())
+        return " ".join(
+            part.strip() for part in (query, self.keywords, self.question, self.hypothetical_answer) if part.strip()
+        )
 
 
 @dataclass(frozen=True)
@@ -55,17 +57,19 @@ class QueryLegs:
     asked: str
 
     @classmethod
-    def plain(cls, query: str) -> "QueryLegs":
+    def plain(cls, query: str) -> QueryLegs:
         """A query on its own: every signal reads the query."""
         return cls(query, "", (query,), query, query)
 
     @classmethod
-    def of(cls, query: str, expansions: Expansions | None) -> "QueryLegs":
+    def of(cls, query: str, expansions: Expansions | None) -> QueryLegs:
         if not expansions:
             return cls.plain(query)
         lexical = " ".join(part for part in (query, expansions.keywords.strip()) if part)
         extra = " ".join(part.strip() for part in (expansions.question, expansions.hypothetical_answer) if part.strip())
-        vector = tuple(part.strip() for part in (query, expansions.question, expansions.hypothetical_answer) if part.strip())
+        vector = tuple(
+            part.strip() for part in (query, expansions.question, expansions.hypothetical_answer) if part.strip()
+        )
         # The gate reads every word the agent wrote: an off-topic question's answer is foreign to the docs too
         # (tune sets: off-topic zero-hit rate 0.82 -> 0.97 on FastAPI with the same NDCG@5).
         return cls(lexical, extra, vector, expansions.concatenated(query), query)

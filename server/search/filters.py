@@ -14,9 +14,10 @@ version), and ``unfiltered_values`` are the values a search without a filter on 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -33,7 +34,7 @@ class FilterRule:
     unfiltered: tuple[str, ...] | None = None  # the values kept when the key is not filtered (None: all)
 
     @classmethod
-    def from_entry(cls, entry: Mapping[str, Any]) -> "FilterRule":
+    def from_entry(cls, entry: Mapping[str, Any]) -> FilterRule:
         """The rule of one ``taxonomy`` entry of an index's metadata.json."""
         keeps = entry.get("filter_keeps") or {}
         unfiltered = entry.get("unfiltered_values")
@@ -62,8 +63,13 @@ class TaxonomyColumns:
 
     @classmethod
     def from_codes(
-        cls, stored: Sequence[str], values: Mapping[str, Sequence[str]], codes: np.ndarray, keys: Sequence[str], size: int
-    ) -> "TaxonomyColumns":
+        cls,
+        stored: Sequence[str],
+        values: Mapping[str, Sequence[str]],
+        codes: np.ndarray,
+        keys: Sequence[str],
+        size: int,
+    ) -> TaxonomyColumns:
         """The columns of ``keys`` for ``size`` chunks from the serving arrays' encoding (indexer ``encode_taxonomy``).
 
         ``codes[i]`` holds key ``stored[i]``; a key no chunk carries is unset everywhere.
@@ -107,7 +113,11 @@ def filter_mask(
 ) -> np.ndarray | None:
     """The chunks that pass every filter (and every unfiltered key's default values), or None when nothing is filtered."""
     rules = rules or {}
-    defaults = {key: rule.unfiltered for key, rule in rules.items() if rule.unfiltered is not None and key not in filters and key in columns.codes}
+    defaults = {
+        key: rule.unfiltered
+        for key, rule in rules.items()
+        if rule.unfiltered is not None and key not in filters and key in columns.codes
+    }
     if not filters and not defaults:
         return None
     mask = np.ones(size, dtype=bool)

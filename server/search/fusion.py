@@ -7,7 +7,7 @@ reciprocal-rank fusion added ~0 over BM25, a convex sum of normalised scores mor
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

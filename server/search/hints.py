@@ -9,8 +9,8 @@ all, that no section matched the query closely enough to be an answer.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
 
 QUOTED_QUERY_CHARS = 80
 
@@ -68,7 +68,9 @@ def _other_matching_values(
     return tuple(value for value in values if value != filters[key] and matches({**filters, key: value}))
 
 
-def _message(query: str, filters: Mapping[str, str], suggested: Mapping[str, tuple[str, ...]], matches: Matcher, why: str) -> str:
+def _message(
+    query: str, filters: Mapping[str, str], suggested: Mapping[str, tuple[str, ...]], matches: Matcher, why: str
+) -> str:
     quoted = _quote(query)
     if not filters:
         return f"0 results found for {quoted}. {why}: {TRY_OTHER_WORDS}"

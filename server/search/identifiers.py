@@ -87,7 +87,7 @@ class Name:
     parts: tuple[str, ...] = ()  # the keys of the parts of a dotted, ``::`` or ``/`` path, else ()
 
     @classmethod
-    def of(cls, written: str) -> "Name":
+    def of(cls, written: str) -> Name:
         exact = written != written.lower()
         parts = tuple(key for part in _PATH_PARTS.split(written) if (key := name_key(part, exact_case=exact)))
         return cls(written, exact, name_key(written, exact_case=exact), parts if len(parts) > 1 else ())
@@ -137,7 +137,9 @@ def paths_in(text: str, *, exact_case: bool) -> set[tuple[str, ...]]:
     """The parts (comparable forms) of every name-shaped word of ``text``, split at ``.``, ``::`` and ``/``."""
     found = set()
     for match in _NAME.finditer(text):
-        parts = tuple(key for part in _PATH_PARTS.split(match.group(0)) if (key := name_key(part, exact_case=exact_case)))
+        parts = tuple(
+            key for part in _PATH_PARTS.split(match.group(0)) if (key := name_key(part, exact_case=exact_case))
+        )
         if parts:
             found.add(parts)
     return found

@@ -11,15 +11,15 @@ same), which a test checks.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 
 from docs_mcp.indexer.schema import FTS_FIELDS
 from docs_mcp.indexer.search_text import identifier_splits, tokenize
-from docs_mcp.indexer.serving.bm25f import DEFAULT_FIELD_WEIGHTS, bm25f_weights
 from docs_mcp.indexer.serving.arrays import Postings
+from docs_mcp.indexer.serving.bm25f import DEFAULT_FIELD_WEIGHTS, bm25f_weights
 from docs_mcp.server.search import lru_cache
 from docs_mcp.server.search.lru_cache import LruCache
 
@@ -66,14 +66,21 @@ class LexicalScorer:
     frequencies (in memory: one float per posting).
     """
 
-    def __init__(self, postings: Postings, stem: Callable[[Sequence[str]], list[str]], weights: Sequence[float] = DEFAULT_FIELD_WEIGHTS) -> None:
+    def __init__(
+        self,
+        postings: Postings,
+        stem: Callable[[Sequence[str]], list[str]],
+        weights: Sequence[float] = DEFAULT_FIELD_WEIGHTS,
+    ) -> None:
         self._p = postings
         self._stem_words = stem
         self._stems: LruCache[str, str] = LruCache("stems", lru_cache.STEMS)
         self._term_ids: LruCache[str, int] = LruCache("term-ids", lru_cache.TERM_IDS)
         self._weights = postings.weights
         if tuple(weights) != tuple(postings.field_weights):
-            self._weights = bm25f_weights(postings.tf, postings.docs, _posting_df(postings), postings.field_lengths, weights)
+            self._weights = bm25f_weights(
+                postings.tf, postings.docs, _posting_df(postings), postings.field_lengths, weights
+            )
 
     def stems(self, words: Sequence[str]) -> list[str]:
         """The Porter stems of ``words``; unseen words are stemmed in one batch and remembered."""

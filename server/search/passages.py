@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from docs_mcp.server.search.snippets import Needles
 
@@ -33,7 +33,9 @@ class Passage:
     end: int
 
 
-def best_passage(markdown: str, strong: Sequence[str], weak: Sequence[str] = (), max_chars: int = PASSAGE_CHARS) -> Passage:
+def best_passage(
+    markdown: str, strong: Sequence[str], weak: Sequence[str] = (), max_chars: int = PASSAGE_CHARS
+) -> Passage:
     """The window of consecutive blocks of ``markdown`` that holds the most distinct words (weighted), cut to ``max_chars``."""
     return PassageWords.of(strong, weak).best(markdown, max_chars)
 
@@ -45,7 +47,7 @@ class PassageWords:
     scorers: tuple[tuple[Needles, float], ...]  # sets without a needle left out: they count nothing
 
     @classmethod
-    def of(cls, strong: Sequence[str], weak: Sequence[str] = ()) -> "PassageWords":
+    def of(cls, strong: Sequence[str], weak: Sequence[str] = ()) -> PassageWords:
         scorers = ((Needles.of(strong), 1.0), (Needles.of(weak), WEAK_WEIGHT))
         return cls(tuple((needles, weight) for needles, weight in scorers if needles.words))
 
@@ -110,7 +112,12 @@ def markdown_blocks(markdown: str) -> list[tuple[int, int]]:
         body = line.rstrip("\r\n")
         opener = _FENCE.match(body)
         if fence is not None:
-            if opener and opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence) and not body.strip().strip(fence[0]):
+            if (
+                opener
+                and opener.group(1)[0] == fence[0]
+                and len(opener.group(1)) >= len(fence)
+                and not body.strip().strip(fence[0])
+            ):
                 fence = None
         elif opener:
             fence = opener.group(1)
@@ -132,7 +139,9 @@ def markdown_blocks(markdown: str) -> list[tuple[int, int]]:
     return [(s, e) for s, e in blocks if markdown[s:e].strip()]
 
 
-def _block_words(markdown: str, blocks: Sequence[tuple[int, int]], scorers: Sequence[tuple[Needles, float]]) -> list[tuple[int, ...]]:
+def _block_words(
+    markdown: str, blocks: Sequence[tuple[int, int]], scorers: Sequence[tuple[Needles, float]]
+) -> list[tuple[int, ...]]:
     """Per block, per scorer, the distinct words (lower case) its needles match there, as a bit set (a bit per word)."""
     bits: dict[str, int] = {}
     starts = [start for start, _ in blocks]

@@ -23,11 +23,12 @@ import logging
 import multiprocessing
 import signal
 import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
 from multiprocessing.process import BaseProcess
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from docs_mcp.server.errors import SearchPoolClosedError, SearchWorkerCrashedError
 from docs_mcp.server.search import worker_process
@@ -82,7 +83,9 @@ class SearchPool:
         with self._changed:
             return [w.process.pid for w in self._workers if w.process.pid is not None]
 
-    def search(self, generation: str, query: str, filters: Mapping[str, str] | None = None, **options: Any) -> SearchPage:
+    def search(
+        self, generation: str, query: str, filters: Mapping[str, str] | None = None, **options: Any
+    ) -> SearchPage:
         """``Engine.search`` of ``generation`` in a worker; ``options`` pass through as they are."""
         return self.call(generation, "search", query, filters, **options)
 
@@ -131,7 +134,10 @@ class SearchPool:
     def _add_worker(self) -> None:
         ours, theirs = self._context.Pipe(duplex=True)
         process = self._context.Process(
-            target=worker_process.run_worker, args=(theirs, self._setup, self._generation), name="docs-mcp-search", daemon=True
+            target=worker_process.run_worker,
+            args=(theirs, self._setup, self._generation),
+            name="docs-mcp-search",
+            daemon=True,
         )
         process.start()
         theirs.close()  # the worker holds the only other end: it sees EOF when this process closes or dies

@@ -27,7 +27,7 @@ QUERY_THREADS = 1
 _loading = threading.Lock()
 
 
-def query_model(identity: ModelIdentity) -> "Embedder":
+def query_model(identity: ModelIdentity) -> Embedder:
     """The model that embeds queries for an index built by ``identity`` (loaded once per process).
 
     Raises:

@@ -18,8 +18,9 @@ search tries again and reports the error itself.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Callable, Protocol
+from typing import Protocol
 
 import numpy as np
 

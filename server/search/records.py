@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
-from docs_mcp.indexer.index_store import StoredChunk  # get_doc's record, owned by the index store
+from docs_mcp.indexer.index_store import StoredChunk as StoredChunk  # get_doc's record, owned by the index store
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,9 @@ from docs_mcp.indexer.serving.arrays import Vectors
 from docs_mcp.indexer.serving.vector_index import UNSCORED, VectorIndex, ann_similarities
 
 
-def similarities(vectors: Vectors, query_vector: np.ndarray, num_chunks: int, index: VectorIndex | None = None) -> np.ndarray:
+def similarities(
+    vectors: Vectors, query_vector: np.ndarray, num_chunks: int, index: VectorIndex | None = None
+) -> np.ndarray:
     """A dense (chunks,) array of best-window cosine similarity; -1 for chunks without vectors.
 
     With an approximate ``index`` (large generations), only the chunks in the query's
@@ -20,14 +22,18 @@ def similarities(vectors: Vectors, query_vector: np.ndarray, num_chunks: int, in
     """
     if index is not None:
         return ann_similarities(index, np.asarray(query_vector, dtype=np.float32), num_chunks)
-    per_window = np.dot(vectors.vectors, np.asarray(query_vector, dtype=np.float32))  # releases the GIL (indexer/serving/vector_index.py)
+    per_window = np.dot(
+        vectors.vectors, np.asarray(query_vector, dtype=np.float32)
+    )  # releases the GIL (indexer/serving/vector_index.py)
     best = np.maximum.reduceat(per_window, vectors.starts)
     dense = np.full(num_chunks, UNSCORED, dtype=np.float32)
     dense[vectors.chunks] = best
     return dense
 
 
-def chunk_similarities(vectors: Vectors, query_vector: np.ndarray, rows: np.ndarray, index: VectorIndex | None = None) -> np.ndarray:
+def chunk_similarities(
+    vectors: Vectors, query_vector: np.ndarray, rows: np.ndarray, index: VectorIndex | None = None
+) -> np.ndarray:
     """The exact best-window cosine of each chunk of ``rows`` (-1 for a chunk without vectors): for a few chunks.
 
     With an approximate ``index`` that maps windows to its rows, the vectors are read from its copy.
@@ -45,7 +51,11 @@ def chunk_similarities(vectors: Vectors, query_vector: np.ndarray, rows: np.ndar
     counts = highs - lows
     firsts = np.cumsum(counts) - counts  # where each chunk's windows begin among the gathered ones
     windows = np.repeat(lows - firsts, counts) + np.arange(int(counts.sum()))
-    stored = vectors.vectors[windows] if index is None or index.window_rows is None else index.vectors[index.window_rows[windows]]
+    stored = (
+        vectors.vectors[windows]
+        if index is None or index.window_rows is None
+        else index.vectors[index.window_rows[windows]]
+    )
     per_window = np.dot(stored, np.asarray(query_vector, dtype=np.float32))
     result[have] = np.maximum.reduceat(per_window, firsts)
     return result

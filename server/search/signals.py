@@ -9,9 +9,9 @@ with the chunks that matched.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Sequence
 
 import numpy as np
 
@@ -24,7 +24,7 @@ class Signal:
     present: np.ndarray  # (N,) bool
 
     @classmethod
-    def absent(cls, size: int, score: float) -> "Signal":
+    def absent(cls, size: int, score: float) -> Signal:
         """A signal that found nothing (every chunk scores ``score``), without allocating N floats."""
         return cls(np.broadcast_to(np.float32(score), (size,)), np.broadcast_to(False, (size,)))
 

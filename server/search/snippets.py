@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import Iterable
 
 SNIPPET_CHARS = 240
 
@@ -24,7 +24,7 @@ class Needles:
     words: tuple[str, ...]  # longest first, so a match is whole; empty: no needle of two letters or more
 
     @classmethod
-    def of(cls, needles: Iterable[str]) -> "Needles":
+    def of(cls, needles: Iterable[str]) -> Needles:
         """``needles`` are lower-case prefixes (query words and their stems)."""
         return cls(tuple(sorted({n for n in needles if len(n) >= 2}, key=lambda n: (-len(n), n))))
 

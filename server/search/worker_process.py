@@ -19,10 +19,11 @@ import signal
 import sys
 import traceback
 from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from docs_mcp.environment import variable
 from docs_mcp.server.search.blas import BLAS_THREADS_VARIABLE
@@ -61,8 +62,12 @@ def similarities_at(engine: Engine, query: str, rows: list[int]) -> list[float] 
 
 def _status(engine: Engine) -> dict[str, Any]:
     """Whose process this is, which generation it opened, whether the query model is loaded (tests, logs)."""
-    return {"pid": os.getpid(), "generation": engine.generation, "model_loaded": "onnxruntime" in sys.modules,
-            "blas_threads": variable(BLAS_THREADS_VARIABLE) or None}
+    return {
+        "pid": os.getpid(),
+        "generation": engine.generation,
+        "model_loaded": "onnxruntime" in sys.modules,
+        "blas_threads": variable(BLAS_THREADS_VARIABLE) or None,
+    }
 
 
 OPERATIONS: dict[str, Callable[..., Any]] = {

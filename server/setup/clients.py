@@ -15,20 +15,20 @@ relative to it; Cursor and VS Code expand ``${workspaceFolder}``; the others get
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
-from typing import Callable
 
 from docs_mcp.environment import variable as environment_variable
 
 
-class Scope(str, Enum):
+class Scope(StrEnum):
     project = "project"
     user = "user"
 
 
-class IndexPath(str, Enum):
+class IndexPath(StrEnum):
     """How a client's server entry names the index."""
 
     relative = "relative"  # to the project folder, where the client starts the server
@@ -60,7 +60,7 @@ class RuleFile:
 class Target:
     """What setup writes for one client in one scope."""
 
-    client: "Client"
+    client: Client
     scope: Scope
     servers: ServerFile
     rule: RuleFile | None
@@ -86,12 +86,15 @@ def _claude(scope: Scope, project: Path, home: Path, name: str) -> Target:
     config = _folder_from_environment("CLAUDE_CONFIG_DIR", home / ".claude")
     if scope is Scope.project:
         return Target(
-            client, scope,
+            client,
+            scope,
             ServerFile(project / ".mcp.json", ("mcpServers",), "json", True, IndexPath.relative),
             RuleFile(project / "CLAUDE.md", owned=False),
             project / ".claude" / "skills" / name / "SKILL.md",
-            ("The server is approved in .claude/settings.local.json (your local settings); Claude Code starts it "
-             "in a folder you trust (the trust prompt of your first `claude` run there).",),
+            (
+                "The server is approved in .claude/settings.local.json (your local settings); Claude Code starts it "
+                "in a folder you trust (the trust prompt of your first `claude` run there).",
+            ),
             approval=project / ".claude" / "settings.local.json",
         )
     state = config / ".claude.json" if environment_variable("CLAUDE_CONFIG_DIR") else home / ".claude.json"
@@ -105,7 +108,9 @@ def _claude(scope: Scope, project: Path, home: Path, name: str) -> Target:
 
 def _cursor(scope: Scope, project: Path, home: Path, name: str) -> Target:
     client = CLIENTS["cursor"]
-    frontmatter = "---\ndescription: When to search the indexed documentation with the docs-mcp server\nalwaysApply: true\n---\n"
+    frontmatter = (
+        "---\ndescription: When to search the indexed documentation with the docs-mcp server\nalwaysApply: true\n---\n"
+    )
     if scope is Scope.project:
         return Target(
             client, scope,
@@ -140,7 +145,9 @@ def _vscode(scope: Scope, project: Path, home: Path, name: str) -> Target:
 
 def _windsurf(scope: Scope, project: Path, home: Path, name: str) -> Target:
     client = CLIENTS["windsurf"]
-    servers = ServerFile(home / ".codeium" / "windsurf" / "mcp_config.json", ("mcpServers",), "json", False, IndexPath.absolute)
+    servers = ServerFile(
+        home / ".codeium" / "windsurf" / "mcp_config.json", ("mcpServers",), "json", False, IndexPath.absolute
+    )
     if scope is Scope.project:
         return Target(
             client, scope, servers,
@@ -200,9 +207,23 @@ def vscode_user_dir(home: Path) -> Path:
 
 
 CLIENTS: dict[str, Client] = {
-    "claude": Client("claude", "Claude Code", _claude, "Start a new Claude Code session; `claude mcp list` shows the server."),
-    "cursor": Client("cursor", "Cursor", _cursor, "Open Cursor Settings > MCP and enable the server (Cursor reloads mcp.json on change)."),
-    "vscode": Client("vscode", "VS Code (GitHub Copilot)", _vscode, "In VS Code, run 'MCP: List Servers' and start the server; use Copilot's agent mode."),
-    "windsurf": Client("windsurf", "Windsurf", _windsurf, "In Windsurf, open the MCP panel (Cascade > plugins) and press refresh."),
+    "claude": Client(
+        "claude", "Claude Code", _claude, "Start a new Claude Code session; `claude mcp list` shows the server."
+    ),
+    "cursor": Client(
+        "cursor",
+        "Cursor",
+        _cursor,
+        "Open Cursor Settings > MCP and enable the server (Cursor reloads mcp.json on change).",
+    ),
+    "vscode": Client(
+        "vscode",
+        "VS Code (GitHub Copilot)",
+        _vscode,
+        "In VS Code, run 'MCP: List Servers' and start the server; use Copilot's agent mode.",
+    ),
+    "windsurf": Client(
+        "windsurf", "Windsurf", _windsurf, "In Windsurf, open the MCP panel (Cascade > plugins) and press refresh."
+    ),
     "codex": Client("codex", "Codex", _codex, "Start a new Codex session; `codex mcp list` shows the server."),
 }

@@ -5,16 +5,15 @@ from __future__ import annotations
 import difflib
 import shutil
 import sys
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
-from typing import Optional
 
 import typer
 
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
 
 
-class ClientName(str, Enum):
+class ClientName(StrEnum):
     claude = "claude"
     cursor = "cursor"
     vscode = "vscode"
@@ -22,7 +21,7 @@ class ClientName(str, Enum):
     codex = "codex"
 
 
-class ScopeName(str, Enum):
+class ScopeName(StrEnum):
     project = "project"
     user = "user"
 
@@ -33,14 +32,30 @@ def register_setup(app: typer.Typer) -> None:
 
 
 def setup(
-    client: ClientName = typer.Argument(..., help="The coding agent: claude (Claude Code), cursor, vscode (GitHub Copilot), windsurf or codex."),
-    scope: ScopeName = typer.Option(ScopeName.project, "--scope", help="project: this project's files (share them with your team); user: your own config, for every project."),
-    project: Path = typer.Option(Path("."), "--project", show_default=False, help="The project folder (default: the current folder)."),
-    index: Optional[Path] = typer.Option(None, "--index", help=f"The index to serve (default: {DEFAULT_INDEX_DIR} in the project folder)."),
+    client: ClientName = typer.Argument(
+        ..., help="The coding agent: claude (Claude Code), cursor, vscode (GitHub Copilot), windsurf or codex."
+    ),
+    scope: ScopeName = typer.Option(
+        ScopeName.project,
+        "--scope",
+        help="project: this project's files (share them with your team); user: your own config, for every project.",
+    ),
+    project: Path = typer.Option(
+        Path("."), "--project", show_default=False, help="The project folder (default: the current folder)."
+    ),
+    index: Path | None = typer.Option(
+        None, "--index", help=f"The index to serve (default: {DEFAULT_INDEX_DIR} in the project folder)."
+    ),
     name: str = typer.Option("docs-mcp", "--name", help="Name of the server entry, the rule file and the skill."),
-    command: Optional[str] = typer.Option(None, "--command", help="Command that runs docs-mcp (default: this installation's absolute path in a virtual environment, else 'docs-mcp' when PATH finds it)."),
+    command: str | None = typer.Option(
+        None,
+        "--command",
+        help="Command that runs docs-mcp (default: this installation's absolute path in a virtual environment, else 'docs-mcp' when PATH finds it).",
+    ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show the changes as a diff; write nothing."),
-    remove: bool = typer.Option(False, "--remove", help="Take out what setup wrote: the entry, the rule block, the files it created."),
+    remove: bool = typer.Option(
+        False, "--remove", help="Take out what setup wrote: the entry, the rule block, the files it created."
+    ),
 ) -> None:
     """Register the server with a coding agent and add a rule saying when to search these docs.
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from docs_mcp.server.errors import ConfigFileError
 
@@ -57,7 +57,11 @@ def read(path: Path, root: Path) -> str | None:
     try:
         info = real.stat()
         if not stat.S_ISREG(info.st_mode):
-            raise ConfigFileError(str(path), "is not a regular file", "Move it aside (setup edits only regular files) and run setup again; nothing was written.")
+            raise ConfigFileError(
+                str(path),
+                "is not a regular file",
+                "Move it aside (setup edits only regular files) and run setup again; nothing was written.",
+            )
         if info.st_size > MAX_BYTES:
             raise ConfigFileError(
                 str(path), f"is larger than {MAX_BYTES // 2**20} MiB, more than a client's config holds",
@@ -68,11 +72,15 @@ def read(path: Path, root: Path) -> str | None:
     except FileNotFoundError:
         return None
     except OSError as error:
-        raise ConfigFileError(str(path), f"cannot be read ({error.strerror or error})", "Check its permissions and run setup again.") from None
+        raise ConfigFileError(
+            str(path), f"cannot be read ({error.strerror or error})", "Check its permissions and run setup again."
+        ) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise ConfigFileError(str(path), "is not UTF-8 text", "Save it as UTF-8 and run setup again; nothing was written.") from None
+        raise ConfigFileError(
+            str(path), "is not UTF-8 text", "Save it as UTF-8 and run setup again; nothing was written."
+        ) from None
 
 
 def write(path: Path, root: Path, text: str) -> None:

@@ -17,7 +17,8 @@ splices text in or out at those offsets:
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from docs_mcp.server.errors import ConfigFileError
 from docs_mcp.server.setup.json_spans import Node, Parser
@@ -130,7 +131,9 @@ def add_item(text: str, key: str, item: str, path: str = "") -> str:
         return text[: array.start + 1] + rendered + text[array.start + 1 :]
     last = array.items[-1]
     multi_line = "\n" in text[array.start : array.end]
-    lead = ",\n" + _line_indent(text, last.start) if multi_line and text.rfind("\n", 0, last.start) > array.start else ", "
+    lead = (
+        ",\n" + _line_indent(text, last.start) if multi_line and text.rfind("\n", 0, last.start) > array.start else ", "
+    )
     return text[: last.end] + lead + rendered + text[last.end :]
 
 
@@ -190,7 +193,11 @@ def _insert(text: str, node: Node, key: str, value: Any) -> str:
         at = node.start + 1
         lead = "" if one_line else "\n" + indent
     unit = "" if one_line else _indent_unit(text, node)
-    member = f"{json.dumps(key)}: {_render(value, indent, unit)}" if not one_line else f"{json.dumps(key)}:{_render(value, '', '')}"
+    member = (
+        f"{json.dumps(key)}: {_render(value, indent, unit)}"
+        if not one_line
+        else f"{json.dumps(key)}:{_render(value, '', '')}"
+    )
     return text[:at] + lead + member + text[at:]
 
 
@@ -232,7 +239,9 @@ def _render(value: Any, indent: str, unit: str) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     if isinstance(value, dict) and value:
         inner = indent + unit
-        members = [f"{inner}{json.dumps(key, ensure_ascii=False)}: {_render(item, inner, unit)}" for key, item in value.items()]
+        members = [
+            f"{inner}{json.dumps(key, ensure_ascii=False)}: {_render(item, inner, unit)}" for key, item in value.items()
+        ]
         return "{\n" + ",\n".join(members) + "\n" + indent + "}"
     if isinstance(value, list) and any(isinstance(item, (dict, list)) for item in value):
         inner = indent + unit
@@ -255,7 +264,11 @@ def _indent_unit(text: str, node: Node) -> str:
         for member in candidate.members:
             outer = _line_indent(text, candidate.start)
             inner = _line_indent(text, member.key_start)
-            if text.rfind("\n", 0, member.key_start) > text.rfind("\n", 0, candidate.start) and inner.startswith(outer) and inner != outer:
+            if (
+                text.rfind("\n", 0, member.key_start) > text.rfind("\n", 0, candidate.start)
+                and inner.startswith(outer)
+                and inner != outer
+            ):
                 return inner[len(outer) :]
     return INDENT
 

@@ -13,14 +13,16 @@ from typing import Any, NoReturn
 
 from docs_mcp.server.errors import TOO_DEEP_HINT, ConfigFileError
 
-MAX_DEPTH = 200  # objects and arrays inside each other; client configs nest a handful, Python's stack far fewer than 3,000
+MAX_DEPTH = (
+    200  # objects and arrays inside each other; client configs nest a handful, Python's stack far fewer than 3,000
+)
 
 
 @dataclass
 class Member:
     key: str
     key_start: int  # the opening quote of the key
-    value: "Node"
+    value: Node
 
     @property
     def end(self) -> int:
@@ -33,7 +35,7 @@ class Node:
     end: int  # one past the last character
     value: Any = None
     members: list[Member] = field(default_factory=list)  # objects only
-    items: list["Node"] = field(default_factory=list)  # arrays only
+    items: list[Node] = field(default_factory=list)  # arrays only
     is_object: bool = False
     is_array: bool = False
 

@@ -19,10 +19,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from docs_mcp.server.errors import TOO_DEEP_HINT, ConfigFileError, SetupError
 from docs_mcp.server.instructions import CommandLine, IndexSummary, agent_rule, skill
 from docs_mcp.server.setup import blocks, files, json_members
 from docs_mcp.server.setup.clients import Client, IndexPath, RuleFile, Scope, ServerFile, Target, config_folders
-from docs_mcp.server.errors import TOO_DEEP_HINT, ConfigFileError, SetupError
 
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,47}")
 APPROVALS_KEY = "enabledMcpjsonServers"
@@ -74,7 +74,9 @@ def plan(request: SetupRequest, *, remove: bool = False) -> tuple[Target, list[F
         ConfigFileError: a file cannot be read, parsed, or holds something of the same name setup did not write.
     """
     if not NAME_PATTERN.fullmatch(request.name):
-        raise SetupError(f"Invalid server name {request.name!r}.", "Use lower-case letters, digits and hyphens (e.g. docs-mcp).")
+        raise SetupError(
+            f"Invalid server name {request.name!r}.", "Use lower-case letters, digits and hyphens (e.g. docs-mcp)."
+        )
     target = request.client.target(request.scope, request.project, request.home, request.name)
     changes = [_server_change(request, target, remove)]
     if target.rule is not None:
@@ -106,7 +108,11 @@ def apply(changes: list[FileChange]) -> None:
             else:
                 files.write(change.path, change.root, change.after)
         except OSError as error:
-            raise ConfigFileError(str(change.path), f"cannot be written ({error.strerror or error})", "Check its permissions and run setup again.") from None
+            raise ConfigFileError(
+                str(change.path),
+                f"cannot be written ({error.strerror or error})",
+                "Check its permissions and run setup again.",
+            ) from None
 
 
 def server_entry(request: SetupRequest, servers: ServerFile, *, marked: bool = True) -> dict[str, Any]:
@@ -170,7 +176,9 @@ def _written_by_setup(entry: Any, request: SetupRequest, servers: ServerFile) ->
     return marked or entry == server_entry(request, servers, marked=False)
 
 
-def _toml_servers(request: SetupRequest, servers: ServerFile, name: str, before: str | None, remove: bool) -> str | None:
+def _toml_servers(
+    request: SetupRequest, servers: ServerFile, name: str, before: str | None, remove: bool
+) -> str | None:
     text = before or ""
     path = str(servers.path)
     ours = blocks.find(text, blocks.TOML, request.name, path)
@@ -184,21 +192,36 @@ def _toml_servers(request: SetupRequest, servers: ServerFile, name: str, before:
             f"Remove that table, or pass --name with another name (e.g. --name {name}-docs).",
         )  # fmt: skip
     entry = server_entry(request, servers)
-    body = f"[{table}.{name}]\n" + "".join(f"{key} = {json.dumps(value, ensure_ascii=False)}\n" for key, value in entry.items())
-    after = blocks.put(text, body, blocks.TOML, request.name, path) if text else blocks.block(body, blocks.TOML, request.name)
+    body = f"[{table}.{name}]\n" + "".join(
+        f"{key} = {json.dumps(value, ensure_ascii=False)}\n" for key, value in entry.items()
+    )
+    after = (
+        blocks.put(text, body, blocks.TOML, request.name, path)
+        if text
+        else blocks.block(body, blocks.TOML, request.name)
+    )
     _toml(after, path)  # the file must still read as TOML (an inline `mcp_servers = {...}` would clash)
     return after
 
 
 def _rule_change(request: SetupRequest, target: Target, rule: RuleFile, remove: bool) -> FileChange:
-    body = agent_rule(request.summary, server=entry_name(request, target), cli=command_line(request), project=request.scope is Scope.project)
+    body = agent_rule(
+        request.summary,
+        server=entry_name(request, target),
+        cli=command_line(request),
+        project=request.scope is Scope.project,
+    )
     before, name, where = _read(rule.path, request), request.name, str(rule.path)
     if rule.owned:
         after = _owned_file(rule.path, before, rule.frontmatter, body, name, remove)
     elif remove:
         after = _without_block(before, blocks.MARKDOWN, name, where) if before is not None else None
     else:
-        after = blocks.put(before, body, blocks.MARKDOWN, name, where) if before is not None else blocks.block(body, blocks.MARKDOWN, name)
+        after = (
+            blocks.put(before, body, blocks.MARKDOWN, name, where)
+            if before is not None
+            else blocks.block(body, blocks.MARKDOWN, name)
+        )
     return FileChange(rule.path, before, after, "agent rule")
 
 
@@ -206,13 +229,22 @@ def _skill_change(request: SetupRequest, path: Path, remove: bool) -> FileChange
     description, body = skill(request.summary, name=request.name, cli=command_line(request))
     frontmatter = f"---\nname: {request.name}\ndescription: {json.dumps(description, ensure_ascii=False)}\n---\n"
     before = _read(path, request)
-    return FileChange(path, before, _owned_file(path, before, frontmatter, body, request.name, remove), "Claude Code skill (command-line search)")
+    return FileChange(
+        path,
+        before,
+        _owned_file(path, before, frontmatter, body, request.name, remove),
+        "Claude Code skill (command-line search)",
+    )
 
 
 def _approval_change(request: SetupRequest, target: Target, path: Path, remove: bool) -> FileChange:
     before = _read(path, request)
     name, key, where = entry_name(request, target), APPROVALS_KEY, str(path)
-    after = json_members.remove_item(before or "", key, name, where) if remove else json_members.add_item(before or "", key, name, where)
+    after = (
+        json_members.remove_item(before or "", key, name, where)
+        if remove
+        else json_members.add_item(before or "", key, name, where)
+    )
     return FileChange(path, before, _none_if_gone(before, after), f"approval of '{name}' ({key})")
 
 
@@ -222,7 +254,9 @@ def _owned_file(path: Path, before: str | None, frontmatter: str, body: str, nam
     if before is not None and blocks.find(before, blocks.MARKDOWN, name, where) is None:
         if remove:
             return before
-        raise ConfigFileError(where, "exists and was not written by `docs-mcp setup`", "Move it aside, or pass --name with another name.")
+        raise ConfigFileError(
+            where, "exists and was not written by `docs-mcp setup`", "Move it aside, or pass --name with another name."
+        )
     if remove:
         if before is None:
             return None

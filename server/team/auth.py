@@ -13,9 +13,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from docs_mcp.server.gateway import CALLER_SCOPE, Caller
 from docs_mcp.server.sessions import SESSION_SCOPE
-from docs_mcp.server.team.server_settings import TeamSettings
-from docs_mcp.server.team.keys import KeyReader
 from docs_mcp.server.team.errors import HttpProblem, KeyStoreError, TeamModeError
+from docs_mcp.server.team.keys import KeyReader
+from docs_mcp.server.team.server_settings import TeamSettings
 
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 API_KEY_SCOPE = "docs_mcp.api_key"  # where the authenticated ApiKey is left for inner layers and logs
@@ -39,7 +39,9 @@ AUTH_INVALID = HttpProblem(
     recoverable=False,
     headers=(("WWW-Authenticate", 'Bearer realm="docs-mcp", error="invalid_token"'),),
 )
-_STORE_BROKEN = HttpProblem(503, "SERVICE_UNAVAILABLE", "The key store cannot be read.", "Try again shortly.", retry_after=5)
+_STORE_BROKEN = HttpProblem(
+    503, "SERVICE_UNAVAILABLE", "The key store cannot be read.", "Try again shortly.", retry_after=5
+)
 
 
 def bearer_token(headers: Headers) -> str | None:
@@ -132,12 +134,22 @@ class OriginGuard:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = Headers(scope=scope)
         if self.hosts is not None and not matches(headers.get("host", ""), self.hosts):
-            await HttpProblem(421, "HOST_NOT_ALLOWED", "The Host header names a host this server does not serve.",
-                              "Add the host name to http.allowed_hosts.", recoverable=False).send(send)
+            await HttpProblem(
+                421,
+                "HOST_NOT_ALLOWED",
+                "The Host header names a host this server does not serve.",
+                "Add the host name to http.allowed_hosts.",
+                recoverable=False,
+            ).send(send)
             return
         origin = headers.get("origin")
         if origin is not None and not matches(origin, self.origins):
-            await HttpProblem(403, "ORIGIN_NOT_ALLOWED", f"Requests from origin {origin} are not allowed.",
-                              "Add the origin to http.allowed_origins or http.cors_origins.", recoverable=False).send(send)
+            await HttpProblem(
+                403,
+                "ORIGIN_NOT_ALLOWED",
+                f"Requests from origin {origin} are not allowed.",
+                "Add the origin to http.allowed_origins or http.cors_origins.",
+                recoverable=False,
+            ).send(send)
             return
         await self.app(scope, receive, send)

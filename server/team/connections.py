@@ -34,8 +34,12 @@ RESERVED_FILES = 64  # files the server may open after start: new generations, P
 MIN_CONNECTIONS = 16
 _MAX_BACKLOG = 128
 TOO_MANY_CONNECTIONS = HttpProblem(
-    503, "TOO_MANY_CONNECTIONS", "This server holds as many connections as it may, each with a request running.",
-    "Try again in a moment; reuse one connection for several requests.", retry_after=1)
+    503,
+    "TOO_MANY_CONNECTIONS",
+    "This server holds as many connections as it may, each with a request running.",
+    "Try again in a moment; reuse one connection for several requests.",
+    retry_after=1,
+)
 _REASONS = {503: "Service Unavailable"}
 
 
@@ -118,11 +122,15 @@ class GuardedH11Protocol(H11Protocol):
         if self.guard.admit(self):
             self._arm()
             return
-        logger.warning("connection refused: the server is at its connection limit and every connection is busy",
-                       extra={"fields": {"max_connections": self.guard.limits.max_connections}})
+        logger.warning(
+            "connection refused: the server is at its connection limit and every connection is busy",
+            extra={"fields": {"max_connections": self.guard.limits.max_connections}},
+        )
         body = TOO_MANY_CONNECTIONS.body()
-        head = (f"HTTP/1.1 503 {_REASONS[503]}\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n"
-                f"retry-after: {TOO_MANY_CONNECTIONS.retry_after}\r\nconnection: close\r\n\r\n")
+        head = (
+            f"HTTP/1.1 503 {_REASONS[503]}\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n"
+            f"retry-after: {TOO_MANY_CONNECTIONS.retry_after}\r\nconnection: close\r\n\r\n"
+        )
         transport.write(head.encode() + body)
         transport.close()
 
@@ -167,7 +175,9 @@ class GuardedH11Protocol(H11Protocol):
     def _expire(self) -> None:
         self._deadline = None
         if self._receiving():
-            self.close(f"connection closed: no complete request within http.read_timeout ({self.guard.limits.read_timeout:g} s)")
+            self.close(
+                f"connection closed: no complete request within http.read_timeout ({self.guard.limits.read_timeout:g} s)"
+            )
 
 
 def _client(address: tuple[str, int] | None) -> str | None:

@@ -85,7 +85,10 @@ class HttpProblem:
         }
         if self.retry_after is not None:
             fields["retryAfter"] = self.retry_after
-        rpc_error = {"code": _RPC_CODES.get(self.code, -32603), "message": f"{self.code}: {self.message} {self.suggestion}"}
+        rpc_error = {
+            "code": _RPC_CODES.get(self.code, -32603),
+            "message": f"{self.code}: {self.message} {self.suggestion}",
+        }
         return orjson.dumps({**fields, "jsonrpc": "2.0", "id": None, "error": rpc_error})
 
     async def send(self, send: Send, extra_headers: list[tuple[bytes, bytes]] | None = None) -> None:

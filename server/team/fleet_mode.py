@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from docs_mcp.server.fleet.replica import FleetSettings, ReplicaAgent
-from docs_mcp.server.team.server_settings import TeamSettings
 from docs_mcp.server.team.errors import ConfigError
 from docs_mcp.server.team.keys import KeyReader, KeyVerifier
+from docs_mcp.server.team.server_settings import TeamSettings
 
 
 def fleet_settings(settings: TeamSettings) -> FleetSettings | None:
@@ -20,11 +20,18 @@ def fleet_settings(settings: TeamSettings) -> FleetSettings | None:
     if not url:
         return None
     if not settings["fleet.storage"]:
-        raise ConfigError("fleet.database_url is set but fleet.storage is empty: replicas would have nowhere to pull generations from.",
-                          "Set fleet.storage (DOCS_MCP_FLEET_STORAGE) to the shared folder `docs-mcp publish` copies to.")
-    return FleetSettings(url, Path(settings["fleet.storage"]).expanduser(), settings["fleet.replica"],
-                         float(settings["fleet.heartbeat"]), float(settings["fleet.warm_timeout"]),
-                         float(settings["fleet.cursor_lifetime"]))
+        raise ConfigError(
+            "fleet.database_url is set but fleet.storage is empty: replicas would have nowhere to pull generations from.",
+            "Set fleet.storage (DOCS_MCP_FLEET_STORAGE) to the shared folder `docs-mcp publish` copies to.",
+        )
+    return FleetSettings(
+        url,
+        Path(settings["fleet.storage"]).expanduser(),
+        settings["fleet.replica"],
+        float(settings["fleet.heartbeat"]),
+        float(settings["fleet.warm_timeout"]),
+        float(settings["fleet.cursor_lifetime"]),
+    )
 
 
 def replica_agent(settings: TeamSettings) -> ReplicaAgent | None:

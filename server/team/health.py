@@ -13,9 +13,10 @@ so it says *what* is down, never where (no URL, no path).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import anyio
 
@@ -46,8 +47,13 @@ class Readiness:
         return self.status == OK
 
     def body(self, in_flight: int) -> dict[str, Any]:
-        return {"status": self.status, "generation": self.generation, "version": __version__,
-                "in_flight": in_flight, "checks": self.checks}
+        return {
+            "status": self.status,
+            "generation": self.generation,
+            "version": __version__,
+            "in_flight": in_flight,
+            "checks": self.checks,
+        }
 
 
 def served_generation(index_dir: Path) -> str | None:
@@ -58,15 +64,23 @@ def served_generation(index_dir: Path) -> str | None:
         return None
 
 
-async def readiness(index_dir: Path, verifier: KeyReader, limiter: Limiter, *, shared_limits: bool,
-                    draining: Callable[[], bool], extra: Mapping[str, Callable[[], dict[str, Any]]] | None = None,
-                    capacity: Callable[[], dict[str, Any]] | None = None) -> Readiness:
+async def readiness(
+    index_dir: Path,
+    verifier: KeyReader,
+    limiter: Limiter,
+    *,
+    shared_limits: bool,
+    draining: Callable[[], bool],
+    extra: Mapping[str, Callable[[], dict[str, Any]]] | None = None,
+    capacity: Callable[[], dict[str, Any]] | None = None,
+) -> Readiness:
     """Check every dependency now; ``shared_limits``: rate limits live in Redis; ``extra``: more checks by name (fleet);
     ``capacity``: the server's load report."""
     generation = served_generation(index_dir)
     checks = {
-        "index": {"status": OK, "generation": generation} if generation else
-                 {"status": UNAVAILABLE, "error": "no readable index generation (CURRENT missing or damaged)"},
+        "index": {"status": OK, "generation": generation}
+        if generation
+        else {"status": UNAVAILABLE, "error": "no readable index generation (CURRENT missing or damaged)"},
         "keys": _keys(verifier),
         "redis": await _redis(limiter) if shared_limits else {"status": NOT_CONFIGURED},
         **{name: check() for name, check in (extra or {}).items()},
@@ -75,7 +89,15 @@ async def readiness(index_dir: Path, verifier: KeyReader, limiter: Limiter, *, s
     load = capacity() if capacity is not None else None
     if load is not None:
         checks["capacity"] = load
-    status = "draining" if draining() else UNAVAILABLE if not healthy else SATURATED if load and load["status"] == SATURATED else OK
+    status = (
+        "draining"
+        if draining()
+        else UNAVAILABLE
+        if not healthy
+        else SATURATED
+        if load and load["status"] == SATURATED
+        else OK
+    )
     return Readiness(status, generation, checks)
 
 

@@ -15,9 +15,10 @@ import functools
 import logging
 import signal
 import socket
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable, Iterator, Mapping
+from typing import Any
 
 import uvicorn
 from mcp.server.lowlevel import Server
@@ -33,27 +34,40 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from docs_mcp import __version__
+from docs_mcp.indexer.fleet.control import default_replica_name
 from docs_mcp.server.app import SLOW_TOOLS, ServerSettings, build_server, open_live
 from docs_mcp.server.capacity import ToolCapacity
 from docs_mcp.server.gateway import Gateway
 from docs_mcp.server.team.auth import AuthMiddleware, OriginGuard, check_host_policy, host_patterns, origin_patterns
 from docs_mcp.server.team.body_limit import BodyLimit
-from docs_mcp.server.team.server_settings import TeamSettings, load_settings
 from docs_mcp.server.team.connections import ConnectionGuard, ConnectionLimits, GuardedH11Protocol, connection_limits
-from docs_mcp.server.team.health import readiness, served_generation
-from docs_mcp.server.team.fleet_mode import open_key_reader, replica_agent
-from docs_mcp.server.team.keys import KeyReader
-from docs_mcp.server.team.method_names import MethodNameGuard
-from docs_mcp.server.team.logs import REQUEST_ID_HEADER, AccessLogMiddleware, configure_logging, log_event
-from docs_mcp.server.team.ratelimit import Limit, Limiter, RateLimitMiddleware, check_redis, open_limiter
 from docs_mcp.server.team.errors import HttpProblem, TeamModeError
-from docs_mcp.indexer.fleet.control import default_replica_name
+from docs_mcp.server.team.fleet_mode import open_key_reader, replica_agent
+from docs_mcp.server.team.health import readiness, served_generation
+from docs_mcp.server.team.keys import KeyReader
+from docs_mcp.server.team.logs import REQUEST_ID_HEADER, AccessLogMiddleware, configure_logging, log_event
+from docs_mcp.server.team.method_names import MethodNameGuard
+from docs_mcp.server.team.ratelimit import Limit, Limiter, RateLimitMiddleware, check_redis, open_limiter
+from docs_mcp.server.team.server_settings import TeamSettings, load_settings
 
 MCP_PATH = "/mcp"
 HEALTH_PATH = "/healthz"
-_CORS_HEADERS = ("authorization", "content-type", "mcp-session-id", "mcp-protocol-version", "last-event-id", REQUEST_ID_HEADER)
-_EXPOSED_HEADERS = ("mcp-session-id", "retry-after", REQUEST_ID_HEADER,
-                    "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset")
+_CORS_HEADERS = (
+    "authorization",
+    "content-type",
+    "mcp-session-id",
+    "mcp-protocol-version",
+    "last-event-id",
+    REQUEST_ID_HEADER,
+)
+_EXPOSED_HEADERS = (
+    "mcp-session-id",
+    "retry-after",
+    REQUEST_ID_HEADER,
+    "x-ratelimit-limit",
+    "x-ratelimit-remaining",
+    "x-ratelimit-reset",
+)
 
 SESSION_NOT_FOUND = HttpProblem(
     404,
@@ -107,9 +121,15 @@ class CountInFlight:
             self.traffic.in_flight -= 1
 
 
-def create_app(server: Server[Any], settings: TeamSettings, verifier: KeyReader, limiter: Limiter,
-               traffic: Traffic | None = None, checks: Mapping[str, Callable[[], dict[str, Any]]] | None = None,
-               capacity: ToolCapacity | None = None) -> Starlette:
+def create_app(
+    server: Server[Any],
+    settings: TeamSettings,
+    verifier: KeyReader,
+    limiter: Limiter,
+    traffic: Traffic | None = None,
+    checks: Mapping[str, Callable[[], dict[str, Any]]] | None = None,
+    capacity: ToolCapacity | None = None,
+) -> Starlette:
     """The ASGI app: /mcp behind the guards, /healthz open (``checks``: more readiness checks; ``capacity``: the load it
     reports), CORS and the access log around both."""
     traffic = traffic or Traffic()
@@ -126,8 +146,15 @@ def create_app(server: Server[Any], settings: TeamSettings, verifier: KeyReader,
     mcp = CountInFlight(OriginGuard(mcp, host_patterns(settings), origin_patterns(settings)), traffic)
 
     async def healthz(request: Request) -> JSONResponse:
-        report = await readiness(settings.index, verifier, limiter, shared_limits=bool(settings["rate_limit.redis_url"]),
-                                 draining=lambda: traffic.draining, extra=checks, capacity=capacity.load if capacity else None)
+        report = await readiness(
+            settings.index,
+            verifier,
+            limiter,
+            shared_limits=bool(settings["rate_limit.redis_url"]),
+            draining=lambda: traffic.draining,
+            extra=checks,
+            capacity=capacity.load if capacity else None,
+        )
         return JSONResponse(report.body(traffic.in_flight), status_code=200 if report.ready else 503)
 
     @contextlib.asynccontextmanager
@@ -140,13 +167,15 @@ def create_app(server: Server[Any], settings: TeamSettings, verifier: KeyReader,
 
     middleware = [Middleware(AccessLogMiddleware, quiet_paths=frozenset({HEALTH_PATH}))]
     if settings["http.cors_origins"]:
-        middleware.append(Middleware(
-            CORSMiddleware,
-            allow_origins=list(settings["http.cors_origins"]),
-            allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
-            allow_headers=list(_CORS_HEADERS),
-            expose_headers=list(_EXPOSED_HEADERS),
-        ))
+        middleware.append(
+            Middleware(
+                CORSMiddleware,
+                allow_origins=list(settings["http.cors_origins"]),
+                allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
+                allow_headers=list(_CORS_HEADERS),
+                expose_headers=list(_EXPOSED_HEADERS),
+            )
+        )
     routes = [Route(HEALTH_PATH, healthz, methods=["GET"]), Route(MCP_PATH, mcp)]
     return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
 
@@ -181,7 +210,8 @@ def listen(host: str, port: int, backlog: int) -> socket.socket:
         OSError: the host does not resolve or the address cannot be bound.
     """
     family, kind, proto, _, address = socket.getaddrinfo(
-        host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP, flags=socket.AI_PASSIVE)[0]
+        host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP, flags=socket.AI_PASSIVE
+    )[0]
     # proto must be IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on such sockets, and
     # without it Nagle + delayed ACKs add ~40 ms to every answer on a keep-alive connection.
     sock = socket.socket(family, kind, proto)
@@ -220,16 +250,28 @@ def run_http(
         TeamModeError: the address cannot be bound, is public without allowed hosts, or Redis does not answer.
         DocsMcpError: the index cannot be opened (from build_server).
     """
-    flags = {"server.index": str(index) if index is not None else None, "server.host": host, "server.port": port,
-             "rate_limit.redis_url": redis_url, "logging.format": log_format, "logging.level": log_level,
-             "http.allow_any_host": allow_any_host, "server.search_workers": search_workers}
+    flags = {
+        "server.index": str(index) if index is not None else None,
+        "server.host": host,
+        "server.port": port,
+        "rate_limit.redis_url": redis_url,
+        "logging.format": log_format,
+        "logging.level": log_level,
+        "http.allow_any_host": allow_any_host,
+        "server.search_workers": search_workers,
+    }
     settings = load_settings(flags, config_file=config_file)
     check_host_policy(settings)
     configure_logging(settings["logging.level"], settings["logging.format"], settings.secrets)
-    server_settings = replace(server_settings or ServerSettings(), cursor_secret=settings.cursor_secret,
-                              search_workers=settings.search_workers, sessions_redis_url=settings["rate_limit.redis_url"],
-                              sessions_redis_prefix=settings["rate_limit.redis_prefix"], slow_threads=settings["server.slow_threads"],
-                              slow_calls_per_caller=settings["server.slow_calls_per_key"])
+    server_settings = replace(
+        server_settings or ServerSettings(),
+        cursor_secret=settings.cursor_secret,
+        search_workers=settings.search_workers,
+        sessions_redis_url=settings["rate_limit.redis_url"],
+        sessions_redis_prefix=settings["rate_limit.redis_prefix"],
+        slow_threads=settings["server.slow_threads"],
+        slow_calls_per_caller=settings["server.slow_calls_per_key"],
+    )
     agent = replica_agent(settings)  # a fleet replica: the registry's live generation, pulled and verified first
     if agent is not None:
         agent.bootstrap()
@@ -254,9 +296,16 @@ def run_http(
         port = sock.getsockname()[1]
         agent.start(live, name=default_replica_name(port), url=f"http://{settings['server.host']}:{port}")
     app = create_app(server, settings, verifier, limiter, traffic, {"fleet": agent.check} if agent else None, capacity)
-    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on", server_header=False,
-                            timeout_graceful_shutdown=settings["server.shutdown_timeout"], backlog=limits.backlog,
-                            http=functools.partial(GuardedH11Protocol, guard=ConnectionGuard(limits)))
+    config = uvicorn.Config(
+        app,
+        log_config=None,
+        access_log=False,
+        lifespan="on",
+        server_header=False,
+        timeout_graceful_shutdown=settings["server.shutdown_timeout"],
+        backlog=limits.backlog,
+        http=functools.partial(GuardedH11Protocol, guard=ConnectionGuard(limits)),
+    )
     _report_start(settings, verifier, sock, limits)
     try:
         DrainingServer(config, traffic).run(sockets=[sock])
@@ -270,18 +319,38 @@ def run_http(
 def _report_start(settings: TeamSettings, verifier: KeyReader, sock: socket.socket, limits: ConnectionLimits) -> None:
     """Log where the server listens and what it serves, and warn about settings that leave it unusable or open."""
     bound_host, bound_port = sock.getsockname()[:2]
-    log_event("listening", url=f"http://{settings['server.host']}:{bound_port}{MCP_PATH}", host=bound_host,
-              port=bound_port, index=str(settings.index), generation=served_generation(settings.index),
-              key_store="postgresql" if settings.key_store_url else str(settings.key_store), active_keys=verifier.active_count(), search_workers=settings.search_workers,
-              rate_limiter="redis" if settings["rate_limit.redis_url"] else "memory", max_connections=limits.max_connections,
-              open_files_limit=limits.open_files_limit, read_timeout=limits.read_timeout, version=__version__)
+    log_event(
+        "listening",
+        url=f"http://{settings['server.host']}:{bound_port}{MCP_PATH}",
+        host=bound_host,
+        port=bound_port,
+        index=str(settings.index),
+        generation=served_generation(settings.index),
+        key_store="postgresql" if settings.key_store_url else str(settings.key_store),
+        active_keys=verifier.active_count(),
+        search_workers=settings.search_workers,
+        rate_limiter="redis" if settings["rate_limit.redis_url"] else "memory",
+        max_connections=limits.max_connections,
+        open_files_limit=limits.open_files_limit,
+        read_timeout=limits.read_timeout,
+        version=__version__,
+    )
     if limits.max_connections < limits.configured:
-        log_event(f"http.max_connections lowered from {limits.configured} to {limits.max_connections} to fit the "
-                  f"process's file limit (RLIMIT_NOFILE {limits.open_files_limit})", logging.WARNING,
-                  hint="raise the limit (ulimit -n, LimitNOFILE= in systemd) to serve more connections at once")
+        log_event(
+            f"http.max_connections lowered from {limits.configured} to {limits.max_connections} to fit the "
+            f"process's file limit (RLIMIT_NOFILE {limits.open_files_limit})",
+            logging.WARNING,
+            hint="raise the limit (ulimit -n, LimitNOFILE= in systemd) to serve more connections at once",
+        )
     if verifier.active_count() == 0:
-        log_event("no API keys yet: every request is refused until one is created", logging.WARNING,
-                  hint=f"docs-mcp keys create NAME --index {settings.index}")
+        log_event(
+            "no API keys yet: every request is refused until one is created",
+            logging.WARNING,
+            hint=f"docs-mcp keys create NAME --index {settings.index}",
+        )
     if host_patterns(settings) is None:
-        log_event("Host header not checked (public address, http.allowed_hosts empty, --allow-any-host given)",
-                  logging.WARNING, hint="set http.allowed_hosts to the names clients use")
+        log_event(
+            "Host header not checked (public address, http.allowed_hosts empty, --allow-any-host given)",
+            logging.WARNING,
+            hint="set http.allowed_hosts to the names clients use",
+        )

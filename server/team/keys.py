@@ -14,11 +14,12 @@ import hmac
 import re
 import secrets
 import sqlite3
+from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Iterator, Protocol
+from typing import Protocol
 
 from docs_mcp.server.team.errors import KeyExistsError, KeyNotFoundError, KeyStoreError
 
@@ -71,8 +72,9 @@ def digest_key(key: str) -> bytes:
     return hashlib.sha256(key.encode("utf-8")).digest()
 
 
-def new_key(name: str, *, rate: int | None = None, burst: int | None = None,
-            project: str | None = None) -> tuple[ApiKey, str]:
+def new_key(
+    name: str, *, rate: int | None = None, burst: int | None = None, project: str | None = None
+) -> tuple[ApiKey, str]:
     """A new key for ``name`` and its record (what every key store keeps), after checking the names.
 
     Raises:
@@ -111,7 +113,7 @@ def is_well_formed(presented: str) -> bool:
 
 def now_text() -> str:
     """Now, as the store records dates (UTC, ISO 8601, seconds)."""
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 class KeyStore:
@@ -120,8 +122,9 @@ class KeyStore:
     def __init__(self, path: Path) -> None:
         self.path = path
 
-    def create(self, name: str, *, rate: int | None = None, burst: int | None = None,
-               project: str | None = None) -> tuple[ApiKey, str]:
+    def create(
+        self, name: str, *, rate: int | None = None, burst: int | None = None, project: str | None = None
+    ) -> tuple[ApiKey, str]:
         """Add a key for ``name`` (in ``project``, for the gateway's tool permissions); returns its
         record and the key, which is shown once and never again.
 

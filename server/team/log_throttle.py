@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 THROTTLED_LOGGERS = ("asyncio", "uvicorn.error", "docs_mcp.connections")
 BURST = 10  # lines of one message per window
@@ -30,7 +30,9 @@ class _Window:
 class RepeatThrottle(logging.Filter):
     """Passes at most ``burst`` records of one message a ``window`` from the connection-level loggers."""
 
-    def __init__(self, burst: int = BURST, window: float = WINDOW_SECONDS, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, burst: int = BURST, window: float = WINDOW_SECONDS, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         super().__init__()
         self.burst, self.window, self.clock = burst, window, clock
         self._windows: dict[str, _Window] = {}
@@ -55,7 +57,9 @@ class RepeatThrottle(logging.Filter):
             window.suppressed += 1
             return False
         # The first one past the burst says so, short (no traceback): the rest are only counted.
-        record.msg = (f"{str(record.msg).partition(chr(10))[0]} (repeated {self.burst} times: more of these are counted, "
-                      f"not logged, for up to {self.window:g} s)")
+        record.msg = (
+            f"{str(record.msg).partition(chr(10))[0]} (repeated {self.burst} times: more of these are counted, "
+            f"not logged, for up to {self.window:g} s)"
+        )
         record.args, record.exc_info, record.exc_text = (), None, None
         return True

@@ -13,17 +13,17 @@ import re
 import sys
 import time
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from docs_mcp.redact import redact
 from docs_mcp.server.gateway import REQUEST_ID_SCOPE
 from docs_mcp.server.team.auth import API_KEY_SCOPE
 from docs_mcp.server.team.log_throttle import RepeatThrottle
-from docs_mcp.redact import redact
 
 REQUEST_ID_HEADER = "x-request-id"
 _REQUEST_ID_RE = re.compile(r"[A-Za-z0-9._:-]{1,128}")  # a caller's ID is echoed only if it is this tame
@@ -38,7 +38,7 @@ class JsonFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         entry: dict[str, Any] = {
-            "ts": datetime.fromtimestamp(record.created, timezone.utc).isoformat(timespec="milliseconds"),
+            "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
             "level": record.levelname.lower(),
             "logger": record.name,
             "msg": record.getMessage(),
@@ -171,8 +171,15 @@ class AccessLogMiddleware:
         finally:
             self._log(scope, request_id, started, bytes(request_body), response, bytes(response_body))
 
-    def _log(self, scope: Scope, request_id: str, started: float, request_body: bytes,
-             response: dict[str, Any], response_body: bytes) -> None:
+    def _log(
+        self,
+        scope: Scope,
+        request_id: str,
+        started: float,
+        request_body: bytes,
+        response: dict[str, Any],
+        response_body: bytes,
+    ) -> None:
         rpc, tool = rpc_call(request_body) if request_body else (None, None)
         key = scope.get(API_KEY_SCOPE)
         fields = {

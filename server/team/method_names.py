@@ -46,6 +46,11 @@ class MethodNameGuard:
             await send({"type": "http.response.body", "body": b""})
         else:
             answer = refused.reply().message.model_dump_json(by_alias=True, exclude_none=True).encode()
-            await send({"type": "http.response.start", "status": 200,
-                        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(answer)).encode())]})
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(answer)).encode())],
+                }
+            )
             await send({"type": "http.response.body", "body": answer})

@@ -24,10 +24,19 @@ import time
 from collections import OrderedDict
 from typing import Any
 
-from docs_mcp.indexer.fleet.control import (
-    KEYS_CHANNEL, active_key, active_keys, all_keys, connect, ensure_schema, insert_key, listen, revoke_key, translated,
-)
 from docs_mcp.indexer.errors import ControlPlaneError
+from docs_mcp.indexer.fleet.control import (
+    KEYS_CHANNEL,
+    active_key,
+    active_keys,
+    all_keys,
+    connect,
+    ensure_schema,
+    insert_key,
+    listen,
+    revoke_key,
+    translated,
+)
 from docs_mcp.redact import redact
 from docs_mcp.server.team.errors import KeyExistsError, KeyNotFoundError, KeyStoreError
 from docs_mcp.server.team.keys import ApiKey, digest_key, is_well_formed, matching_key, new_key, now_text
@@ -52,8 +61,9 @@ class PostgresKeyStore:
         self.url = url
         self.path = redact(url)  # what the CLI prints as the store's location
 
-    def create(self, name: str, *, rate: int | None = None, burst: int | None = None,
-               project: str | None = None) -> tuple[ApiKey, str]:
+    def create(
+        self, name: str, *, rate: int | None = None, burst: int | None = None, project: str | None = None
+    ) -> tuple[ApiKey, str]:
         """Add a key; every replica accepts it from its next request on. See KeyStore.create."""
         record, key = new_key(name, rate=rate, burst=burst, project=project)
         psycopg = _psycopg()
@@ -61,8 +71,10 @@ class PostgresKeyStore:
             try:
                 insert_key(conn, name, digest_key(key), record.hint, rate, burst, record.created_at, project)
             except psycopg.errors.UniqueViolation:
-                raise KeyExistsError(f"An active key named {name!r} already exists.",
-                                     f"Revoke it first (`docs-mcp keys revoke {name}`) or choose another name.") from None
+                raise KeyExistsError(
+                    f"An active key named {name!r} already exists.",
+                    f"Revoke it first (`docs-mcp keys revoke {name}`) or choose another name.",
+                ) from None
         return record, key
 
     def list(self) -> list[ApiKey]:
@@ -99,8 +111,10 @@ class _Translated:
     def __exit__(self, kind: Any, error: Any, trace: Any) -> bool:
         self.conn.close()
         if error is not None and isinstance(error, _psycopg().Error):
-            raise KeyStoreError(redact(f"The key store at {self.url} failed: {error}".strip()),
-                                "Check that PostgreSQL answers (fleet.database_url), then retry.") from None
+            raise KeyStoreError(
+                redact(f"The key store at {self.url} failed: {error}".strip()),
+                "Check that PostgreSQL answers (fleet.database_url), then retry.",
+            ) from None
         return False
 
 
@@ -116,7 +130,9 @@ class PostgresKeyVerifier:
         self._stop = threading.Event()
         self._lookups: Any = None  # connection for keys not in memory; guarded by _lookup_lock
         self._lookup_lock = threading.Lock()
-        self._unknown: OrderedDict[bytes, None] = OrderedDict()  # presented digests no key has (guarded by _lookup_lock)
+        self._unknown: OrderedDict[bytes, None] = (
+            OrderedDict()
+        )  # presented digests no key has (guarded by _lookup_lock)
         self._reload(self._connect("docs-mcp-keys"), close=True)  # fail at start, not on the first request
         self._thread = threading.Thread(target=self._listen, name="docs-mcp-keys-listener", daemon=True)
         self._thread.start()
@@ -150,8 +166,10 @@ class PostgresKeyVerifier:
 
     def _check_fresh(self) -> None:
         if time.monotonic() - self._confirmed > self._max_staleness:
-            raise KeyStoreError(f"The key store in PostgreSQL has not answered for over {self._max_staleness:g} s.",
-                                "Check that a primary PostgreSQL node answers (fleet.database_url).")
+            raise KeyStoreError(
+                f"The key store in PostgreSQL has not answered for over {self._max_staleness:g} s.",
+                "Check that a primary PostgreSQL node answers (fleet.database_url).",
+            )
 
     def _lookup(self, digest: bytes) -> ApiKey | None:
         """A key not in memory: one query, so a key created a moment ago works on its first request.

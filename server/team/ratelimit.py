@@ -11,21 +11,27 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from docs_mcp.redact import redact
 from docs_mcp.server.team.asgi_body import replay_body
 from docs_mcp.server.team.auth import API_KEY_SCOPE
 from docs_mcp.server.team.errors import HttpProblem, RateLimiterUnavailableError
-from docs_mcp.redact import redact
 
 logger = logging.getLogger(__name__)
 # What a caller is told during an outage: where Redis runs is the operator's business (it is in the log).
-REDIS_DOWN = HttpProblem(503, "SERVICE_UNAVAILABLE", "The rate-limit store of this server does not answer.",
-                         "Try again shortly; if it persists, tell the server's operator.", retry_after=5)
+REDIS_DOWN = HttpProblem(
+    503,
+    "SERVICE_UNAVAILABLE",
+    "The rate-limit store of this server does not answer.",
+    "Try again shortly; if it persists, tell the server's operator.",
+    retry_after=5,
+)
 
 
 @dataclass(frozen=True)

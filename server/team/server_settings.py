@@ -9,20 +9,22 @@ value is reported at once, in one ConfigError, before anything starts.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from docs_mcp.environment import environment
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
+from docs_mcp.redact import MASK, redact
 from docs_mcp.server.gateway.gateway_config import GATEWAY_SECTIONS
 from docs_mcp.server.search.blas import usable_cores
 from docs_mcp.server.team.errors import ConfigError
-from docs_mcp.redact import MASK, redact
 
 CONFIG_FILE = "docs-mcp.toml"
 CONFIG_ENV = "DOCS_MCP_CONFIG"
 KEY_STORE_FILE = "keys.sqlite"
+
 
 @dataclass(frozen=True)
 class Kind:
@@ -130,71 +132,206 @@ class Option:
 MAX_RATE = 1_000_000  # requests per minute or at once: far above any team's need, and fits the key store
 
 OPTIONS: tuple[Option, ...] = (
-    Option("server.index", _TEXT, DEFAULT_INDEX_DIR, "DOCS_MCP_INDEX",
-           "Index directory built by `docs-mcp index`; the server only reads it."),
-    Option("server.transport", _choice("stdio", "http"), "stdio", "DOCS_MCP_TRANSPORT",
-           "stdio for one client that spawns the server, http for a shared team server."),
-    Option("server.host", _TEXT, "127.0.0.1", "DOCS_MCP_HOST",
-           "Address to bind in http mode. Loopback by default; use 0.0.0.0 behind a reverse proxy."),
-    Option("server.port", _integer(0, 65535), 3100, "DOCS_MCP_PORT",
-           "TCP port in http mode (0 picks a free port and logs it)."),
-    Option("server.shutdown_timeout", _integer(0, 3600), 30, "DOCS_MCP_SHUTDOWN_TIMEOUT",
-           "Seconds to let in-flight requests finish after SIGTERM before they are cancelled."),
-    Option("server.search_workers", _WORKERS, "auto", "DOCS_MCP_SEARCH_WORKERS",
-           "Processes that run searches in parallel (auto: one per core; 0: in the server process)."),
-    Option("server.slow_threads", _integer(1, 256), 24, "DOCS_MCP_SLOW_THREADS",
-           "Threads for the tools that wait on documentation sites or upstream servers (read_page by URL, get_docs, "
-           "tool_execute...), apart from the threads of the tools that only read the index."),
-    Option("server.slow_calls_per_key", _integer(1, 256), 6, "DOCS_MCP_SLOW_CALLS_PER_KEY",
-           "Calls of those tools one API key may run at once; one more is refused at once (TOO_BUSY)."),
-    Option("server.cursor_secret", _TEXT, "", "DOCS_MCP_CURSOR_SECRET",
-           "Secret that signs search cursors; give every replica the same one. Empty: derived from the index.",
-           secret=True),
-    Option("http.allowed_hosts", _TEXT_LIST, (), "DOCS_MCP_ALLOWED_HOSTS",
-           "Host header values accepted (DNS-rebinding protection); 'name:*' allows any port. "
-           "Empty: loopback names when bound to loopback; a public address then needs allow_any_host."),
-    Option("http.allow_any_host", _BOOL, False, "DOCS_MCP_ALLOW_ANY_HOST",
-           "Serve a public address with allowed_hosts empty, accepting any Host header (--allow-any-host). "
-           "Off: such a server refuses to start, as it would be open to DNS rebinding."),
-    Option("http.allowed_origins", _TEXT_LIST, (), "DOCS_MCP_ALLOWED_ORIGINS",
-           "Origin header values accepted from browsers, besides loopback origins and cors_origins; "
-           "requests without Origin are always accepted."),
-    Option("http.cors_origins", _TEXT_LIST, (), "DOCS_MCP_CORS_ORIGINS",
-           "Origins allowed to call /mcp from a browser (CORS). Empty: no CORS headers; '*': any origin."),
-    Option("http.max_connections", _integer(16, 1_000_000), 1000, "DOCS_MCP_MAX_CONNECTIONS",
-           "Connections open at once; lowered to fit under the process's file limit (RLIMIT_NOFILE). Past it a new "
-           "connection closes the oldest one without a running request, or is answered 503 when all are busy."),
-    Option("http.read_timeout", _integer(1, 3600), 15, "DOCS_MCP_READ_TIMEOUT",
-           "Seconds a client has to send a whole request (headers and body) after connecting or after the previous "
-           "answer; a connection that takes longer is closed."),
-    Option("keys.store", _TEXT, "", "DOCS_MCP_KEY_STORE",
-           f"API key store: a SQLite file, or a postgresql:// URL. Empty: fleet.database_url when set, "
-           f"else {KEY_STORE_FILE} in the index directory."),
-    Option("rate_limit.requests_per_minute", _integer(1, MAX_RATE), 60, "DOCS_MCP_RATE_LIMIT",
-           "Sustained requests per minute per key, unless the key has its own (--rate)."),
-    Option("rate_limit.burst", _integer(1, MAX_RATE), 10, "DOCS_MCP_RATE_BURST",
-           "Requests a key may make at once before the per-minute rate applies (--burst)."),
-    Option("rate_limit.redis_url", _REDIS_URL, "", "DOCS_MCP_REDIS_URL",
-           "redis://host:port/db to share buckets between replicas. Empty: in-process buckets."),
-    Option("rate_limit.redis_prefix", _TEXT, "docs-mcp", "DOCS_MCP_REDIS_PREFIX",
-           "Prefix of the Redis keys, so several deployments can share one Redis."),
-    Option("fleet.database_url", _POSTGRES_URL, "", "DOCS_MCP_DATABASE_URL",
-           "PostgreSQL control plane of a fleet (postgresql://db1,db2/docs): API keys, the generations registry, "
-           "heartbeats. Empty: one machine (keys.sqlite, the index folder's CURRENT)."),
-    Option("fleet.storage", _TEXT, "", "DOCS_MCP_FLEET_STORAGE",
-           "Shared storage folder that `docs-mcp publish` copies generations to and replicas pull from "
-           "(needed with fleet.database_url). server.index is then this replica's own local copy."),
+    Option(
+        "server.index",
+        _TEXT,
+        DEFAULT_INDEX_DIR,
+        "DOCS_MCP_INDEX",
+        "Index directory built by `docs-mcp index`; the server only reads it.",
+    ),
+    Option(
+        "server.transport",
+        _choice("stdio", "http"),
+        "stdio",
+        "DOCS_MCP_TRANSPORT",
+        "stdio for one client that spawns the server, http for a shared team server.",
+    ),
+    Option(
+        "server.host",
+        _TEXT,
+        "127.0.0.1",
+        "DOCS_MCP_HOST",
+        "Address to bind in http mode. Loopback by default; use 0.0.0.0 behind a reverse proxy.",
+    ),
+    Option(
+        "server.port",
+        _integer(0, 65535),
+        3100,
+        "DOCS_MCP_PORT",
+        "TCP port in http mode (0 picks a free port and logs it).",
+    ),
+    Option(
+        "server.shutdown_timeout",
+        _integer(0, 3600),
+        30,
+        "DOCS_MCP_SHUTDOWN_TIMEOUT",
+        "Seconds to let in-flight requests finish after SIGTERM before they are cancelled.",
+    ),
+    Option(
+        "server.search_workers",
+        _WORKERS,
+        "auto",
+        "DOCS_MCP_SEARCH_WORKERS",
+        "Processes that run searches in parallel (auto: one per core; 0: in the server process).",
+    ),
+    Option(
+        "server.slow_threads",
+        _integer(1, 256),
+        24,
+        "DOCS_MCP_SLOW_THREADS",
+        "Threads for the tools that wait on documentation sites or upstream servers (read_page by URL, get_docs, "
+        "tool_execute...), apart from the threads of the tools that only read the index.",
+    ),
+    Option(
+        "server.slow_calls_per_key",
+        _integer(1, 256),
+        6,
+        "DOCS_MCP_SLOW_CALLS_PER_KEY",
+        "Calls of those tools one API key may run at once; one more is refused at once (TOO_BUSY).",
+    ),
+    Option(
+        "server.cursor_secret",
+        _TEXT,
+        "",
+        "DOCS_MCP_CURSOR_SECRET",
+        "Secret that signs search cursors; give every replica the same one. Empty: derived from the index.",
+        secret=True,
+    ),
+    Option(
+        "http.allowed_hosts",
+        _TEXT_LIST,
+        (),
+        "DOCS_MCP_ALLOWED_HOSTS",
+        "Host header values accepted (DNS-rebinding protection); 'name:*' allows any port. "
+        "Empty: loopback names when bound to loopback; a public address then needs allow_any_host.",
+    ),
+    Option(
+        "http.allow_any_host",
+        _BOOL,
+        False,
+        "DOCS_MCP_ALLOW_ANY_HOST",
+        "Serve a public address with allowed_hosts empty, accepting any Host header (--allow-any-host). "
+        "Off: such a server refuses to start, as it would be open to DNS rebinding.",
+    ),
+    Option(
+        "http.allowed_origins",
+        _TEXT_LIST,
+        (),
+        "DOCS_MCP_ALLOWED_ORIGINS",
+        "Origin header values accepted from browsers, besides loopback origins and cors_origins; "
+        "requests without Origin are always accepted.",
+    ),
+    Option(
+        "http.cors_origins",
+        _TEXT_LIST,
+        (),
+        "DOCS_MCP_CORS_ORIGINS",
+        "Origins allowed to call /mcp from a browser (CORS). Empty: no CORS headers; '*': any origin.",
+    ),
+    Option(
+        "http.max_connections",
+        _integer(16, 1_000_000),
+        1000,
+        "DOCS_MCP_MAX_CONNECTIONS",
+        "Connections open at once; lowered to fit under the process's file limit (RLIMIT_NOFILE). Past it a new "
+        "connection closes the oldest one without a running request, or is answered 503 when all are busy.",
+    ),
+    Option(
+        "http.read_timeout",
+        _integer(1, 3600),
+        15,
+        "DOCS_MCP_READ_TIMEOUT",
+        "Seconds a client has to send a whole request (headers and body) after connecting or after the previous "
+        "answer; a connection that takes longer is closed.",
+    ),
+    Option(
+        "keys.store",
+        _TEXT,
+        "",
+        "DOCS_MCP_KEY_STORE",
+        f"API key store: a SQLite file, or a postgresql:// URL. Empty: fleet.database_url when set, "
+        f"else {KEY_STORE_FILE} in the index directory.",
+    ),
+    Option(
+        "rate_limit.requests_per_minute",
+        _integer(1, MAX_RATE),
+        60,
+        "DOCS_MCP_RATE_LIMIT",
+        "Sustained requests per minute per key, unless the key has its own (--rate).",
+    ),
+    Option(
+        "rate_limit.burst",
+        _integer(1, MAX_RATE),
+        10,
+        "DOCS_MCP_RATE_BURST",
+        "Requests a key may make at once before the per-minute rate applies (--burst).",
+    ),
+    Option(
+        "rate_limit.redis_url",
+        _REDIS_URL,
+        "",
+        "DOCS_MCP_REDIS_URL",
+        "redis://host:port/db to share buckets between replicas. Empty: in-process buckets.",
+    ),
+    Option(
+        "rate_limit.redis_prefix",
+        _TEXT,
+        "docs-mcp",
+        "DOCS_MCP_REDIS_PREFIX",
+        "Prefix of the Redis keys, so several deployments can share one Redis.",
+    ),
+    Option(
+        "fleet.database_url",
+        _POSTGRES_URL,
+        "",
+        "DOCS_MCP_DATABASE_URL",
+        "PostgreSQL control plane of a fleet (postgresql://db1,db2/docs): API keys, the generations registry, "
+        "heartbeats. Empty: one machine (keys.sqlite, the index folder's CURRENT).",
+    ),
+    Option(
+        "fleet.storage",
+        _TEXT,
+        "",
+        "DOCS_MCP_FLEET_STORAGE",
+        "Shared storage folder that `docs-mcp publish` copies generations to and replicas pull from "
+        "(needed with fleet.database_url). server.index is then this replica's own local copy.",
+    ),
     Option("fleet.replica", _TEXT, "", "DOCS_MCP_REPLICA", "This replica's name in the registry. Empty: host:port."),
-    Option("fleet.heartbeat", _integer(1, 600), 5, "DOCS_MCP_FLEET_HEARTBEAT",
-           "Seconds between two heartbeats; a replica silent for three is not waited for at a flip."),
-    Option("fleet.warm_timeout", _integer(1, 86400), 300, "DOCS_MCP_WARM_TIMEOUT",
-           "Seconds a flip waits for every healthy replica to warm a new generation; laggards are then dropped."),
-    Option("fleet.cursor_lifetime", _integer(0, 86400), 900, "DOCS_MCP_CURSOR_LIFETIME",
-           "Seconds a replaced generation stays open (and on disk) so the cursors it issued keep working."),
-    Option("logging.level", _choice("debug", "info", "warning", "error"), "info", "DOCS_MCP_LOG_LEVEL",
-           "Least severe log level written to stderr."),
-    Option("logging.format", _choice("json", "pretty"), "json", "DOCS_MCP_LOG_FORMAT",
-           "json: one object per line for log collectors; pretty: for people."),
+    Option(
+        "fleet.heartbeat",
+        _integer(1, 600),
+        5,
+        "DOCS_MCP_FLEET_HEARTBEAT",
+        "Seconds between two heartbeats; a replica silent for three is not waited for at a flip.",
+    ),
+    Option(
+        "fleet.warm_timeout",
+        _integer(1, 86400),
+        300,
+        "DOCS_MCP_WARM_TIMEOUT",
+        "Seconds a flip waits for every healthy replica to warm a new generation; laggards are then dropped.",
+    ),
+    Option(
+        "fleet.cursor_lifetime",
+        _integer(0, 86400),
+        900,
+        "DOCS_MCP_CURSOR_LIFETIME",
+        "Seconds a replaced generation stays open (and on disk) so the cursors it issued keep working.",
+    ),
+    Option(
+        "logging.level",
+        _choice("debug", "info", "warning", "error"),
+        "info",
+        "DOCS_MCP_LOG_LEVEL",
+        "Least severe log level written to stderr.",
+    ),
+    Option(
+        "logging.format",
+        _choice("json", "pretty"),
+        "json",
+        "DOCS_MCP_LOG_FORMAT",
+        "json: one object per line for log collectors; pretty: for people.",
+    ),
 )
 _BY_KEY = {option.key: option for option in OPTIONS}
 
@@ -307,7 +444,9 @@ def _read_file(path: Path) -> dict[str, Any]:
     try:
         document = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ConfigError(f"Config file {path} does not exist.", "Create it (`docs-mcp config example`) or fix the path.") from None
+        raise ConfigError(
+            f"Config file {path} does not exist.", "Create it (`docs-mcp config example`) or fix the path."
+        ) from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise ConfigError(f"Config file {path} cannot be read: {error}", "Fix the TOML syntax.") from None
     flat: dict[str, Any] = {}
@@ -334,8 +473,10 @@ def _read_file(path: Path) -> dict[str, Any]:
 
 def example_toml() -> str:
     """A docs-mcp.toml that documents every key, with its default and its environment variable."""
-    lines = ["# docs-mcp.toml: every key is optional; values shown are the defaults.",
-             "# Precedence: command-line flags > DOCS_MCP_* environment variables > this file > defaults."]
+    lines = [
+        "# docs-mcp.toml: every key is optional; values shown are the defaults.",
+        "# Precedence: command-line flags > DOCS_MCP_* environment variables > this file > defaults.",
+    ]
     section = ""
     for option in OPTIONS:
         head, name = option.key.split(".")

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 
@@ -27,8 +28,12 @@ SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "tool_key": TOOL_KEY,
-        "detail": {"type": "string", "enum": list(DETAILS), "default": "summary",
-                   "description": "summary: a few lines; schema: plus the input/output schemas; full: plus notes and examples."},
+        "detail": {
+            "type": "string",
+            "enum": list(DETAILS),
+            "default": "summary",
+            "description": "summary: a few lines; schema: plus the input/output schemas; full: plus notes and examples.",
+        },
     },
     "required": ["tool_key"],
     "additionalProperties": False,
@@ -56,7 +61,9 @@ def parse(arguments: Mapping[str, Any] | None) -> DescribeArgs:
     return DescribeArgs(key, detail)
 
 
-def run(gateway: Gateway, caller: Caller, arguments: Mapping[str, Any] | None, request_id: str | None = None) -> dict[str, Any]:
+def run(
+    gateway: Gateway, caller: Caller, arguments: Mapping[str, Any] | None, request_id: str | None = None
+) -> dict[str, Any]:
     """The tool at the requested detail.
 
     Raises:
@@ -69,4 +76,6 @@ def run(gateway: Gateway, caller: Caller, arguments: Mapping[str, Any] | None, r
 
 
 def spec(context: ToolContext) -> ToolSpec[Any]:
-    return meta_spec(context, types.Tool(name=NAME, description=DESCRIPTION, input_schema=SCHEMA, annotations=READ_ONLY), run)
+    return meta_spec(
+        context, types.Tool(name=NAME, description=DESCRIPTION, input_schema=SCHEMA, annotations=READ_ONLY), run
+    )

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from docs_mcp.server.core.arguments import integer, schema_arguments, string
 from docs_mcp.server.core.live_index import ServedIndex
@@ -12,7 +13,15 @@ from docs_mcp.server.errors import InvalidArgumentError
 from docs_mcp.server.libraries.answers import catalog_of
 from docs_mcp.server.libraries.remote import Sources
 from docs_mcp.server.tools.context import ToolContext
-from docs_mcp.server.tools.library_tools import LIBRARY_ID, MAX_ID_CHARS, MAX_TOPIC_CHARS, TOKENS, closed_schema, library_spec, text
+from docs_mcp.server.tools.library_tools import (
+    LIBRARY_ID,
+    MAX_ID_CHARS,
+    MAX_TOPIC_CHARS,
+    TOKENS,
+    closed_schema,
+    library_spec,
+    text,
+)
 
 NAME = "get_context7_docs"
 DESCRIPTION = (
@@ -21,8 +30,15 @@ DESCRIPTION = (
 )
 SCHEMA = closed_schema(
     {
-        "library_id": {**LIBRARY_ID, "description": "ID of a remote library, as resolve_library returns it with tool 'get_context7_docs'."},
-        "topic": {"type": "string", "maxLength": MAX_TOPIC_CHARS, "description": "One descriptive topic string (e.g. 'routing nested dynamic routes')."},
+        "library_id": {
+            **LIBRARY_ID,
+            "description": "ID of a remote library, as resolve_library returns it with tool 'get_context7_docs'.",
+        },
+        "topic": {
+            "type": "string",
+            "maxLength": MAX_TOPIC_CHARS,
+            "description": "One descriptive topic string (e.g. 'routing nested dynamic routes').",
+        },
         "tokens": {**TOKENS, "description": "Most tokens of documentation to return."},
     },
     ["library_id"],
@@ -45,9 +61,14 @@ def parse(arguments: Mapping[str, Any] | None) -> Context7Args:
     given = schema_arguments(NAME, arguments, SCHEMA)
     topic = string(given, "topic")
     if topic and len(topic) > MAX_TOPIC_CHARS:
-        raise InvalidArgumentError(f"Argument 'topic' is {len(topic)} characters long; the limit is {MAX_TOPIC_CHARS}.", "Pass one short topic string.")
+        raise InvalidArgumentError(
+            f"Argument 'topic' is {len(topic)} characters long; the limit is {MAX_TOPIC_CHARS}.",
+            "Pass one short topic string.",
+        )
     return Context7Args(
-        library_id=text(given, "library_id", "a library ID from resolve_library, e.g. 'vercel/next.js'", MAX_ID_CHARS).strip("/"),
+        library_id=text(
+            given, "library_id", "a library ID from resolve_library, e.g. 'vercel/next.js'", MAX_ID_CHARS
+        ).strip("/"),
         topic=(topic or "").strip(),
         tokens=integer(given, "tokens", SCHEMA),
     )
@@ -66,4 +87,6 @@ def run(index: ServedIndex, args: Context7Args, sources: Sources) -> dict[str, A
 
 def spec(context: ToolContext) -> ToolSpec[Context7Args]:
     """get_context7_docs; slow: it waits on the remote API."""
-    return library_spec(NAME, DESCRIPTION, SCHEMA, parse, lambda index, args: run(index, args, context.sources), slow=True)
+    return library_spec(
+        NAME, DESCRIPTION, SCHEMA, parse, lambda index, args: run(index, args, context.sources), slow=True
+    )

@@ -7,8 +7,9 @@ sizing.py); errors are the contract's plain text.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from mcp_types import Tool
 

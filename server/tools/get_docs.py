@@ -3,8 +3,9 @@ long ones as their best passage), with its confidence and the pages to read next
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from docs_mcp.server.core.arguments import integer, json_type, schema_arguments, short_string, string
 from docs_mcp.server.core.facets import filter_values
@@ -17,7 +18,16 @@ from docs_mcp.server.libraries.remote import Sources, refuse_remote
 from docs_mcp.server.search.engine import Engine
 from docs_mcp.server.search.modes import Mode
 from docs_mcp.server.tools.context import ToolContext
-from docs_mcp.server.tools.library_tools import LIBRARY_ID, MAX_ID_CHARS, MAX_LANGUAGE_CHARS, MAX_TOPIC_CHARS, TOKENS, closed_schema, library_spec, text
+from docs_mcp.server.tools.library_tools import (
+    LIBRARY_ID,
+    MAX_ID_CHARS,
+    MAX_LANGUAGE_CHARS,
+    MAX_TOPIC_CHARS,
+    TOKENS,
+    closed_schema,
+    library_spec,
+    text,
+)
 from docs_mcp.server.tools.search_docs import require_vectors_for
 
 NAME = "get_docs"
@@ -45,9 +55,13 @@ SCHEMA = closed_schema(
             "items": {"anyOf": [LIBRARY_ID, _LIBRARY_REF]},
             "minItems": 1,
             "maxItems": MAX_LIBRARIES,
-            "description": "The libraries to answer from (IDs from resolve_library): ['org/project'] or [{\"libraryId\": \"org/project\"}].",
+            "description": 'The libraries to answer from (IDs from resolve_library): [\'org/project\'] or [{"libraryId": "org/project"}].',
         },
-        "topic": {"type": "string", "maxLength": MAX_TOPIC_CHARS, "description": "What you need to know (e.g. 'dependency injection', 'RateLimitError')."},
+        "topic": {
+            "type": "string",
+            "maxLength": MAX_TOPIC_CHARS,
+            "description": "What you need to know (e.g. 'dependency injection', 'RateLimitError').",
+        },
         "language": {
             "type": "string",
             "maxLength": MAX_LANGUAGE_CHARS,
@@ -68,7 +82,7 @@ class DocsArgs:
 
 
 _EXAMPLE_ID = "fastapi/fastapi"
-_LIBRARY_FORMS = f"Pass libraries=['{_EXAMPLE_ID}'] or libraries=[{{\"libraryId\": \"{_EXAMPLE_ID}\"}}], with IDs from resolve_library."
+_LIBRARY_FORMS = f'Pass libraries=[\'{_EXAMPLE_ID}\'] or libraries=[{{"libraryId": "{_EXAMPLE_ID}"}}], with IDs from resolve_library.'
 _ID_KEYS = ("libraryId", "library_id")
 
 
@@ -98,7 +112,13 @@ def _library_id(item: Any) -> str:
     if isinstance(item, Mapping) and len(item) == 1 and next(iter(item)) in _ID_KEYS:
         item = next(iter(item.values()))
     if not isinstance(item, str):
-        shown = json_type(item) if not isinstance(item, Mapping) else f"an object with keys {quoted_list(sorted(map(str, item)))}" if item else "an empty object"
+        shown = (
+            json_type(item)
+            if not isinstance(item, Mapping)
+            else f"an object with keys {quoted_list(sorted(map(str, item)))}"
+            if item
+            else "an empty object"
+        )
         raise InvalidArgumentError(f"An item of 'libraries' is {shown}, not a library ID.", _LIBRARY_FORMS)
     short_string("libraries[]", item, MAX_ID_CHARS)
     return item.strip()
@@ -156,7 +176,9 @@ def run(index: ServedIndex, args: DocsArgs, mode: Mode, sources: Sources) -> dic
             for p in packed
         ],
         "related_pages": related_pages(candidates, packed, catalog),
-        "hint": None if top >= LOW_CONFIDENCE else "Low confidence: read related_pages with read_page, or browse get_library_info.",
+        "hint": None
+        if top >= LOW_CONFIDENCE
+        else "Low confidence: read related_pages with read_page, or browse get_library_info.",
         **freshness(prepared),
     }
 
@@ -171,10 +193,15 @@ def tagged_language(engine: Engine, language: str) -> str:
     match = next((value for value in values if value.casefold() == language.casefold()), None)
     if match is None:
         known = f"Pick one of: {', '.join(values)}" if values else "This index does not tag its sections by language"
-        raise InvalidArgumentError(f"No section of this index is tagged with language {quoted(language)}.", f"{known}, or leave 'language' out.")
+        raise InvalidArgumentError(
+            f"No section of this index is tagged with language {quoted(language)}.",
+            f"{known}, or leave 'language' out.",
+        )
     return match
 
 
 def spec(context: ToolContext) -> ToolSpec[DocsArgs]:
     """get_docs ranking in ``context.mode``; slow: an llms.txt library's pages may be fetched first."""
-    return library_spec(NAME, DESCRIPTION, SCHEMA, parse, lambda index, args: run(index, args, context.mode, context.sources), slow=True)
+    return library_spec(
+        NAME, DESCRIPTION, SCHEMA, parse, lambda index, args: run(index, args, context.mode, context.sources), slow=True
+    )

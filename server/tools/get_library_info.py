@@ -3,8 +3,9 @@ MAX_INFO_CHARS); a successful call adds the library to the session's resolved-li
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from docs_mcp.indexer.libraries.library import Library
 from docs_mcp.server.core.arguments import integer, json_type, schema_arguments
@@ -78,7 +79,9 @@ def _strings(given: Mapping[str, Any], name: str, limit: int) -> tuple[str, ...]
     value = given[name]
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         shown = json_type(value) if not isinstance(value, list) else "a list with non-string items"
-        raise InvalidArgumentError(f"Argument '{name}' must be a list of strings, not {shown}.", f"Pass e.g. {name}=['...'].")
+        raise InvalidArgumentError(
+            f"Argument '{name}' must be a list of strings, not {shown}.", f"Pass e.g. {name}=['...']."
+        )
     if len(value) > limit:
         raise InvalidArgumentError(f"Argument '{name}' has {len(value)} items; the limit is {limit}.", "Pass fewer.")
     return tuple(item.strip() for item in value if item.strip())
@@ -185,4 +188,12 @@ async def remember_library(ctx: Any, arguments: Mapping[str, Any] | None) -> Non
 
 def spec(context: ToolContext) -> ToolSpec[InfoArgs]:
     """get_library_info; slow: an llms.txt library's table of contents may be fetched first."""
-    return library_spec(NAME, DESCRIPTION, SCHEMA, parse, lambda index, args: run(index, args, context.sources), slow=True, after_call=remember_library)
+    return library_spec(
+        NAME,
+        DESCRIPTION,
+        SCHEMA,
+        parse,
+        lambda index, args: run(index, args, context.sources),
+        slow=True,
+        after_call=remember_library,
+    )

@@ -4,7 +4,8 @@ argument, and the spec of a tool that answers from the index (and its remote sou
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from mcp_types import Tool
 
@@ -39,12 +40,20 @@ def text(given: Mapping[str, Any], name: str, example: str, limit: int) -> str:
     if not value:
         raise InvalidArgumentError(f"Argument '{name}' is empty.", f"Pass {example}.")
     if len(value) > limit:
-        raise InvalidArgumentError(f"Argument '{name}' is {len(value)} characters long; the limit is {limit}.", f"Pass {example}.")
+        raise InvalidArgumentError(
+            f"Argument '{name}' is {len(value)} characters long; the limit is {limit}.", f"Pass {example}."
+        )
     return value
 
 
-def library_spec(name: str, description: str, schema: Mapping[str, Any], parse: Callable[[Mapping[str, Any] | None], Any],
-                 run: Callable[[ServedIndex, Any], Any], **options: Any) -> ToolSpec[Any]:
+def library_spec(
+    name: str,
+    description: str,
+    schema: Mapping[str, Any],
+    parse: Callable[[Mapping[str, Any] | None], Any],
+    run: Callable[[ServedIndex, Any], Any],
+    **options: Any,
+) -> ToolSpec[Any]:
     """A library tool: the same listing for every index, its arguments checked without the index, run on the
     generation leased for the call; ``options`` are the spec's (slow, after_call)."""
     return ToolSpec(

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 
@@ -45,7 +46,9 @@ def parse(arguments: Mapping[str, Any] | None) -> ExamplesArgs:
     return ExamplesArgs(tool_key(given), integer(given, "max", SCHEMA))
 
 
-def run(gateway: Gateway, caller: Caller, arguments: Mapping[str, Any] | None, request_id: str | None = None) -> dict[str, Any]:
+def run(
+    gateway: Gateway, caller: Caller, arguments: Mapping[str, Any] | None, request_id: str | None = None
+) -> dict[str, Any]:
     """Up to ``max`` worked examples from the tool docs.
 
     Raises:
@@ -58,4 +61,6 @@ def run(gateway: Gateway, caller: Caller, arguments: Mapping[str, Any] | None, r
 
 
 def spec(context: ToolContext) -> ToolSpec[Any]:
-    return meta_spec(context, types.Tool(name=NAME, description=DESCRIPTION, input_schema=SCHEMA, annotations=READ_ONLY), run)
+    return meta_spec(
+        context, types.Tool(name=NAME, description=DESCRIPTION, input_schema=SCHEMA, annotations=READ_ONLY), run
+    )

@@ -3,7 +3,8 @@ the read-only annotation, and the spec of a tool that reads no index and runs on
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 
@@ -17,7 +18,11 @@ if TYPE_CHECKING:  # the gateway's service loads only for a server that has upst
     from docs_mcp.server.gateway import Gateway
 
 MAX_TOOL_KEY_CHARS = 200
-TOOL_KEY = {"type": "string", "maxLength": MAX_TOOL_KEY_CHARS, "description": "A tool key 'server:tool' from tool_discovery."}
+TOOL_KEY = {
+    "type": "string",
+    "maxLength": MAX_TOOL_KEY_CHARS,
+    "description": "A tool key 'server:tool' from tool_discovery.",
+}
 READ_ONLY = types.ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 # A meta-tool's work: the gateway, the caller, the arguments as sent, the request ID for the audit log.
@@ -32,8 +37,10 @@ def tool_key(given: Mapping[str, Any]) -> str:
     """
     key = required_string(given, "tool_key", "a tool key 'server:tool' from tool_discovery").strip()
     if ":" not in key.strip(":") or len(key) > MAX_TOOL_KEY_CHARS:
-        raise InvalidArgumentError(f"Tool key {key[:MAX_TOOL_KEY_CHARS]!r} is not 'server:tool'.",
-                                   "Use a tool_key exactly as tool_discovery returned it.")
+        raise InvalidArgumentError(
+            f"Tool key {key[:MAX_TOOL_KEY_CHARS]!r} is not 'server:tool'.",
+            "Use a tool_key exactly as tool_discovery returned it.",
+        )
     return key
 
 
@@ -59,7 +66,9 @@ def meta_spec(context: ToolContext, listed: types.Tool, run: Operation, *, slow:
         listed.name,
         describe=lambda metadata: listed,
         parse=lambda arguments, index: arguments,
-        run=lambda arguments, call: run(context.gateway, caller_of(call.request), arguments, request_id_of(call.request, call.request_id)),
+        run=lambda arguments, call: run(
+            context.gateway, caller_of(call.request), arguments, request_id_of(call.request, call.request_id)
+        ),
         leases_index=False,
         slow=slow,
     )

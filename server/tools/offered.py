@@ -4,7 +4,8 @@ search_docs_expanded, the library tools in the order an agent uses them, then th
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 
@@ -34,7 +35,16 @@ if TYPE_CHECKING:  # the gateway's modules load only for a server that has upstr
 
 # Each module's spec(context), in listing order: the tools that read the index, then the gateway's meta-tools
 # (in a fixed order: clients that freeze their tool list keep working).
-INDEX_TOOLS = (search_docs, get_doc, search_docs_expanded, resolve_library, get_library_info, read_page, get_docs, get_context7_docs)
+INDEX_TOOLS = (
+    search_docs,
+    get_doc,
+    search_docs_expanded,
+    resolve_library,
+    get_library_info,
+    read_page,
+    get_docs,
+    get_context7_docs,
+)
 META_TOOLS = (tool_discovery, tool_execute, describe_tool, list_tool_examples, upstream_status)
 
 

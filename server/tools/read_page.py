@@ -3,8 +3,9 @@ first read); long pages come in line ranges."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any
 
 from docs_mcp.indexer.libraries.library import Library
 from docs_mcp.server.core.arguments import integer, schema_arguments, string
@@ -12,9 +13,9 @@ from docs_mcp.server.core.live_index import ServedIndex
 from docs_mcp.server.core.tool_registry import ToolSpec
 from docs_mcp.server.errors import InvalidArgumentError
 from docs_mcp.server.libraries.answers import catalog_of
-from docs_mcp.server.libraries.served_libraries import LibraryCatalog
 from docs_mcp.server.libraries.pages import line_fields, locate, read_lines
 from docs_mcp.server.libraries.remote import Sources
+from docs_mcp.server.libraries.served_libraries import LibraryCatalog
 from docs_mcp.server.tools.context import ToolContext
 from docs_mcp.server.tools.library_tools import LIBRARY_ID, MAX_OFFSET, closed_schema, library_spec, text
 
@@ -40,9 +41,24 @@ SCHEMA = closed_schema(
             "maxLength": MAX_URL_CHARS,
             "description": "Instead of path: a page URL from get_library_info's table of contents (llms.txt libraries); fetched, cached and indexed on first read.",
         },
-        "library_id": {**LIBRARY_ID, "description": "Library the path belongs to; lets you pass a path relative to the library."},
-        "offset": {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET, "default": 0, "description": "First line to return (0-based). To continue, pass offset + lines_returned."},
-        "max_lines": {"type": "integer", "minimum": 1, "maximum": 5000, "default": 200, "description": "Most lines to return."},
+        "library_id": {
+            **LIBRARY_ID,
+            "description": "Library the path belongs to; lets you pass a path relative to the library.",
+        },
+        "offset": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": MAX_OFFSET,
+            "default": 0,
+            "description": "First line to return (0-based). To continue, pass offset + lines_returned.",
+        },
+        "max_lines": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 5000,
+            "default": 200,
+            "description": "Most lines to return.",
+        },
     },
     [],
 )
@@ -143,4 +159,6 @@ def _unindexed_url(catalog: LibraryCatalog, files: Mapping[str, Any], path: str,
 
 def spec(context: ToolContext) -> ToolSpec[PageArgs]:
     """read_page; slow: a page read by its URL is fetched."""
-    return library_spec(NAME, DESCRIPTION, SCHEMA, parse, lambda index, args: run(index, args, context.sources), slow=True)
+    return library_spec(
+        NAME, DESCRIPTION, SCHEMA, parse, lambda index, args: run(index, args, context.sources), slow=True
+    )

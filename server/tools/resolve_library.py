@@ -3,8 +3,9 @@ with the tools to call next; below a known match, the packages of that name in P
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from docs_mcp.server.core.arguments import schema_arguments, string
 from docs_mcp.server.core.live_index import ServedIndex
@@ -53,7 +54,9 @@ def parse(arguments: Mapping[str, Any] | None) -> ResolveArgs:
     """
     given = schema_arguments(NAME, arguments, SCHEMA)
     language = string(given, "language")
-    return ResolveArgs(text(given, "query", "a library name, e.g. 'fastapi'", MAX_TOPIC_CHARS), language.strip() if language else None)
+    return ResolveArgs(
+        text(given, "query", "a library name, e.g. 'fastapi'", MAX_TOPIC_CHARS), language.strip() if language else None
+    )
 
 
 def run(index: ServedIndex, args: ResolveArgs, sources: Sources) -> dict[str, Any]:
@@ -65,7 +68,11 @@ def run(index: ServedIndex, args: ResolveArgs, sources: Sources) -> dict[str, An
     catalog = catalog_of(index, sources.registered())
     tagged = topics(index.engine, catalog)
     results = [
-        {**summary(match.library, catalog, tagged), "relevance": match.relevance, "next": next_calls(match.library, catalog)}
+        {
+            **summary(match.library, catalog, tagged),
+            "relevance": match.relevance,
+            "next": next_calls(match.library, catalog),
+        }
         for match in catalog.resolve(args.query, args.language, tagged_languages=tagged_languages(tagged))
     ]
     answer: dict[str, Any] = {"query": args.query, "results": results}
@@ -75,7 +82,11 @@ def run(index: ServedIndex, args: ResolveArgs, sources: Sources) -> dict[str, An
             answer["packages"] = packages  # in PyPI/npm, not indexed: `add` says how to index one
         if note:
             answer["registry_note"] = note
-    hint = None if results or answer.get("packages") else f"No library matches {quoted(args.query)}. This index holds: {', '.join(catalog.libraries)}."
+    hint = (
+        None
+        if results or answer.get("packages")
+        else f"No library matches {quoted(args.query)}. This index holds: {', '.join(catalog.libraries)}."
+    )
     if not results and answer.get("packages"):
         hint = f"No indexed library matches {quoted(args.query)}; 'packages' lists the registries' packages of that name: index one with its 'add' command."
     return {**answer, "hint": hint}

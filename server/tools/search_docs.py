@@ -7,8 +7,9 @@ sizing.py); the structured content adds the libraries searched and each hit's pr
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import astuple, dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import orjson
 from mcp_types import Tool
@@ -54,7 +55,12 @@ PROPERTIES: dict[str, Any] = {
     },
 }
 # The arguments every index's schema has (the taxonomy filters join them per index).
-BASE_SCHEMA: dict[str, Any] = {"type": "object", "additionalProperties": False, "properties": PROPERTIES, "required": ["query"]}
+BASE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": PROPERTIES,
+    "required": ["query"],
+}
 
 
 def schema(metadata: Mapping[str, Any]) -> dict[str, Any]:
@@ -90,7 +96,11 @@ class SearchArgs:
 
 
 def parse_search_args(
-    arguments: Mapping[str, Any] | None, filters: Mapping[str, tuple[str, ...]], *, tool: str = NAME, more: tuple[str, ...] = ()
+    arguments: Mapping[str, Any] | None,
+    filters: Mapping[str, tuple[str, ...]],
+    *,
+    tool: str = NAME,
+    more: tuple[str, ...] = (),
 ) -> SearchArgs:
     """Check search_docs arguments against its schema; ``filters`` maps each taxonomy key to its values.
 
@@ -171,7 +181,9 @@ def require_vectors_for(mode: Mode, index: ServedIndex) -> None:
         raise NoVectorsError()
 
 
-def search_provenance(index: ServedIndex, arguments: Mapping[str, Any] | None, result: Mapping[str, Any]) -> dict[str, Any]:
+def search_provenance(
+    index: ServedIndex, arguments: Mapping[str, Any] | None, result: Mapping[str, Any]
+) -> dict[str, Any]:
     """What search_docs' structured content adds to the contract's SearchResult: the libraries searched (at the
     versions searched) and, on every hit, where it comes from (library, version, source URL, revision, fetched and
     indexed times). An llms.txt library is searched only over the pages fetched so far.
@@ -184,8 +196,13 @@ def search_provenance(index: ServedIndex, arguments: Mapping[str, Any] | None, r
         except LibraryNotFoundError:
             searched = [chosen]
     else:
-        searched = sorted(lib.library_id for lib in catalog.libraries.values() if lib.indexed and catalog.is_default(lib))
-    hits = [{**hit, "provenance": catalog.owner(hit["filepath"]).origin_of(hit["filepath"])} for hit in result.get("hits") or ()]
+        searched = sorted(
+            lib.library_id for lib in catalog.libraries.values() if lib.indexed and catalog.is_default(lib)
+        )
+    hits = [
+        {**hit, "provenance": catalog.owner(hit["filepath"]).origin_of(hit["filepath"])}
+        for hit in result.get("hits") or ()
+    ]
     return {"hits": hits, "searched_libraries": searched}
 
 

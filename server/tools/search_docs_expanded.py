@@ -9,14 +9,15 @@ written following it alone (corpus/guide/ranking.md).
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from mcp_types import Tool
 
 from docs_mcp.server.contract.sizing import SearchAnswer
 from docs_mcp.server.core.arguments import string, visible_text
-from docs_mcp.server.core.tool_registry import ToolCall, ToolSpec, internal_error_text
 from docs_mcp.server.core.live_index import ServedIndex
+from docs_mcp.server.core.tool_registry import ToolCall, ToolSpec, internal_error_text
 from docs_mcp.server.errors import InvalidArgumentError
 from docs_mcp.server.search.expansion import MAX_ANSWER_CHARS, MAX_KEYWORDS_CHARS, MAX_QUESTION_CHARS, Expansions
 from docs_mcp.server.search.modes import Mode
@@ -25,7 +26,11 @@ from docs_mcp.server.tools.context import ToolContext
 from docs_mcp.server.tools.search_docs import SearchArgs, parse_search_args
 
 NAME = "search_docs_expanded"
-EXPANSION_LIMITS = {"keywords": MAX_KEYWORDS_CHARS, "question": MAX_QUESTION_CHARS, "hypothetical_answer": MAX_ANSWER_CHARS}
+EXPANSION_LIMITS = {
+    "keywords": MAX_KEYWORDS_CHARS,
+    "question": MAX_QUESTION_CHARS,
+    "hypothetical_answer": MAX_ANSWER_CHARS,
+}
 
 DESCRIPTION = (
     "Use it first when you ask in your own words (a question, a task, a symptom) rather than with the exact names "

@@ -3,8 +3,9 @@ index and search engine), with why each matched."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 
@@ -32,9 +33,18 @@ DESCRIPTION = (
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "query": {"type": "array", "items": {"type": "string", "maxLength": MAX_QUERY_CHARS}, "minItems": 1,
-                  "maxItems": MAX_QUERIES, "description": "What the tool should do, in a few words; several phrasings may help."},
-        "context": {"type": "string", "maxLength": MAX_CONTEXT_CHARS, "description": "The task at hand (used by a remote search service)."},
+        "query": {
+            "type": "array",
+            "items": {"type": "string", "maxLength": MAX_QUERY_CHARS},
+            "minItems": 1,
+            "maxItems": MAX_QUERIES,
+            "description": "What the tool should do, in a few words; several phrasings may help.",
+        },
+        "context": {
+            "type": "string",
+            "maxLength": MAX_CONTEXT_CHARS,
+            "description": "The task at hand (used by a remote search service).",
+        },
         "max_results": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS, "default": 10},
     },
     "required": ["query"],
@@ -57,26 +67,36 @@ def parse(arguments: Mapping[str, Any] | None) -> DiscoveryArgs:
     """
     given = present(NAME, arguments, tuple(SCHEMA["properties"]))
     if "query" not in given:
-        raise InvalidArgumentError("Missing required argument 'query'.", "Pass what the tool should do, e.g. query=['create an issue'].")
+        raise InvalidArgumentError(
+            "Missing required argument 'query'.", "Pass what the tool should do, e.g. query=['create an issue']."
+        )
     raw = given["query"]
     raw = [raw] if isinstance(raw, str) else raw
     if not isinstance(raw, list) or not all(isinstance(q, str) for q in raw):
-        raise InvalidArgumentError(f"Argument 'query' must be a list of strings, not {json_type(given['query'])}.",
-                                   "Pass e.g. query=['send a message to a channel'].")
+        raise InvalidArgumentError(
+            f"Argument 'query' must be a list of strings, not {json_type(given['query'])}.",
+            "Pass e.g. query=['send a message to a channel'].",
+        )
     queries = tuple(dict.fromkeys(q.strip() for q in raw if q.strip()))
     if not queries:
         raise InvalidArgumentError("Argument 'query' is empty.", "Pass at least one non-blank query.")
     if len(queries) > MAX_QUERIES or any(len(q) > MAX_QUERY_CHARS for q in queries):
-        raise InvalidArgumentError(f"Argument 'query' takes at most {MAX_QUERIES} queries of {MAX_QUERY_CHARS} characters.",
-                                   "Say what the tool does in a few words.")
+        raise InvalidArgumentError(
+            f"Argument 'query' takes at most {MAX_QUERIES} queries of {MAX_QUERY_CHARS} characters.",
+            "Say what the tool does in a few words.",
+        )
     context = (string(given, "context") or "").strip()
     if len(context) > MAX_CONTEXT_CHARS:
-        raise InvalidArgumentError(f"Argument 'context' is {len(context)} characters long; the limit is {MAX_CONTEXT_CHARS}.",
-                                   "Summarise the task.")
+        raise InvalidArgumentError(
+            f"Argument 'context' is {len(context)} characters long; the limit is {MAX_CONTEXT_CHARS}.",
+            "Summarise the task.",
+        )
     return DiscoveryArgs(queries, context, integer(given, "max_results", SCHEMA))
 
 
-def run(gateway: Gateway, caller: Caller, arguments: Mapping[str, Any] | None, request_id: str | None = None) -> dict[str, Any]:
+def run(
+    gateway: Gateway, caller: Caller, arguments: Mapping[str, Any] | None, request_id: str | None = None
+) -> dict[str, Any]:
     """The caller's available tools ranked for the queries; audited whatever the outcome.
 
     Raises:
@@ -90,4 +110,9 @@ def run(gateway: Gateway, caller: Caller, arguments: Mapping[str, Any] | None, r
 
 def spec(context: ToolContext) -> ToolSpec[Any]:
     """tool_discovery; slow: the catalog may list the upstream servers' tools first."""
-    return meta_spec(context, types.Tool(name=NAME, description=DESCRIPTION, input_schema=SCHEMA, annotations=READ_ONLY), run, slow=True)
+    return meta_spec(
+        context,
+        types.Tool(name=NAME, description=DESCRIPTION, input_schema=SCHEMA, annotations=READ_ONLY),
+        run,
+        slow=True,
+    )

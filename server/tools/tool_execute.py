@@ -3,8 +3,9 @@ and status checks; the upstream's result is relayed as it is."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 
@@ -24,7 +25,10 @@ SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "tool_key": TOOL_KEY,
-        "arguments": {"type": "object", "description": "The tool's arguments, as its input schema says (describe_tool detail='schema')."},
+        "arguments": {
+            "type": "object",
+            "description": "The tool's arguments, as its input schema says (describe_tool detail='schema').",
+        },
     },
     "required": ["tool_key"],
     "additionalProperties": False,
@@ -46,12 +50,16 @@ def parse(arguments: Mapping[str, Any] | None) -> ExecuteArgs:
     given = present(NAME, arguments, tuple(SCHEMA["properties"]))
     tool_arguments = given.get("arguments", {})
     if not isinstance(tool_arguments, Mapping):
-        raise InvalidArgumentError(f"Argument 'arguments' must be an object, not {json_type(tool_arguments)}.",
-                                   "Pass the tool's arguments by name, e.g. arguments={'repo': 'api'}.")
+        raise InvalidArgumentError(
+            f"Argument 'arguments' must be an object, not {json_type(tool_arguments)}.",
+            "Pass the tool's arguments by name, e.g. arguments={'repo': 'api'}.",
+        )
     return ExecuteArgs(tool_key(given), dict(tool_arguments))
 
 
-def run(gateway: Gateway, caller: Caller, arguments: Mapping[str, Any] | None, request_id: str | None = None) -> types.CallToolResult:
+def run(
+    gateway: Gateway, caller: Caller, arguments: Mapping[str, Any] | None, request_id: str | None = None
+) -> types.CallToolResult:
     """The upstream's result of the call, as is; audited whatever the outcome (without the tool's arguments, unless configured).
 
     Raises:

@@ -3,7 +3,8 @@ it restarts) and its tool count; what runs it only for the local user."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 
@@ -23,7 +24,9 @@ DESCRIPTION = (
 SCHEMA: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 
 
-def run(gateway: Gateway, caller: Caller, arguments: Mapping[str, Any] | None, request_id: str | None = None) -> dict[str, Any]:
+def run(
+    gateway: Gateway, caller: Caller, arguments: Mapping[str, Any] | None, request_id: str | None = None
+) -> dict[str, Any]:
     """The upstreams' states.
 
     Raises:
@@ -33,4 +36,6 @@ def run(gateway: Gateway, caller: Caller, arguments: Mapping[str, Any] | None, r
 
 
 def spec(context: ToolContext) -> ToolSpec[Any]:
-    return meta_spec(context, types.Tool(name=NAME, description=DESCRIPTION, input_schema=SCHEMA, annotations=READ_ONLY), run)
+    return meta_spec(
+        context, types.Tool(name=NAME, description=DESCRIPTION, input_schema=SCHEMA, annotations=READ_ONLY), run
+    )

@@ -11,9 +11,9 @@ from __future__ import annotations
 import ast
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from contract_clauses import CLAUSES
 
@@ -77,7 +77,9 @@ def _dotted(node: ast.AST) -> str:
 
 
 def all_tags() -> list[Tag]:
-    return [tag for path in sorted(TESTS.rglob("test_*.py")) for tag in tags_in(path, path.relative_to(TESTS).as_posix())]
+    return [
+        tag for path in sorted(TESTS.rglob("test_*.py")) for tag in tags_in(path, path.relative_to(TESTS).as_posix())
+    ]
 
 
 def proofs_by_clause(tags: list[Tag]) -> dict[str, list[str]]:
@@ -118,7 +120,7 @@ def test_every_tag_names_a_clause_and_marks_a_test():
 
 # -- the scanner itself ------------------------------------------------------------------------
 
-SAMPLE = '''
+SAMPLE = """
 import pytest
 from pytest import mark
 
@@ -149,7 +151,7 @@ def test_not_literal():
 @pytest.mark.contract()
 def test_empty():
     pass
-'''
+"""
 
 
 def test_the_scanner_finds_every_placement_and_flags_misuse(tmp_path):

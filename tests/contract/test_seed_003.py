@@ -9,10 +9,10 @@ import re
 
 import pytest
 
+from docs_mcp.server.app import tool_list
+from docs_mcp.server.contract.render import render_chunk_window
 from docs_mcp.server.errors import ChunkNotFoundError
 from docs_mcp.server.search.records import StoredChunk
-from docs_mcp.server.contract.render import render_chunk_window
-from docs_mcp.server.app import tool_list
 from docs_mcp.server.tools.get_doc import NAME as GET_DOC
 from docs_mcp.server.tools.search_docs import NAME as SEARCH_DOCS
 
@@ -36,7 +36,10 @@ def seed(shared_dir) -> str:
 def examples(seed) -> list:
     """The contract's JSON blocks, in order, with its `//` comment lines dropped."""
     blocks = re.findall(r"```json\n(.*?)```", seed, re.S)
-    return [json.loads("\n".join(line for line in block.splitlines() if not line.strip().startswith("//"))) for block in blocks]
+    return [
+        json.loads("\n".join(line for line in block.splitlines() if not line.strip().startswith("//")))
+        for block in blocks
+    ]
 
 
 def _tools():
@@ -67,8 +70,14 @@ def test_the_get_doc_example_renders_byte_for_byte(examples):
     bodies = [expected[head.end() + 1 : following.start() - 2] for head, following in zip(heads, heads[1:])]
     bodies.append(expected[heads[-1].end() + 1 :])
     window = [
-        StoredChunk(chunk_id=head[1], filepath=head[1].split("#")[0], heading="", chunk_index=int(head[2]) - 1,
-                    file_chunk_count=int(head[3]), content=body)
+        StoredChunk(
+            chunk_id=head[1],
+            filepath=head[1].split("#")[0],
+            heading="",
+            chunk_index=int(head[2]) - 1,
+            file_chunk_count=int(head[3]),
+            content=body,
+        )
         for head, body in zip(heads, bodies)
     ]
     assert render_chunk_window(window, "guides/retries.md#backoff-strategy") == expected

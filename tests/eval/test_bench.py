@@ -57,7 +57,10 @@ def test_too_small_a_corpus(tmp_path):
 
 
 def test_bench_full_text_and_synthetic_vectors(tmp_path):
-    plans = [BenchPlan(sizes=(60,), embeddings="none", queries=20, workers=1), BenchPlan(sizes=(60,), embeddings="synthetic", queries=20, workers=1)]
+    plans = [
+        BenchPlan(sizes=(60,), embeddings="none", queries=20, workers=1),
+        BenchPlan(sizes=(60,), embeddings="synthetic", queries=20, workers=1),
+    ]
     text_only, synthetic = (run_bench(plan, tmp_path / plan.embeddings)[0] for plan in plans)
     assert (text_only.chunks, text_only.vectors, list(text_only.latency)) == (60, "none", ["bm25"])
     assert (synthetic.chunks, synthetic.vectors, list(synthetic.latency)) == (60, "synthetic", ["hybrid", "bm25"])
@@ -69,16 +72,58 @@ def test_bench_full_text_and_synthetic_vectors(tmp_path):
             assert latency.open_ms > 0 and latency.cold_ms > 0 and latency.peak_rss_mb > 0
             assert 0 < latency.p50 <= latency.p95 <= latency.p99
             assert latency.qps_1 > 0 and latency.qps_4 > 0  # threads in process
-            assert latency.pool_workers == 1 and latency.pool_qps_1 > 0 and latency.pool_qps_4 > 0  # through a search worker
+            assert (
+                latency.pool_workers == 1 and latency.pool_qps_1 > 0 and latency.pool_qps_4 > 0
+            )  # through a search worker
             if Path("/proc/self/smaps_rollup").exists():
                 assert latency.server_memory["rss"] >= latency.server_memory["pss"] >= latency.server_memory["uss"] > 0
-                assert latency.workers_memory["rss"] >= latency.workers_memory["pss"] >= latency.workers_memory["uss"] > 0
+                assert (
+                    latency.workers_memory["rss"] >= latency.workers_memory["pss"] >= latency.workers_memory["uss"] > 0
+                )
     table = render_bench([text_only, synthetic])
     assert "vectors=synthetic: random unit vectors" in table
-    assert table.splitlines()[0].split() == ["corpus", "files", "chunks", "vectors", "build", "s", "chunks/s", "index", "MB", "build", "RSS", "MB"]
+    assert table.splitlines()[0].split() == [
+        "corpus",
+        "files",
+        "chunks",
+        "vectors",
+        "build",
+        "s",
+        "chunks/s",
+        "index",
+        "MB",
+        "build",
+        "RSS",
+        "MB",
+    ]
     serving = next(line for line in table.splitlines() if line.startswith("corpus") and "workers" in line)
-    assert serving.split() == ["corpus", "mode", "threads", "q/s", "1", "q/s", "4", "4", "vs", "1", "workers", "q/s", "1", "q/s", "4",
-                               "4", "vs", "1", "cores", "RSS", "MB", "PSS", "MB", "USS", "MB/worker"]
+    assert serving.split() == [
+        "corpus",
+        "mode",
+        "threads",
+        "q/s",
+        "1",
+        "q/s",
+        "4",
+        "4",
+        "vs",
+        "1",
+        "workers",
+        "q/s",
+        "1",
+        "q/s",
+        "4",
+        "4",
+        "vs",
+        "1",
+        "cores",
+        "RSS",
+        "MB",
+        "PSS",
+        "MB",
+        "USS",
+        "MB/worker",
+    ]
 
 
 def test_bench_a_corpus_folder_with_the_model_and_write_json(tmp_path):
@@ -113,7 +158,10 @@ def test_an_interrupted_bench_stops_its_step_and_removes_the_temporary_folder(tm
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize(("embeddings", "chunks", "expected"), [("auto", 10_000, "model"), ("auto", 10_001, "synthetic"), ("none", 5, "none"), ("default", 10**6, "model")])
+@pytest.mark.parametrize(
+    ("embeddings", "chunks", "expected"),
+    [("auto", 10_000, "model"), ("auto", 10_001, "synthetic"), ("none", 5, "none"), ("default", 10**6, "model")],
+)
 def test_which_vectors_each_size_gets(embeddings, chunks, expected):
     assert BenchPlan(embeddings=embeddings, max_embed=10_000).vectors_for(chunks) == expected
 
@@ -156,7 +204,9 @@ def test_the_vector_fill_flushes_what_it_writes_as_a_build_does(tmp_path, monkey
     monkeypatch.setattr(os, "fsync", recording_fsync)
     assert fill_random_vectors(tmp_path / "index") == 60
     serving = tmp_path / "index" / current_generation(tmp_path / "index") / "serving"
-    assert {str(serving / name) for name in ("vectors.npy", "vector_starts.npy", "vector_chunks.npy", "manifest.json")} <= set(flushed)
+    assert {
+        str(serving / name) for name in ("vectors.npy", "vector_starts.npy", "vector_chunks.npy", "manifest.json")
+    } <= set(flushed)
 
 
 def test_with_an_approximate_index_the_fill_stores_the_vectors_once_and_queries_read_them_there(tmp_path, monkeypatch):
@@ -179,6 +229,9 @@ def test_with_an_approximate_index_the_fill_stores_the_vectors_once_and_queries_
     (tmp_path / "chunk-ordered").mkdir()
     np.save(tmp_path / "chunk-ordered" / "vectors.npy", vectors.vectors[:])
     np.save(tmp_path / "chunk-ordered" / "vector_starts.npy", vectors.starts)
-    through_lists, chunk_ordered = SyntheticQueries(generation / "serving"), SyntheticQueries(tmp_path / "chunk-ordered")
+    through_lists, chunk_ordered = (
+        SyntheticQueries(generation / "serving"),
+        SyntheticQueries(tmp_path / "chunk-ordered"),
+    )
     for text in (f"query {i}" for i in range(20)):
         assert np.array_equal(through_lists.embed_query(text), chunk_ordered.embed_query(text))

@@ -6,7 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from docs_mcp.eval.bench_serve import OURS_BM25, OURS_HYBRID, ServePlan, corpus_queries, render_serve_bench, run_serve_bench
+from docs_mcp.eval.bench_serve import (
+    OURS_BM25,
+    OURS_HYBRID,
+    ServePlan,
+    corpus_queries,
+    render_serve_bench,
+    run_serve_bench,
+)
 from docs_mcp.eval.errors import EvalRunError
 
 SKYLINE = Path(__file__).parent / "fixtures" / "skyline"

@@ -26,8 +26,12 @@ def test_golden_queries_rank_the_recorded_chunks_in_the_recorded_order(corpus_in
         }
     finally:
         engine.close()
-    why = "" if recorded["corpus_sha256"] == corpus_digest() else (
-        "corpus/ changed since the rankings were recorded: if test_model_fixture.py passes, "
-        "re-record them with `python tests/model_fixtures.py rankings`."
+    why = (
+        ""
+        if recorded["corpus_sha256"] == corpus_digest()
+        else (
+            "corpus/ changed since the rankings were recorded: if test_model_fixture.py passes, "
+            "re-record them with `python tests/model_fixtures.py rankings`."
+        )
     )
     assert changed == {}, why

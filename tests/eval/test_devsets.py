@@ -82,7 +82,10 @@ def test_the_chinese_set_asks_in_every_style_and_names_its_english_counterparts(
     queries = load_golden(DEVSETS / "fastapi-zh-report.jsonl")
     assert len(queries) >= 30 and {q.category for q in queries} == {"keyword", "natural", "paraphrase"}
     english = {q.qid for name in ("fastapi-tune", "fastapi-heldout") for q in load_golden(DEVSETS / f"{name}.jsonl")}
-    notes = [json.loads(line).get("notes", "") for line in (DEVSETS / "fastapi-zh-report.jsonl").read_text(encoding="utf-8").splitlines()]
+    notes = [
+        json.loads(line).get("notes", "")
+        for line in (DEVSETS / "fastapi-zh-report.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     counterparts = [note.rsplit(" ", 1)[-1] for note in notes if note.startswith("Chinese counterpart of ")]
     assert len(counterparts) == 42 and set(counterparts) <= english
 

@@ -16,7 +16,16 @@ CASES = str(SKYLINE / "cases.json")
 def failing_golden(tmp_path):
     """One query whose only relevant chunk is unrelated to it, so NDCG stays below 1."""
     path = tmp_path / "hard.jsonl"
-    path.write_text(json.dumps({"id": "hard", "query": "SkylineClient connection pool", "relevant": [{"chunk_id": "guides/units.md", "grade": 2}]}) + "\n")
+    path.write_text(
+        json.dumps(
+            {
+                "id": "hard",
+                "query": "SkylineClient connection pool",
+                "relevant": [{"chunk_id": "guides/units.md", "grade": 2}],
+            }
+        )
+        + "\n"
+    )
     return path
 
 
@@ -50,7 +59,13 @@ def test_json_then_baseline_prints_deltas(run_cli, skyline_index, tmp_path):
     assert code == 0
     report = json.loads(before.read_text())
     assert report["k"] == 5 and list(report["runs"]) == ["bm25"]
-    assert [q["id"] for q in report["runs"]["bm25"]["queries"]] == ["python client setup", "throttled by the api", "webhook signature", "python timeouts", "rust timeouts"]
+    assert [q["id"] for q in report["runs"]["bm25"]["queries"]] == [
+        "python client setup",
+        "throttled by the api",
+        "webhook signature",
+        "python timeouts",
+        "rust timeouts",
+    ]
     assert all(q["ranked"] for q in report["runs"]["bm25"]["queries"])
 
     code, out, _ = run_cli("eval", CASES, "--index", str(skyline_index), "--mode", "bm25", "--baseline", str(before))

@@ -45,7 +45,12 @@ def test_the_section_form_with_facets_and_style():
     first = queries[0]
     assert (first.qid, first.category, dict(first.filters)) == ("sky-1", "keyword", {})
     assert first.relevant == (
-        RelevantEntry(grade=2.0, filepath="guides/webhooks.md", heading="Verifying signatures", heading_path=("Webhooks", "Verifying signatures")),
+        RelevantEntry(
+            grade=2.0,
+            filepath="guides/webhooks.md",
+            heading="Verifying signatures",
+            heading_path=("Webhooks", "Verifying signatures"),
+        ),
     )
     assert queries[2].relevant[0].heading is None  # null: the whole file
     assert queries[3].relevant[1].heading == "_preamble"
@@ -53,10 +58,24 @@ def test_the_section_form_with_facets_and_style():
 
 def test_the_reference_case_format():
     queries = load_golden(FIXTURES / "cases.json")
-    assert [q.qid for q in queries] == ["python client setup", "throttled by the api", "webhook signature", "python timeouts", "rust timeouts"]
+    assert [q.qid for q in queries] == [
+        "python client setup",
+        "throttled by the api",
+        "webhook signature",
+        "python timeouts",
+        "rust timeouts",
+    ]
     first = queries[0]
-    assert first.relevant == (RelevantEntry(grade=2.0, chunk_id="sdks/python/client.md#python-client/skylineclient-setup"),)
-    assert (first.limit, first.max_rounds, first.category, dict(first.filters), first.where) == (5, 2, "lexical", {"language": "python"}, "item 1")
+    assert first.relevant == (
+        RelevantEntry(grade=2.0, chunk_id="sdks/python/client.md#python-client/skylineclient-setup"),
+    )
+    assert (first.limit, first.max_rounds, first.category, dict(first.filters), first.where) == (
+        5,
+        2,
+        "lexical",
+        {"language": "python"},
+        "item 1",
+    )
 
 
 def test_snake_case_reference_spellings_and_formats_mixed_in_one_file(tmp_path):
@@ -82,21 +101,75 @@ def test_a_json_object_with_a_cases_list(tmp_path):
         (jsonl({"query": "", "relevant": ["x.md"]}), "line 1", "`query` must be a non-empty string"),
         (jsonl({"query": "a"}), "line 1", "no relevant entry"),
         (jsonl({"query": "a", "relevent": ["x.md"]}), "line 1", "unknown key(s) relevent"),
-        (jsonl({"query": "a", "relevant": [{"chunk_id": "x.md", "grade": 0}]}), "line 1", "`grade` must be a finite number above 0"),
-        ('{"query": "a", "relevant": [{"chunk_id": "x.md", "grade": Infinity}]}\n', "line 1", "`grade` must be a finite number above 0 (2 best, 1 partly relevant), got inf"),
-        ('{"query": "a", "relevant": [{"chunk_id": "x.md", "grade": 1e400}]}\n', "line 1", "`grade` must be a finite number above 0"),
+        (
+            jsonl({"query": "a", "relevant": [{"chunk_id": "x.md", "grade": 0}]}),
+            "line 1",
+            "`grade` must be a finite number above 0",
+        ),
+        (
+            '{"query": "a", "relevant": [{"chunk_id": "x.md", "grade": Infinity}]}\n',
+            "line 1",
+            "`grade` must be a finite number above 0 (2 best, 1 partly relevant), got inf",
+        ),
+        (
+            '{"query": "a", "relevant": [{"chunk_id": "x.md", "grade": 1e400}]}\n',
+            "line 1",
+            "`grade` must be a finite number above 0",
+        ),
         ('{"query": "a", "relevant": [{"chunk_id": "x.md", "grade": NaN}]}\n', "line 1", "got nan"),
-        ('{"query": "a", "relevant": [{"chunk_id": "x.md", "grade": 1' + "0" * 400 + '}]}\n', "line 1", "`grade` must be a finite number above 0"),
-        (jsonl({"query": "a", "relevant": ["x.md"]}, {"query": "b", "relevant": [{"filepath": "x.md", "heading": None}]}), "line 2",
-         "relevant entry 1: no `grade`; give 2 for the best answer, 1 for a partly relevant one"),
-        (jsonl({"query": "a", "relevant": [{"chunk_id": "x.md", "filepath": "x.md"}]}), "line 1", "either `chunk_id` or `filepath`"),
-        (jsonl({"query": "a", "relevant": [{"filepath": "x.md", "heading": 3}]}), "line 1", "`heading` must be a string or null"),
-        (jsonl({"query": "a", "relevant": ["x.md"], "filters": {"language": 1}}), "line 1", "taxonomy key -> string value"),
-        (jsonl({"query": "a", "relevant": ["x.md"], "filters": {}, "facets": {}}), "line 1", "give only one of filters, facets"),
-        (jsonl({"query": "a", "expectedChunkId": "x.md", "limit": 0}), "line 1", "`limit` must be an integer from 1 to 50"),
-        ("\n" + jsonl({"id": "a", "query": "a", "relevant": ["x"]}, {"id": "a", "query": "b", "relevant": ["y"]}), "line 3", "also used at line 2"),
-        (jsonl({"query": "a", "relevant": ["x.md"], "expansions": "more words"}), "line 1", "`expansions` must be an object"),
-        (jsonl({"query": "a", "relevant": ["x.md"], "expansions": {"hyde": "x"}}), "line 1", "unknown key(s) hyde; accepted: keywords"),
+        (
+            '{"query": "a", "relevant": [{"chunk_id": "x.md", "grade": 1' + "0" * 400 + "}]}\n",
+            "line 1",
+            "`grade` must be a finite number above 0",
+        ),
+        (
+            jsonl(
+                {"query": "a", "relevant": ["x.md"]},
+                {"query": "b", "relevant": [{"filepath": "x.md", "heading": None}]},
+            ),
+            "line 2",
+            "relevant entry 1: no `grade`; give 2 for the best answer, 1 for a partly relevant one",
+        ),
+        (
+            jsonl({"query": "a", "relevant": [{"chunk_id": "x.md", "filepath": "x.md"}]}),
+            "line 1",
+            "either `chunk_id` or `filepath`",
+        ),
+        (
+            jsonl({"query": "a", "relevant": [{"filepath": "x.md", "heading": 3}]}),
+            "line 1",
+            "`heading` must be a string or null",
+        ),
+        (
+            jsonl({"query": "a", "relevant": ["x.md"], "filters": {"language": 1}}),
+            "line 1",
+            "taxonomy key -> string value",
+        ),
+        (
+            jsonl({"query": "a", "relevant": ["x.md"], "filters": {}, "facets": {}}),
+            "line 1",
+            "give only one of filters, facets",
+        ),
+        (
+            jsonl({"query": "a", "expectedChunkId": "x.md", "limit": 0}),
+            "line 1",
+            "`limit` must be an integer from 1 to 50",
+        ),
+        (
+            "\n" + jsonl({"id": "a", "query": "a", "relevant": ["x"]}, {"id": "a", "query": "b", "relevant": ["y"]}),
+            "line 3",
+            "also used at line 2",
+        ),
+        (
+            jsonl({"query": "a", "relevant": ["x.md"], "expansions": "more words"}),
+            "line 1",
+            "`expansions` must be an object",
+        ),
+        (
+            jsonl({"query": "a", "relevant": ["x.md"], "expansions": {"hyde": "x"}}),
+            "line 1",
+            "unknown key(s) hyde; accepted: keywords",
+        ),
         (jsonl({"query": "a", "relevant": ["x.md"], "expansions": {"keywords": ["a"]}}), "line 1", "must be strings"),
         (jsonl({"query": "a", "relevant": ["x.md"], "expansions": {"question": " "}}), "line 1", "holds no text"),
     ],
@@ -118,7 +191,10 @@ def test_a_query_may_carry_the_expansions_an_agent_wrote(tmp_path):
     ))  # fmt: skip
     expanded, plain = load_golden(path)
     assert expanded.expansions.keywords == "RateLimitError backoff" and expanded.expansions.question == ""
-    assert expanded.expansions.concatenated(expanded.query) == "retry when throttled RateLimitError backoff The client retries 429s."
+    assert (
+        expanded.expansions.concatenated(expanded.query)
+        == "retry when throttled RateLimitError backoff The client retries 429s."
+    )
     assert plain.expansions is None
 
 
@@ -135,7 +211,10 @@ def test_a_json_list_item_is_named_by_position(tmp_path):
         load_golden(path)
 
 
-@pytest.mark.parametrize(("name", "text", "fragment"), [("empty.jsonl", "\n\n", "holds no golden query"), ("scalar.json", "3", "expected a JSON object")])
+@pytest.mark.parametrize(
+    ("name", "text", "fragment"),
+    [("empty.jsonl", "\n\n", "holds no golden query"), ("scalar.json", "3", "expected a JSON object")],
+)
 def test_files_without_queries(tmp_path, name, text, fragment):
     with pytest.raises(GoldenFileError, match=fragment):
         load_golden(write(tmp_path, name, text))
@@ -146,7 +225,11 @@ def test_files_without_queries(tmp_path, name, text, fragment):
     [
         ("absent.jsonl", None, "absent.jsonl: does not exist"),
         ("folder.jsonl", "folder", "folder.jsonl: is a folder, not a golden JSONL file"),
-        ("binary.jsonl", b"\x7fELF\x02\x01\x01\x00\xff\xfe", "binary.jsonl: is not UTF-8 text (byte 8 cannot be decoded)"),
+        (
+            "binary.jsonl",
+            b"\x7fELF\x02\x01\x01\x00\xff\xfe",
+            "binary.jsonl: is not UTF-8 text (byte 8 cannot be decoded)",
+        ),
     ],
 )
 def test_a_path_that_is_not_a_golden_file_says_so_without_the_query_format_hint(tmp_path, name, content, message):
@@ -180,7 +263,9 @@ def test_the_shared_fastapi_golden_file_loads():
 
 
 def test_an_off_topic_query_has_no_relevant_entry(tmp_path):
-    path = write(tmp_path, "g.jsonl", jsonl({"id": "off", "query": "capital of France", "relevant": [], "style": "off-topic"}))
+    path = write(
+        tmp_path, "g.jsonl", jsonl({"id": "off", "query": "capital of France", "relevant": [], "style": "off-topic"})
+    )
     (query,) = load_golden(path)
     assert query.off_topic and query.relevant == () and query.category == "off-topic"
 

@@ -27,7 +27,10 @@ def resolve(*entries: RelevantEntry) -> tuple[Judgment, ...]:
     [
         ("Use `CORSMiddleware` { #use-corsmiddleware }", "use corsmiddleware"),
         ("**FastAPI**'s `OAuth2PasswordBearer`", "fastapi s oauth2passwordbearer"),
-        ("Include the `APIRouter`s for `users` and `items` { #include-the-apirouters }", "include the apirouters for users and items"),
+        (
+            "Include the `APIRouter`s for `users` and `items` { #include-the-apirouters }",
+            "include the apirouters for users and items",
+        ),
         ("The `response_model_exclude_unset` parameter", "the responsemodelexcludeunset parameter"),
         ("See [the guide](guide.md) <abbr title='x'>now</abbr>", "see the guide now"),
         ("Path `{item_id}` values", "path itemid values"),  # braces that are not an attribute list stay text
@@ -40,14 +43,20 @@ def test_heading_key_ignores_markup_and_attribute_lists(heading, key):
 
 
 def test_a_chunk_id_and_a_whole_file():
-    assert resolve(RelevantEntry(chunk_id="guide.md#guide/usage", grade=2)) == (Judgment(frozenset({"guide.md#guide/usage"}), 2.0),)
+    assert resolve(RelevantEntry(chunk_id="guide.md#guide/usage", grade=2)) == (
+        Judgment(frozenset({"guide.md#guide/usage"}), 2.0),
+    )
     whole = frozenset({"guide.md#_preamble", "guide.md#guide/setup", "guide.md#guide/usage"})
     assert resolve(RelevantEntry(chunk_id="guide.md")) == (Judgment(whole, 1.0),)
     assert resolve(RelevantEntry(filepath="guide.md", heading=None)) == (Judgment(whole, 1.0),)
 
 
 def test_a_section_resolves_to_the_chunk_holding_its_heading():
-    [inner] = resolve(RelevantEntry(filepath="guide.md", heading="Install `pkg` { #install }", heading_path=("Guide", "Setup", "Install pkg")))
+    [inner] = resolve(
+        RelevantEntry(
+            filepath="guide.md", heading="Install `pkg` { #install }", heading_path=("Guide", "Setup", "Install pkg")
+        )
+    )
     assert inner.ids == {"guide.md#guide/setup"}
     [title] = resolve(RelevantEntry(filepath="guide.md", heading="Guide", heading_path=("Guide",)))
     assert title.ids == {"guide.md#_preamble"}

@@ -176,7 +176,11 @@ def brute_dcg(ranked: list[str], judged: list[Judgment], k: int) -> float:
 def brute_ideal(judged: list[Judgment], k: int) -> float:
     universe = sorted(set().union(*(j.ids for j in judged))) if judged else []
     return max(
-        (brute_dcg(list(order), judged, k) for n in range(min(k, len(universe)) + 1) for order in itertools.permutations(universe, n)),
+        (
+            brute_dcg(list(order), judged, k)
+            for n in range(min(k, len(universe)) + 1)
+            for order in itertools.permutations(universe, n)
+        ),
         default=0.0,
     )
 

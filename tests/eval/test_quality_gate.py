@@ -17,7 +17,9 @@ MIN_NDCG = "0.60"
 
 def test_hybrid_ndcg_on_the_sample_corpus_stays_above_the_gate(corpus_index, repo_root, monkeypatch, capsys):
     golden = repo_root / "eval" / "golden" / "corpus.jsonl"
-    monkeypatch.setattr(sys, "argv", ["docs-mcp", "eval", str(golden), "--index", str(corpus_index), "--min-ndcg", MIN_NDCG])
+    monkeypatch.setattr(
+        sys, "argv", ["docs-mcp", "eval", str(golden), "--index", str(corpus_index), "--min-ndcg", MIN_NDCG]
+    )
     with pytest.raises(SystemExit) as exited:
         cli.main()
     out, err = capsys.readouterr()

@@ -15,9 +15,22 @@ from docs_mcp.eval.report import baseline_run, load_baseline, render_compare, re
 from docs_mcp.eval.runner import EvalResult, QueryResult
 
 QUERIES = (
-    GoldenQuery("k1", "RateLimitError", (RelevantEntry(chunk_id="errors.md#rate-limits", grade=2),), category="keyword"),
-    GoldenQuery("n1", "how do I page <results>?", (RelevantEntry(filepath="paging.md", heading=None, grade=2),), {"language": "go"}, "natural"),
-    GoldenQuery("n2", "retry later", (RelevantEntry(chunk_id="retries.md#backoff"), RelevantEntry(chunk_id="errors.md#rate-limits", grade=2)), category="natural"),
+    GoldenQuery(
+        "k1", "RateLimitError", (RelevantEntry(chunk_id="errors.md#rate-limits", grade=2),), category="keyword"
+    ),
+    GoldenQuery(
+        "n1",
+        "how do I page <results>?",
+        (RelevantEntry(filepath="paging.md", heading=None, grade=2),),
+        {"language": "go"},
+        "natural",
+    ),
+    GoldenQuery(
+        "n2",
+        "retry later",
+        (RelevantEntry(chunk_id="retries.md#backoff"), RelevantEntry(chunk_id="errors.md#rate-limits", grade=2)),
+        category="natural",
+    ),
 )
 JUDGMENTS = (
     (Judgment(frozenset({"errors.md#rate-limits"}), 2.0),),
@@ -28,13 +41,18 @@ JUDGMENTS = (
 
 def run(mode: str, rankings: list[list[str]], search_ms: float = 2.0) -> EvalResult:
     results = tuple(
-        QueryResult(q, j, tuple(r), score_query(r, j, 5), (search_ms, search_ms * 2), 0.5, None if r else "search_docs: boom")
+        QueryResult(
+            q, j, tuple(r), score_query(r, j, 5), (search_ms, search_ms * 2), 0.5, None if r else "search_docs: boom"
+        )
         for q, j, r in zip(QUERIES, JUDGMENTS, rankings)
     )
     return EvalResult(mode, 5, "/tmp/index", "gen-1", "in-process", True, results)
 
 
-HYBRID = run("hybrid", [["errors.md#rate-limits", "x.md"], ["x.md", "paging.md#cursor"], ["retries.md#backoff", "errors.md#rate-limits"]])
+HYBRID = run(
+    "hybrid",
+    [["errors.md#rate-limits", "x.md"], ["x.md", "paging.md#cursor"], ["retries.md#backoff", "errors.md#rate-limits"]],
+)
 BM25 = run("bm25", [["errors.md#rate-limits"], ["x.md", "y.md"], []], search_ms=1.0)
 
 
@@ -70,11 +88,23 @@ def test_baseline_deltas_and_changed_queries(tmp_path, snapshot):
         (b"[]", "is not a version-1 eval report"),
         (b'{"version": 1, "runs": {"hybrid": {"overall": "x"}}}', "run 'hybrid': `overall` is not an object"),
         (b'{"version": 1, "runs": {"hybrid": 3}}', "run 'hybrid': not a JSON object"),
-        (b'{"version": 1, "runs": {"bm25": {"categories": {"natural": []}}}}', "run 'bm25': a category is not an object"),
-        (b'{"version": 1, "runs": {"bm25": {"overall": {"ndcg": "0.5"}}}}', "run 'bm25': a metric or latency is not a number"),
-        (b'{"version": 1, "runs": {"bm25": {"latency_ms": {"search_p50": null}}}}', "run 'bm25': a metric or latency is not a number"),
+        (
+            b'{"version": 1, "runs": {"bm25": {"categories": {"natural": []}}}}',
+            "run 'bm25': a category is not an object",
+        ),
+        (
+            b'{"version": 1, "runs": {"bm25": {"overall": {"ndcg": "0.5"}}}}',
+            "run 'bm25': a metric or latency is not a number",
+        ),
+        (
+            b'{"version": 1, "runs": {"bm25": {"latency_ms": {"search_p50": null}}}}',
+            "run 'bm25': a metric or latency is not a number",
+        ),
         (b'{"version": 1, "runs": {"bm25": {"queries": {}}}}', "run 'bm25': `queries` is not a list"),
-        (b'{"version": 1, "runs": {"bm25": {"queries": [{"ndcg": 1}]}}}', "run 'bm25': a query is not an object with a string `id`"),
+        (
+            b'{"version": 1, "runs": {"bm25": {"queries": [{"ndcg": 1}]}}}',
+            "run 'bm25': a query is not an object with a string `id`",
+        ),
     ],
 )
 def test_a_bad_baseline_says_what_to_pass(tmp_path, content, reason):

@@ -22,8 +22,19 @@ def in_process(skyline_index):
 
 
 def test_the_reference_five_case_fixture_runs_end_to_end(in_process, skyline_index):
-    assert [r.query.qid for r in in_process.results] == ["python client setup", "throttled by the api", "webhook signature", "python timeouts", "rust timeouts"]
-    assert (in_process.mode, in_process.transport, in_process.has_vectors, in_process.index_dir) == ("hybrid", "in-process", True, str(skyline_index))
+    assert [r.query.qid for r in in_process.results] == [
+        "python client setup",
+        "throttled by the api",
+        "webhook signature",
+        "python timeouts",
+        "rust timeouts",
+    ]
+    assert (in_process.mode, in_process.transport, in_process.has_vectors, in_process.index_dir) == (
+        "hybrid",
+        "in-process",
+        True,
+        str(skyline_index),
+    )
     for result in in_process.results:
         assert result.error is None
         assert 1 <= len(result.ranked) <= 5
@@ -52,7 +63,10 @@ def test_our_golden_format_resolves_sections_files_and_preambles(skyline_index):
     judged = {r.query.qid: r.judgments for r in result.results}
     assert [sorted(j.ids) for j in judged["sky-1"]] == [["guides/webhooks.md#webhooks/verifying-signatures"]]
     assert len(judged["sky-2"][1].ids) == 3  # the whole python client page
-    assert [sorted(j.ids) for j in judged["sky-4"]] == [["guides/webhooks.md#webhooks/delivery-schedule"], ["guides/webhooks.md#_preamble"]]
+    assert [sorted(j.ids) for j in judged["sky-4"]] == [
+        ["guides/webhooks.md#webhooks/delivery-schedule"],
+        ["guides/webhooks.md#_preamble"],
+    ]
     assert result.results[0].scores.ndcg == 1.0  # an exact header name, full-text only
 
 
@@ -92,7 +106,9 @@ def test_an_unknown_mode(skyline_index):
 
 def test_a_golden_file_for_another_corpus_fails_before_running(skyline_index, tmp_path):
     path = tmp_path / "other.jsonl"
-    path.write_text(json.dumps({"query": "a", "relevant": [{"filepath": "tutorial/cors.md", "heading": "CORS", "grade": 2}]}) + "\n")
+    path.write_text(
+        json.dumps({"query": "a", "relevant": [{"filepath": "tutorial/cors.md", "heading": "CORS", "grade": 2}]}) + "\n"
+    )
     with pytest.raises(GoldenResolveError, match="tutorial/cors.md § CORS: the file is not in the index"):
         evaluate(path, skyline_index)
 

@@ -16,7 +16,7 @@ from docs_mcp.server.ranking.features import FEATURES
 from docs_mcp.server.ranking.model import LearnedRanking
 
 
-def pool(qid: str, cosine: float, off_topic: bool = False, corpus: str = "a", evidence: Evidence = Evidence()) -> Pool:
+def pool(qid: str, cosine: float, off_topic: bool = False, corpus: str = "a", evidence: Evidence | None = None) -> Pool:
     """Three candidates in the fusion's order; the second is the relevant one (unless off-topic), and it is the one
     closest in meaning. ``cosine`` is the query's best cosine."""
     table = {name: np.zeros(3) for name in FEATURES}
@@ -27,7 +27,17 @@ def pool(qid: str, cosine: float, off_topic: bool = False, corpus: str = "a", ev
     judgments = () if off_topic else (Judgment(frozenset({f"{qid}-1"}), 2.0),)
     query = GoldenQuery(qid, "q", (), category="off-topic" if off_topic else "natural", where=f"{corpus}.jsonl:line 1")
     empty = np.zeros((3, 3), dtype=bool)
-    return Pool(query, corpus, tuple(f"{qid}-{i}" for i in range(3)), table, grades, judgments, empty, empty, evidence)
+    return Pool(
+        query,
+        corpus,
+        tuple(f"{qid}-{i}" for i in range(3)),
+        table,
+        grades,
+        judgments,
+        empty,
+        empty,
+        evidence or Evidence(),
+    )
 
 
 ON_TOPIC = [pool(f"q{i}", cosine=0.6 + i * 0.02) for i in range(10)]

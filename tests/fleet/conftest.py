@@ -5,7 +5,7 @@ Skipped, with the reason shown, where PostgreSQL is not installed.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 from services import PostgresCluster
@@ -26,4 +26,3 @@ def database(postgres: PostgresCluster, request: pytest.FixtureRequest) -> str:
     postgres.primary.sql(f"DROP DATABASE IF EXISTS {name}")
     postgres.primary.sql(f"CREATE DATABASE {name}")
     return postgres.primary.url(name)
-

@@ -51,17 +51,38 @@ class Replica:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, env: dict[str, str], *args: str) -> None:
-        command = [*DOCS_MCP, "serve", "--transport", "http", "--index", str(self.index), "--port", str(self.port),
-                   "--mode", "bm25", "--search-workers", "0", *args]
+        command = [
+            *DOCS_MCP,
+            "serve",
+            "--transport",
+            "http",
+            "--index",
+            str(self.index),
+            "--port",
+            str(self.port),
+            "--mode",
+            "bm25",
+            "--search-workers",
+            "0",
+            *args,
+        ]
         with open(self.log, "ab") as log:
-            self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
-                                            env={**env, "DOCS_MCP_REPLICA": self.name}, cwd=self.index.parent)
+            self.process = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+                env={**env, "DOCS_MCP_REPLICA": self.name},
+                cwd=self.index.parent,
+            )
         wait_until(self.ready, f"replica {self.name} to answer /healthz 200 (log: {self.log})")
 
     def ready(self) -> bool:
         assert self.process is not None
         if self.process.poll() is not None:
-            raise AssertionError(f"replica {self.name} exited with {self.process.returncode}: {self.log.read_text()[-3000:]}")
+            raise AssertionError(
+                f"replica {self.name} exited with {self.process.returncode}: {self.log.read_text()[-3000:]}"
+            )
         try:
             return httpx.get(f"{self.url}/healthz", timeout=5).status_code == 200
         except httpx.TransportError:
@@ -78,7 +99,9 @@ class Replica:
         return self.process.wait(timeout=STARTUP_TIMEOUT)
 
 
-def rpc(url: str, key: str | None, method: str, params: dict[str, Any] | None = None, *, client: httpx.Client | None = None) -> httpx.Response:
+def rpc(
+    url: str, key: str | None, method: str, params: dict[str, Any] | None = None, *, client: httpx.Client | None = None
+) -> httpx.Response:
     """One JSON-RPC POST to ``url``/mcp (a new connection unless ``client`` is given)."""
     auth = {"Authorization": f"Bearer {key}"} if key else {}
     message = {"jsonrpc": "2.0", "id": 1, "method": method, **({"params": params} if params else {})}

@@ -13,10 +13,10 @@ import pytest
 from services import wait_until
 
 from docs_mcp.indexer import build_index
-from docs_mcp.indexer.fleet import generations
-from docs_mcp.indexer.fleet.control import BUILD_LOCK, ReplicaState, build_lock, connect, ensure_schema, heartbeat
 from docs_mcp.indexer.errors import BuildLockedError, ChecksumError, ControlPlaneError, StorageError
+from docs_mcp.indexer.fleet import generations
 from docs_mcp.indexer.fleet.checksum_manifest import ChecksumManifest, build_manifest
+from docs_mcp.indexer.fleet.control import BUILD_LOCK, ReplicaState, build_lock, connect, ensure_schema, heartbeat
 from docs_mcp.indexer.fleet.publish import FlipPolicy, publish
 from docs_mcp.indexer.fleet.storage import DirectoryStorage, pull_generation
 from docs_mcp.indexer.index_file import current_generation
@@ -25,8 +25,10 @@ from docs_mcp.server.fleet.replica import FleetSettings, ReplicaAgent
 from docs_mcp.server.team.errors import KeyExistsError, KeyNotFoundError
 from docs_mcp.server.team.postgres_keys import PostgresKeyStore, PostgresKeyVerifier
 
-PAGES = {"guides/a.md": "# Alpha\n\nThe alpha widget.\n\n## Setup\n\nInstall the alpha widget.\n",
-         "guides/b.md": "# Bravo\n\nThe bravo widget.\n"}
+PAGES = {
+    "guides/a.md": "# Alpha\n\nThe alpha widget.\n\n## Setup\n\nInstall the alpha widget.\n",
+    "guides/b.md": "# Bravo\n\nThe bravo widget.\n",
+}
 
 
 def build(tmp_path: Path, name: str, extra: str = "", embeddings: str = "none", out: Path | None = None) -> Path:
@@ -79,7 +81,10 @@ def test_a_pulled_copy_is_verified_byte_for_byte(tmp_path: Path) -> None:
 def _replica(conn: Any, name: str, warmed: tuple[str, ...], *, silent: bool = False) -> None:
     heartbeat(conn, ReplicaState(name, "", None, warmed))
     if silent:
-        conn.execute("UPDATE docs_mcp_replicas SET heartbeat_at = clock_timestamp() - interval '1 minute' WHERE replica = %s", (name,))
+        conn.execute(
+            "UPDATE docs_mcp_replicas SET heartbeat_at = clock_timestamp() - interval '1 minute' WHERE replica = %s",
+            (name,),
+        )
 
 
 def _stage(conn: Any, tmp_path: Path, name: str) -> str:
@@ -105,7 +110,9 @@ def test_the_flip_waits_for_every_healthy_replica(conn: Any, tmp_path: Path) -> 
     assert states == {first: "retired", second: "live"}
 
 
-def test_a_laggard_past_the_timeout_is_dropped_and_rejoins_when_it_serves_the_live_generation(conn: Any, tmp_path: Path) -> None:
+def test_a_laggard_past_the_timeout_is_dropped_and_rejoins_when_it_serves_the_live_generation(
+    conn: Any, tmp_path: Path
+) -> None:
     first = _stage(conn, tmp_path, "first")
     generations.try_flip(conn, warm_timeout=60, heartbeat_ttl=3)
     second = _stage(conn, tmp_path, "second")
@@ -118,11 +125,15 @@ def test_a_laggard_past_the_timeout_is_dropped_and_rejoins_when_it_serves_the_li
     third = _stage(conn, tmp_path, "third")
     _replica(conn, "fast", (second,))
     assert generations.try_flip(conn, warm_timeout=0, heartbeat_ttl=3).outcome == "failed"  # nobody warmed it
-    assert generations.live(conn).generation == second and {g.state for g in generations.generations(conn, "failed")} == {"failed"}
+    assert generations.live(conn).generation == second and {
+        g.state for g in generations.generations(conn, "failed")
+    } == {"failed"}
     assert third in {g.generation for g in generations.generations(conn, "failed")}
 
 
-def test_a_heartbeat_racing_the_flip_that_drops_its_replica_keeps_it_dropped(conn: Any, database: str, tmp_path: Path) -> None:
+def test_a_heartbeat_racing_the_flip_that_drops_its_replica_keeps_it_dropped(
+    conn: Any, database: str, tmp_path: Path
+) -> None:
     # The flip marks the laggard while the laggard's heartbeat waits on that row: the heartbeat's statement
     # began before the flip committed, when the laggard's generation was still the live one.
     first = _stage(conn, tmp_path, "first")
@@ -135,10 +146,17 @@ def test_a_heartbeat_racing_the_flip_that_drops_its_replica_keeps_it_dropped(con
     with conn.transaction():
         flip = generations.try_flip(conn, warm_timeout=0, heartbeat_ttl=3)
         assert (flip.outcome, flip.dropped) == ("live", ("slow",))
-        racing = threading.Thread(target=lambda: returned.append(heartbeat(other, ReplicaState("slow", "", first, (first,)))))
+        racing = threading.Thread(
+            target=lambda: returned.append(heartbeat(other, ReplicaState("slow", "", first, (first,))))
+        )
         racing.start()
-        wait_until(lambda: conn.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s AND wait_event_type = 'Lock'",
-                                        (other.info.backend_pid,)).fetchone()[0], "the heartbeat to wait on the flip's lock")
+        wait_until(
+            lambda: conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE pid = %s AND wait_event_type = 'Lock'",
+                (other.info.backend_pid,),
+            ).fetchone()[0],
+            "the heartbeat to wait on the flip's lock",
+        )
     racing.join(timeout=60)
     other.close()
     assert returned == [second]  # still dropped: it serves the generation it missed the flip from
@@ -196,7 +214,10 @@ def test_a_progressive_build_publishes_once_and_pruning_goes_by_reference_and_ag
 def test_keys_in_postgres_reach_every_verifier_at_once(database: str) -> None:
     store = PostgresKeyStore(database)
     record, alice = store.create("alice", rate=10)
-    verifiers = [PostgresKeyVerifier(database, poll=3600), PostgresKeyVerifier(database, poll=3600)]  # no fallback poll here
+    verifiers = [
+        PostgresKeyVerifier(database, poll=3600),
+        PostgresKeyVerifier(database, poll=3600),
+    ]  # no fallback poll here
     try:
         assert [v.verify(alice).name for v in verifiers] == ["alice", "alice"]
         _, bob = store.create("bob")
@@ -236,14 +257,21 @@ def _agent_state(agent: ReplicaAgent, conn: Any) -> str:
     """What a replica agent is doing now, for a failure message: its passes, its view, its row, its thread's stack."""
     thread = agent._thread
     frame = sys._current_frames().get(thread.ident) if thread is not None and thread.ident is not None else None
-    row = conn.execute("SELECT serving, warmed, dropped_for, clock_timestamp() - heartbeat_at FROM docs_mcp_replicas "
-                       "WHERE replica = %s", (agent.name,)).fetchone()
+    row = conn.execute(
+        "SELECT serving, warmed, dropped_for, clock_timestamp() - heartbeat_at FROM docs_mcp_replicas "
+        "WHERE replica = %s",
+        (agent.name,),
+    ).fetchone()
     stack = "".join(traceback.format_stack(frame)) if frame is not None else "(no thread)"
-    return (f"passes={agent.passes} alive={thread is not None and thread.is_alive()} check={agent.check()} "
-            f"registry={[(g.generation, g.state) for g in generations.generations(conn)]} row={row}\n{stack}")
+    return (
+        f"passes={agent.passes} alive={thread is not None and thread.is_alive()} check={agent.check()} "
+        f"registry={[(g.generation, g.state) for g in generations.generations(conn)]} row={row}\n{stack}"
+    )
 
 
-def test_replicas_warm_before_the_flip_and_a_laggard_leaves_health_until_it_catches_up(database: str, tmp_path: Path) -> None:
+def test_replicas_warm_before_the_flip_and_a_laggard_leaves_health_until_it_catches_up(
+    database: str, tmp_path: Path
+) -> None:
     storage_dir = tmp_path / "shared"
     conn = connect(database)
     ensure_schema(conn)
@@ -254,7 +282,11 @@ def test_replicas_warm_before_the_flip_and_a_laggard_leaves_health_until_it_catc
     agents, lives = [], []
     for name, storage in (("steady", None), ("laggard", _Unreachable(storage_dir))):
         agent = ReplicaAgent(FleetSettings(database, storage_dir, name, 1, 2, 60), tmp_path / name, storage)
-        agent.bootstrap() if storage is None else (_Unreachable.fixed.set(), agent.bootstrap(), _Unreachable.fixed.clear())
+        agent.bootstrap() if storage is None else (
+            _Unreachable.fixed.set(),
+            agent.bootstrap(),
+            _Unreachable.fixed.clear(),
+        )
         live = LiveIndex(tmp_path / name, warm="bm25", retain=60)
         agent.start(live, name=name, url="")
         agents.append(agent)
@@ -266,12 +298,18 @@ def test_replicas_warm_before_the_flip_and_a_laggard_leaves_health_until_it_catc
         assert (report.outcome, report.warmed, report.dropped) == ("live", ("steady",), ("laggard",))
         wait_until(lambda: lives[0].current().generation == report.generation, "the steady replica to serve it")
         assert lives[0].held() == (report.generation, first)  # the old one stays open for its cursors
-        wait_until(lambda: agents[1].check()["status"] == "unavailable", "the laggard to leave /healthz", timeout=60,
-                   explain=lambda: _agent_state(agents[1], conn))
+        wait_until(
+            lambda: agents[1].check()["status"] == "unavailable",
+            "the laggard to leave /healthz",
+            timeout=60,
+            explain=lambda: _agent_state(agents[1], conn),
+        )
         assert "missed the flip" in agents[1].check()["error"] and lives[1].current().generation == first
         _Unreachable.fixed.set()
-        wait_until(lambda: agents[1].check()["status"] == "ok" and lives[1].current().generation == report.generation,
-                   "the laggard to catch up")
+        wait_until(
+            lambda: agents[1].check()["status"] == "ok" and lives[1].current().generation == report.generation,
+            "the laggard to catch up",
+        )
     finally:
         for agent, live in zip(agents, lives):
             agent.stop()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 import pytest
@@ -23,17 +23,21 @@ def write_docs(root: Path) -> Path:
     for number in range(40):
         page = root / "docs" / f"topic-{number}.md"
         page.parent.mkdir(parents=True, exist_ok=True)
-        page.write_text(f"# Topic {number}\n\nAbout topic {number} and its uses.\n\n## Install {number}\n\n"
-                        f"Install package {number} with pip, then import module_{number}.\n\n"
-                        f"## Configure {number}\n\nSet option_{number} to true before calling run_{number}().\n", encoding="utf-8")
+        page.write_text(
+            f"# Topic {number}\n\nAbout topic {number} and its uses.\n\n## Install {number}\n\n"
+            f"Install package {number} with pip, then import module_{number}.\n\n"
+            f"## Configure {number}\n\nSet option_{number} to true before calling run_{number}().\n",
+            encoding="utf-8",
+        )
     return root / "docs"
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[str]:
     """A LocalCluster of two single-threaded worker processes on loopback; its scheduler's address."""
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None, silence_logs=40) as local:
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None, silence_logs=40
+    ) as local:
         yield local.scheduler_address
 
 
@@ -63,9 +67,17 @@ def test_the_workers_embed_what_one_machine_would(cluster: str, tmp_path: Path) 
 def test_a_killed_build_keeps_the_batches_it_finished(cluster: str, tmp_path: Path) -> None:
     docs, out = write_docs(tmp_path), tmp_path / "index"
     command = [sys.executable, "-m", "docs_mcp", "index", str(docs), "--out", str(out), "--dask", cluster, "--quiet"]
-    killed = subprocess.run(command, capture_output=True, text=True, timeout=300, env={**_env(), "DOCS_MCP_TEST_FAULT": "vector-cache-put:sigkill"})
+    killed = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**_env(), "DOCS_MCP_TEST_FAULT": "vector-cache-put:sigkill"},
+    )
     assert killed.returncode == -9, killed.stderr
-    kept = len(VectorCache(out / "vector-cache", 384))  # the first batch to finish (a full one, or the shorter last one)
+    kept = len(
+        VectorCache(out / "vector-cache", 384)
+    )  # the first batch to finish (a full one, or the shorter last one)
     assert 0 < kept <= BATCH
     again = subprocess.run(command, capture_output=True, text=True, timeout=300, env=_env())
     assert again.returncode == 0, again.stderr

@@ -58,7 +58,8 @@ def write_corpus(root: Path, release: str) -> Path:
             f"## Configure widget {number}\n\nConfigure the widget {number}: set the widget option, then restart it.\n\n"
             f"## Widget {number} options\n\nEvery option of widget {number} and how to configure it.\n\n"
             f"## Troubleshoot widget {number}\n\nWhen widget {number} ignores an option, check its configuration.\n",
-            encoding="utf-8")
+            encoding="utf-8",
+        )
     return docs
 
 
@@ -86,7 +87,12 @@ def search(url: str, key: str, cursor: str | None = None) -> tuple[int, str | No
 
 
 def release_of(result: dict[str, Any] | None) -> str | None:
-    found = {release for hit in (result or {}).get("hits", []) for release in RELEASES if f"/{release}-widgets" in hit["filepath"]}
+    found = {
+        release
+        for hit in (result or {}).get("hits", [])
+        for release in RELEASES
+        if f"/{release}-widgets" in hit["filepath"]
+    }
     assert len(found) <= 1, found  # one page never mixes generations
     return found.pop() if found else None
 
@@ -128,7 +134,10 @@ def latency_ms(samples: list[Sample]) -> tuple[float, float]:
 def events(cluster: PostgresCluster, generation: str) -> list[tuple[float, str | None, str]]:
     """(epoch seconds, replica, event) of ``generation``, in order."""
     node = cluster.standby if cluster.standby and _is_primary(cluster.standby) else cluster.primary
-    rows = node.sql("SELECT extract(epoch FROM at)::float8, replica, event FROM docs_mcp_events WHERE generation = %s ORDER BY id", generation)
+    rows = node.sql(
+        "SELECT extract(epoch FROM at)::float8, replica, event FROM docs_mcp_events WHERE generation = %s ORDER BY id",
+        generation,
+    )
     return [(float(at), replica, event) for at, replica, event in rows]
 
 
@@ -144,7 +153,12 @@ def answers_of(replica: Replica, key: str) -> tuple[bytes, bytes]:
     first = rpc(replica.url, key, "tools/call", {"name": "search_docs", "arguments": {"query": QUERY, "limit": PAGE}})
     text = first.json()["result"]["content"][0]["text"]
     cursor = json.loads(text)["next_cursor"]
-    second = rpc(replica.url, key, "tools/call", {"name": "search_docs", "arguments": {"query": QUERY, "limit": PAGE, "cursor": cursor}})
+    second = rpc(
+        replica.url,
+        key,
+        "tools/call",
+        {"name": "search_docs", "arguments": {"query": QUERY, "limit": PAGE, "cursor": cursor}},
+    )
     return text.encode(), second.json()["result"]["content"][0]["text"].encode()
 
 
@@ -168,22 +182,43 @@ def test_a_fleet_behind_haproxy(tmp_path: Path, services: list[Any]) -> None:  #
     redis = RedisServer(tmp_path)
     services.append(redis)
     storage, builder = tmp_path / "shared-storage", tmp_path / "builder"
-    fleet_env = environ(DOCS_MCP_DATABASE_URL=cluster.url(), DOCS_MCP_FLEET_STORAGE=str(storage),
-                        DOCS_MCP_FLEET_HEARTBEAT=str(HEARTBEAT), DOCS_MCP_WARM_TIMEOUT=str(WARM_TIMEOUT),
-                        DOCS_MCP_CURSOR_LIFETIME="300")
-    replica_env = {**fleet_env, "DOCS_MCP_REDIS_URL": redis.url, "DOCS_MCP_CURSOR_SECRET": CURSOR_SECRET,
-                   "DOCS_MCP_RATE_LIMIT": "1000000", "DOCS_MCP_RATE_BURST": "100000"}
+    fleet_env = environ(
+        DOCS_MCP_DATABASE_URL=cluster.url(),
+        DOCS_MCP_FLEET_STORAGE=str(storage),
+        DOCS_MCP_FLEET_HEARTBEAT=str(HEARTBEAT),
+        DOCS_MCP_WARM_TIMEOUT=str(WARM_TIMEOUT),
+        DOCS_MCP_CURSOR_LIFETIME="300",
+    )
+    replica_env = {
+        **fleet_env,
+        "DOCS_MCP_REDIS_URL": redis.url,
+        "DOCS_MCP_CURSOR_SECRET": CURSOR_SECRET,
+        "DOCS_MCP_RATE_LIMIT": "1000000",
+        "DOCS_MCP_RATE_BURST": "100000",
+    }
 
     def publish(release: str) -> dict[str, Any]:
-        done = run_cli("publish", "--build", str(write_corpus(tmp_path, release)), "--index", str(builder),
-                       "--embeddings", "none", "--json", env=fleet_env)
+        done = run_cli(
+            "publish",
+            "--build",
+            str(write_corpus(tmp_path, release)),
+            "--index",
+            str(builder),
+            "--embeddings",
+            "none",
+            "--json",
+            env=fleet_env,
+        )
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout)
 
     first = publish("alpha")  # no replica yet: live at once
     assert first["outcome"] == "live" and first["warmed"] == []
 
-    replicas = [Replica(f"r{n}", free_port(), tmp_path / f"replica-{n}" / "index", tmp_path / f"replica-{n}.log") for n in (1, 2, 3)]
+    replicas = [
+        Replica(f"r{n}", free_port(), tmp_path / f"replica-{n}" / "index", tmp_path / f"replica-{n}.log")
+        for n in (1, 2, 3)
+    ]
     for replica in replicas:
         replica.index.parent.mkdir()
         services.append(replica)
@@ -245,14 +280,23 @@ def test_a_fleet_behind_haproxy(tmp_path: Path, services: list[Any]) -> None:  #
     after = {answers_of(r, traffic_key) for r in replicas}
     assert len(after) == 1 and after != before
     p50, p99 = latency_ms(samples)
-    figures = {"requests": len(samples), "errors": 0, "cursor_pages": sum(s.page > 1 for s in samples),
-               "p50_ms": round(p50, 1), "p99_ms": round(p99, 1), "swap_seconds": published["swap_seconds"],
-               "live_to_all_serving_ms": round((max(serving.values()) - live_at) * 1000, 1)}
+    figures = {
+        "requests": len(samples),
+        "errors": 0,
+        "cursor_pages": sum(s.page > 1 for s in samples),
+        "p50_ms": round(p50, 1),
+        "p99_ms": round(p99, 1),
+        "swap_seconds": published["swap_seconds"],
+        "live_to_all_serving_ms": round((max(serving.values()) - live_at) * 1000, 1),
+    }
 
     # 3. Failover: the standby is promoted; keys still honoured at once by every replica.
     assert cluster.standby is not None
     lsn = cluster.primary.sql("SELECT pg_current_wal_lsn()::text")[0][0]
-    wait_until(lambda: cluster.standby.sql("SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", lsn)[0][0], "the standby to replay the primary's WAL")
+    wait_until(
+        lambda: cluster.standby.sql("SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", lsn)[0][0],
+        "the standby to replay the primary's WAL",
+    )
     failover = time.monotonic()
     cluster.primary.stop("fast")
     cluster.standby.promote()

@@ -45,9 +45,12 @@ class _Beating:
 
 
 def test_after_a_postgres_restart_the_first_replica_back_waits_for_the_others_before_flipping(
-        postgres: Any, database: str, tmp_path: Path) -> None:
+    postgres: Any, database: str, tmp_path: Path
+) -> None:
     storage = DirectoryStorage(tmp_path / "shared")
-    settings = FleetSettings(database, tmp_path / "shared", "first-back", heartbeat=1, warm_timeout=600, cursor_lifetime=60)
+    settings = FleetSettings(
+        database, tmp_path / "shared", "first-back", heartbeat=1, warm_timeout=600, cursor_lifetime=60
+    )
     policy = FlipPolicy(settings.warm_timeout, settings.heartbeat_ttl)
     conn = connect(database)
     ensure_schema(conn)
@@ -73,7 +76,9 @@ def test_after_a_postgres_restart_the_first_replica_back_waits_for_the_others_be
         conn = connect(database)
         assert generations.live(conn).generation == first, "flipped without the replica cut off by the same outage"
         heartbeat(conn, ReplicaState("other", "", first, (first, second)))  # back, and warm
-        wait_until(lambda: generations.live(conn).generation == second, "the flip once every healthy replica has warmed it")
+        wait_until(
+            lambda: generations.live(conn).generation == second, "the flip once every healthy replica has warmed it"
+        )
     finally:
         agent.stop()
         live.close()
@@ -85,13 +90,22 @@ def _stopped(pid: int) -> bool:
 
 
 def _publish(builder: Path, database: str, shared: Path, fault: str = "", **settings: str) -> subprocess.Popen[str]:
-    env = environ(DOCS_MCP_DATABASE_URL=database, DOCS_MCP_FLEET_STORAGE=str(shared), DOCS_MCP_TEST_FAULT=fault, **settings)
-    return subprocess.Popen([*DOCS_MCP, "publish", "--index", str(builder)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=env, cwd=builder.parent)
+    env = environ(
+        DOCS_MCP_DATABASE_URL=database, DOCS_MCP_FLEET_STORAGE=str(shared), DOCS_MCP_TEST_FAULT=fault, **settings
+    )
+    return subprocess.Popen(
+        [*DOCS_MCP, "publish", "--index", str(builder)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=builder.parent,
+    )
 
 
 def test_a_publish_that_loses_postgres_while_waiting_reports_the_flip_committed_meanwhile(
-        postgres: Any, database: str, tmp_path: Path) -> None:
+    postgres: Any, database: str, tmp_path: Path
+) -> None:
     builder = build(tmp_path, "one")
     publishing = _publish(builder, database, tmp_path / "shared", "publish-staged:sigstop")
     try:
@@ -99,7 +113,9 @@ def test_a_publish_that_loses_postgres_while_waiting_reports_the_flip_committed_
         postgres.primary.stop()
         postgres.primary.start()
         conn = connect(database)
-        flip = generations.try_flip(conn, warm_timeout=300, heartbeat_ttl=15)  # another process decides: no replica to wait for
+        flip = generations.try_flip(
+            conn, warm_timeout=300, heartbeat_ttl=15
+        )  # another process decides: no replica to wait for
         conn.close()
         assert flip is not None and flip.outcome == "live"
     finally:
@@ -110,10 +126,17 @@ def test_a_publish_that_loses_postgres_while_waiting_reports_the_flip_committed_
 
 
 def test_a_publish_whose_postgres_stays_away_says_the_generation_is_staged_and_how_to_check(
-        postgres: Any, database: str, tmp_path: Path) -> None:
+    postgres: Any, database: str, tmp_path: Path
+) -> None:
     builder = build(tmp_path, "one")
-    publishing = _publish(builder, database, tmp_path / "shared", "publish-staged:sigstop",
-                          DOCS_MCP_WARM_TIMEOUT="1", DOCS_MCP_FLEET_HEARTBEAT="1")  # the shortest wait there is
+    publishing = _publish(
+        builder,
+        database,
+        tmp_path / "shared",
+        "publish-staged:sigstop",
+        DOCS_MCP_WARM_TIMEOUT="1",
+        DOCS_MCP_FLEET_HEARTBEAT="1",
+    )  # the shortest wait there is
     try:
         wait_until(lambda: _stopped(publishing.pid), "the publish to stop once it has staged")
         postgres.primary.stop()
@@ -126,7 +149,9 @@ def test_a_publish_whose_postgres_stays_away_says_the_generation_is_staged_and_h
     assert "hint: When PostgreSQL answers again, `docs-mcp fleet status` shows whether " in err
 
 
-def test_a_killed_publish_leaves_no_copy_on_shared_storage_for_ever(postgres: Any, database: str, tmp_path: Path) -> None:
+def test_a_killed_publish_leaves_no_copy_on_shared_storage_for_ever(
+    postgres: Any, database: str, tmp_path: Path
+) -> None:
     builder = build(tmp_path, "one")
     shared = tmp_path / "shared"
     killed = _publish(builder, database, shared, "publish-copy:sigkill")

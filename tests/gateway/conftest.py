@@ -4,11 +4,11 @@ naming them, and one real `docs-mcp serve --config` subprocess driven through th
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
-
 from corpus_files import write_corpus
 from gateway_upstreams import http_upstream, write_gateway_config
 from mcp_session import McpSession, serve_over_stdio

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from docs_mcp.server.gateway.gateway_config import GatewaySettings, load_gateway_config
 from docs_mcp.server.gateway.config_file import add_upstream, remove_upstream
 from docs_mcp.server.gateway.errors import GatewayConfigError
+from docs_mcp.server.gateway.gateway_config import GatewaySettings, load_gateway_config
 from docs_mcp.server.gateway.records import UpstreamSpec
 from docs_mcp.server.team.server_settings import load_settings
 
@@ -41,8 +41,14 @@ deny = ["github:delete_*"]
 
 
 def docs_mcp(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "docs_mcp", *args], capture_output=True, text=True, cwd=cwd, timeout=120,
-                          env={"PATH": "/usr/bin:/bin"})
+    return subprocess.run(
+        [sys.executable, "-m", "docs_mcp", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin"},
+    )
 
 
 def test_one_file_serves_team_mode_and_the_gateway(tmp_path: Path) -> None:
@@ -75,9 +81,17 @@ def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
     with pytest.raises(GatewayConfigError) as caught:
         load_gateway_config(path)
     message = caught.value.message
-    for expected in ("gateway.list_ttl = -1: must be positive", "gateway.mode = 'fuzzy'", "gateway.colour: unknown key",
-                     "name 'a:b' must be", "(both): give exactly one of command", "(ok): args must be a list",
-                     "(ok): url must start with http", "upstream 'ok' is defined twice", "tool_permissions.p.allow"):
+    for expected in (
+        "gateway.list_ttl = -1: must be positive",
+        "gateway.mode = 'fuzzy'",
+        "gateway.colour: unknown key",
+        "name 'a:b' must be",
+        "(both): give exactly one of command",
+        "(ok): args must be a list",
+        "(ok): url must start with http",
+        "upstream 'ok' is defined twice",
+        "tool_permissions.p.allow",
+    ):
         assert expected in message, expected
     assert caught.value.exit_code == 2
 
@@ -110,7 +124,9 @@ def test_add_refuses_a_taken_name_and_leaves_the_file_as_it_was(tmp_path: Path) 
 
 
 def test_the_upstream_commands_as_an_administrator_types_them(tmp_path: Path) -> None:
-    added = docs_mcp("upstream", "add", "github", "--env", "TOKEN=s3cret", "--", "npx", "-y", "@mcp/github", cwd=tmp_path)
+    added = docs_mcp(
+        "upstream", "add", "github", "--env", "TOKEN=s3cret", "--", "npx", "-y", "@mcp/github", cwd=tmp_path
+    )
     assert added.returncode == 0, added.stderr
     assert docs_mcp("upstream", "add", "search", "--url", "http://127.0.0.1:8931/mcp", cwd=tmp_path).returncode == 0
     listed = docs_mcp("upstream", "list", cwd=tmp_path)
@@ -122,7 +138,9 @@ def test_the_upstream_commands_as_an_administrator_types_them(tmp_path: Path) ->
     assert docs_mcp("upstream", "remove", "github", cwd=tmp_path).returncode == 0
     both = docs_mcp("upstream", "add", "x", "--url", "http://h", "--", "cmd", cwd=tmp_path)
     assert both.returncode == 2 and "not both" in both.stderr and "Traceback" not in both.stderr
-    assert load_gateway_config(tmp_path / "docs-mcp.toml").upstreams == (UpstreamSpec("search", url="http://127.0.0.1:8931/mcp"),)
+    assert load_gateway_config(tmp_path / "docs-mcp.toml").upstreams == (
+        UpstreamSpec("search", url="http://127.0.0.1:8931/mcp"),
+    )
 
 
 def test_the_gateway_ranks_in_every_mode_the_server_has(tmp_path: Path) -> None:

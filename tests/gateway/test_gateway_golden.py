@@ -3,8 +3,8 @@ hybrid ranking beating BM25 alone by a clear margin (the same figures `docs-mcp 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 

@@ -7,9 +7,7 @@ import json
 from typing import Any
 
 import pytest
-
 from catalogs import CATALOGS
-
 from gateway_upstreams import CALL_TIMEOUT, MAX_ARGUMENT_BYTES
 
 META_TOOLS = {"tool_discovery", "tool_execute", "describe_tool", "list_tool_examples", "upstream_status"}
@@ -53,25 +51,36 @@ def test_discovery_results_carry_the_seed_fields_with_calibrated_relevance_best_
     assert top["tool_key"] == "postgres:query" and (top["tool_name"], top["server_name"]) == ("query", "postgres")
     assert top["output_schema"]["properties"]["rows"] == {"type": "array"}  # from the upstream's tools/list
     assert top["annotations"] == {"readOnlyHint": True, "destructiveHint": False}
-    assert top["explanation"] == ("description matches run, select; parameters/docs matches select; "
-                                  "close in meaning (rank 1 by similarity)")
+    assert top["explanation"] == (
+        "description matches run, select; parameters/docs matches select; close in meaning (rank 1 by similarity)"
+    )
     relevances = [r["relevance"] for r in results]
     assert relevances == sorted(relevances, reverse=True) and all(0 <= r <= 1 for r in relevances)
     assert len(results) == 4
 
 
 def test_several_queries_merge_into_one_ranking(gateway) -> None:
-    keys = [r["tool_key"] for r in discover(gateway, "save text to disk", "react with a thumbs up emoji", max_results=6)]
+    keys = [
+        r["tool_key"] for r in discover(gateway, "save text to disk", "react with a thumbs up emoji", max_results=6)
+    ]
     assert {"files:write_file", "slack:add_reaction"} <= set(keys[:3])
 
 
 def test_execute_round_trip_returns_the_upstream_result_as_is(gateway) -> None:
-    result = gateway.call("tool_execute", {"tool_key": "slack:post_message", "arguments": {"channel": "#ops", "text": "hi"}})
-    assert echo(result) | {"pid": 0} == {"server": "slack", "tool": "post_message", "pid": 0,
-                                          "arguments": {"channel": "#ops", "text": "hi"}}
+    result = gateway.call(
+        "tool_execute", {"tool_key": "slack:post_message", "arguments": {"channel": "#ops", "text": "hi"}}
+    )
+    assert echo(result) | {"pid": 0} == {
+        "server": "slack",
+        "tool": "post_message",
+        "pid": 0,
+        "arguments": {"channel": "#ops", "text": "hi"},
+    }
     structured = gateway.call("tool_execute", {"tool_key": "postgres:query", "arguments": {"sql": "SELECT 1"}})
     assert structured.structured_content == {"rows": [], "arguments": {"sql": "SELECT 1"}}
-    over_http = gateway.call("tool_execute", {"tool_key": "browser:navigate", "arguments": {"url": "https://example.com"}})
+    over_http = gateway.call(
+        "tool_execute", {"tool_key": "browser:navigate", "arguments": {"url": "https://example.com"}}
+    )
     assert echo(over_http)["server"] == "browser"
 
 
@@ -98,7 +107,10 @@ def test_not_found_for_unknown_tools_and_servers(gateway) -> None:
 
 
 def test_invalid_detail_and_invalid_input(gateway) -> None:
-    assert error(gateway, "describe_tool", {"tool_key": "github:create_issue", "detail": "everything"})["code"] == "INVALID_DETAIL"
+    assert (
+        error(gateway, "describe_tool", {"tool_key": "github:create_issue", "detail": "everything"})["code"]
+        == "INVALID_DETAIL"
+    )
     for tool, arguments in [
         ("tool_discovery", {"query": 42}),
         ("tool_discovery", {"query": ["   "]}),
@@ -115,7 +127,10 @@ def test_no_tool_when_a_documented_tool_is_not_live(gateway) -> None:
     summary = gateway.json("describe_tool", {"tool_key": "github:archive_repository"})
     assert summary["live"] is False and summary["summary"].startswith("Archive a repository")
     for detail in ("schema", "full"):
-        assert error(gateway, "describe_tool", {"tool_key": "github:archive_repository", "detail": detail})["code"] == "NO_TOOL"
+        assert (
+            error(gateway, "describe_tool", {"tool_key": "github:archive_repository", "detail": detail})["code"]
+            == "NO_TOOL"
+        )
 
 
 def test_args_too_large_by_size_and_by_depth(gateway) -> None:
@@ -125,15 +140,24 @@ def test_args_too_large_by_size_and_by_depth(gateway) -> None:
     deep: dict[str, Any] = {"leaf": 1}
     for _ in range(6):
         deep = {"nested": deep}
-    assert error(gateway, "tool_execute", {"tool_key": "files:write_file", "arguments": deep})["code"] == "ARGS_TOO_LARGE"
+    assert (
+        error(gateway, "tool_execute", {"tool_key": "files:write_file", "arguments": deep})["code"] == "ARGS_TOO_LARGE"
+    )
 
 
 def test_upstream_timeout_and_upstream_error(gateway) -> None:
-    slow = error(gateway, "tool_execute", {"tool_key": "calendar:list_events", "arguments": {"_test_sleep": 30 * CALL_TIMEOUT}})
+    slow = error(
+        gateway, "tool_execute", {"tool_key": "calendar:list_events", "arguments": {"_test_sleep": 30 * CALL_TIMEOUT}}
+    )
     assert slow["code"] == "UPSTREAM_TIMEOUT" and f"{CALL_TIMEOUT} s" in slow["message"]
-    refused = error(gateway, "tool_execute", {"tool_key": "github:create_issue", "arguments": {"_test_rpc_error": True}})
+    refused = error(
+        gateway, "tool_execute", {"tool_key": "github:create_issue", "arguments": {"_test_rpc_error": True}}
+    )
     assert refused["code"] == "UPSTREAM_ERROR" and "argument 'owner' is required" in refused["message"]
-    assert echo(gateway.call("tool_execute", {"tool_key": "calendar:list_events", "arguments": {}}))["tool"] == "list_events"
+    assert (
+        echo(gateway.call("tool_execute", {"tool_key": "calendar:list_events", "arguments": {}}))["tool"]
+        == "list_events"
+    )
 
 
 def test_describe_tiers_add_schema_then_notes_and_examples(gateway) -> None:
@@ -143,8 +167,12 @@ def test_describe_tiers_add_schema_then_notes_and_examples(gateway) -> None:
     assert "input_schema" not in summary and summary["live"] is True
     schema = gateway.json("describe_tool", {**key, "detail": "schema"})
     assert schema["input_schema"]["required"] == ["owner", "repo", "title"]  # the upstream's schema, untouched
-    assert schema["parameters"][0] == {"name": "owner", "type": "string", "required": True,
-                                       "description": "Account that owns the repository."}
+    assert schema["parameters"][0] == {
+        "name": "owner",
+        "type": "string",
+        "required": True,
+        "description": "Account that owns the repository.",
+    }
     assert "notes" not in schema
     full = gateway.json("describe_tool", {**key, "detail": "full"})
     assert full["notes"].startswith("Use list_issues first") and len(full["examples"]) == 3
@@ -155,7 +183,10 @@ def test_describe_tiers_add_schema_then_notes_and_examples(gateway) -> None:
 def test_list_tool_examples_honours_max_and_says_when_there_are_none(gateway) -> None:
     two = gateway.json("list_tool_examples", {"tool_key": "github:create_issue", "max": 2})["examples"]
     assert two == [
-        {"title": "Report a crash", "args": {"owner": "acme", "repo": "api", "title": "Crash on start", "labels": ["bug"]}},
+        {
+            "title": "Report a crash",
+            "args": {"owner": "acme", "repo": "api", "title": "Crash on start", "labels": ["bug"]},
+        },
         {"title": "Ask a question", "args": {"owner": "acme", "repo": "api", "title": "How do I rotate keys?"}},
     ]
     markdown = gateway.json("list_tool_examples", {"tool_key": "slack:post_message"})["examples"]
@@ -184,11 +215,19 @@ def test_upstream_status_reports_every_server_and_no_secrets(gateway) -> None:
 
 
 def test_every_discovery_and_execution_is_audited_without_arguments(gateway, audit) -> None:
-    gateway.call("tool_execute", {"tool_key": "slack:add_reaction", "arguments": {"channel": "C1", "name": "secret-emoji"}})
+    gateway.call(
+        "tool_execute", {"tool_key": "slack:add_reaction", "arguments": {"channel": "C1", "name": "secret-emoji"}}
+    )
     discover(gateway, "audit me please")
     records = audit()
-    execute = next(r for r in reversed(records) if r["event"] == "tool_execute" and r.get("tool_key") == "slack:add_reaction")
-    assert execute["outcome"] == "ok" and execute["key"] is None and execute["request_id"] and execute["latency_ms"] >= 0
+    execute = next(
+        r for r in reversed(records) if r["event"] == "tool_execute" and r.get("tool_key") == "slack:add_reaction"
+    )
+    assert (
+        execute["outcome"] == "ok" and execute["key"] is None and execute["request_id"] and execute["latency_ms"] >= 0
+    )
     assert "arguments" not in execute and "secret-emoji" not in json.dumps(records)
     discovery = next(r for r in reversed(records) if r["event"] == "tool_discovery")
-    assert discovery["query"] == ["audit me please"] and discovery["provider"] == "local" and discovery["outcome"] == "ok"
+    assert (
+        discovery["query"] == ["audit me please"] and discovery["provider"] == "local" and discovery["outcome"] == "ok"
+    )

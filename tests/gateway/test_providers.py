@@ -5,20 +5,30 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
-
 from catalogs import CATALOGS, input_schema
+
 from docs_mcp.server.gateway.catalog_index import CatalogIndex
-from docs_mcp.server.gateway.discovery import FallbackProvider, LocalProvider, RemoteProvider, SearchRequest, select_provider
+from docs_mcp.server.gateway.discovery import (
+    FallbackProvider,
+    LocalProvider,
+    RemoteProvider,
+    SearchRequest,
+    select_provider,
+)
 from docs_mcp.server.gateway.records import ToolEntry
 
-TOOLS = tuple(ToolEntry(server, name, description, input_schema(params))
-              for server, tools in CATALOGS.items() for name, description, params in tools)
+TOOLS = tuple(
+    ToolEntry(server, name, description, input_schema(params))
+    for server, tools in CATALOGS.items()
+    for name, description, params in tools
+)
 
 
 @dataclass(frozen=True)
@@ -46,7 +56,9 @@ class Stub:
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
-                stub.received.append({"path": self.path, **json.loads(self.rfile.read(int(self.headers["Content-Length"])))})
+                stub.received.append(
+                    {"path": self.path, **json.loads(self.rfile.read(int(self.headers["Content-Length"])))}
+                )
                 if stub.status == 0:
                     stub.release.wait(30)
                     return
@@ -91,19 +103,35 @@ def test_the_local_provider_ranks_only_the_tools_it_is_given(local: LocalProvide
 
 
 def test_the_remote_provider_is_asked_first_and_cannot_widen_the_tool_list(stub: Stub, local: LocalProvider) -> None:
-    stub.body = json.dumps({"results": [
-        {"toolKey": "slack:post_message", "toolName": "post_message", "serverName": "slack", "relevance": 1.7, "explanation": "LLM pick"},
-        {"toolKey": "github:delete_branch", "relevance": 0.9},  # not offered: dropped
-    ]}).encode()
+    stub.body = json.dumps(
+        {
+            "results": [
+                {
+                    "toolKey": "slack:post_message",
+                    "toolName": "post_message",
+                    "serverName": "slack",
+                    "relevance": 1.7,
+                    "explanation": "LLM pick",
+                },
+                {"toolKey": "github:delete_branch", "relevance": 0.9},  # not offered: dropped
+            ]
+        }
+    ).encode()
     provider = select_provider(stub.url, 5.0, local)
     ranking = provider.search(request("slack:post_message", "slack:add_reaction"))
     assert (ranking.provider, ranking.fallback_reason) == ("remote", None)
-    assert [(r.tool_key, r.relevance, r.explanation) for r in ranking.results] == [("slack:post_message", 1.0, "LLM pick")]
+    assert [(r.tool_key, r.relevance, r.explanation) for r in ranking.results] == [
+        ("slack:post_message", 1.0, "LLM pick")
+    ]
     sent = stub.received[0]
     assert sent["path"] == "/catalog/search" and sent["query"] == ["send a chat message"]
     assert sent["context"] == "on-call hand-over" and sent["maxResults"] == 5
-    assert sent["tools"][0] == {"toolKey": "slack:post_message", "toolName": "post_message", "serverName": "slack",
-                                "description": "Post a message to a Slack channel, optionally in a thread."}
+    assert sent["tools"][0] == {
+        "toolKey": "slack:post_message",
+        "toolName": "post_message",
+        "serverName": "slack",
+        "description": "Post a message to a Slack channel, optionally in a thread.",
+    }
 
 
 @pytest.mark.parametrize(
@@ -115,7 +143,9 @@ def test_the_remote_provider_is_asked_first_and_cannot_widen_the_tool_list(stub:
         (0, b"", "TimeoutError: no answer within 0.5 s"),  # the service never answers within the timeout
     ],
 )
-def test_any_remote_failure_falls_back_to_the_local_engine(stub: Stub, local: LocalProvider, status: int, body: bytes, reason: str) -> None:
+def test_any_remote_failure_falls_back_to_the_local_engine(
+    stub: Stub, local: LocalProvider, status: int, body: bytes, reason: str
+) -> None:
     stub.status, stub.body = status, body
     ranking = FallbackProvider(RemoteProvider(stub.url, timeout=0.5), local).search(request())
     assert ranking.provider == "local" and reason in (ranking.fallback_reason or "")
@@ -137,11 +167,16 @@ def test_tool_discovery_falls_back_when_the_service_fails(stub: Stub, docs_index
     from mcp_session import serve_over_stdio
 
     config = tmp_path / "docs-mcp.toml"
-    config.write_text(f'[gateway]\nsearch_url = "{stub.url}"\n\n[[upstream]]\nname = "slack"\ncommand = "{sys.executable}"\n'
-                      f'args = ["{UPSTREAM_SERVER}", "slack"]\n', encoding="utf-8")
+    config.write_text(
+        f'[gateway]\nsearch_url = "{stub.url}"\n\n[[upstream]]\nname = "slack"\ncommand = "{sys.executable}"\n'
+        f'args = ["{UPSTREAM_SERVER}", "slack"]\n',
+        encoding="utf-8",
+    )
     stub.status, stub.body = 503, b"{}"
     with serve_over_stdio(docs_index, tmp_path / "serve.log", "--config", str(config)) as session:
-        answer = session.json("tool_discovery", {"query": ["send a chat message"], "context": "deploy", "max_results": 2})
+        answer = session.json(
+            "tool_discovery", {"query": ["send a chat message"], "context": "deploy", "max_results": 2}
+        )
     assert answer["provider"] == "local" and "503" in answer["fallback_reason"]
     assert [r["tool_key"] for r in answer["results"]] == ["slack:send_direct_message", "slack:post_message"]
     assert stub.received[0]["context"] == "deploy" and len(stub.received[0]["tools"]) == 11

@@ -19,7 +19,9 @@ def stdio(name: str, catalog: str, **env: str) -> UpstreamSpec:
 
 def test_a_server_that_never_lists_is_left_out_after_list_timeout(tmp_path: Path) -> None:
     settings = replace(GatewaySettings(), list_timeout=1.0)
-    config = GatewayConfig(upstreams=(stdio("files", "files"), stdio("stuck", "github", UPSTREAM_LIST_SLEEP="30")), settings=settings)
+    config = GatewayConfig(
+        upstreams=(stdio("files", "files"), stdio("stuck", "github", UPSTREAM_LIST_SLEEP="30")), settings=settings
+    )
     supervisor = Supervisor(config, tmp_path)
     try:
         collected = supervisor.collect()
@@ -28,4 +30,8 @@ def test_a_server_that_never_lists_is_left_out_after_list_timeout(tmp_path: Path
         supervisor.close()
     assert {tool.server for tool in collected.tools} == {"files"}
     assert collected.problems == {"stuck": "Upstream 'stuck' did not answer within 1 s."}
-    assert (stuck.state, stuck.tools, stuck.last_error) == ("running", None, "Upstream 'stuck' did not answer within 1 s.")
+    assert (stuck.state, stuck.tools, stuck.last_error) == (
+        "running",
+        None,
+        "Upstream 'stuck' did not answer within 1 s.",
+    )

@@ -11,7 +11,9 @@ from docs_mcp.server.gateway.gateway_service import STATE_PREFIX, private_state_
 
 def test_a_killed_gateways_state_folder_is_removed_by_the_next(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True).stdout.strip()
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    ).stdout.strip()
     stale = tmp_path / f"{STATE_PREFIX}{dead}-abc"
     (stale / "catalog").mkdir(parents=True)
     alive = tmp_path / f"{STATE_PREFIX}1-abc"  # pid 1 always runs

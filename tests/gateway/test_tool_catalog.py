@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from docs_mcp.server.gateway.tool_catalog import ToolCatalog
 from docs_mcp.server.gateway.records import ToolEntry
 from docs_mcp.server.gateway.supervisor import Collected
+from docs_mcp.server.gateway.tool_catalog import ToolCatalog
 
 
 @dataclass

@@ -29,14 +29,21 @@ ROWS_SCHEMA = {"type": "object", "properties": {"rows": {"type": "array"}, "argu
 
 
 def _annotations(name: str) -> types.ToolAnnotations:
-    read_only = name.startswith(("list_", "get_", "read_", "search_", "query", "describe_", "explain_", "find_", "fetch_", "extract_"))
+    read_only = name.startswith(
+        ("list_", "get_", "read_", "search_", "query", "describe_", "explain_", "find_", "fetch_", "extract_")
+    )
     return types.ToolAnnotations(read_only_hint=read_only, destructive_hint=name.startswith("delete_"))
 
 
 def build(catalog: str) -> Server[Any]:
     tools = [
-        types.Tool(name=name, description=description, input_schema=input_schema(params), annotations=_annotations(name),
-                   output_schema=ROWS_SCHEMA if name == "query" else None)
+        types.Tool(
+            name=name,
+            description=description,
+            input_schema=input_schema(params),
+            annotations=_annotations(name),
+            output_schema=ROWS_SCHEMA if name == "query" else None,
+        )
         for name, description, params in CATALOGS[catalog]
     ]
     names = {tool.name for tool in tools}
@@ -56,10 +63,14 @@ def build(catalog: str) -> Server[Any]:
         if arguments.pop("_test_rpc_error", False):
             raise MCPError(types.INVALID_PARAMS, f"{params.name}: argument 'owner' is required")
         if arguments.pop("_test_fail", False):
-            return types.CallToolResult(content=[types.TextContent(text=f"{params.name} failed: repository not found")], is_error=True)
+            return types.CallToolResult(
+                content=[types.TextContent(text=f"{params.name} failed: repository not found")], is_error=True
+            )
         echo = {"server": catalog, "tool": params.name, "arguments": arguments, "pid": os.getpid()}
         structured = {"rows": [], "arguments": arguments} if params.name == "query" else None
-        return types.CallToolResult(content=[types.TextContent(text=json.dumps(echo, sort_keys=True))], structured_content=structured)
+        return types.CallToolResult(
+            content=[types.TextContent(text=json.dumps(echo, sort_keys=True))], structured_content=structured
+        )
 
     return Server(f"test-{catalog}", on_list_tools=list_tools, on_call_tool=call_tool)
 

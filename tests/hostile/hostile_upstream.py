@@ -41,15 +41,25 @@ def _deep_schema(levels: int) -> dict[str, Any]:
 
 
 def catalog(behaviour: str) -> list[types.Tool]:
-    ordinary = [_tool("echo", "Echo the text back, to check the connection."),
-                _tool("crash", "Exit the server process at once (a crash)."),
-                _tool("summarize", "Summarize a long text into a few sentences.")]
+    ordinary = [
+        _tool("echo", "Echo the text back, to check the connection."),
+        _tool("crash", "Exit the server process at once (a crash)."),
+        _tool("summarize", "Summarize a long text into a few sentences."),
+    ]
     if behaviour == "many":
-        return ordinary + [_tool(f"tool_{n:04d}", f"Tool number {n} of a very large catalog: converts file format {n}.") for n in range(5_000)]
+        return ordinary + [
+            _tool(f"tool_{n:04d}", f"Tool number {n} of a very large catalog: converts file format {n}.")
+            for n in range(5_000)
+        ]
     if behaviour == "huge":
-        big_schema = {"type": "object", "properties": {f"field_{n}": {"type": "string", "description": "x" * 300} for n in range(10_000)}}
-        return ordinary + [_tool("verbose", "Translate text between languages. " + "blah " * (3 * MB // 5)),
-                           _tool("bloated", "Convert units of measure.", big_schema)]
+        big_schema = {
+            "type": "object",
+            "properties": {f"field_{n}": {"type": "string", "description": "x" * 300} for n in range(10_000)},
+        }
+        return ordinary + [
+            _tool("verbose", "Translate text between languages. " + "blah " * (3 * MB // 5)),
+            _tool("bloated", "Convert units of measure.", big_schema),
+        ]
     if behaviour == "duplicates":
         return ordinary + [_tool("search", "Search the wiki for pages."), _tool("search", "Search the issue tracker.")]
     if behaviour == "deep":
@@ -70,7 +80,9 @@ def build(behaviour: str) -> Server[Any]:
             os._exit(3)
         if params.name == "dump":
             return types.CallToolResult(content=[types.TextContent(text="row " * (50 * MB // 4))])
-        text = json.dumps({"server": behaviour, "tool": params.name, "arguments": params.arguments or {}, "pid": os.getpid()})
+        text = json.dumps(
+            {"server": behaviour, "tool": params.name, "arguments": params.arguments or {}, "pid": os.getpid()}
+        )
         return types.CallToolResult(content=[types.TextContent(text=text)])
 
     return Server(f"hostile-{behaviour}", on_list_tools=list_tools, on_call_tool=call_tool)

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from docs_mcp.indexer.packages.archive import unpack_docs as unpack_release
 from docs_mcp.indexer.errors import PackageFetchError
-from docs_mcp.indexer.sources.repository_archive import ArchiveError, unpack_docs as unpack_repository
+from docs_mcp.indexer.packages.archive import unpack_docs as unpack_release
 from docs_mcp.indexer.sources.archive_bounds import MAX_MEMBERS
+from docs_mcp.indexer.sources.repository_archive import ArchiveError
+from docs_mcp.indexer.sources.repository_archive import unpack_docs as unpack_repository
 
 README = b"# Pkg\n\nThe real readme.\n"
 
@@ -59,24 +60,36 @@ def _bzip2_chunks(chunks: list[bytes]) -> bytes:
     return b"".join(compressor.compress(chunk) for chunk in chunks) + compressor.flush()
 
 
-def test_a_tar_of_more_members_than_the_bound_is_refused_by_both_unpackers_naming_the_archive_and_the_limit(tmp_path: Path) -> None:
+def test_a_tar_of_more_members_than_the_bound_is_refused_by_both_unpackers_naming_the_archive_and_the_limit(
+    tmp_path: Path,
+) -> None:
     # A hundred thousand and one empty members, 60 MB of headers gzipped to a few hundred KB: listing them all
     # (a million cost 74 s and 551 MB) is stopped at the bound.
     data = _gzip(b"".join(_header(f"pkg-1.0/e{n}") for n in range(MAX_MEMBERS + 1)) + b"\0" * 1024)
-    with pytest.raises(ArchiveError, match=f"has more than {MAX_MEMBERS:,} members .the limit for an archive.: it was not unpacked"):
+    with pytest.raises(
+        ArchiveError, match=f"has more than {MAX_MEMBERS:,} members .the limit for an archive.: it was not unpacked"
+    ):
         unpack_repository(io.BytesIO(data), tmp_path / "repository")
     with pytest.raises(PackageFetchError, match=f"^pkg-1.0.tar.gz has more than {MAX_MEMBERS:,} members"):
         unpack_release(data, tmp_path / "release", "https://files.example/pkg-1.0.tar.gz")
 
 
-def test_a_bzip2_file_named_tar_gz_is_refused_unopened_and_a_repository_archive_is_gzip_or_plain_tar(tmp_path: Path) -> None:
+def test_a_bzip2_file_named_tar_gz_is_refused_unopened_and_a_repository_archive_is_gzip_or_plain_tar(
+    tmp_path: Path,
+) -> None:
     data = bz2.compress(_tar([("pkg-1.0/README.md", README)]))
-    with pytest.raises(PackageFetchError, match=r"^pkg-1.0.tar.gz is declared gzip but its bytes are bzip2: it was not opened\. The server \(registry, mirror or GitHub\) serves a mislabelled file"):
+    with pytest.raises(
+        PackageFetchError,
+        match=r"^pkg-1.0.tar.gz is declared gzip but its bytes are bzip2: it was not opened\. The server \(registry, mirror or GitHub\) serves a mislabelled file",
+    ):
         unpack_release(data, tmp_path / "release", "pkg-1.0.tar.gz")
     with pytest.raises(ArchiveError, match="is declared gzip or tar but its bytes are bzip2"):
         unpack_repository(io.BytesIO(data), tmp_path / "repository")
     assert not (tmp_path / "release").exists() and not (tmp_path / "repository").exists()
-    with pytest.raises(PackageFetchError, match=r"^download is named as no archive docs-mcp reads \(.tar.gz, .tgz, .*\): it was not opened"):
+    with pytest.raises(
+        PackageFetchError,
+        match=r"^download is named as no archive docs-mcp reads \(.tar.gz, .tgz, .*\): it was not opened",
+    ):
         unpack_release(data, tmp_path / "unnamed", "https://mirror.example/download?id=3")
     # Declared as what it is, the same archive opens.
     assert unpack_release(data, tmp_path / "declared", "pkg-1.0.tar.bz2").files == ("README.md",)
@@ -85,7 +98,10 @@ def test_a_bzip2_file_named_tar_gz_is_refused_unopened_and_a_repository_archive_
 def test_a_bzip2_bomb_is_refused_at_the_ratio_before_it_is_decompressed(tmp_path: Path) -> None:
     data = _zero_member_tar("pkg-1.0/data.bin", 128 * 2**20, _bzip2_chunks)  # 128 MiB of zeros in a few hundred bytes
     assert len(data) < 2048
-    with pytest.raises(PackageFetchError, match=r"^pkg-1.0.tar.bz2 expands to more than .* \(the limit for an archive of .*: 200 times its size, at least 32 MiB, at most 2 GiB\)"):
+    with pytest.raises(
+        PackageFetchError,
+        match=r"^pkg-1.0.tar.bz2 expands to more than .* \(the limit for an archive of .*: 200 times its size, at least 32 MiB, at most 2 GiB\)",
+    ):
         unpack_release(data, tmp_path / "release", "pkg-1.0.tar.bz2")
 
 
@@ -96,14 +112,23 @@ def test_a_gzip_bomb_is_refused_by_both_unpackers_and_a_real_archive_is_not(tmp_
     with pytest.raises(PackageFetchError, match="^pkg-1.0.tgz expands to more than"):
         unpack_release(data, tmp_path / "release", "pkg-1.0.tgz")
     # A small archive that pads and repeats more than 200 to 1 is no bomb: it stays under the floor.
-    text = _gzip(_tar([("pkg-1.0/README.md", README), ("pkg-1.0/docs/guide.md", b"# Guide\n\n" + b"Use the widget well.\n" * 200_000)]))
+    text = _gzip(
+        _tar(
+            [
+                ("pkg-1.0/README.md", README),
+                ("pkg-1.0/docs/guide.md", b"# Guide\n\n" + b"Use the widget well.\n" * 200_000),
+            ]
+        )
+    )
     assert sorted(unpack_release(text, tmp_path / "text", "pkg-1.0.tgz").files) == ["README.md", "docs/guide.md"]
 
 
 def test_a_pax_record_that_would_expand_past_the_limit_is_stopped_by_the_stream_itself(tmp_path: Path) -> None:
     # tarfile reads a pax header's records whole, before any member is handed out: the stream must refuse them.
     size = 64 * 2**20
-    data = _gzip_chunks([_header("pkg-1.0/PaxHeader", size, tarfile.XHDTYPE), *[b"\0" * 2**20] * (size // 2**20), b"\0" * 1024])
+    data = _gzip_chunks(
+        [_header("pkg-1.0/PaxHeader", size, tarfile.XHDTYPE), *[b"\0" * 2**20] * (size // 2**20), b"\0" * 1024]
+    )
     with pytest.raises(ArchiveError, match="expands to more than 32 MiB"):
         unpack_repository(io.BytesIO(data), tmp_path / "repository")
 
@@ -117,7 +142,9 @@ def test_a_zip_whose_members_expand_past_the_ratio_is_refused_before_any_is_read
         unpack_release(buffer.getvalue(), tmp_path / "release", "pkg-1.0-py3-none-any.whl")
 
 
-def test_a_path_that_is_a_file_and_a_folder_is_skipped_with_a_warning_not_a_failure(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_a_path_that_is_a_file_and_a_folder_is_skipped_with_a_warning_not_a_failure(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     data = _gzip(_tar([
         ("pkg-1.0/README.md", README),
         ("pkg-1.0/docs/a.md", b"# A\n"),
@@ -131,7 +158,10 @@ def test_a_path_that_is_a_file_and_a_folder_is_skipped_with_a_warning_not_a_fail
     assert (repository.files, repository.skipped) == (3, 2)
     assert sorted(release.files) == ["README.md", "docs/a.md", "docs/c.md/d.md"] and release.skipped == 2
     warnings = [r.getMessage() for r in caplog.records]
-    assert "the archive of octo/widget: docs/a.md/b.md skipped: the archive has a file and a folder of that path" in warnings
+    assert (
+        "the archive of octo/widget: docs/a.md/b.md skipped: the archive has a file and a folder of that path"
+        in warnings
+    )
     assert "pkg-1.0.tar.gz: docs/c.md skipped: the archive has a file and a folder of that path" in warnings
 
 

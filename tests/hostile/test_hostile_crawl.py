@@ -7,7 +7,6 @@ import asyncio
 from pathlib import Path
 
 import pytest
-
 from hostile_site import Behaviour, HostileSite, lying_length, response_head, whole
 
 from docs_mcp.indexer.sources.crawl_store import PAGE, CrawlStore
@@ -33,7 +32,9 @@ def page(title: str, *links: str) -> bytes:
     return f"<html><body><h1>{title}</h1><p>{title} explains how Skyhook retries requests.</p><ul>{anchors}</ul></body></html>".encode()
 
 
-def crawl(site: HostileSite, tmp_path: Path, start: str = "/docs/index.html", *, also: frozenset[str] = frozenset()) -> CrawlStore:
+def crawl(
+    site: HostileSite, tmp_path: Path, start: str = "/docs/index.html", *, also: frozenset[str] = frozenset()
+) -> CrawlStore:
     policy = FetchPolicy(allowed_domains=frozenset({"127.0.0.1"}) | also, allow_loopback=True)
     store = CrawlStore(tmp_path / "sites.sqlite")
     fetcher = Fetcher(policy, delays=())
@@ -44,7 +45,9 @@ def crawl(site: HostileSite, tmp_path: Path, start: str = "/docs/index.html", *,
     return store
 
 
-def test_links_that_climb_out_by_their_spelling_are_judged_where_they_lead(hostile: HostileSite, tmp_path: Path) -> None:
+def test_links_that_climb_out_by_their_spelling_are_judged_where_they_lead(
+    hostile: HostileSite, tmp_path: Path
+) -> None:
     # Each href reads as under /docs/ and past robots.txt, yet a server resolves it to /private/ or /docs/secret/:
     # the crawler checked the raw spelling and fetched the resolved one.
     base = hostile.base
@@ -54,7 +57,9 @@ def test_links_that_climb_out_by_their_spelling_are_judged_where_they_lead(hosti
         f"{base}/docs/..%2fprivate/t.html", f"{base}/docs/sub/%2E/../secret/s.html",
     ]  # fmt: skip
     hostile.route("/robots.txt", whole(ROBOTS, "text/plain"))
-    hostile.route("/docs/index.html", whole(page("Start", *climbing, "guide.html", "sub/../guide.html", "./guide.html"), HTML))
+    hostile.route(
+        "/docs/index.html", whole(page("Start", *climbing, "guide.html", "sub/../guide.html", "./guide.html"), HTML)
+    )
     hostile.route("/docs/guide.html", whole(page("Guide"), HTML))
     for path in ("/private/x.html", "/docs/secret/y.html", "/private/z.html", "/private/w.html", "/docs/secret/v.html"):
         hostile.route(path, whole(page("Secret"), HTML))
@@ -70,19 +75,28 @@ def test_links_that_climb_out_by_their_spelling_are_judged_where_they_lead(hosti
     )
 
 
-def test_a_url_an_older_crawl_queued_in_its_raw_spelling_is_crawled_in_normal_form(hostile: HostileSite, tmp_path: Path) -> None:
+def test_a_url_an_older_crawl_queued_in_its_raw_spelling_is_crawled_in_normal_form(
+    hostile: HostileSite, tmp_path: Path
+) -> None:
     # A crawl interrupted before URLs were normalised left this in the store; resuming it must not fetch it as spelled.
     hostile.route("/robots.txt", whole(ROBOTS, "text/plain"))
     hostile.route("/docs/index.html", whole(page("Start"), HTML))
     hostile.route("/docs/guide.html", whole(page("Guide"), HTML))
     store = CrawlStore(tmp_path / "sites.sqlite")
     store.begin(LIB, hostile.url("/docs/index.html"), hostile.url("/docs/"), ROBOTS.decode())
-    store.enqueue(LIB, [hostile.url("/docs/index.html"), hostile.url("/docs/../private/x.html"), hostile.url("/docs/a/../guide.html")], 50)
+    store.enqueue(
+        LIB,
+        [hostile.url("/docs/index.html"), hostile.url("/docs/../private/x.html"), hostile.url("/docs/a/../guide.html")],
+        50,
+    )
     store.close()
     store = crawl(hostile, tmp_path)
     requested = [line.split(" ")[1] for line in hostile.requests]
     assert "/private/x.html" not in requested and requested.count("/docs/guide.html") == 1
-    assert {stored.url for stored in store.pages(LIB)} == {hostile.url("/docs/index.html"), hostile.url("/docs/guide.html")}
+    assert {stored.url for stored in store.pages(LIB)} == {
+        hostile.url("/docs/index.html"),
+        hostile.url("/docs/guide.html"),
+    }
 
 
 def test_a_robots_txt_over_the_size_limit_stops_the_crawl_and_says_so(hostile: HostileSite, tmp_path: Path) -> None:
@@ -97,14 +111,18 @@ def test_a_robots_txt_over_the_size_limit_stops_the_crawl_and_says_so(hostile: H
     assert "trim their robots.txt" in refused.value.hint and hostile.hits("/docs/index.html") == 0
 
 
-def test_a_robots_txt_redirected_to_a_private_address_stops_the_crawl_and_says_why(hostile: HostileSite, tmp_path: Path) -> None:
+def test_a_robots_txt_redirected_to_a_private_address_stops_the_crawl_and_says_why(
+    hostile: HostileSite, tmp_path: Path
+) -> None:
     # 10.0.0.1 is on the allowlist here, so the private-address check is what refuses it (before any connection).
     hostile.route("/robots.txt", redirect("http://10.0.0.1/robots.txt"))
     hostile.route("/docs/index.html", whole(page("Start"), HTML))
     with pytest.raises(CrawlError) as refused:
         crawl(hostile, tmp_path, also=frozenset({"10.0.0.1"}))
     message = refused.value.message
-    assert message.startswith(f"The site's robots.txt ({hostile.url('/robots.txt')}) redirects to http://10.0.0.1/robots.txt, which docs-mcp refuses (")
+    assert message.startswith(
+        f"The site's robots.txt ({hostile.url('/robots.txt')}) redirects to http://10.0.0.1/robots.txt, which docs-mcp refuses ("
+    )
     assert "private" in message and message.endswith("without its rules the site is not crawled.")
     assert "public addresses" in refused.value.hint and hostile.hits("/docs/index.html") == 0
 
@@ -123,5 +141,11 @@ def test_a_redirect_to_a_page_robots_txt_disallows_is_not_followed(hostile: Host
     requested = [line.split(" ")[1] for line in hostile.requests]
     assert not [path for path in requested if "private" in path or "secret" in path], requested
     notes = dict(store._all("SELECT url, note FROM urls WHERE library_id = ?", (LIB,)))  # noqa: SLF001 - the test reads the file
-    assert notes[hostile.url("/docs/moved.html")] == f"redirects to {hostile.url('/private/x.html')}, which robots.txt disallows"
-    assert hostile.url("/docs/fine.html") in {stored.url for stored in store.pages(LIB)} and "/docs/guide.html" in requested  # allowed: followed
+    assert (
+        notes[hostile.url("/docs/moved.html")]
+        == f"redirects to {hostile.url('/private/x.html')}, which robots.txt disallows"
+    )
+    assert (
+        hostile.url("/docs/fine.html") in {stored.url for stored in store.pages(LIB)}
+        and "/docs/guide.html" in requested
+    )  # allowed: followed

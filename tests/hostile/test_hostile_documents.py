@@ -9,15 +9,15 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
+from docs_mcp.indexer.corpus.formats.rst_includes import MAX_INCLUDES
 from docs_mcp.indexer.corpus.scan import scan_corpus
 from docs_mcp.indexer.duckdb_store import open_store
-from docs_mcp.indexer.corpus.formats.rst_includes import MAX_INCLUDES
 
 SECRET = "zorblaxplantedsecret"
 GOOD_PAGE = "# Good\n\nRetries back off exponentially, five times at most.\n"
@@ -84,8 +84,13 @@ def test_an_include_parsed_as_rst_reads_no_file_outside_and_fetches_no_url(tmp_p
         ".. figure:: ../outside.txt\n   :figwidth: image\n\n   A caption.\n",
         encoding="utf-8",
     )
-    (docs / "page.rst").write_text("Page\n====\n\nOwn words.\n\n.. include:: inner.txt\n   :parser: rst\n", encoding="utf-8")
-    (docs / "literal.rst").write_text("Literal\n=======\n\n.. literalinclude:: ../outside.txt\n\n.. include:: inner.txt\n   :parser: restructuredtext\n", encoding="utf-8")
+    (docs / "page.rst").write_text(
+        "Page\n====\n\nOwn words.\n\n.. include:: inner.txt\n   :parser: rst\n", encoding="utf-8"
+    )
+    (docs / "literal.rst").write_text(
+        "Literal\n=======\n\n.. literalinclude:: ../outside.txt\n\n.. include:: inner.txt\n   :parser: restructuredtext\n",
+        encoding="utf-8",
+    )
     done = _index(docs, tmp_path / "index")
     assert done.returncode == 0, done.stderr
     text = _indexed_text(tmp_path / "index", "page.rst", "literal.rst")
@@ -103,8 +108,12 @@ def test_a_parser_option_imports_nothing(tmp_path: Path, parser: str) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "inner.txt").write_text("Inner words.\n", encoding="utf-8")
-    (docs / "page.rst").write_text(f"Page\n====\n\nOwn words.\n\n.. include:: inner.txt\n   :parser: {parser}\n", encoding="utf-8")
-    (docs / "code.rst").write_text(f"Code\n====\n\nCode words.\n\n.. literalinclude:: inner.txt\n   :parser: {parser}\n", encoding="utf-8")
+    (docs / "page.rst").write_text(
+        f"Page\n====\n\nOwn words.\n\n.. include:: inner.txt\n   :parser: {parser}\n", encoding="utf-8"
+    )
+    (docs / "code.rst").write_text(
+        f"Code\n====\n\nCode words.\n\n.. literalinclude:: inner.txt\n   :parser: {parser}\n", encoding="utf-8"
+    )
     (docs / "good.md").write_text(GOOD_PAGE, encoding="utf-8")
     before = set(tmp_path.rglob("*"))
     done = _index(docs, tmp_path / "index")
@@ -129,7 +138,9 @@ def test_includes_of_a_fifo_a_directory_and_a_symlink_out_are_refused_with_their
     (docs / "b.rst").write_text("B\n=\n\nB words.\n\n.. literalinclude:: pipe.txt\n", encoding="utf-8")
     (docs / "c.rst").write_text("C\n=\n\nC words.\n\n.. include:: folder\n", encoding="utf-8")
     (docs / "d.rst").write_text("D\n=\n\nD words.\n\n.. include:: out.txt\n   :literal:\n", encoding="utf-8")
-    (docs / "e.rst").write_text("E\n=\n\nE words.\n\n.. include:: <../../../../../../../../etc/hostname>\n", encoding="utf-8")
+    (docs / "e.rst").write_text(
+        "E\n=\n\nE words.\n\n.. include:: <../../../../../../../../etc/hostname>\n", encoding="utf-8"
+    )
     done = _index(docs, tmp_path / "index", timeout=120)  # the old code never returned
     assert done.returncode == 0, done.stderr
     for page, reason in [("a.rst", "pipe.txt is a FIFO, not a file"), ("b.rst", "pipe.txt is a FIFO, not a file"),
@@ -154,12 +165,19 @@ def test_includes_cannot_multiply_a_page(tmp_path: Path) -> None:
     assert 0 < content.count("laugh") < MAX_INCLUDES
     (problem,) = scan.problems
     assert problem.path == "page.rst"
-    assert f"level4.txt is past the page's include budget ({MAX_INCLUDES} files, 4,000,000 bytes in all); not included" in problem.message
+    assert (
+        f"level4.txt is past the page's include budget ({MAX_INCLUDES} files, 4,000,000 bytes in all); not included"
+        in problem.message
+    )
 
 
 def test_rst_nested_past_the_bound_is_that_pages_problem(tmp_path: Path) -> None:
-    (tmp_path / "deep.rst").write_text("Deep\n====\n\n" + "".join("  " * level + "- item\n\n" for level in range(400)), encoding="utf-8")
-    (tmp_path / "nested.rst").write_text("Nested\n======\n\n" + "".join("  " * level + "- item\n\n" for level in range(70)), encoding="utf-8")
+    (tmp_path / "deep.rst").write_text(
+        "Deep\n====\n\n" + "".join("  " * level + "- item\n\n" for level in range(400)), encoding="utf-8"
+    )
+    (tmp_path / "nested.rst").write_text(
+        "Nested\n======\n\n" + "".join("  " * level + "- item\n\n" for level in range(70)), encoding="utf-8"
+    )
     (tmp_path / "good.md").write_text(GOOD_PAGE, encoding="utf-8")
     scan = scan_corpus(tmp_path)
     problems = {problem.path: problem.message for problem in scan.problems}
@@ -183,8 +201,12 @@ def test_malformed_notebooks_are_each_their_own_problem(tmp_path: Path) -> None:
         "level-list.ipynb": _notebook([{**heading, "level": [1]}]),
         "level-superscript.ipynb": _notebook([{**heading, "level": "²"}]),  # a digit to str.isdigit, not to int()
         "level-huge.ipynb": _notebook([{**heading, "level": 100_000_000}]),
-        "worksheets.ipynb": json.dumps({"worksheets": [{"cells": 5}, {"cells": [{"cell_type": "markdown", "source": "# Sheet\n\nSheet words."}]}]}),
-        "source-lists.ipynb": _notebook([{"cell_type": "markdown", "source": ["# Lists\n\nList words. ", [[["nested"]]], 7]}]),
+        "worksheets.ipynb": json.dumps(
+            {"worksheets": [{"cells": 5}, {"cells": [{"cell_type": "markdown", "source": "# Sheet\n\nSheet words."}]}]}
+        ),
+        "source-lists.ipynb": _notebook(
+            [{"cell_type": "markdown", "source": ["# Lists\n\nList words. ", [[["nested"]]], 7]}]
+        ),
         "deep.ipynb": '{"cells": [], "metadata": ' + "[" * 100_000 + "]" * 100_000 + "}",
         "deeper-than-read.ipynb": _notebook([], metadata=json.loads("[" * 150 + "]" * 150)),
         "good.md": GOOD_PAGE,
@@ -194,8 +216,13 @@ def test_malformed_notebooks_are_each_their_own_problem(tmp_path: Path) -> None:
     done = _index(docs, tmp_path / "index")
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
-    assert "error: deep.ipynb: its JSON nests too many levels deep (at most 100 are converted); skipped it." in done.stderr
-    assert "error: deeper-than-read.ipynb: its JSON nests 150 levels deep (at most 100 are converted); skipped it." in done.stderr
+    assert (
+        "error: deep.ipynb: its JSON nests too many levels deep (at most 100 are converted); skipped it." in done.stderr
+    )
+    assert (
+        "error: deeper-than-read.ipynb: its JSON nests 150 levels deep (at most 100 are converted); skipped it."
+        in done.stderr
+    )
     assert "problems:     2 (listed above)" in done.stdout
     index = tmp_path / "index"
     for name in ("level-text.ipynb", "level-list.ipynb", "level-superscript.ipynb"):
@@ -210,7 +237,9 @@ def test_a_reader_that_raises_anything_fails_its_page_only(tmp_path: Path, monke
     from docs_mcp.indexer.corpus.formats import notebook
 
     def failing(text: str) -> tuple[str, str]:
-        raise {"exit.ipynb": SystemExit(0), "memory.ipynb": MemoryError(), "stack.ipynb": RecursionError("deep")}[json.loads(text)["name"]]
+        raise {"exit.ipynb": SystemExit(0), "memory.ipynb": MemoryError(), "stack.ipynb": RecursionError("deep")}[
+            json.loads(text)["name"]
+        ]
 
     monkeypatch.setattr(notebook, "notebook_to_markdown", failing)
     for name in ("exit.ipynb", "memory.ipynb", "stack.ipynb"):
@@ -229,7 +258,9 @@ def test_page_text_cannot_plant_sections_or_tags(tmp_path: Path) -> None:
     """A `<pre><code>` holding a line of three backticks ended markdownify's fence, so the next `## X` line was a
     section; escaped `&lt;script&gt;` came back as a literal `<script>` line; text lines starting `## ` (HTML or
     reStructuredText) were headings."""
-    (tmp_path / "page.rst").write_text("Rst page\n========\n\nRst words\n## Rst plant\n\n## Second plant\n", encoding="utf-8")
+    (tmp_path / "page.rst").write_text(
+        "Rst page\n========\n\nRst words\n## Rst plant\n\n## Second plant\n", encoding="utf-8"
+    )
     (tmp_path / "page.html").write_text(
         "<html><head><title>Page\n## Title plant</title></head><body><main><h1>Page</h1><p>Intro words.</p>"
         "<pre><code>print('a')\n```\n## Fence plant\nprint('b')</code></pre>"
@@ -238,7 +269,10 @@ def test_page_text_cannot_plant_sections_or_tags(tmp_path: Path) -> None:
         "<h2>Real section</h2><p>Real words.</p></main></body></html>",
         encoding="utf-8",
     )
-    (tmp_path / "notitle.html").write_text("<html><head><title>Untitled\n## Title plant</title></head><body><p>Words without a heading.</p></body></html>", encoding="utf-8")
+    (tmp_path / "notitle.html").write_text(
+        "<html><head><title>Untitled\n## Title plant</title></head><body><p>Words without a heading.</p></body></html>",
+        encoding="utf-8",
+    )
     scan = scan_corpus(tmp_path)
     assert scan.problems == ()
     headings = sorted({heading for chunk in scan.chunks for heading in chunk.headings})

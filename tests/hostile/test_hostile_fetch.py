@@ -20,7 +20,9 @@ from docs_mcp.indexer.sources.fetch_pool import FetchPool
 from docs_mcp.indexer.sources.safety import FetchPolicy
 
 PAGE = b"# Retries\n\nThe client retries failed requests with exponential backoff.\n"
-POLICY = FetchPolicy(allowed_domains=frozenset({"127.0.0.1", "localhost", "docs.hostile.test"}), allow_loopback=True, timeout=1.0)
+POLICY = FetchPolicy(
+    allowed_domains=frozenset({"127.0.0.1", "localhost", "docs.hostile.test"}), allow_loopback=True, timeout=1.0
+)
 
 
 class Sleeps:
@@ -39,7 +41,9 @@ def fetcher(policy: FetchPolicy = POLICY, **kwargs) -> tuple[Fetcher, Sleeps]:
 def test_headers_sent_a_byte_at_a_time_are_cut_off_at_the_deadline(hostile):
     url = hostile.route("/slow-headers.md", slow_headers(PAGE, every=0.05))  # ~100 header bytes: 5 s, each read in time
     f, sleeps = fetcher()
-    with pytest.raises(SourceUnavailableError, match=r"did not answer within 1 s \(connecting, headers and body together, 1 attempt\)"):
+    with pytest.raises(
+        SourceUnavailableError, match=r"did not answer within 1 s \(connecting, headers and body together, 1 attempt\)"
+    ):
         f.get(url)
     assert (hostile.hits("/slow-headers.md"), sleeps.delays) == (1, [])  # no retry past the deadline
     f.close()
@@ -73,7 +77,9 @@ def test_a_content_length_that_lies_is_cut_off_at_the_deadline(hostile):
 
 def test_a_body_that_never_ends_stops_at_the_size_limit(hostile):
     url = hostile.route("/endless.md", endless_body(every=0.0))
-    f, _ = fetcher(FetchPolicy(allowed_domains=POLICY.allowed_domains, allow_loopback=True, timeout=10, max_bytes=200_000))
+    f, _ = fetcher(
+        FetchPolicy(allowed_domains=POLICY.allowed_domains, allow_loopback=True, timeout=10, max_bytes=200_000)
+    )
     with pytest.raises(InvalidContentError, match="larger than 200000 bytes"):
         f.get(url)
     f.close()
@@ -107,17 +113,27 @@ def test_a_slow_site_holds_only_its_own_slots_of_the_pool(hostile):
     for thread in threads:
         thread.join(30)
     assert hostile.hits("/silent.md") == 2  # the two that waited never reached the site
-    assert sorted(e.split(" ", 1)[1][:29] for e in errors) == ["did not answer within 3 s (co"] * 2 + ["was not fetched: the 2 fetch "] * 2
+    assert (
+        sorted(e.split(" ", 1)[1][:29] for e in errors)
+        == ["did not answer within 3 s (co"] * 2 + ["was not fetched: the 2 fetch "] * 2
+    )
     assert pool.load().as_json() == {"running": 0, "waiting": 0, "capacity": 8, "per_host": 2}
     f.close()
 
 
 @pytest.mark.parametrize(
     ("address", "carried"),
-    [("2002:7f00:1::1", "127.0.0.1 (6to4)"), ("2002:a9fe:a9fe::1", "169.254.169.254 (6to4)"), ("64:ff9b::7f00:1", "127.0.0.1 (NAT64)"),
-     ("2001:0:4136:e378:8000:63bf:80ff:fffe", "127.0.0.1 (Teredo)"), ("::127.0.0.1", "127.0.0.1 (IPv4-compatible)")],
+    [
+        ("2002:7f00:1::1", "127.0.0.1 (6to4)"),
+        ("2002:a9fe:a9fe::1", "169.254.169.254 (6to4)"),
+        ("64:ff9b::7f00:1", "127.0.0.1 (NAT64)"),
+        ("2001:0:4136:e378:8000:63bf:80ff:fffe", "127.0.0.1 (Teredo)"),
+        ("::127.0.0.1", "127.0.0.1 (IPv4-compatible)"),
+    ],
 )
-def test_a_name_resolving_to_an_ipv6_address_that_carries_loopback_is_refused_before_connecting(hostile, address, carried):
+def test_a_name_resolving_to_an_ipv6_address_that_carries_loopback_is_refused_before_connecting(
+    hostile, address, carried
+):
     hostile.route("/page.md", whole(PAGE))
     f, _ = fetcher(resolver=lambda host, port: [address])
     with pytest.raises(UrlNotAllowedError, match=re.escape(f"carries the IPv4 address {carried}")):

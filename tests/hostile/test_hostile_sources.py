@@ -7,15 +7,19 @@ from pathlib import Path
 import pytest
 from hostile_site import deep_html, whole
 
-from docs_mcp.indexer.sources.source_settings import source_settings
 from docs_mcp.indexer.sources.errors import InvalidContentError
 from docs_mcp.indexer.sources.service import SourceService
+from docs_mcp.indexer.sources.source_settings import source_settings
 
 
 def loopback_service(tmp_path: Path) -> SourceService:
     """A service that may read any page of 127.0.0.1, with no registered library."""
-    env = {"DOCS_MCP_ALLOW_PRIVATE_FETCH": "1", "DOCS_MCP_FETCH_ALLOW": "127.0.0.1", "DOCS_MCP_CURATED_LIBRARIES": "0",
-           "DOCS_MCP_CUSTOM_LIBRARIES": str(tmp_path / "none.json")}
+    env = {
+        "DOCS_MCP_ALLOW_PRIVATE_FETCH": "1",
+        "DOCS_MCP_FETCH_ALLOW": "127.0.0.1",
+        "DOCS_MCP_CURATED_LIBRARIES": "0",
+        "DOCS_MCP_CUSTOM_LIBRARIES": str(tmp_path / "none.json"),
+    }
     return SourceService(source_settings(tmp_path / "index", env), delays=(0.0, 0.0))
 
 

@@ -26,13 +26,24 @@ def main(folder: Path, docs: Path, embeddings: str) -> dict:
     index = folder / "index"
     build_index(first_docs, index, embeddings="none")
     before = (index / "CURRENT").read_text().strip()
-    done = subprocess.run([sys.executable, "-m", "docs_mcp", "index", str(docs), "--out", str(index), "--embeddings", embeddings, "-q"],
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "docs_mcp", "index", str(docs), "--out", str(index), "--embeddings", embeddings, "-q"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     after = (index / "CURRENT").read_text().strip()
     with open_index(index) as reader:
         files = sorted(reader.metadata.get("files") or {})
     leftovers = sorted(p.name for p in index.iterdir() if p.is_dir() and p.name not in (before, after))
-    return {"returncode": done.returncode, "stderr": done.stderr, "before": before, "after": after, "files": files, "leftovers": leftovers}
+    return {
+        "returncode": done.returncode,
+        "stderr": done.stderr,
+        "before": before,
+        "after": after,
+        "files": files,
+        "leftovers": leftovers,
+    }
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import docs_mcp.indexer.folder_source as build
 from docs_mcp.cli import main

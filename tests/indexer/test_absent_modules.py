@@ -34,6 +34,11 @@ print(looked_for.count("pandas"), sys.modules.get("pandas", "unset"))
 
 @pytest.mark.skipif(importlib.util.find_spec("pandas") is not None, reason="pandas is installed: DuckDB finds it")
 def test_queries_on_an_index_connection_do_not_look_for_a_missing_pandas(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-c", COUNT_LOOKUPS, str(tmp_path / "index.duckdb")], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", COUNT_LOOKUPS, str(tmp_path / "index.duckdb")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["0", "None"]  # without the mark: 2 lookups per bound value, 120 here

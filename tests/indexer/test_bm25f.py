@@ -8,10 +8,12 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from docs_mcp.indexer.serving.bm25f import B, DEFAULT_FIELD_WEIGHTS, K1, bm25f_weights
+from docs_mcp.indexer.serving.bm25f import DEFAULT_FIELD_WEIGHTS, K1, B, bm25f_weights
 
 
-def reference_bm25f(tf: list[list[float]], docs: list[int], df: list[float], lengths: list[list[float]], weights: list[float]) -> list[float]:
+def reference_bm25f(
+    tf: list[list[float]], docs: list[int], df: list[float], lengths: list[list[float]], weights: list[float]
+) -> list[float]:
     """score = idf * t / (t + k1) * (k1 + 1), where t = sum over fields of w_f * tf_f / (1 - b + b * len_f / avglen_f)
     and idf = log10((N - df + 0.5) / (df + 0.5) + 1); a field no chunk has counts as average length 1."""
     n = len(lengths)
@@ -58,8 +60,12 @@ def test_bm25f_matches_the_reference(case):
 def test_a_heavier_field_scores_higher_and_scores_saturate():
     lengths = np.asarray([[5.0, 5.0, 5.0], [5.0, 5.0, 5.0]], dtype=np.float32)
     docs, df = np.asarray([0, 0]), np.asarray([1.0, 1.0])
-    in_heading, in_body = bm25f_weights(np.asarray([[0, 1, 0], [0, 0, 1]], dtype=np.float32), docs, df, lengths, DEFAULT_FIELD_WEIGHTS)
+    in_heading, in_body = bm25f_weights(
+        np.asarray([[0, 1, 0], [0, 0, 1]], dtype=np.float32), docs, df, lengths, DEFAULT_FIELD_WEIGHTS
+    )
     assert in_heading > in_body
-    many = bm25f_weights(np.asarray([[0, 0, 1000]], dtype=np.float32), docs[:1], df[:1], lengths, DEFAULT_FIELD_WEIGHTS)[0]
+    many = bm25f_weights(
+        np.asarray([[0, 0, 1000]], dtype=np.float32), docs[:1], df[:1], lengths, DEFAULT_FIELD_WEIGHTS
+    )[0]
     idf = math.log10((2 - 1 + 0.5) / (1 + 0.5) + 1.0)
     assert many < idf * (K1 + 1)  # the saturation bound

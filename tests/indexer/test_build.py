@@ -14,14 +14,14 @@ import duckdb
 import numpy as np
 import pytest
 
-from docs_mcp.indexer.folder_source import build_index
-from docs_mcp.indexer.generation import Progress, fts_sql
+from docs_mcp.indexer.corpus.scan import scan_corpus
 from docs_mcp.indexer.errors import CorpusProblemsError, IndexFormatError, IndexWriteError
 from docs_mcp.indexer.faults import FAULT_ENV
+from docs_mcp.indexer.folder_source import build_index
+from docs_mcp.indexer.generation import Progress, fts_sql
 from docs_mcp.indexer.index_file import GENERATION_NAME, current_generation, open_index
 from docs_mcp.indexer.schema import CURRENT_FILE, FTS_SCHEMA, FULL_TEXT, HYBRID, METADATA_FILE
 from docs_mcp.indexer.search_text import embedding_windows
-from docs_mcp.indexer.corpus.scan import scan_corpus
 
 LONG_SECTION = " ".join(f"Step {i}: the client raises RateLimitError when the quota is spent." for i in range(60))
 DOCS = {
@@ -52,7 +52,9 @@ def test_chunks_are_stored_in_library_filepath_order(built) -> None:
     docs, index, _ = built
     scan = scan_corpus(docs)
     with open_index(index) as reader:
-        rows = reader.conn.execute("SELECT id, chunk_id, filepath, chunk_index, metadata, heading_path FROM chunks ORDER BY id").fetchall()
+        rows = reader.conn.execute(
+            "SELECT id, chunk_id, filepath, chunk_index, metadata, heading_path FROM chunks ORDER BY id"
+        ).fetchall()
     assert [row[0] for row in rows] == list(range(len(scan.chunks)))
     assert [(row[2], row[3]) for row in rows] == sorted((c.filepath, c.chunk_index) for c in scan.chunks)
     stored = {row[1]: (json.loads(row[4]), tuple(json.loads(row[5]))) for row in rows}
@@ -67,7 +69,11 @@ def test_metadata_is_in_the_database_and_both_files(built, default_embedder) -> 
         generation = reader.generation
     assert json.loads((index / METADATA_FILE).read_text()) == metadata
     assert json.loads((index / generation / METADATA_FILE).read_text()) == metadata
-    assert metadata["embedding"] == {"provider": "fastembed", "model": "sentence-transformers/all-MiniLM-L6-v2", "dimensions": 384}
+    assert metadata["embedding"] == {
+        "provider": "fastembed",
+        "model": "sentence-transformers/all-MiniLM-L6-v2",
+        "dimensions": 384,
+    }
     assert metadata["stats"]["files"] == 3
     assert metadata["taxonomy"]["language"]["values"] == ["python"]
     assert (index / CURRENT_FILE).read_text() == f"{generation}\n"
@@ -172,7 +178,12 @@ def test_full_text_only_index(make_corpus, tmp_path: Path) -> None:
     assert (report.embedded, report.reused_embeddings) == (0, 0)
     assert list(report.live_after) == [FULL_TEXT]
     with open_index(tmp_path / "index") as reader:
-        tables = {name for (name,) in reader.conn.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'").fetchall()}
+        tables = {
+            name
+            for (name,) in reader.conn.execute(
+                "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'"
+            ).fetchall()
+        }
         assert reader.model is None
         assert reader.metadata["embedding"] is None
     assert tables == {"meta", "chunks"}
@@ -227,7 +238,9 @@ def test_sql(snapshot) -> None:
 PAUSED_BUILD = Path(__file__).with_name("paused_build.py")
 
 
-def _paused_build(docs: Path, index: Path, log: Path, stage: str, label: str = "", done: int = 0) -> subprocess.Popen[bytes]:
+def _paused_build(
+    docs: Path, index: Path, log: Path, stage: str, label: str = "", done: int = 0
+) -> subprocess.Popen[bytes]:
     """`docs-mcp index` in a child process, stopped (SIGSTOP) right after the given progress step."""
     with open(log, "wb") as stderr:
         child = subprocess.Popen(
@@ -283,7 +296,9 @@ def test_kill_9_leaves_the_last_live_generation_intact(live_and_changed, tmp_pat
         assert reader.generation == live
         if expected == "old":
             assert live == old and reader.model is not None
-            assert reader.conn.execute("SELECT count(*) FROM chunks").fetchone() == (len(scan_corpus(docs).chunks) - 12,)
+            assert reader.conn.execute("SELECT count(*) FROM chunks").fetchone() == (
+                len(scan_corpus(docs).chunks) - 12,
+            )
         else:
             assert live != old and reader.model is None  # the new docs, searchable by full text
             assert reader.conn.execute("SELECT count(*) FROM chunks").fetchone() == (len(scan_corpus(docs).chunks),)
@@ -325,7 +340,11 @@ def _faulty_build(docs: Path, index: Path, fault: str) -> subprocess.CompletedPr
     """Run `docs-mcp index` that is interrupted or killed at an exact step (see indexer/faults.py): no race."""
     return subprocess.run(
         [sys.executable, "-m", "docs_mcp", "index", str(docs), "--out", str(index), "--embeddings", "none"],
-        env={**os.environ, FAULT_ENV: fault}, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300,
+        env={**os.environ, FAULT_ENV: fault},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
@@ -357,7 +376,10 @@ def test_killed_builds_leave_the_old_index_live_and_the_next_build_cleans_up_fir
         assert reader.conn.execute("SELECT count(*) FROM chunks").fetchone() == (len(scan_corpus(docs).chunks) - 120,)
     orphans = set(generations(index)) - {old}
     assert len(orphans) == 1 and orphans.isdisjoint(first_orphans)  # each build first removed what the last left
-    assert [name.rsplit(".", 2)[0] for name in leftovers(index)] == [".CURRENT", ".metadata.json"]  # both written before either is renamed
+    assert [name.rsplit(".", 2)[0] for name in leftovers(index)] == [
+        ".CURRENT",
+        ".metadata.json",
+    ]  # both written before either is renamed
     # The next build removes them first, under the lock: even one that is itself interrupted.
     assert _faulty_build(docs, index, "fts:sigint").returncode == 130
     assert generations(index) == [old] and leftovers(index) == []
@@ -399,8 +421,12 @@ def test_an_unwritable_out_is_one_error_line(make_corpus, tmp_path: Path) -> Non
     (tmp_path / "a-file").write_text("x")
     outs = [tmp_path / "a-file" / "index"] + ([Path("/sys/docs-mcp-index")] if Path("/sys").is_dir() else [])
     for out in outs:
-        done = subprocess.run([sys.executable, "-m", "docs_mcp", "index", str(docs), "--out", str(out), "--embeddings", "none"],
-                              capture_output=True, text=True, timeout=300)
+        done = subprocess.run(
+            [sys.executable, "-m", "docs_mcp", "index", str(docs), "--out", str(out), "--embeddings", "none"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
         assert f"error: Cannot write the index folder {out}: " in done.stderr
         assert "hint: Pass --out a folder you can write" in done.stderr
@@ -425,8 +451,12 @@ def test_a_damaged_current_is_fixed_by_the_rebuild_its_error_advises(make_corpus
     with pytest.raises(IndexFormatError) as damaged:
         open_index(index)
     assert damaged.value.hint == f"Rebuild it: docs-mcp index DOCS_DIR --out {index}"
-    done = subprocess.run([sys.executable, "-m", "docs_mcp", "index", str(docs), "--out", str(index), "--embeddings", "none"],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "docs_mcp", "index", str(docs), "--out", str(index), "--embeddings", "none"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     with open_index(index) as reader:
         assert generations(index) == [reader.generation]

@@ -22,8 +22,14 @@ def docs(tmp_path: Path) -> Path:
     root = tmp_path / "docs"
     root.mkdir()
     (root / "meta.html").write_bytes(html("Café crème", '<meta charset="iso-8859-1">').encode("latin-1"))
-    (root / "http-equiv.html").write_bytes(html("“Smart” quotes", '<meta http-equiv="Content-Type" content="text/html; charset=windows-1252">').encode("cp1252"))
-    (root / "xhtml.html").write_bytes(('<?xml version="1.0" encoding="ISO-8859-15"?>\n' + html("Prix en €")).encode("iso-8859-15"))
+    (root / "http-equiv.html").write_bytes(
+        html("“Smart” quotes", '<meta http-equiv="Content-Type" content="text/html; charset=windows-1252">').encode(
+            "cp1252"
+        )
+    )
+    (root / "xhtml.html").write_bytes(
+        ('<?xml version="1.0" encoding="ISO-8859-15"?>\n' + html("Prix en €")).encode("iso-8859-15")
+    )
     (root / "bom.html").write_bytes(codecs.BOM_UTF16_LE + html("Ünïcode sixteen").encode("utf-16-le"))
     (root / "undeclared.html").write_bytes(html("Sans déclaration").encode("latin-1"))
     (root / "notes.md").write_bytes(f"# Notes\n\nDéjà vu: {TEXT}\n".encode("latin-1"))
@@ -43,10 +49,12 @@ def test_what_declares_nothing_and_is_not_utf8_is_a_problem_named_by_its_file(do
     problems = {problem.path: problem.message for problem in scan_corpus(docs).problems}
     assert set(problems) == {"undeclared.html", "notes.md"}
     assert problems["undeclared.html"] == (
-        'not UTF-8 text (byte 0xe9 at offset 25) and no charset declared; skipped it. Re-save it as UTF-8, or declare its encoding '
+        "not UTF-8 text (byte 0xe9 at offset 25) and no charset declared; skipped it. Re-save it as UTF-8, or declare its encoding "
         '(<meta charset="windows-1252">).'
     )
-    assert problems["notes.md"] == "not UTF-8 text (byte 0xe9 at offset 10); skipped it. Re-save it as UTF-8."  # markdown is UTF-8, always
+    assert (
+        problems["notes.md"] == "not UTF-8 text (byte 0xe9 at offset 10); skipped it. Re-save it as UTF-8."
+    )  # markdown is UTF-8, always
 
 
 @pytest.mark.parametrize(
@@ -54,7 +62,11 @@ def test_what_declares_nothing_and_is_not_utf8_is_a_problem_named_by_its_file(do
     [
         (b"<meta charset='ISO-8859-1'>", "", "cp1252"),  # as browsers read it: windows-1252, its superset
         (b"<meta charset=koi8-r>", "text/html; charset=shift_jis", "shift_jis"),  # the HTTP header outranks the page
-        (codecs.BOM_UTF8 + b"<meta charset=latin1>", "text/html; charset=koi8-r", "utf-8-sig"),  # a byte order mark outranks both
+        (
+            codecs.BOM_UTF8 + b"<meta charset=latin1>",
+            "text/html; charset=koi8-r",
+            "utf-8-sig",
+        ),  # a byte order mark outranks both
         (b"<meta charset=utf-16>", "", "utf-8"),  # a page read as ASCII to find this is no UTF-16
         (b"<meta charset=zlib>", "", ""),  # Python's codecs that are no web encoding are no declaration
         (b"<meta charset=unicode_escape>", "", ""),

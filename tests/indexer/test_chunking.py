@@ -30,7 +30,10 @@ def test_h1_title_prefixes_section_ids() -> None:
 
 def test_text_before_the_first_split_heading_is_the_preamble() -> None:
     chunks = chunk("Lead text.\n\n## Alpha\n\nA.\n")
-    assert [(c.chunk_id, c.content) for c in chunks] == [("doc.md#_preamble", "Lead text."), ("doc.md#alpha", "## Alpha\n\nA.")]
+    assert [(c.chunk_id, c.content) for c in chunks] == [
+        ("doc.md#_preamble", "Lead text."),
+        ("doc.md#alpha", "## Alpha\n\nA."),
+    ]
 
 
 def test_a_page_without_split_level_headings_is_one_preamble() -> None:
@@ -157,10 +160,32 @@ def test_an_empty_page_has_no_chunks() -> None:
 
 _markdown_pieces = st.sampled_from(
     [
-        "# Title", "## Section", "### Sub", "## Section", "#", "Setext\n===", "Under\n---", "plain text",
-        "```\n# not a heading\n```", "```unclosed\n## x", "- a\n- b", "- x\n\n  ```\n  - y\n  ```\n- z\n  1. n", "> quote\n> ## inner", "| a | b |\n|---|---|\n| 1 | 2 |",
-        "<!-- c -->", "<div>\n## x\n</div>", "!!! note", "{{< x >}}", "[r]: http://x", "    indented", "\t# tab", "***",
-        "## `code` *em* [l](u)", "## { #only-attr }", "Ünïcödé ## text", "\r\n",
+        "# Title",
+        "## Section",
+        "### Sub",
+        "## Section",
+        "#",
+        "Setext\n===",
+        "Under\n---",
+        "plain text",
+        "```\n# not a heading\n```",
+        "```unclosed\n## x",
+        "- a\n- b",
+        "- x\n\n  ```\n  - y\n  ```\n- z\n  1. n",
+        "> quote\n> ## inner",
+        "| a | b |\n|---|---|\n| 1 | 2 |",
+        "<!-- c -->",
+        "<div>\n## x\n</div>",
+        "!!! note",
+        "{{< x >}}",
+        "[r]: http://x",
+        "    indented",
+        "\t# tab",
+        "***",
+        "## `code` *em* [l](u)",
+        "## { #only-attr }",
+        "Ünïcödé ## text",
+        "\r\n",
     ]
 )
 

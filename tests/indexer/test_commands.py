@@ -10,7 +10,10 @@ import pytest
 
 from docs_mcp.indexer.index_file import open_index
 
-GOOD = {"guide.md": "# Guide\n\nHow to install.\n", "api/client.md": "---\nmetadata:\n  language: go\n---\n\n## Connect\n\nDial.\n"}
+GOOD = {
+    "guide.md": "# Guide\n\nHow to install.\n",
+    "api/client.md": "---\nmetadata:\n  language: go\n---\n\n## Connect\n\nDial.\n",
+}
 
 
 def test_index_prints_progress_and_a_summary(cli, make_corpus, tmp_path: Path) -> None:
@@ -38,21 +41,33 @@ def test_index_prints_progress_and_a_summary(cli, make_corpus, tmp_path: Path) -
         assert reader.metadata["ranker"]["origin"] == "packaged"
 
 
-def test_an_index_records_its_own_trained_ranking_and_a_broken_one_stops_the_build(cli, make_corpus, tmp_path: Path) -> None:
+def test_an_index_records_its_own_trained_ranking_and_a_broken_one_stops_the_build(
+    cli, make_corpus, tmp_path: Path
+) -> None:
     docs, out_dir = make_corpus(GOOD), tmp_path / "ix"
     out_dir.mkdir()
     shipped = json.loads((Path(__file__).parents[2] / "indexer" / "rankers.json").read_text())
     shipped["rankers"][0]["floor"] = 0.5
     (out_dir / "rankers.json").write_text(json.dumps(shipped))
     code, out, _ = cli("index", str(docs), "--out", str(out_dir), "--quiet")
-    assert code == 0 and f"  ranking:      calibrated scores (from {out_dir / 'rankers.json'}), the fusion's order; off-topic floor 0.5\n" in out
+    assert (
+        code == 0
+        and f"  ranking:      calibrated scores (from {out_dir / 'rankers.json'}), the fusion's order; off-topic floor 0.5\n"
+        in out
+    )
     with open_index(out_dir) as reader:
         assert reader.metadata["ranker"]["floor"] == 0.5
         generation = reader.generation
     code, out, _ = cli("info", "--index", str(out_dir))
-    assert code == 0 and f"  ranking:     calibrated scores (from {out_dir / 'rankers.json'}), the fusion's order; off-topic floor 0.5" in out
+    assert (
+        code == 0
+        and f"  ranking:     calibrated scores (from {out_dir / 'rankers.json'}), the fusion's order; off-topic floor 0.5"
+        in out
+    )
     (out_dir / "rankers.json").write_text('{"rankers": 3}')
-    code, out, err = cli("index", str(make_corpus({"other.md": "# Other\n\nText.\n"})), "--out", str(out_dir), "--quiet")
+    code, out, err = cli(
+        "index", str(make_corpus({"other.md": "# Other\n\nText.\n"})), "--out", str(out_dir), "--quiet"
+    )
     assert code == 1 and "Traceback" not in err
     assert f"error: {out_dir / 'rankers.json'} is not a rankers file" in err and "docs-mcp train-ranking --out" in err
     with open_index(out_dir) as reader:
@@ -92,17 +107,24 @@ def test_a_redirect_stub_passes_strict_and_the_summary_counts_it(cli, make_corpu
     docs = make_corpus({**GOOD, "api.md": "---\ntitle: API reference\nredirect: https://pkg.go.dev/example\n---\n"})
     code, out, err = cli("index", str(docs), "--out", str(tmp_path / "ix"), "--strict", "--embeddings", "none")
     assert code == 0 and "warning" not in err
-    assert "\n  skipped:      1 page(s) with front matter only (redirects, section stubs)" in out and "problems:" not in out
+    assert (
+        "\n  skipped:      1 page(s) with front matter only (redirects, section stubs)" in out
+        and "problems:" not in out
+    )
     assert cli("validate", str(docs)) == (
         0, "2 files, 2 chunks, taxonomy keys: language; 0 error(s), 0 warning(s); 1 page(s) with front matter only skipped\n", ""
     )  # fmt: skip
 
 
-def test_a_named_librarys_summary_counts_as_front_matter_only_no_page_skipped_with_a_problem(cli, make_corpus, tmp_path: Path) -> None:
+def test_a_named_librarys_summary_counts_as_front_matter_only_no_page_skipped_with_a_problem(
+    cli, make_corpus, tmp_path: Path
+) -> None:
     # The skipped pages are named under the library's mount (acme/widget/broken.ipynb), its problems were not: the
     # broken notebook was counted as a stub too (2), in `index --library` and every `add`.
     docs = make_corpus({**GOOD, "stub.md": "---\ntitle: Stub\n---\n", "broken.ipynb": "{not json"})
-    code, out, err = cli("index", str(docs), "--out", str(tmp_path / "ix"), "--library", "acme/widget", "--embeddings", "none", "--quiet")
+    code, out, err = cli(
+        "index", str(docs), "--out", str(tmp_path / "ix"), "--library", "acme/widget", "--embeddings", "none", "--quiet"
+    )
     assert code == 0
     assert [line.split(": ")[:2] for line in err.splitlines()] == [["error", "broken.ipynb"]]
     assert "\n  skipped:      1 page(s) with front matter only (redirects, section stubs)\n" in out
@@ -113,16 +135,26 @@ def test_a_named_librarys_summary_counts_as_front_matter_only_no_page_skipped_wi
     ("args", "code", "first_line"),
     [
         (["index", "missing"], 1, "error: docs folder missing does not exist."),
-        (["index", "empty"], 1, "error: no documentation pages (*.md, *.markdown, *.mdx, *.rst, *.rest, *.html, *.htm, *.ipynb) under empty; "
-                                "1 file is not documentation (.txt 1)."),
+        (
+            ["index", "empty"],
+            1,
+            "error: no documentation pages (*.md, *.markdown, *.mdx, *.rst, *.rest, *.html, *.htm, *.ipynb) under empty; "
+            "1 file is not documentation (.txt 1).",
+        ),
         (["validate", "missing"], 1, "error: docs folder missing does not exist."),
         (["index", "docs", "--embeddings", "fast"], 2, "error: --embeddings must be one of default, none, not 'fast'."),
-        (["index", "docs", "--embeddings", "none", "--model", "BAAI/bge-small-en-v1.5"], 2, "error: --model and --embeddings none contradict each other."),
+        (
+            ["index", "docs", "--embeddings", "none", "--model", "BAAI/bge-small-en-v1.5"],
+            2,
+            "error: --model and --embeddings none contradict each other.",
+        ),
         (["index", "docs", "--model", "no-such/model"], 1, "error: Unknown embedding model 'no-such/model': "),
         (["index", "docs", "--out", "docs/guide.md"], 1, "error: --out docs/guide.md is a file, not a folder."),
     ],
 )
-def test_bad_input_gives_one_clear_line(cli, make_corpus, tmp_path: Path, args: list[str], code: int, first_line: str) -> None:
+def test_bad_input_gives_one_clear_line(
+    cli, make_corpus, tmp_path: Path, args: list[str], code: int, first_line: str
+) -> None:
     make_corpus(GOOD)
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "notes.txt").write_text("no markdown here")
@@ -152,7 +184,11 @@ def test_validate_lists_every_problem_and_writes_nothing(cli, make_corpus, tmp_p
 
 def test_validate_passes_a_clean_corpus(cli, make_corpus) -> None:
     docs = make_corpus(GOOD)
-    assert cli("validate", str(docs)) == (0, "2 files, 2 chunks, taxonomy keys: language; 0 error(s), 0 warning(s)\n", "")
+    assert cli("validate", str(docs)) == (
+        0,
+        "2 files, 2 chunks, taxonomy keys: language; 0 error(s), 0 warning(s)\n",
+        "",
+    )
 
 
 def test_bench_index_reports_three_builds(cli, make_corpus, tmp_path: Path) -> None:
@@ -163,7 +199,9 @@ def test_bench_index_reports_three_builds(cli, make_corpus, tmp_path: Path) -> N
     assert [run["label"] for run in runs] == ["full text only", "with embeddings", "re-index, unchanged"]
     table = out.splitlines()
     assert [line.split()[0] for line in table[1:4]] == ["full", "with", "re-index,"]
-    assert re.match(r"  with embeddings: live: full-text after [\d.]+ s, hybrid after [\d.]+ s; seconds per stage: ", table[5])
+    assert re.match(
+        r"  with embeddings: live: full-text after [\d.]+ s, hybrid after [\d.]+ s; seconds per stage: ", table[5]
+    )
     assert all(run["files"] == 2 and run["chunks"] == 2 and run["peak_rss_bytes"] > 10_000_000 for run in runs)
     assert runs[0]["embedded"] == 0 and runs[1]["embedded"] > 0
     assert (runs[2]["embedded"], runs[2]["reused"]) == (0, runs[1]["embedded"])

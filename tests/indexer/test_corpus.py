@@ -6,17 +6,17 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from docs_mcp.indexer import scan_corpus
+from docs_mcp.indexer.corpus.taxonomy import build_metadata
 from docs_mcp.indexer.errors import CorpusNotFoundError, ManifestError
 from docs_mcp.indexer.records import CorpusScan, ModelIdentity, Problem
-from docs_mcp.indexer.corpus.taxonomy import build_metadata
 
 MakeCorpus = Callable[[dict[str, str | bytes]], Path]
 REPO = Path(__file__).resolve().parents[2]
@@ -76,7 +76,9 @@ def test_front_matter_wins_over_overrides_which_win_over_the_manifest(make_corpu
                 {
                     "strategy": {"chunk_by": "h2"},
                     "metadata": {"scope": "guide", "language": "any"},
-                    "overrides": [{"pattern": "sdk/**", "strategy": {"chunk_by": "file"}, "metadata": {"language": "go"}}],
+                    "overrides": [
+                        {"pattern": "sdk/**", "strategy": {"chunk_by": "file"}, "metadata": {"language": "go"}}
+                    ],
                 }
             ),
             "plain.md": "# P\n\n## S\n",
@@ -150,7 +152,9 @@ def test_taxonomy_descriptions_come_from_metadata_json_then_manifests(make_corpu
 
 def test_metadata_json_is_looked_for_in_the_root_then_its_parent(make_corpus: MakeCorpus, tmp_path: Path) -> None:
     root = make_corpus({"a.md": "# A\n"})
-    assert scan_corpus(root).corpus_description == f"{tmp_path.name} documentation"  # a folder named docs names no library
+    assert (
+        scan_corpus(root).corpus_description == f"{tmp_path.name} documentation"
+    )  # a folder named docs names no library
     (tmp_path / "metadata.json").write_text('{"corpus_description": "from the parent"}', encoding="utf-8")
     assert scan_corpus(root).corpus_description == "from the parent"
     (root / "metadata.json").write_text('{"corpus_description": "from the root"}', encoding="utf-8")
@@ -179,7 +183,15 @@ def test_build_metadata(make_corpus: MakeCorpus) -> None:
     root = make_corpus(
         {
             "metadata.json": json.dumps(
-                {"taxonomy": {"language": {"description": "SDK", "vector_collapse": True, "filter_keeps": {"scope": "global*"}}}}
+                {
+                    "taxonomy": {
+                        "language": {
+                            "description": "SDK",
+                            "vector_collapse": True,
+                            "filter_keeps": {"scope": "global*"},
+                        }
+                    }
+                }
             ),
             "a.md": "---\nmetadata: {language: go}\n---\n# Alpha\n\n## One\n",
         }
@@ -189,7 +201,14 @@ def test_build_metadata(make_corpus: MakeCorpus) -> None:
     assert build_metadata(scan, indexed_at="2025-01-01T00:00:00Z", embedding=model) == {
         "metadata_version": "1",
         "corpus_description": f"{root.parent.name} documentation",
-        "taxonomy": {"language": {"description": "SDK", "values": ["go"], "vector_collapse": True, "filter_keeps": {"scope": "global*"}}},
+        "taxonomy": {
+            "language": {
+                "description": "SDK",
+                "values": ["go"],
+                "vector_collapse": True,
+                "filter_keeps": {"scope": "global*"},
+            }
+        },
         "stats": {"chunks": 2, "files": 1, "indexed_at": "2025-01-01T00:00:00Z"},
         "embedding": {"provider": "fastembed", "model": "minilm", "dimensions": 384},
         "files": {"a.md": "Alpha"},
@@ -220,7 +239,9 @@ def test_folder_without_documentation_names_what_it_found(make_corpus: MakeCorpu
         "under " + str(root) + "; skipped 2 files: 1 in dependency folders (node_modules, virtualenvs), "
         "1 prompt templates (*.template.md); 1 file is not documentation (.txt 1)."
     )
-    assert "no documentation pages (*.md, *.markdown, *.mdx, *.rst, *.rest, *.html, *.htm, *.ipynb)" in info.value.message
+    assert (
+        "no documentation pages (*.md, *.markdown, *.mdx, *.rst, *.rest, *.html, *.htm, *.ipynb)" in info.value.message
+    )
 
 
 def test_invalid_manifest_json_is_reported_and_the_next_manifest_up_applies(make_corpus: MakeCorpus) -> None:
@@ -286,7 +307,9 @@ def test_empty_files_are_skipped_with_a_warning_and_front_matter_only_pages_with
 
 
 @pytest.mark.skipif(not hasattr(os, "symlink"), reason="symlinks are not available on this platform")
-def test_symlinks_leaving_the_root_are_refused_and_inside_ones_followed(make_corpus: MakeCorpus, tmp_path: Path) -> None:
+def test_symlinks_leaving_the_root_are_refused_and_inside_ones_followed(
+    make_corpus: MakeCorpus, tmp_path: Path
+) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "secret.md").write_text("# Secret\n", encoding="utf-8")
@@ -342,7 +365,9 @@ def test_the_bundled_corpus_indexes_without_problems(bundled: CorpusScan) -> Non
 
 
 def test_the_bundled_corpus_holds_the_guide_and_three_sdks(bundled: CorpusScan) -> None:
-    top = {path.split("/")[0] if not path.startswith("sdk/") else "/".join(path.split("/")[:2]) for path in bundled.files}
+    top = {
+        path.split("/")[0] if not path.startswith("sdk/") else "/".join(path.split("/")[:2]) for path in bundled.files
+    }
     assert top >= {"guide", "sdk/go", "sdk/python", "sdk/typescript"}
     assert not any(path.endswith(".template.md") for path in bundled.files)  # prompt templates are not searched
 
@@ -374,5 +399,7 @@ def test_bundled_chunk_ids_follow_the_grammar(bundled: CorpusScan) -> None:
         if chunk.heading_level == 0:
             assert path in ("", "_preamble"), chunk.chunk_id
         else:
-            assert path and all(re.fullmatch(r"[a-z0-9_]+(?:-[a-z0-9_]+)*", slug) for slug in path.split("/")), chunk.chunk_id
+            assert path and all(re.fullmatch(r"[a-z0-9_]+(?:-[a-z0-9_]+)*", slug) for slug in path.split("/")), (
+                chunk.chunk_id
+            )
             assert chunk.breadcrumb.endswith(" > " + chunk.heading), chunk.chunk_id

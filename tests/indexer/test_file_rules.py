@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from corpus_files import write_corpus as tree
 
-from docs_mcp.indexer.corpus.scan import scan_corpus
 from docs_mcp.indexer.corpus.discover import discover
 from docs_mcp.indexer.corpus.file_rules import COUNT_CAP, FileRules, count_files
+from docs_mcp.indexer.corpus.scan import scan_corpus
 
 PAGE = "# Page\n\nSome text.\n"
 
@@ -72,14 +72,21 @@ def test_the_folder_given_is_never_skipped_itself(project: Path) -> None:
 
 def test_switches_turn_the_default_skips_off(project: Path) -> None:
     everything = discover(project, FileRules(gitignore=False, skip_defaults=False))
-    assert {"docs/notes.secret.md", "docs/_build/html/index.html", "node_modules/pkg/README.md", "site/index.html"} <= set(everything.pages)
+    assert {
+        "docs/notes.secret.md",
+        "docs/_build/html/index.html",
+        "node_modules/pkg/README.md",
+        "site/index.html",
+    } <= set(everything.pages)
     assert ".github/workflows/ci.md" not in everything.pages  # hidden folders stay hidden
 
 
 def test_include_globs_select_files_and_open_a_skipped_folder(project: Path) -> None:
     found = discover(project, FileRules(include=("site/**", "docs/*.rst")))
     assert sorted(found.pages) == ["docs/guide.rst", "site/index.html"]
-    assert found.skipped["not-included"] == 5  # README.md, docs/index.md, docs/drafts/keep.md, docs/logo.png, src/app.py
+    assert (
+        found.skipped["not-included"] == 5
+    )  # README.md, docs/index.md, docs/drafts/keep.md, docs/logo.png, src/app.py
     assert "build" in found.skipped  # docs/_build is still a build output
 
 
@@ -107,7 +114,10 @@ def test_manifest_globs_apply_to_their_folder(tmp_path: Path) -> None:
 
 
 def test_a_manifest_glob_of_the_wrong_type_is_named(tmp_path: Path) -> None:
-    root = tree(tmp_path / "docs", {".docs-mcp.json": json.dumps({"version": "1", "exclude": "drafts/**", "include": [3]}), "a.md": PAGE})
+    root = tree(
+        tmp_path / "docs",
+        {".docs-mcp.json": json.dumps({"version": "1", "exclude": "drafts/**", "include": [3]}), "a.md": PAGE},
+    )
     (problem,) = scan_corpus(root).problems
     assert problem.path == ".docs-mcp.json" and "`include` must be a list of glob patterns." in problem.message
 
@@ -122,7 +132,10 @@ def test_the_cli_reports_what_it_skipped(project: Path, cli) -> None:
     code, out, err = cli("index", str(project), "--out", str(project.parent / "index"), "--embeddings", "none", "--quiet",
                          "--exclude", "README.md", "--no-gitignore")  # fmt: skip
     assert code == 0, err
-    assert "  not read:     skipped 8 files: 4 in dependency folders (node_modules, virtualenvs), 2 in build outputs" in out
+    assert (
+        "  not read:     skipped 8 files: 4 in dependency folders (node_modules, virtualenvs), 2 in build outputs"
+        in out
+    )
     assert "indexed 6 files" in out  # the gitignored pages are read now, README.md is not
 
 

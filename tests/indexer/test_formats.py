@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from corpus_files import write_corpus
 
-from docs_mcp.indexer.corpus.scan import scan_corpus
 from docs_mcp.indexer.corpus.file_rules import FileRules
 from docs_mcp.indexer.corpus.formats import convert
 from docs_mcp.indexer.corpus.formats.notebook import OUTPUT_LINES
+from docs_mcp.indexer.corpus.scan import scan_corpus
 from docs_mcp.indexer.records import Chunk
 
 FORMATS = Path(__file__).parent / "fixtures" / "formats"
@@ -74,7 +74,9 @@ def test_restructuredtext_sections_code_and_sphinx_roles(scan) -> None:
     assert "subclass `AuthBase` and implement" in custom.content  # :class:`AuthBase <requests.auth.AuthBase>`
     # Hyperlink targets (`.. _OAuth: https://...`) leave no text; their references keep their words and address.
     assert ".. _" not in "".join(chunks[i].content for i in chunks)
-    assert "[OAuth](https://oauth.net/)" in chunks["rst/authentication.rst#authentication/oauth-1-authentication"].content
+    assert (
+        "[OAuth](https://oauth.net/)" in chunks["rst/authentication.rst#authentication/oauth-1-authentication"].content
+    )
 
 
 def test_sphinx_object_descriptions_keep_their_signatures(scan) -> None:
@@ -100,10 +102,14 @@ def test_rst_includes_stay_inside_the_docs_folder(tmp_path: Path) -> None:
     assert "```python\nprint('included code')\n```" in content
     assert "hunter2" not in content and "End." in content
     (problem,) = scan.problems
-    assert problem.severity == "warning" and problem.message.startswith("../secret.rst is outside the docs folder: not included, by design")
+    assert problem.severity == "warning" and problem.message.startswith(
+        "../secret.rst is outside the docs folder: not included, by design"
+    )
 
 
-def test_sphinxs_standard_layout_says_its_root_includes_are_refused_by_design_and_how_to_include_them(tmp_path: Path) -> None:
+def test_sphinxs_standard_layout_says_its_root_includes_are_refused_by_design_and_how_to_include_them(
+    tmp_path: Path,
+) -> None:
     project = write_corpus(tmp_path / "flask", {
         "CHANGES.rst": "Version 3.0.0\n-------------\n\nReleased 2023-09-30.\n",
         "docs/index.rst": "Flask\n=====\n\nWelcome.\n",
@@ -117,7 +123,9 @@ def test_sphinxs_standard_layout_says_its_root_includes_are_refused_by_design_an
     )
     # What the advice says works: from the project folder, the page includes its root file.
     scan = scan_corpus(project, rules=FileRules(include=("docs/**", "*.rst")))
-    assert scan.problems == () and "Released 2023-09-30." in "\n".join(c.content for c in scan.chunks if c.filepath == "docs/changes.rst")
+    assert scan.problems == () and "Released 2023-09-30." in "\n".join(
+        c.content for c in scan.chunks if c.filepath == "docs/changes.rst"
+    )
 
 
 def test_html_keeps_the_main_content_and_code_languages(scan) -> None:
@@ -152,11 +160,15 @@ def test_notebook_json_errors_are_problems(tmp_path: Path) -> None:
 def test_html_nested_deeper_than_the_converter_reads_is_a_problem_not_a_crash(tmp_path: Path, levels: int) -> None:
     """A page ~330 levels deep ended the conversion with a RecursionError (an INTERNAL_ERROR when fetched)."""
     text = "<p>Retries back off exponentially, with jitter, five times at most.</p>"
-    (tmp_path / "deep.html").write_text(f"<html><body>{'<div>' * levels}{text}{'</div>' * levels}</body></html>", encoding="utf-8")
+    (tmp_path / "deep.html").write_text(
+        f"<html><body>{'<div>' * levels}{text}{'</div>' * levels}</body></html>", encoding="utf-8"
+    )
     (tmp_path / "ok.md").write_text("# Ok\n\nText.\n", encoding="utf-8")
     scan = scan_corpus(tmp_path)
     (problem,) = scan.problems
-    assert problem.path == "deep.html" and problem.message.startswith(f"its HTML nests {levels + 3} levels deep (at most 200 are converted)")
+    assert problem.path == "deep.html" and problem.message.startswith(
+        f"its HTML nests {levels + 3} levels deep (at most 200 are converted)"
+    )
     assert [chunk.filepath for chunk in scan.chunks] == ["ok.md"]
 
 
@@ -169,15 +181,24 @@ def test_mdx_keeps_esm_and_jsx_out_of_the_search_text(scan) -> None:
 
 
 def test_a_format_page_round_trips_through_get_doc(tmp_path: Path) -> None:
-    from docs_mcp.indexer import build_index
     from mcp_session import serve_over_stdio
+
+    from docs_mcp.indexer import build_index
 
     docs = tmp_path / "docs"
     shutil.copytree(FORMATS, docs)
     build_index(docs, tmp_path / "index", embeddings="none")
     scan = scan_corpus(docs)
     with serve_over_stdio(tmp_path / "index", tmp_path / "server.log") as session:
-        for chunk in [chunks_of(scan, path)[1] for path in ("rst/authentication.rst", "html/library/bisect.html", "notebooks/Running Code.ipynb", "mdx/what-is-mdx.mdx")]:
+        for chunk in [
+            chunks_of(scan, path)[1]
+            for path in (
+                "rst/authentication.rst",
+                "html/library/bisect.html",
+                "notebooks/Running Code.ipynb",
+                "mdx/what-is-mdx.mdx",
+            )
+        ]:
             text = session.call("get_doc", {"chunk_id": chunk.chunk_id}).content[0].text
             header, _, body = text.partition("\n")
             assert header == f"--- Chunk: {chunk.chunk_id} (Chunk 2 of {chunk.file_chunk_count}) (Target) ---"
@@ -201,7 +222,16 @@ def test_convert_refuses_an_unknown_suffix(tmp_path: Path) -> None:
 
 def test_api_objects_are_sections_named_by_their_qualified_names(scan) -> None:
     bisect = {c.heading_path[-1]: c for c in chunks_of(scan, "html/library/bisect.html") if c.heading_path}
-    assert bisect["bisect.insort_left"].chunk_id == "html/library/bisect.html#bisect-array-bisection-algorithm/bisectinsortleft"
-    assert bisect["bisect.insort_left"].content.startswith("## `bisect.insort_left`\n\n`bisect.insort_left(a, x, lo=0, hi=len(a), *, key=None)`")
+    assert (
+        bisect["bisect.insort_left"].chunk_id
+        == "html/library/bisect.html#bisect-array-bisection-algorithm/bisectinsortleft"
+    )
+    assert bisect["bisect.insort_left"].content.startswith(
+        "## `bisect.insort_left`\n\n`bisect.insort_left(a, x, lo=0, hi=len(a), *, key=None)`"
+    )
     main = next(c for c in chunks_of(scan, "rst/api.rst") if c.heading == "Main Interface")
-    assert main.headings[1:4] == ("requests.request", "requests.head", "requests.get")  # .. autofunction:: in .. module:: requests
+    assert main.headings[1:4] == (
+        "requests.request",
+        "requests.head",
+        "requests.get",
+    )  # .. autofunction:: in .. module:: requests

@@ -25,15 +25,23 @@ def test_mcp_metadata_wins_over_metadata() -> None:
 
 
 def test_mcp_strategy_and_chunking_hint() -> None:
-    assert read_front_matter("---\nmcp_strategy: {chunk_by: h3, max_chunk_size: 500}\n---\nx\n").strategy == Strategy("h3", 500)
+    assert read_front_matter("---\nmcp_strategy: {chunk_by: h3, max_chunk_size: 500}\n---\nx\n").strategy == Strategy(
+        "h3", 500
+    )
     # A bare hint replaces the whole strategy, as in the reference: the size limit returns to its default.
     assert read_front_matter("---\nmcp_chunking_hint: file\n---\nx\n").strategy == Strategy("file")
-    assert read_front_matter("---\nmcp_strategy: {chunk_by: h1}\nmcp_chunking_hint: h3\n---\n").strategy == Strategy("h1")
+    assert read_front_matter("---\nmcp_strategy: {chunk_by: h1}\nmcp_chunking_hint: h3\n---\n").strategy == Strategy(
+        "h1"
+    )
 
 
 def test_html_comment_hint_sets_chunk_by_only() -> None:
     front = read_front_matter('<!-- mcp_chunking_hint: {"chunk_by": "h3"} -->\n# Hinted\n')
-    assert (front.chunk_by_hint, front.strategy, front.body) == ("h3", None, '<!-- mcp_chunking_hint: {"chunk_by": "h3"} -->\n# Hinted\n')
+    assert (front.chunk_by_hint, front.strategy, front.body) == (
+        "h3",
+        None,
+        '<!-- mcp_chunking_hint: {"chunk_by": "h3"} -->\n# Hinted\n',
+    )
 
 
 def test_invalid_hints_are_ignored_with_a_warning_naming_the_valid_values() -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from docs_mcp.indexer.folder_source import build_index
 from docs_mcp.indexer.errors import IndexFormatError, IndexLockedError, IndexNotFoundError
+from docs_mcp.indexer.folder_source import build_index
 from docs_mcp.indexer.index_file import (
     GENERATION_NAME,
     current_generation,
@@ -44,7 +44,9 @@ def test_serving_a_docs_folder_says_to_build_the_index_beside_it_not_into_it(tmp
     docs = tmp_path / "project" / "docs"
     (docs / "guides").mkdir(parents=True)
     (docs / "guides" / "retries.md").write_text("# Retries\n\nBack off.\n", encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "docs_mcp", "serve", "--index", str(docs)], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "docs_mcp", "serve", "--index", str(docs)], capture_output=True, text=True, timeout=120
+    )
     out = tmp_path / "project" / ".docs-mcp"
     assert done.returncode == 1 and done.stderr.splitlines()[-2:] == [
         f"error: {docs} is a folder of documentation, not an index.",
@@ -91,7 +93,11 @@ def test_other_format_version_is_refused(text_index: Path) -> None:
 def test_database_locked_by_a_writer(text_index: Path) -> None:
     db = text_index / current_generation(text_index) / DB_FILE
     holder = subprocess.Popen(
-        [sys.executable, "-c", f"import duckdb, sys; c = duckdb.connect({str(db)!r}); print('ready', flush=True); sys.stdin.read()"],
+        [
+            sys.executable,
+            "-c",
+            f"import duckdb, sys; c = duckdb.connect({str(db)!r}); print('ready', flush=True); sys.stdin.read()",
+        ],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,

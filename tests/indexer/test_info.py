@@ -12,8 +12,8 @@ import orjson
 import pytest
 
 from docs_mcp import __version__
-from docs_mcp.indexer.models import loading, model_files
 from docs_mcp.indexer.index_file import connect, current_generation, open_index
+from docs_mcp.indexer.models import loading, model_files
 from docs_mcp.indexer.models.model_files import DIGESTS, TOKENIZER_DIR
 from docs_mcp.indexer.schema import DB_FILE, META_TABLE
 
@@ -29,7 +29,12 @@ def index_dir(cli, make_corpus, tmp_path: Path) -> Path:
 
 
 def _file_lines(out: str) -> dict[str, tuple[str, str]]:
-    return {m["name"]: (m["sha"], m["source"]) for m in re.finditer(r"^ {2}(?:files:)? +(?P<name>\S+) +sha256 (?P<sha>[0-9a-f]{64})  (?P<source>.+)$", out, re.M)}
+    return {
+        m["name"]: (m["sha"], m["source"])
+        for m in re.finditer(
+            r"^ {2}(?:files:)? +(?P<name>\S+) +sha256 (?P<sha>[0-9a-f]{64})  (?P<source>.+)$", out, re.M
+        )
+    }
 
 
 def test_info_shows_the_model_that_built_the_index(cli, index_dir: Path) -> None:
@@ -54,7 +59,9 @@ def test_info_json_matches_the_index_metadata(cli, index_dir: Path) -> None:
     with open_index(index_dir) as reader:
         assert shown["index"]["embedding"] == reader.model.as_json()
         assert shown["index"]["generation"] == reader.generation
-    assert [(f["name"], f["sha256"], f["source"]) for f in shown["index"]["embedding"]["files"]] == [(n, d, SOURCES[n]) for n, d in DIGESTS.items()]
+    assert [(f["name"], f["sha256"], f["source"]) for f in shown["index"]["embedding"]["files"]] == [
+        (n, d, SOURCES[n]) for n, d in DIGESTS.items()
+    ]
     assert shown["default_model"] == shown["index"]["embedding"]
 
 
@@ -68,7 +75,10 @@ def test_info_without_an_index_describes_the_installed_model(cli) -> None:
 def test_info_on_a_missing_index_is_one_clear_line(cli, tmp_path: Path) -> None:
     code, out, err = cli("info", "--index", str(tmp_path / "nowhere"))
     assert (code, out) == (1, "")
-    assert err.splitlines() == [f"error: No index at {tmp_path / 'nowhere'}.", f"hint: Run `docs-mcp index DOCS_DIR --out {tmp_path / 'nowhere'}` first."]
+    assert err.splitlines() == [
+        f"error: No index at {tmp_path / 'nowhere'}.",
+        f"hint: Run `docs-mcp index DOCS_DIR --out {tmp_path / 'nowhere'}` first.",
+    ]
 
 
 def test_info_on_a_full_text_index(cli, make_corpus, tmp_path: Path) -> None:
@@ -80,7 +90,12 @@ def test_info_on_a_full_text_index(cli, make_corpus, tmp_path: Path) -> None:
 def test_an_index_from_before_files_were_recorded_still_reads(cli, index_dir: Path) -> None:
     conn = connect(index_dir / current_generation(index_dir) / DB_FILE, read_only=False)
     try:
-        old = {"provider": "fastembed", "name": "sentence-transformers/all-MiniLM-L6-v2", "dimensions": 384, "checksum": DIGESTS["model.onnx"]}
+        old = {
+            "provider": "fastembed",
+            "name": "sentence-transformers/all-MiniLM-L6-v2",
+            "dimensions": 384,
+            "checksum": DIGESTS["model.onnx"],
+        }
         conn.execute(f"UPDATE {META_TABLE} SET value = ? WHERE key = 'model'", [orjson.dumps(old).decode()])
     finally:
         conn.close()
@@ -89,7 +104,9 @@ def test_an_index_from_before_files_were_recorded_still_reads(cli, index_dir: Pa
     code, out, _ = cli("info", "--index", str(index_dir))
     assert code == 0
     assert "  runtime:     not recorded" in out
-    assert f"  weights:     sha256 {DIGESTS['model.onnx']} (files not recorded: rebuild the index to record them)" in out
+    assert (
+        f"  weights:     sha256 {DIGESTS['model.onnx']} (files not recorded: rebuild the index to record them)" in out
+    )
     assert "  the index's model: the same (search embeds queries with it)" in out
     assert len(_file_lines(out)) == len(DIGESTS)  # the installed model's files, listed after it
 
@@ -109,6 +126,11 @@ def damaged_tokenizer(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
 def test_info_names_a_damaged_file_and_exits_1(cli, index_dir: Path, damaged_tokenizer: Path) -> None:
     code, out, err = cli("info", "--index", str(index_dir))
     assert (code, err) == (1, "")
-    assert f"default model installed here: cannot load: The default model's file {damaged_tokenizer} is not the recorded one" in out
+    assert (
+        f"default model installed here: cannot load: The default model's file {damaged_tokenizer} is not the recorded one"
+        in out
+    )
     assert "  hint: Reinstall docs-mcp to restore it: pip install --force-reinstall --no-deps docs-mcp" in out
-    assert "  model:       sentence-transformers/all-MiniLM-L6-v2 (fastembed, 384 dimensions)" in out  # the index's still shows
+    assert (
+        "  model:       sentence-transformers/all-MiniLM-L6-v2 (fastembed, 384 dimensions)" in out
+    )  # the index's still shows

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from docs_mcp.indexer.errors import ManifestError
 from docs_mcp.indexer.corpus.manifest import KeyConfig, glob_regex, load_manifest, parse_manifest, resolve
+from docs_mcp.indexer.errors import ManifestError
 from docs_mcp.indexer.records import Strategy
 
 
@@ -101,10 +101,19 @@ def test_invalid_json_names_the_line(tmp_path: Path) -> None:
         ({"overrides": {}}, "`overrides` must be a list"),
         ({"overrides": [{"metadata": {}}]}, "`overrides[0]` needs a non-empty `pattern`"),
         ({"taxonomy": {"language": "x"}}, "`taxonomy` must map each key to an object"),
-        ({"taxonomy": {"language": {"vector_collapse": "yes"}}}, "vector_collapse and filter_keeps_unset true or false"),
+        (
+            {"taxonomy": {"language": {"vector_collapse": "yes"}}},
+            "vector_collapse and filter_keeps_unset true or false",
+        ),
         ({"taxonomy": {"language": {"filter_keeps_unset": 1}}}, "vector_collapse and filter_keeps_unset true or false"),
-        ({"taxonomy": {"language": {"filter_keeps": ["scope"]}}}, "`taxonomy.language.filter_keeps` must map a taxonomy key to a glob"),
-        ({"taxonomy": {"language": {"filter_keeps": {"scope": ""}}}}, "`taxonomy.language.filter_keeps` must map a taxonomy key to a glob"),
+        (
+            {"taxonomy": {"language": {"filter_keeps": ["scope"]}}},
+            "`taxonomy.language.filter_keeps` must map a taxonomy key to a glob",
+        ),
+        (
+            {"taxonomy": {"language": {"filter_keeps": {"scope": ""}}}},
+            "`taxonomy.language.filter_keeps` must map a taxonomy key to a glob",
+        ),
     ],
 )
 def test_invalid_manifests_say_which_field_is_wrong(data: object, says: str) -> None:

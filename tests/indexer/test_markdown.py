@@ -61,7 +61,9 @@ def test_search_text_drops_link_urls_and_autolinks() -> None:
 
 
 def test_search_text_drops_html_comments_and_tags() -> None:
-    source = "<!-- editor note\nspanning lines -->\n\nVisible <b>bold</b> text<!-- inline -->.\n\n<div>\nin a div\n</div>\n"
+    source = (
+        "<!-- editor note\nspanning lines -->\n\nVisible <b>bold</b> text<!-- inline -->.\n\n<div>\nin a div\n</div>\n"
+    )
     assert plain_text(parse_blocks(source)) == "Visible bold text.\n\nin a div"
 
 
@@ -75,14 +77,23 @@ def test_search_text_drops_html_comments_and_tags() -> None:
         (":::note[Heads up]\nDocusaurus.\n:::\n", "Heads up\nDocusaurus."),
         (":::tip Title here\nBody.\n:::\n", "Title here\nBody."),
     ],
-    ids=["mkdocs-admonition", "mkdocs-details", "pymdownx-block", "pymdownx-nested", "docusaurus-bracket", "docusaurus"],
+    ids=[
+        "mkdocs-admonition",
+        "mkdocs-details",
+        "pymdownx-block",
+        "pymdownx-nested",
+        "docusaurus-bracket",
+        "docusaurus",
+    ],
 )
 def test_search_text_drops_admonition_markers_and_keeps_titles(source: str, expected: str) -> None:
     assert plain_text(parse_blocks(source)) == expected
 
 
 def test_search_text_drops_hugo_shortcodes_and_template_actions() -> None:
-    source = '{{< tabpane text=true >}}\n{{% include "x.md" %}}\n{{<tab>}}Tab body{{</tab>}}\n\nFor {{ $lang }} users.\n'
+    source = (
+        '{{< tabpane text=true >}}\n{{% include "x.md" %}}\n{{<tab>}}Tab body{{</tab>}}\n\nFor {{ $lang }} users.\n'
+    )
     assert plain_text(parse_blocks(source)) == "Tab body\n\nFor users."
 
 

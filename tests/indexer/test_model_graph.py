@@ -15,8 +15,8 @@ import pytest
 from model_fixtures import fixed_texts
 
 from docs_mcp.indexer.models import onnx_wire
-from docs_mcp.indexer.models.model_files import verified_files
 from docs_mcp.indexer.models.graph import rewritten
+from docs_mcp.indexer.models.model_files import verified_files
 from docs_mcp.indexer.models.sentence_model import SentenceModel, mean_pooled, unit_rows
 
 
@@ -68,7 +68,9 @@ def test_the_rewritten_graph_embeds_as_the_installed_one(files) -> None:
 def test_a_graph_of_another_shape_is_left_as_it_is() -> None:
     node = onnx_wire.OnnxNode("Identity", ["x"], ["y"])
     output = onnx_wire.length_field(onnx_wire.VALUE_INFO_NAME, b"y")
-    graph = onnx_wire.length_field(onnx_wire.GRAPH_NODE, node.encode()) + onnx_wire.length_field(onnx_wire.GRAPH_OUTPUT, output)
+    graph = onnx_wire.length_field(onnx_wire.GRAPH_NODE, node.encode()) + onnx_wire.length_field(
+        onnx_wire.GRAPH_OUTPUT, output
+    )
     model = onnx_wire.varint_field(1, 8) + onnx_wire.length_field(onnx_wire.MODEL_GRAPH, graph)
     assert rewritten(model) is model
     assert rewritten(b"\xff\xff not protobuf") == b"\xff\xff not protobuf"
@@ -80,7 +82,9 @@ def test_decoding_and_encoding_keeps_every_node_and_initializer(source) -> None:
     assert [(n.op_type, n.inputs, n.outputs, n.int_attributes) for n in again.nodes] == [
         (n.op_type, n.inputs, n.outputs, n.int_attributes) for n in graph.nodes
     ]
-    assert {name: bytes(tensor) for name, tensor in again.initializers.items()} == {name: bytes(tensor) for name, tensor in graph.initializers.items()}
+    assert {name: bytes(tensor) for name, tensor in again.initializers.items()} == {
+        name: bytes(tensor) for name, tensor in graph.initializers.items()
+    }
     assert [bytes(raw) for _, raw in rest_again] == [bytes(raw) for _, raw in rest]
 
 
@@ -88,5 +92,9 @@ def test_a_new_node_encodes_its_integer_attributes_as_onnx_reads_them() -> None:
     node = onnx_wire.OnnxNode("Cast", ["a"], ["b"], int_attributes={"to": 6, "axis": -1}, domain="com.example")
     decoded = onnx_wire.OnnxNode.decode(memoryview(node.encode()))
     assert (decoded.op_type, decoded.inputs, decoded.outputs, decoded.domain, decoded.int_attributes) == (
-        "Cast", ["a"], ["b"], "com.example", {"to": 6, "axis": -1}
+        "Cast",
+        ["a"],
+        ["b"],
+        "com.example",
+        {"to": 6, "axis": -1},
     )

@@ -21,7 +21,9 @@ GUARD_SECONDS = 120  # against a hang only: a failure here is immediate
 def _index(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
     docs = write_corpus(tmp_path / "docs", {"guide.md": "# Guide\n\nHow to install.\n"})
     environment = {key: value for key, value in os.environ.items() if not key.startswith("HF_")}
-    environment.update(XDG_CACHE_HOME=str(tmp_path / "cache"), HF_HOME=str(tmp_path / "hf"), NO_PROXY="127.0.0.1,localhost", **env)
+    environment.update(
+        XDG_CACHE_HOME=str(tmp_path / "cache"), HF_HOME=str(tmp_path / "hf"), NO_PROXY="127.0.0.1,localhost", **env
+    )
     command = [sys.executable, "-m", "docs_mcp", "index", str(docs), "--out", str(tmp_path / "ix"), "--model", MODEL]
     return subprocess.run(command, env=environment, capture_output=True, text=True, timeout=GUARD_SECONDS, check=False)
 
@@ -45,7 +47,10 @@ def _closed_port() -> int:
 
 def test_offline_mode_and_no_cached_copy_is_one_clear_line(tmp_path: Path) -> None:
     error, hint = _failure(_index(tmp_path, HF_HUB_OFFLINE="1"))
-    assert error == f"error: The embedding model {MODEL} is not in the cache ({tmp_path / 'cache' / 'docs-mcp' / 'fastembed'}) and HF_HUB_OFFLINE forbids downloading it."
+    assert (
+        error
+        == f"error: The embedding model {MODEL} is not in the cache ({tmp_path / 'cache' / 'docs-mcp' / 'fastembed'}) and HF_HUB_OFFLINE forbids downloading it."
+    )
     assert hint.startswith("hint: Unset HF_HUB_OFFLINE and run once with network access") and "drop --model" in hint
     assert not (tmp_path / "ix").exists()
 

@@ -47,7 +47,9 @@ def test_a_damaged_saved_graph_is_optimised_again_and_replaced(tmp_path: Path, i
 def test_a_cache_folder_that_cannot_be_made_loads_without_saving(tmp_path: Path, in_memory: np.ndarray) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("")
-    saved = OptimizedGraph.for_weights(blocker, WEIGHTS_SHA256, onnxruntime.__version__)  # its folder would be under a file
+    saved = OptimizedGraph.for_weights(
+        blocker, WEIGHTS_SHA256, onnxruntime.__version__
+    )  # its folder would be under a file
     model = SentenceModel(_files(), threads=1, saved=saved)
     assert np.array_equal(model.embed(TEXTS), in_memory) and not saved.path.exists()
 
@@ -60,7 +62,9 @@ def test_the_file_name_changes_with_whatever_the_graph_depends_on(monkeypatch: p
     assert graph_key("weights-a", "1.20.0") != key
 
 
-def test_without_a_home_folder_the_model_loads_and_nothing_is_cached(monkeypatch: pytest.MonkeyPatch, in_memory: np.ndarray) -> None:
+def test_without_a_home_folder_the_model_loads_and_nothing_is_cached(
+    monkeypatch: pytest.MonkeyPatch, in_memory: np.ndarray
+) -> None:
     from docs_mcp.indexer.models import loading
 
     def no_home() -> Path:

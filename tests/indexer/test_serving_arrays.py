@@ -11,16 +11,16 @@ import orjson
 import pytest
 
 from docs_mcp.errors import UsageError
-from docs_mcp.indexer.folder_source import build_index
 from docs_mcp.indexer.errors import IndexFormatError
+from docs_mcp.indexer.folder_source import build_index
 from docs_mcp.indexer.index_file import current_generation, open_index
 from docs_mcp.indexer.schema import FTS_SCHEMA
-from docs_mcp.indexer.serving.page_records import CONTENT_OFFSETS_FILE, CONTENTS_FILE, RECORDS_FILE
 from docs_mcp.indexer.serving import writer as serving_writer
 from docs_mcp.indexer.serving.arrays import MANIFEST_FILE, SERVING_DIR
+from docs_mcp.indexer.serving.page_records import CONTENT_OFFSETS_FILE, CONTENTS_FILE, RECORDS_FILE
 from docs_mcp.indexer.serving.reader import open_serving_arrays
-from docs_mcp.indexer.serving.writer import read_postings
 from docs_mcp.indexer.serving.vector_index import ANN_MIN_WINDOWS_VARIABLE
+from docs_mcp.indexer.serving.writer import read_postings
 
 DOCS = {
     ".docs-mcp.json": json.dumps({"version": "1", "metadata": {"scope": "guide"}}),
@@ -47,7 +47,9 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_arrays_are_memory_mapped_and_agree_with_the_tables(index: Path) -> None:
     arrays = open_serving_arrays(index / current_generation(index))
-    assert isinstance(arrays.postings.docs.base, np.memmap) and isinstance(arrays.vectors.vectors.base, np.memmap)  # mapped, not read
+    assert isinstance(arrays.postings.docs.base, np.memmap) and isinstance(
+        arrays.vectors.vectors.base, np.memmap
+    )  # mapped, not read
     with open_index(index) as reader:
         chunks = reader.conn.execute("SELECT filepath, heading, metadata FROM chunks ORDER BY id").fetchall()
         dictionary = reader.conn.execute(f"SELECT term, df FROM {FTS_SCHEMA}.dict").fetchall()
@@ -60,15 +62,18 @@ def test_arrays_are_memory_mapped_and_agree_with_the_tables(index: Path) -> None
     for a, (path_a, heading_a, _) in enumerate(chunks):
         for b, (path_b, heading_b, _) in enumerate(chunks):
             assert (arrays.file_codes[a] == arrays.file_codes[b]) == (path_a == path_b)
-            assert (arrays.heading_codes[a] == arrays.heading_codes[b]) == (heading_a.casefold() == heading_b.casefold())
+            assert (arrays.heading_codes[a] == arrays.heading_codes[b]) == (
+                heading_a.casefold() == heading_b.casefold()
+            )
     language = arrays.taxonomy_keys.index("language")
     decoded = [arrays.taxonomy_values["language"][c] if c >= 0 else None for c in arrays.taxonomy_codes[language]]
     assert decoded == [orjson.loads(meta).get("language") for _, _, meta in chunks]
 
 
-
 @pytest.mark.parametrize("batch", [1, 2, 5])
-def test_postings_read_in_batches_of_terms_equal_those_read_at_once(index: Path, batch: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_postings_read_in_batches_of_terms_equal_those_read_at_once(
+    index: Path, batch: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Batches bound the build's memory (a million chunks: 62M postings); the arrays are the same to the bit."""
     with open_index(index) as reader:
         chunks = reader.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
@@ -78,6 +83,7 @@ def test_postings_read_in_batches_of_terms_equal_those_read_at_once(index: Path,
     for name in ("terms", "term_offsets", "df", "starts", "docs", "weights", "tf", "field_lengths"):
         assert getattr(batched, name).tobytes() == getattr(at_once, name).tobytes(), name
     assert len(at_once.docs) >= 3 * batch  # several batches (of one term each, at 1)
+
 
 def test_page_roles_and_stopwords_are_stored(index: Path) -> None:
     arrays = open_serving_arrays(index / current_generation(index))
@@ -104,11 +110,18 @@ def test_another_version_is_refused_with_the_rebuild_command(index: Path, tmp_pa
 def test_page_records_hold_each_chunk_as_a_hit_shows_it(index: Path) -> None:
     arrays = open_serving_arrays(index / current_generation(index))
     with open_index(index) as reader:
-        rows = reader.conn.execute("SELECT chunk_id, heading, breadcrumb, filepath, metadata, text FROM chunks ORDER BY id").fetchall()
+        rows = reader.conn.execute(
+            "SELECT chunk_id, heading, breadcrumb, filepath, metadata, text FROM chunks ORDER BY id"
+        ).fetchall()
     assert len(arrays.records) == len(rows)
     for row, (chunk_id, heading, breadcrumb, filepath, metadata, text) in enumerate(rows):
         record = arrays.records.get(row)
-        assert (record.chunk_id, record.heading, record.breadcrumb, record.filepath) == (chunk_id, heading, breadcrumb, filepath)
+        assert (record.chunk_id, record.heading, record.breadcrumb, record.filepath) == (
+            chunk_id,
+            heading,
+            breadcrumb,
+            filepath,
+        )
         assert record.metadata == orjson.loads(metadata)
         assert record.flat_text == " ".join(text.split())  # folded once, at build time
     assert any("\n" in text for *_, text in rows)
@@ -156,19 +169,25 @@ def test_damaged_page_records_are_refused_with_the_rebuild_command(index: Path, 
     assert "docs-mcp index DOCS_DIR" in raised.value.hint
 
 
-def test_the_approximate_index_can_be_forced_below_its_size_for_measurements(index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_approximate_index_can_be_forced_below_its_size_for_measurements(
+    index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert open_serving_arrays(index / current_generation(index)).vector_index is None  # a few windows: brute force
     monkeypatch.setenv(ANN_MIN_WINDOWS_VARIABLE, "0")
     build_index(written_docs(tmp_path), tmp_path / "index")
     forced = open_serving_arrays(tmp_path / "index" / current_generation(tmp_path / "index"))
     assert forced.vector_index is not None and len(forced.vector_index.vectors) == len(forced.vectors.vectors)
-    assert np.array_equal(forced.vector_index.vectors[forced.vector_index.window_rows], forced.vectors.vectors[:])  # each window's row
+    assert np.array_equal(
+        forced.vector_index.vectors[forced.vector_index.window_rows], forced.vectors.vectors[:]
+    )  # each window's row
     monkeypatch.setenv(ANN_MIN_WINDOWS_VARIABLE, "few")
     with pytest.raises(UsageError, match="not a number of windows"):
         build_index(tmp_path / "docs", tmp_path / "index")
 
 
-def test_with_an_approximate_index_the_vectors_are_stored_once_and_read_in_chunk_order(index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_with_an_approximate_index_the_vectors_are_stored_once_and_read_in_chunk_order(
+    index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     exact = open_serving_arrays(index / current_generation(index)).vectors
     monkeypatch.setenv(ANN_MIN_WINDOWS_VARIABLE, "0")
     build_index(written_docs(tmp_path), tmp_path / "index")
@@ -180,10 +199,14 @@ def test_with_an_approximate_index_the_vectors_are_stored_once_and_read_in_chunk
     assert np.allclose(forced.vectors[:], exact.vectors, atol=1e-6)  # a slice, as the whole array
     second = int(exact.starts[1])
     assert np.allclose(forced.vectors[second], exact.vectors[second], atol=1e-6)  # one window (the collapse)
-    assert np.allclose(forced.vectors[np.array([second, 0])], exact.vectors[[second, 0]], atol=1e-6)  # some (exact cosines)
+    assert np.allclose(
+        forced.vectors[np.array([second, 0])], exact.vectors[[second, 0]], atol=1e-6
+    )  # some (exact cosines)
 
 
-def test_a_version_3_generation_with_vectors_beside_its_approximate_index_still_opens(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_version_3_generation_with_vectors_beside_its_approximate_index_still_opens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv(ANN_MIN_WINDOWS_VARIABLE, "0")
     build_index(written_docs(tmp_path), tmp_path / "index")
     generation = tmp_path / "index" / current_generation(tmp_path / "index")

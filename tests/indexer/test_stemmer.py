@@ -26,7 +26,9 @@ def duckdb_stems():
 
     def stems(words: list[str]) -> list[str]:
         with lock:
-            return conn.execute(f"SELECT list_transform(?::VARCHAR[], w -> stem(w, '{FTS_STEMMER}'))", [words]).fetchone()[0]
+            return conn.execute(
+                f"SELECT list_transform(?::VARCHAR[], w -> stem(w, '{FTS_STEMMER}'))", [words]
+            ).fetchone()[0]
 
     yield stems
     conn.close()
@@ -46,13 +48,21 @@ def test_query_words_are_stemmed_as_duckdb_stems_them(duckdb_stems, text):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.from_regex(r"[a-z]{1,14}(?:e|ed|ing|ion|ies|ness|ational|izer|fulness|ly)", fullmatch=True), max_size=20))
+@given(
+    st.lists(
+        st.from_regex(r"[a-z]{1,14}(?:e|ed|ing|ion|ies|ness|ational|izer|fulness|ly)", fullmatch=True), max_size=20
+    )
+)
 def test_english_suffixes_are_stripped_as_duckdb_strips_them(duckdb_stems, words):
     assert porter_stems(words) == duckdb_stems(words)
 
 
 def test_threads_stem_at_once_without_mixing_their_words():
-    words = [f"{stem}{suffix}" for stem in ("connect", "generat", "hop", "relat", "configur") for suffix in ("ed", "ing", "ion", "es")]
+    words = [
+        f"{stem}{suffix}"
+        for stem in ("connect", "generat", "hop", "relat", "configur")
+        for suffix in ("ed", "ing", "ion", "es")
+    ]
     expected = porter_stems(words)
     results: list[list[str]] = []
 

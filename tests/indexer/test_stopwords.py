@@ -20,7 +20,10 @@ def _stopwords_terms_and_tables(index: Path) -> tuple[set[str], set[str], set[st
         conn = reader.conn
         stopwords = {sw for (sw,) in conn.execute(f"SELECT sw FROM {FTS_SCHEMA}.stopwords").fetchall()}
         terms = {term for (term,) in conn.execute(f"SELECT term FROM {FTS_SCHEMA}.dict").fetchall()}
-        tables = {name for (name,) in conn.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'").fetchall()}
+        tables = {
+            name
+            for (name,) in conn.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'").fetchall()
+        }
     return stopwords, terms, tables
 
 
@@ -41,6 +44,8 @@ def test_a_taxonomy_value_that_is_an_english_stop_word_is_indexed(make_corpus, t
 
 
 def test_a_corpus_without_such_values_keeps_the_english_list(make_corpus, tmp_path: Path) -> None:
-    build_index(make_corpus({"guide.md": "# Guide\n\nGo to the settings page.\n"}), tmp_path / "index", embeddings="none")
+    build_index(
+        make_corpus({"guide.md": "# Guide\n\nGo to the settings page.\n"}), tmp_path / "index", embeddings="none"
+    )
     stopwords, terms, _ = _stopwords_terms_and_tables(tmp_path / "index")
     assert stopwords == english_stopwords() and "go" not in terms

@@ -28,7 +28,9 @@ def clustered(rng: np.random.Generator, chunks: int, dims: int) -> np.ndarray:
     folders = rng.integers(0, 12, pages.max() + 1)
     folder_topics = unit(rng.standard_normal((12, dims), dtype=np.float32))
     page_topics = unit(rng.standard_normal((pages.max() + 1, dims), dtype=np.float32))
-    return unit(folder_topics[folders[pages]] + page_topics[pages] + unit(rng.standard_normal((chunks, dims), dtype=np.float32)))
+    return unit(
+        folder_topics[folders[pages]] + page_topics[pages] + unit(rng.standard_normal((chunks, dims), dtype=np.float32))
+    )
 
 
 def test_probes_are_calibrated_to_the_recall_target_and_hold_on_fresh_queries():
@@ -60,11 +62,14 @@ def test_probing_every_list_is_exact_with_windows_grouped_by_chunk():
 
 
 def test_a_query_probes_the_lists_within_the_margin_of_its_nearest():
-    dims = 8
-    centroids = unit(np.array([[1, 0, 0, 0, 0, 0, 0, 0], [1, 1, 0, 0, 0, 0, 0, 0], [0, 0, 1, 0, 0, 0, 0, 0]], dtype=np.float32))
+    centroids = unit(
+        np.array([[1, 0, 0, 0, 0, 0, 0, 0], [1, 1, 0, 0, 0, 0, 0, 0], [0, 0, 1, 0, 0, 0, 0, 0]], dtype=np.float32)
+    )
     starts = np.arange(4) * MIN_PROBED_WINDOWS
     vectors = np.repeat(centroids, MIN_PROBED_WINDOWS, axis=0)
-    index = VectorIndex(centroids, starts, vectors, np.arange(len(vectors)), probes=3, recall=1.0, build_seconds=0.0, margin=0.35)
+    index = VectorIndex(
+        centroids, starts, vectors, np.arange(len(vectors)), probes=3, recall=1.0, build_seconds=0.0, margin=0.35
+    )
     assert probed_lists(index, centroids[0]).tolist() == [0, 1]  # list 1 at cosine 0.71: within 0.35 of list 0
     assert probed_lists(index, centroids[2]).tolist() == [2]  # the others at cosine 0
     assert probed_lists(index, unit(centroids[0] + centroids[2])).tolist() == [0, 1, 2]  # between clusters: all three
@@ -74,8 +79,15 @@ def test_clear_clusters_calibrate_a_margin_that_skips_lists_at_the_recall_target
     rng = np.random.default_rng(2)
     pages = np.arange(20_000) // 8
     folders = rng.integers(0, 40, pages.max() + 1)
-    folder_topics, page_topics = unit(rng.standard_normal((40, 64), dtype=np.float32)), unit(rng.standard_normal((pages.max() + 1, 64), dtype=np.float32))
-    vectors = unit(1.5 * folder_topics[folders[pages]] + page_topics[pages] + unit(rng.standard_normal((len(pages), 64), dtype=np.float32)))
+    folder_topics, page_topics = (
+        unit(rng.standard_normal((40, 64), dtype=np.float32)),
+        unit(rng.standard_normal((pages.max() + 1, 64), dtype=np.float32)),
+    )
+    vectors = unit(
+        1.5 * folder_topics[folders[pages]]
+        + page_topics[pages]
+        + unit(rng.standard_normal((len(pages), 64), dtype=np.float32))
+    )
     rows = np.arange(len(vectors))
     index = build_vector_index(vectors, rows, rows)
     assert 0 < index.margin < 2 and index.recall >= CALIBRATION_RECALL
@@ -84,7 +96,9 @@ def test_clear_clusters_calibrate_a_margin_that_skips_lists_at_the_recall_target
     for query in queries:
         probed.append(len(probed_lists(index, query)))
         exact = set(np.argsort(-(vectors @ query))[:RECALL_AT].tolist())
-        found.append(len(exact & set(np.argsort(-ann_similarities(index, query, len(vectors)))[:RECALL_AT].tolist())) / RECALL_AT)
+        found.append(
+            len(exact & set(np.argsort(-ann_similarities(index, query, len(vectors)))[:RECALL_AT].tolist())) / RECALL_AT
+        )
     assert min(probed) < index.probes and np.mean(found) >= 0.98
 
 
@@ -98,7 +112,9 @@ def test_chunks_of_several_windows_are_found_at_the_recall_target():
     found = []
     for query in queries:
         truth = set(np.argsort(-np.maximum.reduceat(vectors @ query, starts))[:RECALL_AT].tolist())
-        found.append(len(truth & set(np.argsort(-ann_similarities(index, query, 1500))[:RECALL_AT].tolist())) / RECALL_AT)
+        found.append(
+            len(truth & set(np.argsort(-ann_similarities(index, query, 1500))[:RECALL_AT].tolist())) / RECALL_AT
+        )
     assert index.recall >= CALIBRATION_RECALL and np.mean(found) >= 0.95
 
 
@@ -109,7 +125,9 @@ def test_a_query_nearest_to_a_small_list_probes_on_until_enough_windows():
     centroids = np.eye(dims, dtype=np.float32)[:3]
     starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     vectors = np.repeat(centroids, sizes, axis=0)
-    index = VectorIndex(centroids, starts, vectors, np.arange(len(vectors)), probes=3, recall=1.0, build_seconds=0.0, margin=0.01)
+    index = VectorIndex(
+        centroids, starts, vectors, np.arange(len(vectors)), probes=3, recall=1.0, build_seconds=0.0, margin=0.01
+    )
     query = unit(np.array([1.0, 0.3, 0.1, 0, 0, 0, 0, 0], dtype=np.float32))  # list 0, then 1, then 2
     assert probed_lists(index, query).tolist() == [0, 1]
     assert probed_lists(index, unit(np.array([0, 1.0, 0.1, 0, 0, 0, 0, 0], dtype=np.float32))).tolist() == [1]

@@ -10,13 +10,13 @@ notifications recorded.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
-
 from library_corpora import ACME, ACME_FILES, PYDANTIX, PYDANTIX_FILES, QUICKWEB, QUICKWEB_FILES, write_corpus
 from mcp_session import McpSession, serve_over_stdio
+
 
 @pytest.fixture(scope="session")
 def library_docs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
@@ -37,9 +37,19 @@ def libraries_index(library_docs: dict[str, Path], tmp_path_factory: pytest.Temp
 
     index = tmp_path_factory.mktemp("libraries-index") / "index"
     build_index(library_docs[QUICKWEB], index, library=requested_spec(library_docs[QUICKWEB], None))
-    pydantix = requested_spec(library_docs[PYDANTIX], PYDANTIX, name="Pydantix", description="Data validation with typed models.", languages=["python"])
+    pydantix = requested_spec(
+        library_docs[PYDANTIX],
+        PYDANTIX,
+        name="Pydantix",
+        description="Data validation with typed models.",
+        languages=["python"],
+    )
     build_index(library_docs[PYDANTIX], index, library=pydantix)
-    build_index(library_docs[ACME], index, library=requested_spec(library_docs[ACME], ACME, name="Acme CLI", languages=["go"], version="1.4"))
+    build_index(
+        library_docs[ACME],
+        index,
+        library=requested_spec(library_docs[ACME], ACME, name="Acme CLI", languages=["go"], version="1.4"),
+    )
     return index
 
 

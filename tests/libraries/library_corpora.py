@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+
 from corpus_files import write_corpus  # noqa: F401 - re-exported for this area's tests
 
 QUICKWEB, PYDANTIX, ACME = "quickweb/quickweb", "pydantix/pydantix", "acme/cli"
@@ -13,7 +13,9 @@ _QUICKWEB_MANIFEST = {
     "version": "1",
     "metadata": {"kind": "guide"},
     "overrides": [{"pattern": "reference/**", "metadata": {"kind": "reference"}}],
-    "taxonomy": {"kind": {"description": "Guide or API reference.", "properties": {"reference": {"mcp_resource": True}}}},
+    "taxonomy": {
+        "kind": {"description": "Guide or API reference.", "properties": {"reference": {"mcp_resource": True}}}
+    },
     "library": {
         "id": QUICKWEB,
         "name": "QuickWeb",
@@ -38,7 +40,10 @@ QUICKWEB_FILES: dict[str, str] = {
         "```python\n@app.route('/items')\ndef items(db = Depends(get_db)):\n    return db.all()\n```\n"
     ),
     "tutorial/long-page.md": "# A long page\n\n"
-    + "".join(f"## Part {n}\n\nLine of part {n}: routing details and middleware order.\n\n" for n in range(1, (LONG_PAGE_LINES - 2) // 4 + 1)),
+    + "".join(
+        f"## Part {n}\n\nLine of part {n}: routing details and middleware order.\n\n"
+        for n in range(1, (LONG_PAGE_LINES - 2) // 4 + 1)
+    ),
     "reference/routing.md": (
         "# Routing reference\n\nEvery route maps a path and method to a handler function.\n\n"
         "## route()\n\n`route(path, methods=['GET'])` registers a handler.\n"
@@ -64,8 +69,7 @@ _DEPLOY_STEPS = "".join(
 )
 ACME_FILES: dict[str, str] = {
     "install.md": "# Install\n\nInstall the acme command-line tool with `go install acme.dev/cli@latest`.\n",
-    "commands/deploy.md": "# acme deploy\n\nDeploy an application bundle to an environment.\n\n## Deploy walkthrough\n\n" + _DEPLOY_STEPS,
+    "commands/deploy.md": "# acme deploy\n\nDeploy an application bundle to an environment.\n\n## Deploy walkthrough\n\n"
+    + _DEPLOY_STEPS,
     "commands/rollback.md": "# acme rollback\n\nRoll back to the previous release when a deploy fails its health check.\n",
 }
-
-

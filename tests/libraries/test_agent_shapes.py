@@ -4,11 +4,9 @@ get_docs, a `language` for get_docs, and libraries whose languages only their se
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
-
 from corpus_files import write_corpus
 from library_corpora import ACME
 from mcp_session import McpSession, serve_over_stdio
@@ -19,7 +17,10 @@ LANGUAGES = ("go", "python", "typescript")
 SDK_FILES = {
     "metadata.json": json.dumps({"taxonomy": {"language": {"description": "SDK language."}}}),
     "guides/limits.md": "# Limits\n\nThe API answers 429 when a caller sends too many requests.\n",
-    **{f"{language}/.docs-mcp.json": json.dumps({"version": "1", "metadata": {"language": language}}) for language in LANGUAGES},
+    **{
+        f"{language}/.docs-mcp.json": json.dumps({"version": "1", "metadata": {"language": language}})
+        for language in LANGUAGES
+    },
     **{
         f"{language}/errors.md": f"# {language.title()} errors\n\n## Handling RateLimitError\n\n"
         f"Catch `RateLimitError` in {language} code, wait for the retry delay, then send the request again.\n"
@@ -53,7 +54,7 @@ def test_get_docs_takes_library_ids_as_strings_or_seed_objects(libraries_server,
 def test_get_docs_shows_both_forms_for_another_shape(libraries_server, item) -> None:
     shape = libraries_server.error_shape("get_docs", {"libraries": [item], "topic": "deploy"})
     assert shape["code"] == "INVALID_INPUT"
-    assert "libraries=['" in shape["suggestion"] and "libraries=[{\"libraryId\": \"" in shape["suggestion"]
+    assert "libraries=['" in shape["suggestion"] and 'libraries=[{"libraryId": "' in shape["suggestion"]
 
 
 def test_get_docs_puts_the_asked_language_first(sdk_server) -> None:

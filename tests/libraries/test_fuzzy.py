@@ -5,13 +5,22 @@ from __future__ import annotations
 import pytest
 
 from docs_mcp.indexer.libraries.library import Library
-from docs_mcp.server.libraries.served_libraries import LibraryCatalog
 from docs_mcp.server.libraries.fuzzy import MAX_EDITS, best_score, compact, levenshtein, name_score
+from docs_mcp.server.libraries.served_libraries import LibraryCatalog
 
 
 @pytest.mark.parametrize(
     ("a", "b", "distance"),
-    [("", "", 0), ("abc", "", 3), ("kitten", "sitting", 3), ("fastpi", "fastapi", 1), ("pydnatic", "pydantic", 1), ("skd", "sdk", 1), ("ca", "abc", 3), ("same", "same", 0)],
+    [
+        ("", "", 0),
+        ("abc", "", 3),
+        ("kitten", "sitting", 3),
+        ("fastpi", "fastapi", 1),
+        ("pydnatic", "pydantic", 1),
+        ("skd", "sdk", 1),
+        ("ca", "abc", 3),
+        ("same", "same", 0),
+    ],
 )
 def test_levenshtein_matches_hand_computed_distances(a: str, b: str, distance: int) -> None:
     assert levenshtein(a, b) == distance
@@ -29,7 +38,13 @@ def test_compact_ignores_case_spaces_and_punctuation() -> None:
 
 @pytest.mark.parametrize(
     ("query", "name"),
-    [("fastpi", "fastapi"), ("langchan", "langchain"), ("pydnatic", "pydantic"), ("quikweb", "quickweb"), ("skd", "sdk")],
+    [
+        ("fastpi", "fastapi"),
+        ("langchan", "langchain"),
+        ("pydnatic", "pydantic"),
+        ("quikweb", "quickweb"),
+        ("skd", "sdk"),
+    ],
 )
 def test_typos_within_three_edits_still_score_well(query: str, name: str) -> None:
     assert name_score(query, name) >= 0.6  # well above what unrelated names score (see below)
@@ -60,7 +75,12 @@ def _library(library_id: str, name: str, aliases: tuple[str, ...] = ()) -> Libra
 
 
 def test_an_id_with_a_typo_beats_a_library_named_like_a_word_of_its_org() -> None:
-    libraries = (_library("docs-mcp/sdk", "SDK"), _library("modelcontextprotocol/docs", "Model Context Protocol", ("mcp",)))
+    libraries = (
+        _library("docs-mcp/sdk", "SDK"),
+        _library("modelcontextprotocol/docs", "Model Context Protocol", ("mcp",)),
+    )
     catalog = LibraryCatalog({library.library_id: library for library in libraries})
     assert catalog.resolve("docs-mcp/skd")[0].library.library_id == "docs-mcp/sdk"
-    assert catalog.resolve("mcp docs")[0].library.library_id == "modelcontextprotocol/docs"  # words still name libraries
+    assert (
+        catalog.resolve("mcp docs")[0].library.library_id == "modelcontextprotocol/docs"
+    )  # words still name libraries

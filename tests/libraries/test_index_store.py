@@ -6,21 +6,22 @@ tools and the library tools are not told which store they read.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
+from library_corpora import ACME
+from memory_store import MemoryStore, memory_copy
 
 from docs_mcp.eval.golden import load_golden
-from docs_mcp.indexer.sources.source_settings import source_settings
 from docs_mcp.indexer.sources.service import SourceService
+from docs_mcp.indexer.sources.source_settings import source_settings
 from docs_mcp.server.app import tool_registry
 from docs_mcp.server.core.live_index import LiveIndex
 from docs_mcp.server.core.tool_registry import ToolCall
 from docs_mcp.server.libraries.remote import Sources
 from docs_mcp.server.search.engine import Engine
-from library_corpora import ACME
-from memory_store import MemoryStore, memory_copy
 
 REPO = Path(__file__).resolve().parents[2]
 

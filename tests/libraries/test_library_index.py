@@ -9,15 +9,17 @@ import sys
 from pathlib import Path
 
 import pytest
+from library_corpora import ACME, ACME_FILES, PYDANTIX, PYDANTIX_FILES, QUICKWEB, QUICKWEB_FILES, write_corpus
 
 from docs_mcp.indexer import build_index, open_index
 from docs_mcp.indexer.errors import LibraryError
-from docs_mcp.indexer.libraries.spec import LibrarySpec, check_library_id, requested_spec
 from docs_mcp.indexer.libraries.ops import list_libraries, remove_library
+from docs_mcp.indexer.libraries.spec import LibrarySpec, check_library_id, requested_spec
 from docs_mcp.server.app import tool_list
-from library_corpora import ACME, ACME_FILES, PYDANTIX, PYDANTIX_FILES, QUICKWEB, QUICKWEB_FILES, write_corpus
 
-ROWS_SQL = "SELECT chunk_id, filepath, breadcrumb, content, metadata, library FROM chunks WHERE library = ? ORDER BY chunk_id"
+ROWS_SQL = (
+    "SELECT chunk_id, filepath, breadcrumb, content, metadata, library FROM chunks WHERE library = ? ORDER BY chunk_id"
+)
 
 
 def _rows(index: Path, library: str) -> list[tuple]:
@@ -50,7 +52,10 @@ def test_a_single_corpus_index_has_no_library_facet(docs, tmp_path: Path) -> Non
     build_index(docs[PYDANTIX], index, embeddings="none")
     metadata = _metadata(index)
     assert "library" not in metadata["taxonomy"]
-    assert list(metadata["libraries"]) == ["local/pydantix"] and metadata["libraries"]["local/pydantix"]["implicit"] is True
+    assert (
+        list(metadata["libraries"]) == ["local/pydantix"]
+        and metadata["libraries"]["local/pydantix"]["implicit"] is True
+    )
     assert sorted(metadata["files"]) == sorted(PYDANTIX_FILES)  # paths are not prefixed
     (search,) = [tool for tool in tool_list(metadata) if tool.name == "search_docs"]
     assert set(search.input_schema["properties"]) == {"query", "limit", "cursor"}
@@ -103,9 +108,15 @@ def test_an_unnamed_corpus_and_named_libraries_live_side_by_side(docs, tmp_path:
 
 def test_paths_that_would_belong_to_two_libraries_are_refused(tmp_path: Path) -> None:
     index = tmp_path / "index"
-    build_index(write_corpus(tmp_path / "mixed", {"acme/cli/install.md": "# Install\n\nText of the page.\n"}), index, embeddings="none")
+    build_index(
+        write_corpus(tmp_path / "mixed", {"acme/cli/install.md": "# Install\n\nText of the page.\n"}),
+        index,
+        embeddings="none",
+    )
     with pytest.raises(LibraryError, match="two libraries"):
-        build_index(write_corpus(tmp_path / "acme", ACME_FILES), index, library=LibrarySpec(ACME, "Acme CLI"), embeddings="none")
+        build_index(
+            write_corpus(tmp_path / "acme", ACME_FILES), index, library=LibrarySpec(ACME, "Acme CLI"), embeddings="none"
+        )
 
 
 @pytest.mark.parametrize("bad", ["acme", "acme/cli/extra", "/acme", "acme/", "ac me/cli", "../etc", ""])
@@ -131,7 +142,22 @@ def test_the_cli_indexes_lists_and_removes_libraries(docs, tmp_path: Path) -> No
         assert done.returncode == 0, done.stderr
         return done.stdout
 
-    cli("index", str(docs[ACME]), "--out", str(index), "--library", ACME, "--name", "Acme CLI", "--language", "go", "--version", "1.4", "--embeddings", "none")
+    cli(
+        "index",
+        str(docs[ACME]),
+        "--out",
+        str(index),
+        "--library",
+        ACME,
+        "--name",
+        "Acme CLI",
+        "--language",
+        "go",
+        "--version",
+        "1.4",
+        "--embeddings",
+        "none",
+    )
     cli("index", str(docs[PYDANTIX]), "--out", str(index), "--library", PYDANTIX, "--embeddings", "none")
     listed = json.loads(cli("libraries", "--index", str(index), "--json"))
     assert [(item["library_id"], item["name"], item["version"], item["languages"]) for item in listed] == [
@@ -147,18 +173,39 @@ def test_the_libraries_table_keeps_columns_apart_for_long_ids(docs, tmp_path: Pa
     long_id = "a-very-long-organisation-name/an-even-longer-project-name-for-docs"
     long_name = "A Library Whose Name Is Longer Than Its Column"
     for args in (
-        ("--library", long_id, "--name", long_name, "--language", "python", "--language", "typescript", "--language", "go"),
+        (
+            "--library",
+            long_id,
+            "--name",
+            long_name,
+            "--language",
+            "python",
+            "--language",
+            "typescript",
+            "--language",
+            "go",
+        ),
         ("--library", ACME, "--version", "2024.10.01-rc1"),
     ):
         done = subprocess.run([sys.executable, "-m", "docs_mcp", "index", str(docs[ACME]), "--out", str(index), "--embeddings", "none", *args],
                               capture_output=True, text=True, check=False)  # fmt: skip
         assert done.returncode == 0, done.stderr
-    table = subprocess.run([sys.executable, "-m", "docs_mcp", "libraries", "--index", str(index)], capture_output=True, text=True, check=True).stdout
+    table = subprocess.run(
+        [sys.executable, "-m", "docs_mcp", "libraries", "--index", str(index)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     header, *rows = table.splitlines()
     columns = re.split(r"\s{2,}", header.strip())
     assert columns == ["ID", "NAME", "VERSION", "DOCS", "CHUNKS", "LANGUAGES", "SOURCE", "INDEXED", "STALE"]
     for row in rows:
         cells = re.split(r"\s{2,}", row.strip())
         assert len(cells) == len(columns), row
-    cells = dict(zip(columns, re.split(r"\s{2,}", rows[0].strip()) if long_id in rows[0] else re.split(r"\s{2,}", rows[1].strip())))
+    cells = dict(
+        zip(
+            columns,
+            re.split(r"\s{2,}", rows[0].strip()) if long_id in rows[0] else re.split(r"\s{2,}", rows[1].strip()),
+        )
+    )
     assert cells["ID"] == long_id and cells["NAME"] == long_name and cells["LANGUAGES"] == "python, typescript, go"

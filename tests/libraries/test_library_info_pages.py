@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
-
 from corpus_files import write_corpus
 from mcp_session import McpSession, serve_over_stdio
 
@@ -42,7 +40,11 @@ def test_the_schema_states_the_size_cap(big_server) -> None:
 
 
 def test_pages_stay_under_the_cap_and_cover_the_whole_toc(big_server) -> None:
-    cap = int(re.search(r"at most ([\d,]+) characters", json.dumps(big_server.input_schema("get_library_info"))).group(1).replace(",", ""))
+    cap = int(
+        re.search(r"at most ([\d,]+) characters", json.dumps(big_server.input_schema("get_library_info")))
+        .group(1)
+        .replace(",", "")
+    )
     paths, offset, pages = [], 0, 0
     while offset is not None:
         text = big_server.text("get_library_info", {"library_id": BIG, "offset": offset})

@@ -6,7 +6,6 @@ import json
 import math
 
 import pytest
-
 from library_corpora import ACME, PYDANTIX, QUICKWEB
 
 ERROR_KEYS = {"code", "message", "recoverable", "suggestion"}
@@ -28,7 +27,9 @@ def test_search_docs_gets_a_library_facet_with_every_library(libraries_server) -
     tools = {tool.name: tool for tool in libraries_server.run(libraries_server.client.list_tools).tools}
     assert tools["search_docs"].input_schema["properties"]["library"]["enum"] == [ACME, PYDANTIX, QUICKWEB]
     hits = libraries_server.json("search_docs", {"query": "ValidationError", "library": PYDANTIX})["hits"]
-    assert hits and all(hit["metadata"]["library"] == PYDANTIX and hit["filepath"].startswith(PYDANTIX + "/") for hit in hits)
+    assert hits and all(
+        hit["metadata"]["library"] == PYDANTIX and hit["filepath"].startswith(PYDANTIX + "/") for hit in hits
+    )
 
 
 # -- resolve_library ---------------------------------------------------------------------------------
@@ -36,7 +37,16 @@ def test_search_docs_gets_a_library_facet_with_every_library(libraries_server) -
 
 @pytest.mark.parametrize(
     ("query", "expected"),
-    [("quickweb", QUICKWEB), ("QuickWeb", QUICKWEB), ("quikweb", QUICKWEB), ("qw", QUICKWEB), ("pydantx", PYDANTIX), ("pydnatix", PYDANTIX), ("acme", ACME), ("python quickweb", QUICKWEB)],
+    [
+        ("quickweb", QUICKWEB),
+        ("QuickWeb", QUICKWEB),
+        ("quikweb", QUICKWEB),
+        ("qw", QUICKWEB),
+        ("pydantx", PYDANTIX),
+        ("pydnatix", PYDANTIX),
+        ("acme", ACME),
+        ("python quickweb", QUICKWEB),
+    ],
 )
 def test_resolve_finds_the_library_despite_typos(libraries_server, query: str, expected: str) -> None:
     results = libraries_server.json("resolve_library", {"query": query})["results"]
@@ -66,7 +76,10 @@ def test_resolve_with_no_match_returns_an_empty_list_and_a_hint(libraries_server
     assert QUICKWEB in answer["hint"]
 
 
-@pytest.mark.parametrize("arguments", [{}, {"query": ""}, {"query": "\x00\x01"}, {"query": 3}, {"query": "x", "limit": 2}, {"query": "x" * 501}])
+@pytest.mark.parametrize(
+    "arguments",
+    [{}, {"query": ""}, {"query": "\x00\x01"}, {"query": 3}, {"query": "x", "limit": 2}, {"query": "x" * 501}],
+)
 def test_resolve_refuses_bad_input(libraries_server, arguments) -> None:
     shape = libraries_server.error_shape("resolve_library", arguments)
     assert set(shape) == ERROR_KEYS
@@ -80,7 +93,16 @@ def test_info_lists_every_document_with_title_description_and_section(libraries_
     info = libraries_server.json("get_library_info", {"library_id": QUICKWEB})
     assert (info["name"], info["version"], info["languages"]) == ("QuickWeb", "2.1", ["python"])
     toc = {entry["path"]: entry for entry in info["toc"]}
-    assert set(toc) == {f"{QUICKWEB}/{p}" for p in ("index.md", "tutorial/first-steps.md", "tutorial/dependencies.md", "tutorial/long-page.md", "reference/routing.md")}
+    assert set(toc) == {
+        f"{QUICKWEB}/{p}"
+        for p in (
+            "index.md",
+            "tutorial/first-steps.md",
+            "tutorial/dependencies.md",
+            "tutorial/long-page.md",
+            "reference/routing.md",
+        )
+    }
     deps = toc[f"{QUICKWEB}/tutorial/dependencies.md"]
     assert (deps["title"], deps["section"]) == ("Dependencies", "Tutorial")
     assert deps["description"] == "Declare what a route needs with Depends and QuickWeb injects it."
@@ -179,7 +201,10 @@ def test_read_page_of_an_unknown_document_suggests_close_paths(libraries_server)
     shape = libraries_server.error_shape("read_page", {"path": "tutorial/dependency.md", "library_id": QUICKWEB})
     assert shape["code"] == "PAGE_NOT_FOUND"
     assert f"'{QUICKWEB}/tutorial/dependencies.md'" in shape["suggestion"]
-    assert libraries_server.error_shape("read_page", {"path": "x.md", "library_id": "nope/nope"})["code"] == "LIBRARY_NOT_FOUND"
+    assert (
+        libraries_server.error_shape("read_page", {"path": "x.md", "library_id": "nope/nope"})["code"]
+        == "LIBRARY_NOT_FOUND"
+    )
     assert libraries_server.error_shape("read_page", {"path": "x.md", "max_lines": 0})["code"] == "INVALID_INPUT"
 
 
@@ -188,7 +213,9 @@ def test_read_page_of_an_unknown_document_suggests_close_paths(libraries_server)
 
 @pytest.mark.parametrize("max_tokens", [500, 1000, 5000])
 def test_get_docs_respects_the_token_budget(libraries_server, max_tokens: int) -> None:
-    answer = libraries_server.json("get_docs", {"libraries": [ACME, QUICKWEB], "topic": "deploy command health check", "max_tokens": max_tokens})
+    answer = libraries_server.json(
+        "get_docs", {"libraries": [ACME, QUICKWEB], "topic": "deploy command health check", "max_tokens": max_tokens}
+    )
     # Tokens are counted as ceil(characters / 4) of the returned content.
     assert answer["tokens"] == math.ceil(len(answer["content"]) / 4) <= max_tokens
     assert answer["max_tokens"] == max_tokens
@@ -196,7 +223,9 @@ def test_get_docs_respects_the_token_budget(libraries_server, max_tokens: int) -
 
 
 def test_get_docs_packs_whole_chunks_attributed_to_their_library(libraries_server) -> None:
-    answer = libraries_server.json("get_docs", {"libraries": [QUICKWEB, PYDANTIX], "topic": "Depends dependency injection"})
+    answer = libraries_server.json(
+        "get_docs", {"libraries": [QUICKWEB, PYDANTIX], "topic": "Depends dependency injection"}
+    )
     assert answer["chunks"][0]["path"] == f"{QUICKWEB}/tutorial/dependencies.md"
     for chunk in answer["chunks"]:
         assert chunk["library_id"] in (QUICKWEB, PYDANTIX) and chunk["path"].startswith(chunk["library_id"] + "/")
@@ -207,7 +236,9 @@ def test_get_docs_packs_whole_chunks_attributed_to_their_library(libraries_serve
 
 
 def test_get_docs_gives_the_best_passage_of_an_oversized_chunk_and_points_to_the_whole(libraries_server) -> None:
-    answer = libraries_server.json("get_docs", {"libraries": [ACME], "topic": "deploy walkthrough steps", "max_tokens": 500})
+    answer = libraries_server.json(
+        "get_docs", {"libraries": [ACME], "topic": "deploy walkthrough steps", "max_tokens": 500}
+    )
     chunk = answer["chunks"][0]
     assert chunk["truncated"] is False and chunk["path"] == f"{ACME}/commands/deploy.md"
     assert f"read it whole with get_doc(chunk_id='{chunk['chunk_id']}')" in answer["content"]
@@ -217,7 +248,9 @@ def test_get_docs_gives_the_best_passage_of_an_oversized_chunk_and_points_to_the
 def test_get_docs_and_read_page_say_what_their_content_costs(libraries_server) -> None:
     from docs_mcp.server.search.tokens import count_tokens
 
-    answer = libraries_server.json("get_docs", {"libraries": [ACME], "topic": "deploy walkthrough steps", "max_tokens": 500})
+    answer = libraries_server.json(
+        "get_docs", {"libraries": [ACME], "topic": "deploy walkthrough steps", "max_tokens": 500}
+    )
     chunk = answer["chunks"][0]
     assert chunk["passage"] is True and chunk["chunk_tokens"] > chunk["tokens"]
     page = libraries_server.json("read_page", {"path": chunk["path"], "max_lines": 10})
@@ -245,13 +278,20 @@ def test_confidence_is_lower_for_a_topic_the_library_does_not_cover(libraries_se
 
 
 def test_get_docs_errors(libraries_server) -> None:
-    missing = libraries_server.error_shape("get_docs", {"libraries": [QUICKWEB, "pydantic/pydantic"], "topic": "models"})
+    missing = libraries_server.error_shape(
+        "get_docs", {"libraries": [QUICKWEB, "pydantic/pydantic"], "topic": "models"}
+    )
     assert missing["code"] == "LIBRARY_NOT_FOUND" and "pydantic/pydantic" in missing["message"]
     assert f"'{PYDANTIX}'" in missing["suggestion"]
     nothing = libraries_server.error_shape("get_docs", {"libraries": [ACME], "topic": "zzqx flurbix"})
     assert nothing["code"] == "TOPIC_NOT_FOUND" and "get_library_info" in nothing["suggestion"]
-    for bad in ({"libraries": [], "topic": "x"}, {"libraries": "acme/cli", "topic": "x"}, {"libraries": [ACME]}, {"libraries": [ACME], "topic": "\x00"},
-                {"libraries": [ACME], "topic": "x", "max_tokens": 100}):
+    for bad in (
+        {"libraries": [], "topic": "x"},
+        {"libraries": "acme/cli", "topic": "x"},
+        {"libraries": [ACME]},
+        {"libraries": [ACME], "topic": "\x00"},
+        {"libraries": [ACME], "topic": "x", "max_tokens": 100},
+    ):
         assert libraries_server.error_shape("get_docs", bad)["code"] == "INVALID_INPUT"
 
 

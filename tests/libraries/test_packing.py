@@ -30,7 +30,9 @@ def test_long_chunks_go_in_as_their_best_passage_so_several_fit():
 
 def test_chunks_go_in_whole_while_they_fit_then_by_their_passage():
     def sized(name: str) -> Candidate:  # about 2,000 tokens: not long for a 10,000-token budget
-        body = "\n\n".join(f"Paragraph {n} of the {name} section, which explains it at some length." for n in range(125))
+        body = "\n\n".join(
+            f"Paragraph {n} of the {name} section, which explains it at some length." for n in range(125)
+        )
         return candidate(name, f"## {name}\n\n{body}\n\nThe {name} key point.")
 
     candidates = [sized(name) for name in ("alpha", "beta", "gamma", "delta", "epsilon")]

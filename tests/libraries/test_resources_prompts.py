@@ -7,9 +7,8 @@ from pathlib import Path
 
 import mcp_types as types
 import pytest
-from mcp.shared.exceptions import MCPError
-
 from library_corpora import ACME, PYDANTIX, QUICKWEB
+from mcp.shared.exceptions import MCPError
 
 from docs_mcp.indexer.models.model_files import DIGESTS
 
@@ -39,7 +38,11 @@ def test_health_reports_the_index(libraries_server, libraries_index) -> None:
     assert health["index"]["generation"] == (libraries_index / "CURRENT").read_text().strip()
     assert health["index"]["libraries"] == 3 and health["index"]["files"] == 11 and health["index"]["chunks"] > 11
     embedding = health["embedding"]
-    assert (embedding["model"], embedding["dimensions"], embedding["checksum"]) == ("sentence-transformers/all-MiniLM-L6-v2", 384, DIGESTS["model.onnx"])
+    assert (embedding["model"], embedding["dimensions"], embedding["checksum"]) == (
+        "sentence-transformers/all-MiniLM-L6-v2",
+        384,
+        DIGESTS["model.onnx"],
+    )
     assert embedding["runtime"].startswith("onnxruntime ")
     assert {f["name"]: f["sha256"] for f in embedding["files"]} == DIGESTS  # which model built the index, file by file
     shipped = json.loads((Path(__file__).parents[2] / "indexer" / "rankers.json").read_text())["rankers"][0]
@@ -69,7 +72,10 @@ def test_resolved_libraries_grow_with_get_library_info_and_announce_it(fresh_ser
     fresh_server.error_shape("get_library_info", {"library_id": "no/such"})
     assert _list_changed(fresh_server) == 2
     assert json.loads(_read(fresh_server, RESOLVED)) == {
-        "libraries": [{"id": PYDANTIX, "name": "Pydantix", "languages": ["python"]}, {"id": ACME, "name": "Acme CLI", "languages": ["go"]}]
+        "libraries": [
+            {"id": PYDANTIX, "name": "Pydantix", "languages": ["python"]},
+            {"id": ACME, "name": "Acme CLI", "languages": ["go"]},
+        ]
     }
 
 
@@ -89,24 +95,39 @@ def test_prompts_are_listed(libraries_server) -> None:
 
 
 def test_built_in_prompts_name_our_tools(libraries_server, snapshot) -> None:
-    result = libraries_server.run(libraries_server.client.get_prompt, "explain-api", {"libraryId": QUICKWEB, "apiName": "Depends"})
+    result = libraries_server.run(
+        libraries_server.client.get_prompt, "explain-api", {"libraryId": QUICKWEB, "apiName": "Depends"}
+    )
     text = result.messages[0].content.text
     assert "get_docs(libraries=['quickweb/quickweb'], topic='Depends')" in text and "read_page" in text
-    migrate = libraries_server.run(libraries_server.client.get_prompt, "migrate-code", {"libraryId": ACME, "fromVersion": "1.3", "toVersion": "1.4"})
+    migrate = libraries_server.run(
+        libraries_server.client.get_prompt,
+        "migrate-code",
+        {"libraryId": ACME, "fromVersion": "1.3", "toVersion": "1.4"},
+    )
     assert "Migrate this code" not in migrate.messages[0].content.text  # the optional snippet section is left out
     assert migrate.messages[0].content.text == snapshot
 
 
 def test_corpus_templates_become_prompts(libraries_server) -> None:
-    result = libraries_server.run(libraries_server.client.get_prompt, "add-endpoint", {"path": "/items", "method": "POST"})
-    assert result.messages[0].content.text == "Add a POST endpoint at /items using get_docs(libraries=['quickweb/quickweb'], topic='route')."
+    result = libraries_server.run(
+        libraries_server.client.get_prompt, "add-endpoint", {"path": "/items", "method": "POST"}
+    )
+    assert (
+        result.messages[0].content.text
+        == "Add a POST endpoint at /items using get_docs(libraries=['quickweb/quickweb'], topic='route')."
+    )
     plain = libraries_server.run(libraries_server.client.get_prompt, "add-endpoint", {"path": "/items"})
     assert plain.messages[0].content.text.startswith("Add a endpoint at /items")
 
 
 @pytest.mark.parametrize(
     ("name", "arguments", "match"),
-    [("nope", {}, "Unknown prompt"), ("explain-api", {"libraryId": QUICKWEB}, "missing required"), ("add-endpoint", {"path": "/x", "extra": "1"}, "unknown argument")],
+    [
+        ("nope", {}, "Unknown prompt"),
+        ("explain-api", {"libraryId": QUICKWEB}, "missing required"),
+        ("add-endpoint", {"path": "/x", "extra": "1"}, "unknown argument"),
+    ],
 )
 def test_prompt_errors(libraries_server, name: str, arguments, match: str) -> None:
     with pytest.raises(MCPError, match=match):

@@ -3,9 +3,8 @@ most a short prefix of a bad value: the violations are derived from the schemas 
 
 from __future__ import annotations
 
-from typing import Any, Iterator
-
-import pytest
+from collections.abc import Iterator
+from typing import Any
 
 from library_corpora import QUICKWEB
 

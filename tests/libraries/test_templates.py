@@ -25,7 +25,13 @@ def test_name_defaults_to_the_file_name() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["---\narguments: 3\n---\nBody", "---\n- a list\n---\nBody", "---\nname: ok\n---\n   \n", "---\nname: 'bad name!'\n---\nBody", "---\n{unclosed\n---\nBody"],
+    [
+        "---\narguments: 3\n---\nBody",
+        "---\n- a list\n---\nBody",
+        "---\nname: ok\n---\n   \n",
+        "---\nname: 'bad name!'\n---\nBody",
+        "---\n{unclosed\n---\nBody",
+    ],
 )
 def test_invalid_templates_raise_value_error(text: str) -> None:
     with pytest.raises(ValueError):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from docs_mcp.indexer.records import Chunk
 from docs_mcp.indexer.libraries.toc import DESCRIPTION_CHARS, ROOT_SECTION, describe, one_line, section_of, toc_entries
+from docs_mcp.indexer.records import Chunk
 
 
 def test_description_is_the_first_sentence_of_the_first_prose_paragraph() -> None:
@@ -12,7 +12,10 @@ def test_description_is_the_first_sentence_of_the_first_prose_paragraph() -> Non
 
 
 def test_description_skips_chunks_without_prose() -> None:
-    assert describe(["# Only a title\n", "## Section\n\nProse lives in the second chunk here.\n"]) == "Prose lives in the second chunk here."
+    assert (
+        describe(["# Only a title\n", "## Section\n\nProse lives in the second chunk here.\n"])
+        == "Prose lives in the second chunk here."
+    )
     assert describe(["# Title\n\n```\nx\n```\n"]) == ""
 
 
@@ -35,7 +38,11 @@ def _chunk(path: str, index: int, content: str) -> Chunk:
 
 
 def test_entries_are_one_per_document_in_path_order_under_the_mount() -> None:
-    chunks = [_chunk("b/two.md", 0, "# Two\n\nSecond document text."), _chunk("a.md", 1, "## S\n\nLater text."), _chunk("a.md", 0, "# A\n\nFirst document text.")]
+    chunks = [
+        _chunk("b/two.md", 0, "# Two\n\nSecond document text."),
+        _chunk("a.md", 1, "## S\n\nLater text."),
+        _chunk("a.md", 0, "# A\n\nFirst document text."),
+    ]
     entries = toc_entries(chunks, {"a.md": "A", "b/two.md": "Two"}, (), "org/lib/")
     assert [(e.path, e.title, e.description, e.section) for e in entries] == [
         ("org/lib/a.md", "A", "First document text.", ROOT_SECTION),

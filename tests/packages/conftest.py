@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
-
 from loopback_registry import LoopbackRegistry, client_for
 
 

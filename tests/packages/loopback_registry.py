@@ -22,9 +22,9 @@ import gzip
 import hashlib
 import json
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Callable
 from urllib.parse import unquote
 
 DATA = Path(__file__).parent / "registry"
@@ -56,7 +56,7 @@ class LoopbackRegistry:
         return {"DOCS_MCP_PYPI_URL": self.url, "DOCS_MCP_NPM_URL": self.url, "DOCS_MCP_GITHUB_API": self.url, "DOCS_MCP_ALLOW_PRIVATE_FETCH": "1",
                 **extra}  # fmt: skip
 
-    def __enter__(self) -> "LoopbackRegistry":
+    def __enter__(self) -> LoopbackRegistry:
         self._thread.start()
         return self
 
@@ -72,7 +72,11 @@ class LoopbackRegistry:
             return self.site.get(path.split("?", 1)[0])
         if len(parts) == 3 and parts[0] == "pypi" and parts[2] == "json":
             document = DATA / f"pypi-{parts[1].lower()}.json.gz"
-            return (self._documented(gzip.decompress(document.read_bytes()), "pypi", parts[1]), "application/json") if document.is_file() else None
+            return (
+                (self._documented(gzip.decompress(document.read_bytes()), "pypi", parts[1]), "application/json")
+                if document.is_file()
+                else None
+            )
         if parts and (parts[0] == "packages" or (len(parts) >= 3 and parts[-2] == "-")):
             archive = DATA / parts[-1]
             if not archive.is_file() or archive.suffix not in (".gz", ".tgz"):
@@ -94,7 +98,10 @@ class LoopbackRegistry:
             return body
         document = json.loads(body)
         if registry == "pypi":
-            document["info"]["project_urls"] = {**(document["info"].get("project_urls") or {}), "Documentation": self.documentation}
+            document["info"]["project_urls"] = {
+                **(document["info"].get("project_urls") or {}),
+                "Documentation": self.documentation,
+            }
         else:
             document["homepage"] = self.documentation
         return json.dumps(document).encode()

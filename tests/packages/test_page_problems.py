@@ -15,11 +15,12 @@ import tarfile
 from concurrent.futures import Future
 from pathlib import Path
 
+from loopback_registry import LoopbackRegistry, client_for
+
 from docs_mcp.indexer.packages.project import Dependency
 from docs_mcp.indexer.packages.refs import parse_package_spec
 from docs_mcp.indexer.packages.source import fetch_release
 from docs_mcp.indexer.packages.sync import FETCH, SyncItem, _write_batch
-from loopback_registry import LoopbackRegistry, client_for
 
 ARCHIVE_PATH = "/site/tomli-2.0.1.tar.gz"
 DEEP = "its JSON nests 152 levels deep (at most 100 are converted); skipped it. Fix the file or exclude it (--exclude)."
@@ -33,7 +34,12 @@ def _hostile_sdist() -> bytes:
     nested: dict = {"x": 1}
     for _ in range(150):
         nested = {"x": nested}
-    notebook = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": ["# Deep\n"]}], "metadata": {"deep": nested}, "nbformat": 4, "nbformat_minor": 5}
+    notebook = {
+        "cells": [{"cell_type": "markdown", "metadata": {}, "source": ["# Deep\n"]}],
+        "metadata": {"deep": nested},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
     members = {
         "README.md": "# Tomli\n\nA TOML parser.\n",
         "docs/guide.md": "# Guide\n\nParse TOML with tomli.loads.\n",
@@ -70,7 +76,9 @@ def _serve_hostile_tomli(registry: LoopbackRegistry) -> None:
 
 def _cli(registry: LoopbackRegistry, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, **registry.environment()}
-    return subprocess.run([sys.executable, "-m", "docs_mcp", *args], capture_output=True, text=True, env=env, check=False, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "docs_mcp", *args], capture_output=True, text=True, env=env, check=False, timeout=600
+    )
 
 
 def _problem_lines(stderr: str) -> list[str]:
@@ -79,19 +87,25 @@ def _problem_lines(stderr: str) -> list[str]:
 
 def _project(root: Path, dependencies: dict[str, str]) -> Path:
     root.mkdir()
-    (root / "pyproject.toml").write_text('[project]\nname = "app"\nversion = "0.1.0"\ndependencies = ["tomli==2.0.1"]\n')
+    (root / "pyproject.toml").write_text(
+        '[project]\nname = "app"\nversion = "0.1.0"\ndependencies = ["tomli==2.0.1"]\n'
+    )
     if dependencies:
         (root / "package.json").write_text(json.dumps({"name": "app", "dependencies": dependencies}))
     return root
 
 
-def test_add_pypi_names_each_hostile_page_it_skipped_or_cut_short_above_its_summary(registry: LoopbackRegistry, tmp_path: Path) -> None:
+def test_add_pypi_names_each_hostile_page_it_skipped_or_cut_short_above_its_summary(
+    registry: LoopbackRegistry, tmp_path: Path
+) -> None:
     _serve_hostile_tomli(registry)
     added = _cli(registry, "add", "pypi:tomli==2.0.1", "--index", str(tmp_path / "index"), "--model", "none")
     assert added.returncode == 0, added.stderr
     assert "Traceback" not in added.stderr
     assert _problem_lines(added.stderr) == PROBLEMS
-    assert added.stdout.startswith("added pypi/tomli/v2.0.1: 3 documents, ") and added.stdout.rstrip().endswith(f"from {registry.url}{ARCHIVE_PATH}")
+    assert added.stdout.startswith("added pypi/tomli/v2.0.1: 3 documents, ") and added.stdout.rstrip().endswith(
+        f"from {registry.url}{ARCHIVE_PATH}"
+    )
 
 
 def test_sync_lists_each_librarys_page_problems_under_it_in_its_text_and_json_and_strict_does_not_fail_on_them(
@@ -102,7 +116,9 @@ def test_sync_lists_each_librarys_page_problems_under_it_in_its_text_and_json_an
     done = _cli(registry, "sync", str(project), "--index", str(tmp_path / "index"), "--model", "none", "--strict")
     assert done.returncode == 0, done.stderr  # a page problem is no missing library: --strict accepts it
     assert "Traceback" not in done.stderr
-    assert _problem_lines(done.stderr) == [line.replace(": ", ": pypi/tomli/v2.0.1: ", 1) for line in PROBLEMS]  # ms's clean readme: none
+    assert _problem_lines(done.stderr) == [
+        line.replace(": ", ": pypi/tomli/v2.0.1: ", 1) for line in PROBLEMS
+    ]  # ms's clean readme: none
 
     again = _cli(registry, "sync", str(project), "--index", str(tmp_path / "json"), "--model", "none", "--json")
     assert again.returncode == 0, again.stderr
@@ -114,7 +130,9 @@ def test_sync_lists_each_librarys_page_problems_under_it_in_its_text_and_json_an
     assert rows["ms"]["status"] == "added" and rows["ms"]["problems"] == []
 
 
-def test_a_batch_written_in_one_build_gives_each_library_its_own_page_problems(registry: LoopbackRegistry, tmp_path: Path) -> None:
+def test_a_batch_written_in_one_build_gives_each_library_its_own_page_problems(
+    registry: LoopbackRegistry, tmp_path: Path
+) -> None:
     # Which downloads share a build depends on when they finish: the batch is written here as sync writes it.
     _serve_hostile_tomli(registry)
     index = tmp_path / "index"
@@ -131,5 +149,7 @@ def test_a_batch_written_in_one_build_gives_each_library_its_own_page_problems(r
     outcomes = {item.ref.library_id: item.added for item in _write_batch(batch, index, lambda _: None, "none")}
     assert [f"{p.severity}: {p}" for p in outcomes["pypi/tomli/v2.0.1"].problems] == PROBLEMS
     assert outcomes["npm/ms/v2.1.3"].problems == ()
-    assert json.loads((index / "metadata.json").read_text())["libraries"].keys() >= {"pypi/tomli/v2.0.1", "npm/ms/v2.1.3"}  # one build wrote both
-
+    assert json.loads((index / "metadata.json").read_text())["libraries"].keys() >= {
+        "pypi/tomli/v2.0.1",
+        "npm/ms/v2.1.3",
+    }  # one build wrote both

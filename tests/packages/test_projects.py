@@ -146,13 +146,20 @@ def test_pyproject_with_uv_lock_gives_direct_dependencies_at_locked_versions(tmp
 
 
 def test_uv_lock_alone_names_the_root_packages_dependencies(tmp_path: Path) -> None:
-    assert _versions(_write(tmp_path, {"uv.lock": UV_LOCK}), "pypi") == {"requests": "2.31.0", "tomli": "1.2.3", "pytest": "8.1.1"}
+    assert _versions(_write(tmp_path, {"uv.lock": UV_LOCK}), "pypi") == {
+        "requests": "2.31.0",
+        "tomli": "1.2.3",
+        "pytest": "8.1.1",
+    }
 
 
 def test_poetry_project_and_lock(tmp_path: Path) -> None:
     pyproject = '[tool.poetry.dependencies]\npython = "^3.10"\nhttpx = "^0.27"\n[tool.poetry.group.dev.dependencies]\nruff = "*"\n'
     lock = '[[package]]\nname = "httpx"\nversion = "0.27.0"\n\n[[package]]\nname = "ruff"\nversion = "0.4.1"\n\n[[package]]\nname = "anyio"\nversion = "4.3.0"\n'
-    assert _versions(_write(tmp_path, {"pyproject.toml": pyproject, "poetry.lock": lock}), "pypi") == {"httpx": "0.27.0", "ruff": "0.4.1"}
+    assert _versions(_write(tmp_path, {"pyproject.toml": pyproject, "poetry.lock": lock}), "pypi") == {
+        "httpx": "0.27.0",
+        "ruff": "0.4.1",
+    }
 
 
 def test_requirements_files_pin_with_double_equals_and_follow_includes(tmp_path: Path) -> None:
@@ -171,7 +178,9 @@ def test_requirements_files_pin_with_double_equals_and_follow_includes(tmp_path:
 def test_package_lock_gives_the_top_level_installed_versions(tmp_path: Path) -> None:
     _write(tmp_path, {"package.json": json.dumps(PACKAGE_JSON), "package-lock.json": json.dumps(PACKAGE_LOCK)})
     project = read_project(tmp_path)
-    assert _versions(tmp_path, "npm") == NODE_LOCKED  # file:, npm: aliases and peers left out; loose-envify is transitive
+    assert (
+        _versions(tmp_path, "npm") == NODE_LOCKED
+    )  # file:, npm: aliases and peers left out; loose-envify is transitive
     assert {d.name for d in project.dependencies if d.dev} == {"@types/node", "typescript"}
 
 
@@ -199,26 +208,68 @@ def test_without_a_lock_the_specifier_is_kept_and_a_broken_file_is_a_problem_not
 
 
 WRONG_SHAPES = {
-    "project-string": ("pyproject.toml", 'project = "x"\n', "pyproject.toml: cannot be read (project is a string, not a table); skipped."),
-    "dependencies-numbers": ("pyproject.toml", "[project]\ndependencies = [1, 2]\n",
-                             "pyproject.toml: cannot be read (project.dependencies[0] is a number (1), not a string); skipped."),
-    "dependencies-table": ("pyproject.toml", '[project.dependencies]\nrequests = "*"\n', "project.dependencies is a table, not an array"),
+    "project-string": (
+        "pyproject.toml",
+        'project = "x"\n',
+        "pyproject.toml: cannot be read (project is a string, not a table); skipped.",
+    ),
+    "dependencies-numbers": (
+        "pyproject.toml",
+        "[project]\ndependencies = [1, 2]\n",
+        "pyproject.toml: cannot be read (project.dependencies[0] is a number (1), not a string); skipped.",
+    ),
+    "dependencies-table": (
+        "pyproject.toml",
+        '[project.dependencies]\nrequests = "*"\n',
+        "project.dependencies is a table, not an array",
+    ),
     "groups-number": ("pyproject.toml", "dependency-groups = 3\n", "dependency-groups is a number, not a table"),
-    "group-string": ("pyproject.toml", '[dependency-groups]\ndev = "pytest"\n', "dependency-groups.dev is a string, not an array"),
+    "group-string": (
+        "pyproject.toml",
+        '[dependency-groups]\ndev = "pytest"\n',
+        "dependency-groups.dev is a string, not an array",
+    ),
     "poetry-string": ("pyproject.toml", '[tool]\npoetry = "x"\n', "tool.poetry is a string, not a table"),
-    "poetry-group-number": ("pyproject.toml", "[tool.poetry.group]\ndev = 1\n", "tool.poetry.group.dev is a number, not a table"),
-    "uv-lock-package-number": ("uv.lock", "version = 1\npackage = 3\n", "uv.lock: cannot be read (package is a number, not an array); skipped."),
-    "uv-lock-root-dependencies": ("uv.lock", '[[package]]\nname = "app"\nversion = "0.1.0"\nsource = { virtual = "." }\ndependencies = 5\n',
-                                  "uv.lock: cannot be read (package.dependencies is a number, not an array); skipped."),
-    "poetry-lock-string": ("poetry.lock", 'package = "x"\n', "poetry.lock: cannot be read (package is a string, not an array); skipped."),
-    "package-json-array": ("package.json", "[]", "package.json: cannot be read (the whole file is an array, not an object); skipped."),
-    "package-json-dependencies-array": ("package.json", '{"dependencies": ["ms"]}', "package.json: cannot be read (dependencies is an array, not an object); skipped."),
+    "poetry-group-number": (
+        "pyproject.toml",
+        "[tool.poetry.group]\ndev = 1\n",
+        "tool.poetry.group.dev is a number, not a table",
+    ),
+    "uv-lock-package-number": (
+        "uv.lock",
+        "version = 1\npackage = 3\n",
+        "uv.lock: cannot be read (package is a number, not an array); skipped.",
+    ),
+    "uv-lock-root-dependencies": (
+        "uv.lock",
+        '[[package]]\nname = "app"\nversion = "0.1.0"\nsource = { virtual = "." }\ndependencies = 5\n',
+        "uv.lock: cannot be read (package.dependencies is a number, not an array); skipped.",
+    ),
+    "poetry-lock-string": (
+        "poetry.lock",
+        'package = "x"\n',
+        "poetry.lock: cannot be read (package is a string, not an array); skipped.",
+    ),
+    "package-json-array": (
+        "package.json",
+        "[]",
+        "package.json: cannot be read (the whole file is an array, not an object); skipped.",
+    ),
+    "package-json-dependencies-array": (
+        "package.json",
+        '{"dependencies": ["ms"]}',
+        "package.json: cannot be read (dependencies is an array, not an object); skipped.",
+    ),
 }
 
 
 @pytest.mark.parametrize("case", sorted(WRONG_SHAPES))
-def test_a_manifest_of_the_wrong_shape_is_a_problem_naming_the_field_never_a_traceback(tmp_path: Path, case: str) -> None:
+def test_a_manifest_of_the_wrong_shape_is_a_problem_naming_the_field_never_a_traceback(
+    tmp_path: Path, case: str
+) -> None:
     name, text, problem = WRONG_SHAPES[case]
     project = read_project(_write(tmp_path, {name: text, "requirements.txt": "tomli==2.0.1\n"}))
     assert any(problem in line for line in project.problems), project.problems
-    assert [(dep.name, dep.version) for dep in project.dependencies] == [("tomli", "2.0.1")]  # the other files are still read
+    assert [(dep.name, dep.version) for dep in project.dependencies] == [
+        ("tomli", "2.0.1")
+    ]  # the other files are still read

@@ -27,7 +27,9 @@ def test_a_package_spec_names_a_library_at_a_version(spec: str, library_id: str,
     assert check_library_id(library_id) == library_id
 
 
-@pytest.mark.parametrize("spec", ["pypi:", "requests", "cargo:serde", "pypi:../etc==1", "npm:@scope", "pypi:x==latest", "npm:Bad Name"])
+@pytest.mark.parametrize(
+    "spec", ["pypi:", "requests", "cargo:serde", "pypi:../etc==1", "npm:@scope", "pypi:x==latest", "npm:Bad Name"]
+)
 def test_a_malformed_spec_says_how_to_write_one(spec: str) -> None:
     with pytest.raises(PackageSpecError) as raised:
         parse_package_spec(spec)
@@ -91,5 +93,15 @@ def test_the_pinned_version_answers_for_the_library_else_the_newest() -> None:
     ],
 )
 def test_a_range_picks_the_newest_release_it_allows(ecosystem: str, specifier: str, chosen: str) -> None:
-    versions = ["1.2.3", "1.2.4", "1.3.0", "2.0.0-rc.1" if ecosystem == "npm" else "2.0.0rc1", "2.0.0", "2.1.0", "0.2.5", "0.2.9", "0.3.0"]
+    versions = [
+        "1.2.3",
+        "1.2.4",
+        "1.3.0",
+        "2.0.0-rc.1" if ecosystem == "npm" else "2.0.0rc1",
+        "2.0.0",
+        "2.1.0",
+        "0.2.5",
+        "0.2.9",
+        "0.3.0",
+    ]
     assert best_version(ecosystem, specifier, versions) == chosen

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from loopback_registry import client_for
+
 from docs_mcp.indexer.errors import PackageFetchError, PackageNotFoundError
 from docs_mcp.indexer.packages.metadata_cache import MetadataCache
 from docs_mcp.indexer.packages.refs import parse_package_spec
@@ -34,7 +34,12 @@ def test_the_npm_document_gives_the_latest_manifests_metadata_and_every_tarball(
         info = client.package("npm", "ms")
     finally:
         client.close()
-    assert (info.name, info.latest, info.license, info.repository) == ("ms", "2.1.3", "MIT", "https://github.com/vercel/ms")
+    assert (info.name, info.latest, info.license, info.repository) == (
+        "ms",
+        "2.1.3",
+        "MIT",
+        "https://github.com/vercel/ms",
+    )
     assert info.summary == "Tiny millisecond conversion utility"
     assert info.releases["2.1.3"].archive_url == f"{registry.url}/ms/-/ms-2.1.3.tgz"
     assert info.releases["2.1.3"].digest.startswith("sha512-")
@@ -99,9 +104,16 @@ def test_an_archive_that_does_not_match_the_registry_digest_is_refused(registry,
         client.close()
 
 
-def test_registry_requests_never_reach_private_addresses_unless_the_operator_trusts_the_network(registry, tmp_path: Path) -> None:
+def test_registry_requests_never_reach_private_addresses_unless_the_operator_trusts_the_network(
+    registry, tmp_path: Path
+) -> None:
     refused = RegistryClient(RegistrySettings.for_index(tmp_path, {"DOCS_MCP_PYPI_URL": registry.url}), delays=())
-    trusted = RegistryClient(RegistrySettings.for_index(tmp_path / "b", {"DOCS_MCP_PYPI_URL": registry.url, "DOCS_MCP_REGISTRY_NETWORKS": "127.0.0.0/8"}), delays=())
+    trusted = RegistryClient(
+        RegistrySettings.for_index(
+            tmp_path / "b", {"DOCS_MCP_PYPI_URL": registry.url, "DOCS_MCP_REGISTRY_NETWORKS": "127.0.0.0/8"}
+        ),
+        delays=(),
+    )
     try:
         with pytest.raises(PackageFetchError, match="loopback") as refusal:
             refused.package("pypi", "tomli")

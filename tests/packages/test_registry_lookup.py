@@ -9,11 +9,15 @@ from loopback_registry import LoopbackRegistry
 from mcp_session import serve_over_stdio
 
 
-def test_an_unknown_name_is_looked_up_in_both_registries_and_an_outage_is_one_line(registry: LoopbackRegistry, versions_index: Path, tmp_path: Path) -> None:
+def test_an_unknown_name_is_looked_up_in_both_registries_and_an_outage_is_one_line(
+    registry: LoopbackRegistry, versions_index: Path, tmp_path: Path
+) -> None:
     env = registry.environment(DOCS_MCP_REGISTRY_LOOKUPS="1", DOCS_MCP_REGISTRY_CACHE=str(tmp_path / "registry.sqlite"))
     with serve_over_stdio(versions_index, tmp_path / "server.log", env=env) as server:
         answer = server.json("resolve_library", {"query": "ms", "language": "python"})
-        assert answer["results"] == [] and "packages" not in answer and registry.requests == ["/pypi/ms/json"]  # python: PyPI only
+        assert (
+            answer["results"] == [] and "packages" not in answer and registry.requests == ["/pypi/ms/json"]
+        )  # python: PyPI only
         registry.requests.clear()
         tomli = server.json("resolve_library", {"query": "tomli"})
         assert "packages" not in tomli and registry.requests == []  # the index holds it: nobody was asked
@@ -31,7 +35,9 @@ def test_an_unknown_name_is_looked_up_in_both_registries_and_an_outage_is_one_li
         assert offline["registry_note"].count("could not be reached") == 2 and "\n" not in offline["registry_note"]
 
 
-def test_a_registry_package_shows_name_summary_licence_versions_and_how_to_add_it(registry: LoopbackRegistry, tmp_path: Path) -> None:
+def test_a_registry_package_shows_name_summary_licence_versions_and_how_to_add_it(
+    registry: LoopbackRegistry, tmp_path: Path
+) -> None:
     from docs_mcp.indexer import build_index
 
     docs = tmp_path / "docs"
@@ -46,5 +52,8 @@ def test_a_registry_package_shows_name_summary_licence_versions_and_how_to_add_i
     assert package["registry"] == "pypi" and package["library_id"] == "pypi/tomli" and package["indexed"] is False
     assert (package["summary"], package["license"], package["latest"]) == ("A lil' TOML parser", "MIT", "2.5.0")
     assert package["versions"][:3] == ["2.5.0", "2.4.1", "2.4.0"] and package["version_count"] == 32
-    assert package["repository"] == "https://github.com/hukkin/tomli" and package["add"] == "docs-mcp add pypi:tomli==2.5.0"
+    assert (
+        package["repository"] == "https://github.com/hukkin/tomli"
+        and package["add"] == "docs-mcp add pypi:tomli==2.5.0"
+    )
     assert "packages" in answer["hint"]

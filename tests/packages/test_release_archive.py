@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from docs_mcp.indexer.errors import PackageFetchError
 from docs_mcp.indexer.packages import archive
 from docs_mcp.indexer.packages.archive import unpack_docs
-from docs_mcp.indexer.errors import PackageFetchError
 from docs_mcp.indexer.sources import archive_bounds
 
 DATA = Path(__file__).parent / "registry"
@@ -23,7 +23,9 @@ def _files(root: Path) -> set[str]:
 
 def test_a_real_sdist_gives_its_readme_and_its_pkg_info(tmp_path: Path) -> None:
     unpacked = unpack_docs((DATA / "tomli-2.0.1.tar.gz").read_bytes(), tmp_path, "tomli-2.0.1.tar.gz")
-    assert unpacked.files == ("README.md",) and _files(tmp_path) == {"README.md"}  # the code, LICENSE and pyproject stay out
+    assert unpacked.files == ("README.md",) and _files(tmp_path) == {
+        "README.md"
+    }  # the code, LICENSE and pyproject stay out
     assert "Metadata-Version" in unpacked.metadata and "Version: 2.0.1" in unpacked.metadata
     assert unpacked.skipped == 7
 
@@ -69,12 +71,14 @@ def test_links_devices_absolute_and_dotdot_paths_are_never_written(tmp_path: Pat
     assert not (tmp_path / "escaped.md").exists() and not Path("/tmp/absolute.md").exists()
 
 
-def test_a_zip_with_a_symlink_member_and_a_lying_size_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_zip_with_a_symlink_member_and_a_lying_size_is_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(archive, "MAX_FILE_BYTES", 1000)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as zipped:
         link = zipfile.ZipInfo("pkg/docs/link.md")
-        link.external_attr = (0o120777 << 16)
+        link.external_attr = 0o120777 << 16
         zipped.writestr(link, "/etc/passwd")
         zipped.writestr("pkg/docs/big.md", "# Big\n" + "x" * 5000)
         zipped.writestr("pkg/README.rst", "Pkg\n===\n\nSmall.\n")

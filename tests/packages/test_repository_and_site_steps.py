@@ -33,7 +33,14 @@ MS = "npm/ms/v2.1.3"
 
 
 def _git(repo: Path, *args: str) -> bytes:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@e", "HOME": str(repo), "PATH": "/usr/bin:/bin"}
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@e",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@e",
+        "HOME": str(repo),
+        "PATH": "/usr/bin:/bin",
+    }
     return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env=env).stdout
 
 
@@ -50,7 +57,9 @@ def _tomli_repository(tmp_path: Path) -> tuple[str, bytes]:
     (repo / "docs" / "drafts").mkdir()
     (repo / "docs" / "filters.md").write_bytes((GUIDE / "filters.md").read_bytes())
     (repo / "docs" / "pagination.md").write_bytes((GUIDE / "pagination.md").read_bytes())
-    (repo / "docs" / "_build" / "html" / "index.html").write_text("<h1>Built</h1><p>a build output</p>", encoding="utf-8")
+    (repo / "docs" / "_build" / "html" / "index.html").write_text(
+        "<h1>Built</h1><p>a build output</p>", encoding="utf-8"
+    )
     (repo / "docs" / "drafts" / "wip.md").write_text("# Work in progress\n", encoding="utf-8")
     (repo / ".gitignore").write_text("docs/drafts/\n", encoding="utf-8")
     _git(repo, "init", "-q")
@@ -62,33 +71,49 @@ def _tomli_repository(tmp_path: Path) -> tuple[str, bytes]:
     return sha, _git(repo, "archive", "--format=tar.gz", f"--prefix=hukkin-tomli-{sha[:7]}/", "2.0.1")
 
 
-def test_an_older_release_takes_its_repositorys_docs_folder_at_the_release_tag(registry: LoopbackRegistry, tmp_path: Path) -> None:
+def test_an_older_release_takes_its_repositorys_docs_folder_at_the_release_tag(
+    registry: LoopbackRegistry, tmp_path: Path
+) -> None:
     sha, archive = _tomli_repository(tmp_path)
     registry.site = {
-        "/repos/hukkin/tomli": (json.dumps({"default_branch": "master", "html_url": "https://github.com/hukkin/tomli"}).encode(), "application/json"),
+        "/repos/hukkin/tomli": (
+            json.dumps({"default_branch": "master", "html_url": "https://github.com/hukkin/tomli"}).encode(),
+            "application/json",
+        ),
         "/repos/hukkin/tomli/commits/2.0.1": (json.dumps({"sha": sha}).encode(), "application/json"),
         f"/repos/hukkin/tomli/tarball/{sha}": (archive, "application/x-gzip"),
     }
     index = tmp_path / "index"
     client = client_for(registry, index)
     try:
-        add_package(index, parse_package_spec("pypi:tomli==2.0.1"), client)  # the newest is 2.5.0: the tag is the exact source
+        add_package(
+            index, parse_package_spec("pypi:tomli==2.0.1"), client
+        )  # the newest is 2.5.0: the tag is the exact source
     finally:
         client.close()
     entry = indexed_libraries(index)[TOMLI]
     sources = [(s["kind"], s["url"], s["revision"]) for s in entry["sources"]]
     assert sources[1:] == [("github", "https://github.com/hukkin/tomli/tree/2.0.1", sha)] and sources[0][0] == "archive"
     paths = sorted(t["path"].removeprefix(f"{TOMLI}/") for t in entry["toc"])
-    assert paths == ["README.md", "repository/docs/filters.md", "repository/docs/pagination.md"]  # no build output, no ignored draft
+    assert paths == [
+        "README.md",
+        "repository/docs/filters.md",
+        "repository/docs/pagination.md",
+    ]  # no build output, no ignored draft
     assert entry["provenance"][f"{TOMLI}/repository/docs/pagination.md"] | {"fetched_at": ""} == {
-        "url": "https://github.com/hukkin/tomli/blob/2.0.1/docs/pagination.md", "revision": sha, "fetched_at": ""}
+        "url": "https://github.com/hukkin/tomli/blob/2.0.1/docs/pagination.md",
+        "revision": sha,
+        "fetched_at": "",
+    }
     assert "source_notes" not in entry  # tomli names no documentation site: nothing else was tried
     github = [r for r in registry.requests if r.startswith("/repos/")]
     assert github[:2] == ["/repos/hukkin/tomli", "/repos/hukkin/tomli/commits/v2.0.1"]  # vVERSION first, then VERSION
     assert github[-1] == f"/repos/hukkin/tomli/tarball/{sha}"
 
 
-def test_a_repository_without_the_tag_is_a_note_and_the_release_is_indexed_from_its_archive(registry: LoopbackRegistry, tmp_path: Path) -> None:
+def test_a_repository_without_the_tag_is_a_note_and_the_release_is_indexed_from_its_archive(
+    registry: LoopbackRegistry, tmp_path: Path
+) -> None:
     index = tmp_path / "index"
     client = client_for(registry, index)
     try:
@@ -97,7 +122,9 @@ def test_a_repository_without_the_tag_is_a_note_and_the_release_is_indexed_from_
         client.close()
     entry = indexed_libraries(index)[TOMLI]
     assert [s["kind"] for s in entry["sources"]] == ["archive"]
-    assert entry["source_notes"] == ["github: github.com/hukkin/tomli has no tag v2.0.1 or 2.0.1 (or is private); not read."]
+    assert entry["source_notes"] == [
+        "github: github.com/hukkin/tomli has no tag v2.0.1 or 2.0.1 (or is private); not read."
+    ]
 
 
 def _serve_mkdocs(registry: LoopbackRegistry) -> str:
@@ -130,11 +157,15 @@ def test_the_newest_release_without_llms_txt_or_repository_docs_takes_a_bounded_
     provenance = entry["provenance"][f"{MS}/website/tutorial/cors/index.html"]
     assert provenance["url"] == f"{base}tutorial/cors/" and provenance["revision"].startswith('"')  # the page's ETag
     # the llms.txt (step 1) and the repository (step 2) were asked first, found nothing, and say so
-    assert entry["source_notes"] == ["github: github.com/vercel/ms has no tag v2.1.3 or 2.1.3 (or is private); not read."]
+    assert entry["source_notes"] == [
+        "github: github.com/vercel/ms has no tag v2.1.3 or 2.1.3 (or is private); not read."
+    ]
     assert "/site/ms/llms.txt" in registry.requests and "/site/ms/404.html" not in registry.requests
 
 
-def test_an_older_release_never_takes_the_pages_of_the_site_and_the_crawl_is_bounded(registry: LoopbackRegistry, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_older_release_never_takes_the_pages_of_the_site_and_the_crawl_is_bounded(
+    registry: LoopbackRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
     base = _serve_mkdocs(registry)
     releases = {"2.0.0": Release("2.0.0"), "2.1.3": Release("2.1.3")}
     info = PackageInfo("npm", "ms", documentation=base, latest="2.1.3", releases=releases)
@@ -147,4 +178,6 @@ def test_an_older_release_never_takes_the_pages_of_the_site_and_the_crawl_is_bou
     found = crawl.find(info, "2.1.3")
     assert found is not None and [p.path for p in found.pages] == ["website/index.html"]
     assert found.notes == (f"the crawl of {base} stopped after 120 s or 1 bytes; the pages after it left out",)
-    assert not [r for r in registry.requests if r.startswith("/site/ms/tutorial/")]  # stopped before the start page's links were asked
+    assert not [
+        r for r in registry.requests if r.startswith("/site/ms/tutorial/")
+    ]  # stopped before the start page's links were asked

@@ -21,10 +21,14 @@ NOTE = "github: github.com/hukkin/tomli has no tag v2.0.1 or 2.0.1 (or is privat
 
 def _cli(registry: LoopbackRegistry, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, **registry.environment()}
-    return subprocess.run([sys.executable, "-m", "docs_mcp", *args], capture_output=True, text=True, env=env, check=False, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "docs_mcp", *args], capture_output=True, text=True, env=env, check=False, timeout=600
+    )
 
 
-def test_source_notes_reach_the_sync_summary_the_listing_library_info_and_provenance(registry: LoopbackRegistry, tmp_path: Path) -> None:
+def test_source_notes_reach_the_sync_summary_the_listing_library_info_and_provenance(
+    registry: LoopbackRegistry, tmp_path: Path
+) -> None:
     project, index = tmp_path / "app", tmp_path / "index"
     project.mkdir()
     (project / "requirements.txt").write_text("tomli==2.0.1\n")

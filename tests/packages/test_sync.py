@@ -36,23 +36,31 @@ source = {{ registry = "https://pypi.org/simple" }}
 
 def _project(root: Path, tomli: str) -> Path:
     root.mkdir(exist_ok=True)
-    (root / "pyproject.toml").write_text('[project]\nname = "app"\nversion = "0.1.0"\ndependencies = ["tomli>=1", "no-such-package"]\n')
+    (root / "pyproject.toml").write_text(
+        '[project]\nname = "app"\nversion = "0.1.0"\ndependencies = ["tomli>=1", "no-such-package"]\n'
+    )
     (root / "uv.lock").write_text(UV_LOCK.format(tomli=tomli))
     (root / "package.json").write_text(json.dumps({"name": "app", "dependencies": {"ms": "^2.0.0"}}))
-    (root / "package-lock.json").write_text(json.dumps({"lockfileVersion": 3, "packages": {"": {}, "node_modules/ms": {"version": "2.0.0"}}}))
+    (root / "package-lock.json").write_text(
+        json.dumps({"lockfileVersion": 3, "packages": {"": {}, "node_modules/ms": {"version": "2.0.0"}}})
+    )
     return root
 
 
 def _cli(registry: LoopbackRegistry, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, **registry.environment()}
-    return subprocess.run([sys.executable, "-m", "docs_mcp", *args], capture_output=True, text=True, env=env, check=False, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "docs_mcp", *args], capture_output=True, text=True, env=env, check=False, timeout=600
+    )
 
 
 def _catalog(index: Path) -> dict:
     return json.loads((index / "metadata.json").read_text())["libraries"]
 
 
-def test_sync_indexes_locked_versions_reports_unknown_ones_and_a_rerun_fetches_nothing(registry: LoopbackRegistry, tmp_path: Path) -> None:
+def test_sync_indexes_locked_versions_reports_unknown_ones_and_a_rerun_fetches_nothing(
+    registry: LoopbackRegistry, tmp_path: Path
+) -> None:
     project, index = _project(tmp_path / "app", tomli="1.2.3"), tmp_path / "index"
     dry = _cli(registry, "sync", str(project), "--index", str(index), "--dry-run", "--json")
     assert dry.returncode == 0, dry.stderr
@@ -67,11 +75,20 @@ def test_sync_indexes_locked_versions_reports_unknown_ones_and_a_rerun_fetches_n
     assert first.returncode == 0, first.stderr
     outcome = {row["name"]: row for row in json.loads(first.stdout)["dependencies"]}
     assert outcome["tomli"]["status"] == outcome["ms"]["status"] == "added"
-    assert all(0 <= row["download_seconds"] <= row["seconds"] > 0 for row in (outcome["tomli"], outcome["ms"]))  # the rest is indexing (rounded to 0.01 s)
-    assert outcome["no-such-package"]["status"] == "failed" and "PyPI has no package 'no-such-package'" in outcome["no-such-package"]["detail"]
+    assert all(
+        0 <= row["download_seconds"] <= row["seconds"] > 0 for row in (outcome["tomli"], outcome["ms"])
+    )  # the rest is indexing (rounded to 0.01 s)
+    assert (
+        outcome["no-such-package"]["status"] == "failed"
+        and "PyPI has no package 'no-such-package'" in outcome["no-such-package"]["detail"]
+    )
     assert "1 dependencies have no documentation in the index" in first.stderr
     catalog = _catalog(index)
-    assert catalog["pypi/tomli/v1.2.3"]["pinned"] and not catalog["pypi/tomli/v2.0.1"]["pinned"] and catalog["npm/ms/v2.0.0"]["pinned"]
+    assert (
+        catalog["pypi/tomli/v1.2.3"]["pinned"]
+        and not catalog["pypi/tomli/v2.0.1"]["pinned"]
+        and catalog["npm/ms/v2.0.0"]["pinned"]
+    )
     taxonomy = json.loads((index / "metadata.json").read_text())["taxonomy"]["library"]
     assert taxonomy["aliases"]["pypi/tomli"] == "pypi/tomli/v1.2.3"  # pinned beats newest
 
@@ -88,10 +105,16 @@ def test_sync_indexes_locked_versions_reports_unknown_ones_and_a_rerun_fetches_n
     rows = json.loads(moved.stdout)["dependencies"]
     assert any(row["status"] == "removed" and "pypi/tomli/v1.2.3" in row["detail"] for row in rows)
     catalog = _catalog(index)
-    assert "pypi/tomli/v1.2.3" not in catalog and catalog["pypi/tomli/v2.0.1"]["pinned"] and catalog["pypi/tomli/v2.0.1"]["added_by"] == "add"
+    assert (
+        "pypi/tomli/v1.2.3" not in catalog
+        and catalog["pypi/tomli/v2.0.1"]["pinned"]
+        and catalog["pypi/tomli/v2.0.1"]["added_by"] == "add"
+    )
 
 
-def test_sync_resolves_an_unlocked_range_to_the_newest_release_it_allows(registry: LoopbackRegistry, tmp_path: Path) -> None:
+def test_sync_resolves_an_unlocked_range_to_the_newest_release_it_allows(
+    registry: LoopbackRegistry, tmp_path: Path
+) -> None:
     project, index = tmp_path / "web", tmp_path / "index"
     project.mkdir()
     (project / "package.json").write_text(json.dumps({"name": "web", "dependencies": {"ms": "~2.0.0"}}))
@@ -108,7 +131,9 @@ def test_add_reports_an_unknown_version_with_the_newest_ones(registry: LoopbackR
     assert done.returncode == 2
 
 
-def test_add_and_sync_take_the_model_of_a_new_index_and_keep_an_existing_ones(registry: LoopbackRegistry, tmp_path: Path) -> None:
+def test_add_and_sync_take_the_model_of_a_new_index_and_keep_an_existing_ones(
+    registry: LoopbackRegistry, tmp_path: Path
+) -> None:
     index = tmp_path / "index"
     added = _cli(registry, "add", "pypi:tomli==2.0.1", "--index", str(index), "--model", "none")
     assert added.returncode == 0, added.stderr
@@ -135,7 +160,9 @@ def _lying_unpacked_size(name: str, text: str) -> str:
     return json.dumps(document)
 
 
-def test_one_bad_package_never_aborts_sync_and_strict_makes_it_an_error(registry: LoopbackRegistry, tmp_path: Path) -> None:
+def test_one_bad_package_never_aborts_sync_and_strict_makes_it_an_error(
+    registry: LoopbackRegistry, tmp_path: Path
+) -> None:
     project, index = _project(tmp_path / "app", tomli="1.2.3"), tmp_path / "index"
     registry.lie = _lying_unpacked_size
     done = _cli(registry, "sync", str(project), "--index", str(index), "--json", "--model", "none")
@@ -144,17 +171,27 @@ def test_one_bad_package_never_aborts_sync_and_strict_makes_it_an_error(registry
     outcome = {row["name"]: row for row in json.loads(done.stdout)["dependencies"]}
     assert outcome["tomli"]["status"] == "added"
     assert outcome["ms"]["status"] == "failed"
-    assert "npm's document for 'ms' cannot be used: versions['2.0.0'].dist.unpackedSize is 'abc', not a count of bytes." in outcome["ms"]["detail"]
+    assert (
+        "npm's document for 'ms' cannot be used: versions['2.0.0'].dist.unpackedSize is 'abc', not a count of bytes."
+        in outcome["ms"]["detail"]
+    )
     assert "2 dependencies have no documentation in the index (see above); the others are indexed." in done.stderr
 
     strict = _cli(registry, "sync", str(project), "--index", str(index), "--strict")
     assert strict.returncode == 1
-    assert "error: 2 dependencies have no documentation in the index: npm:ms@2.0.0, pypi:no-such-package==1.0.0." in strict.stderr
+    assert (
+        "error: 2 dependencies have no documentation in the index: npm:ms@2.0.0, pypi:no-such-package==1.0.0."
+        in strict.stderr
+    )
     assert "hint: Each one's reason is in the table above (DETAIL)" in strict.stderr
-    assert "unchanged" in strict.stdout and "versions['2.0.0'].dist.unpackedSize" in strict.stdout  # the table is printed first
+    assert (
+        "unchanged" in strict.stdout and "versions['2.0.0'].dist.unpackedSize" in strict.stdout
+    )  # the table is printed first
 
 
-def test_ctrl_c_during_sync_says_what_was_indexed_and_what_was_not_and_exits_130(registry: LoopbackRegistry, tmp_path: Path) -> None:
+def test_ctrl_c_during_sync_says_what_was_indexed_and_what_was_not_and_exits_130(
+    registry: LoopbackRegistry, tmp_path: Path
+) -> None:
     project, index = _project(tmp_path / "app", tomli="1.2.3"), tmp_path / "index"
     registry.hold = "/ms-2.0.0.tgz"  # ms's download hangs until the test lets it go
     env = {**os.environ, **registry.environment()}
@@ -183,10 +220,14 @@ def test_ctrl_c_during_sync_says_what_was_indexed_and_what_was_not_and_exits_130
     assert "pypi/tomli/v1.2.3" in _catalog(index)
 
 
-def test_ctrl_c_while_sync_reads_the_registries_says_nothing_was_indexed_and_exits_130(registry: LoopbackRegistry, tmp_path: Path) -> None:
+def test_ctrl_c_while_sync_reads_the_registries_says_nothing_was_indexed_and_exits_130(
+    registry: LoopbackRegistry, tmp_path: Path
+) -> None:
     project = tmp_path / "web"
     project.mkdir()
-    (project / "package.json").write_text(json.dumps({"name": "web", "dependencies": {"ms": "~2.0.0"}}))  # unlocked: planning asks npm
+    (project / "package.json").write_text(
+        json.dumps({"name": "web", "dependencies": {"ms": "~2.0.0"}})
+    )  # unlocked: planning asks npm
     registry.hold = "/ms"
     env = {**os.environ, **registry.environment()}
     process = subprocess.Popen([sys.executable, "-m", "docs_mcp", "sync", str(project), "--index", str(tmp_path / "index")],
@@ -201,4 +242,7 @@ def test_ctrl_c_while_sync_reads_the_registries_says_nothing_was_indexed_and_exi
             process.kill()
             process.wait()
     assert process.returncode == 130, stderr
-    assert stderr.strip().splitlines()[-1] == "interrupted: nothing was indexed (sync was reading the registries): run docs-mcp sync again."
+    assert (
+        stderr.strip().splitlines()[-1]
+        == "interrupted: nothing was indexed (sync was reading the registries): run docs-mcp sync again."
+    )

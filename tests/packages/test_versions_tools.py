@@ -4,11 +4,10 @@ not hold is refused rather than substituted, and every answer carries its proven
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
-
 from mcp_session import McpSession, serve_over_stdio
 
 OLD, NEW, MS = "pypi/tomli/v1.2.3", "pypi/tomli/v2.0.1", "npm/ms/v2.1.3"
@@ -36,11 +35,16 @@ def test_the_base_id_answers_from_the_newest_version_and_says_which(server: McpS
     answer = server.json("get_docs", {"libraries": ["pypi/tomli"], "topic": TOPIC, "max_tokens": 800})
     assert answer["libraries"] == [NEW] and answer["resolved_versions"] == {"pypi/tomli": NEW}
     assert "A `ValueError` will be raised" in answer["content"]
-    assert server.json("get_docs", {"libraries": ["/pypi/tomli@1.2.3"], "topic": TOPIC, "max_tokens": 800})["libraries"] == [OLD]
+    assert server.json("get_docs", {"libraries": ["/pypi/tomli@1.2.3"], "topic": TOPIC, "max_tokens": 800})[
+        "libraries"
+    ] == [OLD]
 
 
 def test_a_version_not_indexed_is_refused_with_the_versions_there_are(server: McpSession) -> None:
-    for tool, arguments in (("get_docs", {"libraries": ["pypi/tomli/v2.5.0"], "topic": "load"}), ("get_library_info", {"library_id": "pypi/tomli/v2.5.0"})):
+    for tool, arguments in (
+        ("get_docs", {"libraries": ["pypi/tomli/v2.5.0"], "topic": "load"}),
+        ("get_library_info", {"library_id": "pypi/tomli/v2.5.0"}),
+    ):
         shape = server.error_shape(tool, arguments)
         assert shape["code"] == "VERSION_NOT_FOUND"
         assert "indexed at 2.0.1, 1.2.3, not at version 2.5.0" in shape["message"]
@@ -48,7 +52,9 @@ def test_a_version_not_indexed_is_refused_with_the_versions_there_are(server: Mc
 
 
 def test_resolve_library_lists_the_versions_and_the_one_it_would_use(server: McpSession) -> None:
-    (result,) = [r for r in server.json("resolve_library", {"query": "tomli"})["results"] if r.get("base_id") == "pypi/tomli"]
+    (result,) = [
+        r for r in server.json("resolve_library", {"query": "tomli"})["results"] if r.get("base_id") == "pypi/tomli"
+    ]
     assert result["library_id"] == NEW and result["default_version"] == "2.0.1"
     assert [v["library_id"] for v in result["versions"]] == [NEW, OLD]
 
@@ -58,11 +64,17 @@ def test_search_docs_filters_by_version_and_otherwise_searches_default_versions(
     assert {"pypi/tomli", OLD, NEW, "npm/ms", MS} <= set(schema)
     old = server.call("search_docs", {"query": "text file objects deprecated", "library": OLD})
     hits = old.structured_content["hits"]
-    assert hits and {h["provenance"]["library_id"] for h in hits} == {OLD} and old.structured_content["searched_libraries"] == [OLD]
+    assert (
+        hits
+        and {h["provenance"]["library_id"] for h in hits} == {OLD}
+        and old.structured_content["searched_libraries"] == [OLD]
+    )
     assert all(h["filepath"].startswith(f"{OLD}/") for h in hits)
     anywhere = server.call("search_docs", {"query": "TOML parser illegal types"}).structured_content
     assert anywhere["searched_libraries"] == [MS, NEW]
-    assert not any(h["filepath"].startswith(f"{OLD}/") for h in anywhere["hits"])  # the older version answers only when named
+    assert not any(
+        h["filepath"].startswith(f"{OLD}/") for h in anywhere["hits"]
+    )  # the older version answers only when named
     base = server.call("search_docs", {"query": "illegal types", "library": "pypi/tomli"}).structured_content
     assert base["searched_libraries"] == [NEW] and all(h["filepath"].startswith(f"{NEW}/") for h in base["hits"])
 
@@ -70,19 +82,27 @@ def test_search_docs_filters_by_version_and_otherwise_searches_default_versions(
 def test_every_answer_carries_its_provenance_and_the_text_of_search_stays_the_contracts(server: McpSession) -> None:
     result = server.call("search_docs", {"query": "parse_float", "library": NEW})
     text_hits = __import__("json").loads(result.content[0].text)["hits"]
-    assert all("provenance" not in hit for hit in text_hits)  # search_docs's hit shape (corpus/guide/search-docs.md), unchanged
+    assert all(
+        "provenance" not in hit for hit in text_hits
+    )  # search_docs's hit shape (corpus/guide/search-docs.md), unchanged
     provenance = result.structured_content["hits"][0]["provenance"]
     assert result.structured_content["hits"][0]["passage"]  # beside the passage and tokens every hit carries
-    expanded = server.call("search_docs_expanded", {"query": "parse_float", "library": NEW, "keywords": "ValueError illegal types"})
+    expanded = server.call(
+        "search_docs_expanded", {"query": "parse_float", "library": NEW, "keywords": "ValueError illegal types"}
+    )
     assert expanded.structured_content["hits"][0]["provenance"]["version"] == "2.0.1"
     assert provenance["library_id"] == NEW and provenance["version"] == "2.0.1"
-    assert provenance["source_url"].endswith("tomli-2.0.1.tar.gz#PKG-INFO")  # the long description of exactly that release
+    assert provenance["source_url"].endswith(
+        "tomli-2.0.1.tar.gz#PKG-INFO"
+    )  # the long description of exactly that release
     assert provenance["revision"] == "sha256:de526c12914f0c550d15924c62d72abc48d6fe7364aa87328337a31007fe8a4f"
     assert provenance["fetched_at"] and provenance["indexed_at"]
     page = server.json("read_page", {"path": f"{NEW}/README.md", "max_lines": 5})
     assert page["version"] == "2.0.1" and page["provenance"] == provenance
     old_page = server.json("read_page", {"path": "README.md", "library_id": "pypi/tomli@1.2.3", "max_lines": 3})
-    assert old_page["version"] == "1.2.3" and old_page["provenance"]["source_url"].endswith("tomli-1.2.3.tar.gz#PKG-INFO")
+    assert old_page["version"] == "1.2.3" and old_page["provenance"]["source_url"].endswith(
+        "tomli-1.2.3.tar.gz#PKG-INFO"
+    )
     info = server.json("get_library_info", {"library_id": "pypi/tomli"})
     assert info["library_id"] == NEW and info["stale_pages"] == 0
     assert info["sources"] == [{"kind": "archive", "url": provenance["source_url"].split("#")[0], "revision": provenance["revision"],
@@ -96,4 +116,8 @@ def test_the_health_resource_shows_each_librarys_version_sources_and_stale_pages
     contents = server.run(server.client.read_resource, "docs-mcp://health").contents[0].text
     libraries = {lib["library_id"]: lib for lib in json.loads(contents)["libraries"]}
     assert set(libraries) == {OLD, NEW, MS}
-    assert libraries[MS]["version"] == "2.1.3" and libraries[MS]["sources"][0]["kind"] == "archive" and libraries[MS]["stale_pages"] == 0
+    assert (
+        libraries[MS]["version"] == "2.1.3"
+        and libraries[MS]["sources"][0]["kind"] == "archive"
+        and libraries[MS]["stale_pages"] == 0
+    )

@@ -8,14 +8,14 @@ known answers however the sample corpus evolves.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
-
 from corpus_files import write_corpus
-from docs_mcp.indexer import build_index
 from mcp_session import McpSession, serve_over_stdio
+
+from docs_mcp.indexer import build_index
 
 LANGUAGES = ("go", "python", "typescript")
 

@@ -23,7 +23,9 @@ from docs_mcp.server.search.semantic import chunk_similarities, similarities
 from docs_mcp.server.search.topk import top_k
 
 REPO = Path(__file__).parents[2]
-QUERIES = [json.loads(line)["query"] for line in (REPO / "eval/golden/corpus.jsonl").read_text().splitlines() if line.strip()]
+QUERIES = [
+    json.loads(line)["query"] for line in (REPO / "eval/golden/corpus.jsonl").read_text().splitlines() if line.strip()
+]
 
 
 @pytest.fixture(scope="module")
@@ -60,5 +62,7 @@ def test_the_best_bm25_candidates_get_their_exact_cosine(engines):
         probed = similarities(approximate._vectors, query_vector, approximate.size, approximate.arrays.vector_index)
         left_out += int((probed[best] == UNSCORED).sum())  # what the lists alone would have missed
         exact_cosines = similarities(exact._vectors, query_vector, exact.size)
-        assert np.allclose(fusion.vector.scores[best], exact_cosines[best], atol=1e-5), query  # float32 sums in another order
+        assert np.allclose(fusion.vector.scores[best], exact_cosines[best], atol=1e-5), (
+            query
+        )  # float32 sums in another order
     assert left_out > 100  # on this corpus the lists alone leave out many of them: the check above has teeth

@@ -2,9 +2,9 @@
 
 import pytest
 
+from docs_mcp.server.errors import InvalidArgumentError, InvalidChunkIdError
 from docs_mcp.server.tools.get_doc import parse_get_doc_args
 from docs_mcp.server.tools.search_docs import MAX_QUERY_CHARS, parse_search_args
-from docs_mcp.server.errors import InvalidArgumentError, InvalidChunkIdError
 
 FILTERS = {"language": ("go", "python", "typescript"), "scope": ("global-guide", "sdk-specific")}
 
@@ -71,7 +71,8 @@ def test_ids_outside_the_grammar_have_invalid_format(chunk_id):
 
 @pytest.mark.contract("GD-INVALID-FORMAT")
 @pytest.mark.parametrize(
-    "chunk_id", ["guides/retries.md", "guides/retries.md#_preamble", "a.md#x/y-part-2", "My Docs/Getting Started.md#intro"]
+    "chunk_id",
+    ["guides/retries.md", "guides/retries.md#_preamble", "a.md#x/y-part-2", "My Docs/Getting Started.md#intro"],
 )
 def test_ids_in_the_grammar_pass(chunk_id):
     assert parse_get_doc_args({"chunk_id": chunk_id}).chunk_id == chunk_id
@@ -123,5 +124,5 @@ def test_control_characters_become_spaces_and_the_longest_query_passes():
 
 
 def test_unicode_queries_pass_unchanged():
-    query = "Über façade 日本語 🚀 \"quoted\" (paren) -neg *star"
+    query = 'Über façade 日本語 🚀 "quoted" (paren) -neg *star'
     assert parse_search_args({"query": query}, FILTERS).query == query

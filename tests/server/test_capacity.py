@@ -7,7 +7,7 @@ import threading
 import anyio
 import pytest
 
-from docs_mcp.server.capacity import ToolCapacity, TooBusyError
+from docs_mcp.server.capacity import TooBusyError, ToolCapacity
 
 SLOW = frozenset({"read_page", "tool_execute"})
 
@@ -31,8 +31,13 @@ def test_a_caller_runs_at_most_its_allowance_of_slow_calls_and_fast_tools_are_no
             seen.append(str(capacity.load()["slow_calls_per_caller"]))
         return seen
 
-    assert anyio.run(main) == ["TOO_BUSY", "bob admitted", "fast on shared threads", "{'busiest': 2, 'limit': 2}",
-                               "{'busiest': 1, 'limit': 2}"]
+    assert anyio.run(main) == [
+        "TOO_BUSY",
+        "bob admitted",
+        "fast on shared threads",
+        "{'busiest': 2, 'limit': 2}",
+        "{'busiest': 1, 'limit': 2}",
+    ]
 
 
 def test_load_says_busy_when_slow_calls_wait_and_saturated_when_any_call_waits_for_the_shared_threads():
@@ -61,5 +66,9 @@ def test_load_says_busy_when_slow_calls_wait_and_saturated_when_any_call_waits_f
         return busy, saturated
 
     busy, saturated = anyio.run(main)
-    assert (busy["status"], busy["slow_threads"], busy["tool_threads"]["waiting"]) == ("busy", {"in_use": 1, "limit": 1, "waiting": 1}, 0)
+    assert (busy["status"], busy["slow_threads"], busy["tool_threads"]["waiting"]) == (
+        "busy",
+        {"in_use": 1, "limit": 1, "waiting": 1},
+        0,
+    )
     assert (saturated["status"], saturated["tool_threads"]) == ("saturated", {"in_use": 1, "limit": 1, "waiting": 1})

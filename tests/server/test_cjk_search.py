@@ -24,7 +24,11 @@ def engine(tmp_path_factory: pytest.TempPathFactory):
 
 @pytest.mark.parametrize(
     ("query", "page"),
-    [("后台任务", "tutorial/background-tasks.md"), ("中间件", "tutorial/middleware.md"), ("调试", "tutorial/debugging.md")],
+    [
+        ("后台任务", "tutorial/background-tasks.md"),
+        ("中间件", "tutorial/middleware.md"),
+        ("调试", "tutorial/debugging.md"),
+    ],
 )
 def test_a_page_title_finds_its_page_in_every_mode(engine, query: str, page: str) -> None:
     for mode in ("hybrid", "fusion", "bm25"):

@@ -56,6 +56,8 @@ def test_no_sentinel_values_and_an_omitted_filter_filters_nothing(tiny_server):
     schema = tiny_server.input_schema("search_docs")
     filters = {key: prop for key, prop in schema["properties"].items() if key not in SEARCH_ARGUMENTS}
     assert filters and all(key not in schema["required"] for key in filters)
-    assert [value for prop in filters.values() for value in prop["enum"] if value.upper() in ("ANY", "ALL", "*", "")] == []
+    assert [
+        value for prop in filters.values() for value in prop["enum"] if value.upper() in ("ANY", "ALL", "*", "")
+    ] == []
     hits = tiny_server.search(query=BROAD_QUERY, limit=50)["hits"]
     assert {hit["metadata"]["scope"] for hit in hits} == {"global-guide", "sdk-specific"}

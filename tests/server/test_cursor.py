@@ -98,8 +98,10 @@ def test_a_cursor_of_the_previous_format_from_this_generation_still_pages():
     import hashlib
     import hmac
 
-    payload = json.dumps({"v": 1, "g": hashlib.sha256(b"generation-a").hexdigest()[:8], "s": BINDING.digest(), "o": 20},
-                         separators=(",", ":")).encode()
+    payload = json.dumps(
+        {"v": 1, "g": hashlib.sha256(b"generation-a").hexdigest()[:8], "s": BINDING.digest(), "o": 20},
+        separators=(",", ":"),
+    ).encode()
     mac = hmac.new(CODEC._key, payload, hashlib.sha256).digest()[:16]
     assert CODEC.decode(base64.urlsafe_b64encode(payload + mac).rstrip(b"=").decode(), BINDING) == 20
 
@@ -112,7 +114,10 @@ def test_every_cursor_error_says_to_search_again(snapshot):
         "tampered": _catch(tampered),
         "foreign": _catch(CODEC.encode(BINDING, 10), SearchBinding("other", {}, 10, "hybrid")),
         "stale": _catch(CursorCodec("generation-old").encode(BINDING, 10)),
-        "other index": _catch(CursorCodec("generation-b", index="another").encode(BINDING, 10), codec=CursorCodec("generation-a", index="ours")),
+        "other index": _catch(
+            CursorCodec("generation-b", index="another").encode(BINDING, 10),
+            codec=CursorCodec("generation-a", index="ours"),
+        ),
     }
     assert all("run search_docs again without a cursor" in str(error).lower() for error in errors.values())
     assert {name: str(error) for name, error in errors.items()} == snapshot

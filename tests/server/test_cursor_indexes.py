@@ -6,14 +6,16 @@ import json
 from pathlib import Path
 
 import pytest
-
 from corpus_files import write_corpus
+
 from docs_mcp.indexer import build_index
-from docs_mcp.server.tools.search_docs import search_docs
 from docs_mcp.server.core.live_index import LiveIndex
 from docs_mcp.server.errors import InvalidCursorError
+from docs_mcp.server.tools.search_docs import search_docs
 
-DOCS = {f"guide{n}.md": f"# Guide {n}\n\n## Retries\n\nRetry failed requests with backoff, part {n}.\n" for n in range(8)}
+DOCS = {
+    f"guide{n}.md": f"# Guide {n}\n\n## Retries\n\nRetry failed requests with backoff, part {n}.\n" for n in range(8)
+}
 
 
 def first_page(index: Path) -> str:

@@ -41,14 +41,18 @@ def _corpus(root: Path) -> None:
         "guides/gardening.md": "# Gardening\n\n## Tomatoes\n\nWater tomato plants in the morning and stake them as they grow.\n",
     }
     for lang, call in LANGS.items():
-        files[f"sdk/{lang}/.docs-mcp.json"] = json.dumps({"version": "1", "metadata": {"language": lang, "scope": "sdk-specific"}})
+        files[f"sdk/{lang}/.docs-mcp.json"] = json.dumps(
+            {"version": "1", "metadata": {"language": lang, "scope": "sdk-specific"}}
+        )
         files[f"sdk/{lang}/retries.md"] = (
             f"# Retries in {lang}\n\n## Retries\n\nThe client retries failed requests with exponential backoff and jitter, "
             "three attempts by default. Change the number of attempts with the retry settings.\n\n"
             f"## Authentication\n\nCall `{call}` to obtain an access token before the first request.\n"
         )
     for n in range(12):
-        files[f"guides/topics/topic-{n:02d}.md"] = f"# Topic {n}\n\n## Widgets {n}\n\nWidgets are configured per project; widget number {n} is blue.\n"
+        files[f"guides/topics/topic-{n:02d}.md"] = (
+            f"# Topic {n}\n\n## Widgets {n}\n\nWidgets are configured per project; widget number {n} is blue.\n"
+        )
     write_corpus(root, files)
 
 

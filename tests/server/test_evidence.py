@@ -7,25 +7,32 @@ Python page about the same thing in other words, a reference page that defines a
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
-
 from corpus_files import write_corpus
-from docs_mcp.indexer import build_index
-from docs_mcp.server.search.engine import open_engine
 from mcp_session import McpSession, serve_over_stdio
 
+from docs_mcp.indexer import build_index
+from docs_mcp.server.search.engine import open_engine
+
 SDK_CORPUS = {
-    "metadata.json": json.dumps({
-        "corpus_description": "Widget API guides and SDK references",
-        "taxonomy": {"language": {"description": "SDK language.", "vector_collapse": True}, "scope": {"description": "Guide or SDK."}},
-    }),  # fmt: skip
+    "metadata.json": json.dumps(
+        {
+            "corpus_description": "Widget API guides and SDK references",
+            "taxonomy": {
+                "language": {"description": "SDK language.", "vector_collapse": True},
+                "scope": {"description": "Guide or SDK."},
+            },
+        }
+    ),  # fmt: skip
     ".docs-mcp.json": json.dumps({"version": "1", "metadata": {"scope": "global-guide"}}),
     "guides/errors.md": "# Errors\n\n## Status codes\n\nA 429 status means the client sent too many requests; wait and retry.\n",
     **{
-        f"sdks/{language}/.docs-mcp.json": json.dumps({"version": "1", "metadata": {"scope": "sdk-specific", "language": language}})
+        f"sdks/{language}/.docs-mcp.json": json.dumps(
+            {"version": "1", "metadata": {"scope": "sdk-specific", "language": language}}
+        )
         for language in ("python", "typescript")
     },
     "sdks/typescript/auth.md": (
@@ -80,7 +87,9 @@ def test_a_bare_name_ranks_the_section_that_defines_it_first(sdk_server):
 
 def test_the_zero_result_hint_names_the_words_the_docs_do_not_hold(sdk_server):
     result = sdk_server.search(query="zqxjv wvkplm")
-    assert result["hint"]["message"].startswith("0 results found for 'zqxjv wvkplm'. The documentation contains none of its words")
+    assert result["hint"]["message"].startswith(
+        "0 results found for 'zqxjv wvkplm'. The documentation contains none of its words"
+    )
     result = sdk_server.search(query="knitting a scarf with WidgetClientV2")
     if not result["hits"]:  # held back: the hint says which words are missing, not that nothing matches
         assert "does not contain 'knitting', 'scarf'" in result["hint"]["message"]

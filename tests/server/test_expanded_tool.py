@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from docs_mcp.server.tools.search_docs_expanded import DESCRIPTION, NAME as SEARCH_DOCS_EXPANDED
 from docs_mcp.server.search.tokens import count_tokens
+from docs_mcp.server.tools.search_docs_expanded import DESCRIPTION
+from docs_mcp.server.tools.search_docs_expanded import NAME as SEARCH_DOCS_EXPANDED
 
 PAIRS = [
     {"query": "RateLimitError"},
@@ -24,15 +25,23 @@ EXPANSIONS = {
 
 def test_initialize_returns_instructions_that_say_when_to_search(tiny_server):
     instructions = tiny_server.client.instructions
-    assert instructions.startswith("This server holds the Acme API guides and client SDK docs. Search it before writing")
+    assert instructions.startswith(
+        "This server holds the Acme API guides and client SDK docs. Search it before writing"
+    )
     lead = instructions[:500]
-    assert "whenever unsure of an API" in lead and "First call search_docs_expanded" in lead and "get_doc(chunk_id)" in lead
+    assert (
+        "whenever unsure of an API" in lead
+        and "First call search_docs_expanded" in lead
+        and "get_doc(chunk_id)" in lead
+    )
 
 
 def test_the_tool_is_listed_with_search_docs_arguments_and_its_parts(tiny_server):
     tools = {tool.name: tool for tool in tiny_server.list_tools()}
     listed = tools[SEARCH_DOCS_EXPANDED]
-    assert listed.description == DESCRIPTION and listed.description.startswith("Use it first when you ask in your own words")
+    assert listed.description == DESCRIPTION and listed.description.startswith(
+        "Use it first when you ask in your own words"
+    )
     schema, base = listed.input_schema, tools["search_docs"].input_schema
     assert schema["additionalProperties"] is False and schema["required"] == ["query"]
     assert list(schema["properties"]) == [*base["properties"], "keywords", "question", "hypothetical_answer"]
@@ -86,5 +95,8 @@ def test_get_doc_reports_the_tokens_of_each_chunk_and_of_the_answer(tiny_server)
     sizes = result.structured_content
     assert sizes["chunk_id"] == target and sizes["tokens"] == count_tokens(result.content[0].text)
     assert [chunk["chunk_id"] for chunk in sizes["chunks"]] == [
-        "guides/pagination.md#pagination/page-topic-2", target, "guides/pagination.md#pagination/page-topic-4"]
+        "guides/pagination.md#pagination/page-topic-2",
+        target,
+        "guides/pagination.md#pagination/page-topic-4",
+    ]
     assert all(chunk["tokens"] > 0 for chunk in sizes["chunks"])

@@ -11,7 +11,13 @@ from docs_mcp.server.search.engine import open_engine
 from docs_mcp.server.search.expansion import EXTRA_WEIGHT, Expansions, QueryLegs
 
 GOLDEN = Path(__file__).resolve().parents[2] / "eval" / "golden" / "corpus.jsonl"
-QUERIES = ["RateLimitError", "how do I page through results", "snake_case_helper", "429", "completely unrelated gardening"]
+QUERIES = [
+    "RateLimitError",
+    "how do I page through results",
+    "snake_case_helper",
+    "429",
+    "completely unrelated gardening",
+]
 
 
 @pytest.fixture(scope="module")
@@ -22,11 +28,17 @@ def engine(tiny_index):
 
 
 def test_the_legs_route_each_part_to_its_signal():
-    legs = QueryLegs.of("slow down errors", Expansions("RateLimitError 429", "What error means too many requests?", "A 429 raises RateLimitError."))
+    legs = QueryLegs.of(
+        "slow down errors",
+        Expansions("RateLimitError 429", "What error means too many requests?", "A 429 raises RateLimitError."),
+    )
     assert legs.lexical == "slow down errors RateLimitError 429"
     assert legs.lexical_extra == "What error means too many requests? A 429 raises RateLimitError."
     assert legs.vector == ("slow down errors", "What error means too many requests?", "A 429 raises RateLimitError.")
-    assert legs.gate == "slow down errors RateLimitError 429 What error means too many requests? A 429 raises RateLimitError."
+    assert (
+        legs.gate
+        == "slow down errors RateLimitError 429 What error means too many requests? A 429 raises RateLimitError."
+    )
     assert legs.asked == "slow down errors"  # whether the search is a lookup is the query alone
     assert QueryLegs.of("q", Expansions(keywords="  ")) == QueryLegs.of("q", None) == QueryLegs.plain("q")
 
@@ -64,16 +76,19 @@ def test_the_question_and_answer_move_the_vector_side(engine):
     assert any("rate" in h.snippet.lower() for h in expanded[:2])
 
 
-
 @pytest.mark.parametrize("golden_id", ["corpus-001", "corpus-016"])  # RateLimitError, suggested_filters
 def test_a_lookup_stays_a_lookup_with_the_agents_expansions(corpus_index, golden_id):
     """Keywords appended to a bare identifier made it a sentence of words, and the section its heading names lost
     the top to one that merely uses it (Dub's keyword queries 0.856 -> 0.785 with typed expansions)."""
-    line = next(entry for entry in map(json.loads, GOLDEN.read_text(encoding="utf-8").splitlines()) if entry["id"] == golden_id)
+    line = next(
+        entry for entry in map(json.loads, GOLDEN.read_text(encoding="utf-8").splitlines()) if entry["id"] == golden_id
+    )
     engine = open_engine(corpus_index)
     try:
         alone = engine.search(line["query"], mode="hybrid", limit=3).hits
-        expanded = engine.search(line["query"], mode="hybrid", limit=3, expansions=Expansions(**line["expansions"])).hits
+        expanded = engine.search(
+            line["query"], mode="hybrid", limit=3, expansions=Expansions(**line["expansions"])
+        ).hits
     finally:
         engine.close()
     assert expanded[0].chunk_id == alone[0].chunk_id

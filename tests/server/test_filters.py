@@ -48,8 +48,20 @@ def test_a_rule_keeps_chunks_without_the_key_and_chunks_matching_its_globs():
 def test_each_part_of_a_rule_on_its_own():
     unset_only = {"language": FilterRule(keeps_unset=True)}
     glob_only = {"language": FilterRule(keeps=(("scope", "global*"),))}
-    assert filter_mask(columns(), {"language": "python"}, len(ROWS), unset_only).tolist() == [True, False, True, True, False]
-    assert filter_mask(columns(), {"language": "python"}, len(ROWS), glob_only).tolist() == [True, False, True, False, True]
+    assert filter_mask(columns(), {"language": "python"}, len(ROWS), unset_only).tolist() == [
+        True,
+        False,
+        True,
+        True,
+        False,
+    ]
+    assert filter_mask(columns(), {"language": "python"}, len(ROWS), glob_only).tolist() == [
+        True,
+        False,
+        True,
+        False,
+        True,
+    ]
 
 
 def test_filtering_the_kept_key_too_makes_both_filters_exact():

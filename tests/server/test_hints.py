@@ -41,13 +41,18 @@ def test_without_filters_there_is_nothing_to_suggest():
     matches, calls = _matcher([])
     hint = build_hint("zqxjv wvkplm", {}, TAXONOMY, matches, ["zqxjv", "wvkplm"], ["zqxjv", "wvkplm"])
     assert hint.suggested_filters == {} and calls == []
-    assert hint.message.startswith("0 results found for 'zqxjv wvkplm'. The documentation contains none of its words: try other words")
+    assert hint.message.startswith(
+        "0 results found for 'zqxjv wvkplm'. The documentation contains none of its words: try other words"
+    )
 
 
 def test_the_message_names_the_words_the_docs_do_not_hold_and_only_them():
     matches, _ = _matcher([])
     some = build_hint("knit a scarf in go", {}, TAXONOMY, matches, ["knit", "scarf", "go"], ["knit", "scarf"])
-    assert "does not contain 'knit', 'scarf', and no section matches the rest of it closely enough to be an answer" in some.message
+    assert (
+        "does not contain 'knit', 'scarf', and no section matches the rest of it closely enough to be an answer"
+        in some.message
+    )
     none = build_hint("retry the request", {}, TAXONOMY, matches, ["retry", "request"], [])
     assert "Its words occur in the documentation, but no section matches it closely enough" in none.message
 
@@ -62,7 +67,10 @@ def test_a_query_that_matches_only_unfiltered_says_to_drop_the_filters():
 def test_a_query_that_matches_nowhere_says_to_try_other_words():
     matches, _ = _matcher([])
     message = build_hint("x", {"language": "go"}, TAXONOMY, matches, ["x"], ["x"]).message
-    assert "Nothing matches without the filters either. The documentation contains none of its words: try other words" in message
+    assert (
+        "Nothing matches without the filters either. The documentation contains none of its words: try other words"
+        in message
+    )
 
 
 def test_a_long_query_is_cut_in_the_message():

@@ -6,7 +6,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from docs_mcp.server.search.identifiers import Name, _name_patterns, is_identifier, is_lookup, query_identifiers, query_words
+from docs_mcp.server.search.identifiers import (
+    Name,
+    _name_patterns,
+    is_identifier,
+    is_lookup,
+    query_identifiers,
+    query_words,
+)
 
 CODE_SHAPED = ["next_cursor", "OTEL_EXPORTER_OTLP_ENDPOINT", "service.version", "dub.links.create", "std::vec::Vec",
                "nextCursor", "APIRouter", "HTTPException", "oauth2", "E0502", "Get-ChildItem", "-Recurse", "about_Splatting"]  # fmt: skip

@@ -10,9 +10,12 @@ from pathlib import Path
 import pytest
 
 from docs_mcp.indexer.corpus.readable_name import documentation_of, readable_name
-from docs_mcp.server.instructions import LEAD_CHARS, IndexSummary, agent_rule, CommandLine, server_instructions
+from docs_mcp.server.instructions import LEAD_CHARS, CommandLine, IndexSummary, agent_rule, server_instructions
 
-FASTAPI = {"corpus_description": "FastAPI documentation", "libraries": {"local/fastapi": {"name": "fastapi", "implicit": True}}}
+FASTAPI = {
+    "corpus_description": "FastAPI documentation",
+    "libraries": {"local/fastapi": {"name": "fastapi", "implicit": True}},
+}
 BUNDLED = {
     "corpus_description": (
         "docs-mcp user guide (installing, indexing markdown, chunk IDs, manifests and taxonomy, the search_docs and "
@@ -33,7 +36,9 @@ def test_the_first_500_characters_say_when_which_tool_and_how_to_read_a_hit(meta
     assert lead.startswith("This server holds ")
     assert "Search it before writing or changing" in lead and "whenever unsure" in lead  # when
     assert "First call search_docs_expanded" in lead  # which tool first
-    assert "A hit's snippet shows where it matched: read the section with get_doc(chunk_id)." in lead  # how to read a hit
+    assert (
+        "A hit's snippet shows where it matched: read the section with get_doc(chunk_id)." in lead
+    )  # how to read a hit
 
 
 def test_instructions_name_what_the_index_holds(snapshot):
@@ -53,7 +58,10 @@ def test_the_agent_rule_says_when_and_how_without_mcp():
     rule = agent_rule(IndexSummary.from_metadata(FASTAPI), server="docs-mcp",
                       cli=CommandLine("docs-mcp search --index .docs-mcp", "docs-mcp get --index .docs-mcp"))  # fmt: skip
     assert "Search it before you write or change code that uses fastapi" in rule
-    assert '`docs-mcp search --index .docs-mcp --json "QUERY"`' in rule and "`docs-mcp get --index .docs-mcp CHUNK_ID`" in rule
+    assert (
+        '`docs-mcp search --index .docs-mcp --json "QUERY"`' in rule
+        and "`docs-mcp get --index .docs-mcp CHUNK_ID`" in rule
+    )
     assert json.dumps(rule)  # plain text, no surprises
 
 
@@ -91,7 +99,9 @@ def test_a_folder_named_docs_is_named_after_the_project_folder_above_it(tmp_path
 
 def test_a_translation_is_named_as_the_mkdocs_site_it_inherits(tmp_path: Path) -> None:
     (tmp_path / "fastapi" / "docs" / "en").mkdir(parents=True)
-    (tmp_path / "fastapi" / "docs" / "en" / "mkdocs.yml").write_text("site_name: FastAPI\nsite_url: https://fastapi.tiangolo.com/\n")
+    (tmp_path / "fastapi" / "docs" / "en" / "mkdocs.yml").write_text(
+        "site_name: FastAPI\nsite_url: https://fastapi.tiangolo.com/\n"
+    )
     docs = _page(tmp_path / "fastapi" / "docs" / "zh" / "docs")
     (docs.parent / "mkdocs.yml").write_text("INHERIT: ../en/mkdocs.yml\ntheme:\n  language: zh\n")
     summary = _indexed_summary(docs, tmp_path / "index")
@@ -99,14 +109,23 @@ def test_a_translation_is_named_as_the_mkdocs_site_it_inherits(tmp_path: Path) -
 
 
 def test_a_name_that_says_documentation_is_not_doubled() -> None:
-    crawled = {"corpus_description": "Python 3.11.2 documentation", "libraries": {"python/docs": {"name": "Python 3.11.2 documentation"}}}
+    crawled = {
+        "corpus_description": "Python 3.11.2 documentation",
+        "libraries": {"python/docs": {"name": "Python 3.11.2 documentation"}},
+    }
     assert (IndexSummary.from_metadata(crawled).holdings, IndexSummary.from_metadata(crawled).code) == (
         "the Python 3.11.2 documentation", "code that uses Python 3.11.2")  # fmt: skip
-    built_before = {"corpus_description": "Python 3.11.2 documentation documentation", "libraries": {"local/docs": {"name": "docs", "implicit": True}}}
+    built_before = {
+        "corpus_description": "Python 3.11.2 documentation documentation",
+        "libraries": {"local/docs": {"name": "docs", "implicit": True}},
+    }
     before = IndexSummary.from_metadata({**built_before, "corpus_description": "docs documentation"})
     assert before.code == "code these docs cover"  # an index built before: its folder's name is no library
     assert IndexSummary.from_metadata(built_before).holdings == "the Python 3.11.2 documentation"
-    assert documentation_of("Python 3.11.2 documentation") == "Python 3.11.2 documentation" and documentation_of("httpx") == "httpx documentation"
+    assert (
+        documentation_of("Python 3.11.2 documentation") == "Python 3.11.2 documentation"
+        and documentation_of("httpx") == "httpx documentation"
+    )
 
 
 def test_an_inherited_mkdocs_yml_is_read_only_beside_the_translation(tmp_path: Path) -> None:

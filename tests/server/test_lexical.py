@@ -34,7 +34,9 @@ def conn():
 
 
 def _stem(conn):
-    return lambda words: conn.execute("SELECT list_transform(?::VARCHAR[], w -> stem(w, 'porter'))", [list(words)]).fetchone()[0]
+    return lambda words: conn.execute(
+        "SELECT list_transform(?::VARCHAR[], w -> stem(w, 'porter'))", [list(words)]
+    ).fetchone()[0]
 
 
 @pytest.mark.parametrize("query", QUERIES)
@@ -44,7 +46,6 @@ def test_one_field_scores_equal_duckdb_match_bm25(conn, query):
     rows = conn.execute("SELECT id, fts_main_chunks.match_bm25(id, ?) FROM chunks ORDER BY id", [query]).fetchall()
     reference = np.array([score or 0.0 for _, score in rows])
     assert ours == pytest.approx(reference, abs=1e-5)
-
 
 
 @pytest.mark.parametrize("query", QUERIES)
@@ -59,6 +60,7 @@ def test_scores_are_the_float32_sums_of_the_postings_weights_in_term_order(conn,
         reference[postings.docs[lo:hi]] += postings.weights[lo:hi]
     assert scorer.score(QueryTerms(terms)).tobytes() == reference.tobytes()
 
+
 def test_stopword_only_query_matches_nothing(conn):
     scorer = LexicalScorer(read_postings(conn, len(DOCS), field_weights=(1.0,)), _stem(conn), weights=(1.0,))
     assert scorer.query_terms("the of and") == QueryTerms(())
@@ -70,7 +72,10 @@ def test_other_field_weights_are_recomputed_from_term_frequencies(conn):
     recomputed = LexicalScorer(read_postings(conn, len(DOCS), field_weights=(1.0,)), _stem(conn), weights=(2.0,))
     precomputed = LexicalScorer(stored, _stem(conn), weights=(2.0,))
     for query in QUERIES:
-        assert recomputed.score(recomputed.query_terms(query)).tolist() == precomputed.score(precomputed.query_terms(query)).tolist()
+        assert (
+            recomputed.score(recomputed.query_terms(query)).tolist()
+            == precomputed.score(precomputed.query_terms(query)).tolist()
+        )
 
 
 def test_term_lookup_is_exact(conn):
@@ -111,8 +116,13 @@ def test_heading_matches_read_the_heading_field_of_each_candidate():
     conn = duckdb.connect()
     load_extensions(conn)
     conn.execute("CREATE TABLE chunks (id INTEGER, fts_title VARCHAR, fts_heading VARCHAR, fts_body VARCHAR)")
-    conn.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?)", [(0, "t", "retry backoff", "x"), (1, "t", "pages", "retry backoff"), (2, "t", "retry", "y")])
-    conn.execute(f"PRAGMA create_fts_index('chunks', 'id', 'fts_title', 'fts_heading', 'fts_body', stemmer='porter', ignore='{FTS_IGNORE}')")
+    conn.executemany(
+        "INSERT INTO chunks VALUES (?, ?, ?, ?)",
+        [(0, "t", "retry backoff", "x"), (1, "t", "pages", "retry backoff"), (2, "t", "retry", "y")],
+    )
+    conn.execute(
+        f"PRAGMA create_fts_index('chunks', 'id', 'fts_title', 'fts_heading', 'fts_body', stemmer='porter', ignore='{FTS_IGNORE}')"
+    )
     scorer = LexicalScorer(read_postings(conn, 3), _stem(conn))
     terms = scorer.query_terms("retry backoff")
     assert scorer.matches(terms.all, np.array([0, 1, 2]), HEADING_FIELD).tolist() == [2.0, 0.0, 1.0]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from corpus_files import write_corpus
+
 from docs_mcp.indexer import build_index
 
 FILES = {"guides/retries.md": "# Retries\n\nThe client retries a failed request three times with backoff.\n"}

@@ -40,7 +40,10 @@ def test_the_window_with_the_most_distinct_words_wins_and_starts_at_the_first_ma
     assert passage.text.startswith("Set `max_retries`")
     assert "Client(max_retries=5)" in passage.text
     assert DOC[passage.start : passage.end].rstrip() == passage.text
-    assert best_passage(DOC, ["cursor"], max_chars=160).text == "## Pagination\n\nEvery list endpoint pages its results with a cursor."
+    assert (
+        best_passage(DOC, ["cursor"], max_chars=160).text
+        == "## Pagination\n\nEvery list endpoint pages its results with a cursor."
+    )
 
 
 def test_weak_words_count_less_than_the_query_words():
@@ -54,7 +57,13 @@ def test_without_a_match_the_passage_is_the_beginning():
 
 
 def test_a_long_code_block_is_cut_around_the_match_and_its_fence_closed():
-    code = "```python\n" + "\n".join(f"x{i} = {i}" for i in range(200)) + "\nneedle = 1\n" + "\n".join(f"y{i} = {i}" for i in range(200)) + "\n```\n"
+    code = (
+        "```python\n"
+        + "\n".join(f"x{i} = {i}" for i in range(200))
+        + "\nneedle = 1\n"
+        + "\n".join(f"y{i} = {i}" for i in range(200))
+        + "\n```\n"
+    )
     passage = best_passage(code, ["needle"], max_chars=200)
     assert len(passage.text) <= 200 + len("```python\n```\n")
     assert passage.text.startswith("```python\n") and passage.text.endswith("\n```")
@@ -71,13 +80,19 @@ _WORDS = ["retry", "retries", "client", "backoff", "limit", "page", "cursor"]
 
 @settings(max_examples=200, deadline=None)
 @given(
-    blocks=st.lists(st.lists(st.sampled_from([*_WORDS, "the", "a", "Retry-After", "x1"]), min_size=1, max_size=8), min_size=1, max_size=12),
+    blocks=st.lists(
+        st.lists(st.sampled_from([*_WORDS, "the", "a", "Retry-After", "x1"]), min_size=1, max_size=8),
+        min_size=1,
+        max_size=12,
+    ),
     headings=st.lists(st.booleans(), min_size=12, max_size=12),
     strong=st.lists(st.sampled_from(_WORDS), max_size=3),
     weak=st.lists(st.sampled_from(_WORDS), max_size=3),
     max_chars=st.integers(min_value=20, max_value=200),
 )
-def test_scoring_each_block_once_picks_the_passage_scoring_each_window_text_picks(blocks, headings, strong, weak, max_chars):
+def test_scoring_each_block_once_picks_the_passage_scoring_each_window_text_picks(
+    blocks, headings, strong, weak, max_chars
+):
     """The reference: every window's words counted by matching its whole text, as the passage was first found."""
     markdown = "\n\n".join(("## " if heading else "") + " ".join(words) for words, heading in zip(blocks, headings))
     scorers = [(Needles.of(strong), 1.0), (Needles.of(weak), WEAK_WEIGHT)]
@@ -94,7 +109,9 @@ def test_scoring_each_block_once_picks_the_passage_scoring_each_window_text_pick
     found = passages._block_words(markdown, spans, scorers)
     for first in range(len(spans)):
         for last in range(first, len(spans)):
-            assert passages._score(found[first : last + 1], scorers) == text_score(markdown[spans[first][0] : spans[last][1]])
+            assert passages._score(found[first : last + 1], scorers) == text_score(
+                markdown[spans[first][0] : spans[last][1]]
+            )
     passage = best_passage(markdown, strong, weak, max_chars)
     assert passage.text == markdown[passage.start : passage.end].rstrip() or passage.end - passage.start > max_chars
 
@@ -126,24 +143,51 @@ def _exhaustive_passage(markdown: str, strong: list[str], weak: list[str], max_c
     windows = [(first, reach(first, first)) for first in range(len(blocks))]
     best_score = max(score(*window) for window in windows)
     first, last = next(window for window in windows if score(*window) == best_score)
-    while best_score > 0 and first < last and not score(first, first) and not (heading(first) and score(first + 1, first + 1)):
+    while (
+        best_score > 0
+        and first < last
+        and not score(first, first)
+        and not (heading(first) and score(first + 1, first + 1))
+    ):
         first += 1
     last = reach(first, last)
     while last > first and heading(last):
         last -= 1
     start, end = blocks[first][0], blocks[last][1]
     if end - start > max_chars:  # cut as the passage cuts
-        cut = passages._cut(markdown, start, end, [(needles, weight) for needles, weight in scorers if needles.words], max_chars)
+        cut = passages._cut(
+            markdown, start, end, [(needles, weight) for needles, weight in scorers if needles.words], max_chars
+        )
         return (cut.text, cut.start, cut.end)
     return (markdown[start:end].rstrip(), start, end)
 
 
-_PIECES = ["retry ", "retries ", "client ", "cursor ", "the ", "a ", "x1 ", "\n## Retry", "\n# Client", "\n#nohead", "\n#",
-           "\n```", "\n```py", "\n~~~~", "   ", "\n", "\n\n", "\n\n\n"]
+_PIECES = [
+    "retry ",
+    "retries ",
+    "client ",
+    "cursor ",
+    "the ",
+    "a ",
+    "x1 ",
+    "\n## Retry",
+    "\n# Client",
+    "\n#nohead",
+    "\n#",
+    "\n```",
+    "\n```py",
+    "\n~~~~",
+    "   ",
+    "\n",
+    "\n\n",
+    "\n\n\n",
+]
 
 
 @settings(max_examples=1500, deadline=None)
-@example(pieces=["retry ", "\n\n", "\n#", "\n"], strong=["retry"], weak=[], max_chars=50)  # a last block "#": no heading
+@example(
+    pieces=["retry ", "\n\n", "\n#", "\n"], strong=["retry"], weak=[], max_chars=50
+)  # a last block "#": no heading
 @given(
     pieces=st.lists(st.sampled_from(_PIECES), max_size=40),
     strong=st.lists(st.sampled_from(_WORDS), max_size=3),

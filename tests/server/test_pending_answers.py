@@ -43,7 +43,9 @@ def test_a_request_is_waited_for_until_its_answer_or_error_is_sent():
         None,
         lambda p: p.sent(types.JSONRPCResponse(jsonrpc="2.0", id=1, result={})),
         None,
-        lambda p: p.sent(types.JSONRPCError(jsonrpc="2.0", id="two", error=types.ErrorData(code=-32602, message="bad"))),
+        lambda p: p.sent(
+            types.JSONRPCError(jsonrpc="2.0", id="two", error=types.ErrorData(code=-32602, message="bad"))
+        ),
         None,
     ) == [False, False, True]
 

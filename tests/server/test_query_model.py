@@ -29,7 +29,7 @@ class SpyLock:
         self._lock = threading.Lock()
         self.contended = threading.Event()
 
-    def __enter__(self) -> "SpyLock":
+    def __enter__(self) -> SpyLock:
         if not self._lock.acquire(blocking=False):
             self.contended.set()
             self._lock.acquire()
@@ -39,7 +39,9 @@ class SpyLock:
         self._lock.release()
 
 
-def test_a_prefetch_and_an_engine_never_load_the_model_at_the_same_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_prefetch_and_an_engine_never_load_the_model_at_the_same_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     build_index(_corpus(tmp_path / "docs"), tmp_path / "index")
     real = docs_mcp.indexer.load_model
     started, release = threading.Event(), threading.Event()
@@ -73,7 +75,9 @@ def test_a_prefetch_and_an_engine_never_load_the_model_at_the_same_time(tmp_path
     engine.close()
 
 
-def test_a_prefetch_of_a_missing_or_full_text_index_does_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_prefetch_of_a_missing_or_full_text_index_does_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     build_index(_corpus(tmp_path / "docs"), tmp_path / "index", embeddings="none")
     loads = []
     monkeypatch.setattr(docs_mcp.indexer, "load_model", lambda identity, **_: loads.append(identity))

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from docs_mcp.indexer import build_index
-from docs_mcp.indexer.models.loading import load_embedder
 from docs_mcp.indexer.errors import ModelLoadError
+from docs_mcp.indexer.models.loading import load_embedder
 from docs_mcp.server.search.engine import open_engine
 from docs_mcp.server.search.query_vectors import QueryVectors
 
@@ -77,7 +77,9 @@ def test_a_failed_embedding_is_reported_and_tried_again() -> None:
 def test_a_hybrid_search_begins_embedding_the_query_before_it_scores_the_words(tmp_path: Path, monkeypatch) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
-    (docs / "guide.md").write_text("# Guide\n\n## Retries\n\nRetry with exponential backoff.\n\n## Pages\n\nPaginate with cursors.\n")
+    (docs / "guide.md").write_text(
+        "# Guide\n\n## Retries\n\nRetry with exponential backoff.\n\n## Pages\n\nPaginate with cursors.\n"
+    )
     build_index(docs, tmp_path / "index")
     embedding = threading.Event()
 

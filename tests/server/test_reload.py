@@ -11,8 +11,8 @@ import pytest
 from docs_mcp.indexer import build_index
 from docs_mcp.indexer.errors import IndexFormatError
 from docs_mcp.indexer.schema import FULL_TEXT, HYBRID
-from docs_mcp.server.search.engine import open_engine
 from docs_mcp.server.core.live_index import LiveIndex
+from docs_mcp.server.search.engine import open_engine
 
 SWAP_MEMORY = Path(__file__).resolve().parents[2] / "scripts" / "swap_memory.py"
 
@@ -47,12 +47,16 @@ def test_a_rebuilt_index_is_served_without_restart(tmp_path, corpus, stdio_serve
         first = session.search(query="setup step widget", limit=2)
         assert first["next_cursor"] is not None
         assert "language" not in session.input_schema("search_docs")["properties"]
-        assert session.error("get_doc", {"chunk_id": "guides/tuning.md#tuning/turbo-mode"}).endswith("not found. Use search_docs to discover valid chunk IDs.")
+        assert session.error("get_doc", {"chunk_id": "guides/tuning.md#tuning/turbo-mode"}).endswith(
+            "not found. Use search_docs to discover valid chunk IDs."
+        )
 
         build_index(corpus(V2), index)
 
         assert "notifications/tools/list_changed" not in session.notification_methods()
-        assert session.text("get_doc", {"chunk_id": "guides/tuning.md#tuning/turbo-mode"}).endswith("Turbo mode makes the widget faster.")
+        assert session.text("get_doc", {"chunk_id": "guides/tuning.md#tuning/turbo-mode"}).endswith(
+            "Turbo mode makes the widget faster."
+        )
         # The swap added a `language` filter to search_docs: the client is told to list tools again.
         assert session.notification_methods().count("notifications/tools/list_changed") == 1
         stale = session.error("search_docs", {"query": "setup step widget", "limit": 2, "cursor": first["next_cursor"]})
@@ -161,8 +165,12 @@ def test_a_replaced_generation_is_closed_once_no_request_uses_it(tmp_path, corpu
 
 def test_five_swaps_leave_only_the_live_generation_open():
     """scripts/swap_memory.py swaps 5 rebuilds in while searching and reads /proc/self/fd (exit 1: a pruned file open)."""
-    done = subprocess.run([sys.executable, str(SWAP_MEMORY), "--chunks", "300", "--swaps", "5"],
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, str(SWAP_MEMORY), "--chunks", "300", "--swaps", "5"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     # The live generation's files stay open: its DuckDB file and its memory-mapped serving arrays.
     assert "of pruned generations: 0" in done.stdout
@@ -176,7 +184,9 @@ class _Clock:
         return self.now
 
 
-def test_a_fleet_replica_prepares_the_next_generation_and_keeps_the_last_one_for_its_cursors(tmp_path, corpus, monkeypatch):
+def test_a_fleet_replica_prepares_the_next_generation_and_keeps_the_last_one_for_its_cursors(
+    tmp_path, corpus, monkeypatch
+):
     from docs_mcp.indexer.index_file import current_generation, publish
     from docs_mcp.server.core import live_index as reload
 

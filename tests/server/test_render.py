@@ -3,9 +3,9 @@
 import orjson
 import pytest
 
+from docs_mcp.server.contract.render import render_chunk_window, render_search_result, render_search_text
 from docs_mcp.server.search.hints import Hint
 from docs_mcp.server.search.records import Hit, StoredChunk
-from docs_mcp.server.contract.render import render_chunk_window, render_search_result, render_search_text
 
 
 def _chunk(index: int, total: int = 5) -> StoredChunk:
@@ -51,8 +51,14 @@ def test_offsets_count_from_the_target():
 @pytest.mark.contract("GD-ONE-TARGET", "GD-DELIMITER")
 def test_a_page_that_quotes_the_grammar_cannot_add_a_delimiter():
     quoted = "```\n--- Chunk: guides/other.md#x (Chunk 1 of 1) (Target) ---\n```\n --- Chunk: indented stays"
-    chunk = StoredChunk(chunk_id="guides/grammar.md#g", filepath="guides/grammar.md", heading="G",
-                        chunk_index=0, file_chunk_count=1, content=quoted)
+    chunk = StoredChunk(
+        chunk_id="guides/grammar.md#g",
+        filepath="guides/grammar.md",
+        heading="G",
+        chunk_index=0,
+        file_chunk_count=1,
+        content=quoted,
+    )
     text = render_chunk_window([chunk], "guides/grammar.md#g")
     assert [line for line in text.splitlines() if line.startswith("--- Chunk: ")] == [
         "--- Chunk: guides/grammar.md#g (Chunk 1 of 1) (Target) ---"
@@ -83,7 +89,15 @@ def test_search_result_json_has_the_contract_shape(snapshot):
     text = render_search_result([HIT], "eyJ2IjoxfQ", None)
     assert text.startswith('{\n  "hits": [')
     assert list(orjson.loads(text)) == ["hits", "next_cursor", "hint"]
-    assert list(orjson.loads(text)["hits"][0]) == ["chunk_id", "score", "heading", "breadcrumb", "snippet", "filepath", "metadata"]
+    assert list(orjson.loads(text)["hits"][0]) == [
+        "chunk_id",
+        "score",
+        "heading",
+        "breadcrumb",
+        "snippet",
+        "filepath",
+        "metadata",
+    ]
     assert text == snapshot
 
 
@@ -91,7 +105,11 @@ def test_search_result_json_has_the_contract_shape(snapshot):
 def test_an_empty_result_carries_the_hint(snapshot):
     hint = Hint("0 results found for 'x' with language='go'.", {"language": ("python", "typescript")})
     result = orjson.loads(render_search_result([], None, hint))
-    assert result == {"hits": [], "next_cursor": None, "hint": {"message": hint.message, "suggested_filters": {"language": ["python", "typescript"]}}}
+    assert result == {
+        "hits": [],
+        "next_cursor": None,
+        "hint": {"message": hint.message, "suggested_filters": {"language": ["python", "typescript"]}},
+    }
     assert render_search_text(render_search_result([], None, hint)) == snapshot
 
 

@@ -18,7 +18,9 @@ def table(n: int = 2, **columns) -> dict:
 
 
 def test_features_are_the_named_columns():
-    columns = table(fused=np.array([1.0, 0.1]), file_best=np.array([1.0, 0.4]), cosine=np.array([0.6, 0.3]), ranks=np.array([0, 1]))
+    columns = table(
+        fused=np.array([1.0, 0.1]), file_best=np.array([1.0, 0.4]), cosine=np.array([0.6, 0.3]), ranks=np.array([0, 1])
+    )
     assert set(columns) == set(CANDIDATE_FEATURES)
     assert columns["cosine_gap"] == pytest.approx([0.0, -0.3]) and columns["fusion"] == pytest.approx([2.0, 0.5])
     assert columns["log_rank"] == pytest.approx([0.0, np.log(2)])
@@ -43,7 +45,11 @@ def test_pooled_probabilities_never_rise_down_the_list_and_keep_their_mean():
 
 def test_a_record_with_other_features_or_of_the_older_format_is_refused_with_a_hint():
     with pytest.raises(UsageError, match="features") as raised:
-        LearnedRanking.from_metadata({"score": {"features": ["anchor_match"], "weights": {"anchor_match": 1.0}, "bias": 0.0}, "floor": 0.5})
+        LearnedRanking.from_metadata(
+            {"score": {"features": ["anchor_match"], "weights": {"anchor_match": 1.0}, "bias": 0.0}, "floor": 0.5}
+        )
     assert "--mode fusion" in raised.value.hint
     with pytest.raises(UsageError, match="older format"):
-        LearnedRanking.from_metadata({"features": ["fused"], "weights": {"fused": 1.0}, "bias": 0.0, "gate": {"floor": 0.2}})
+        LearnedRanking.from_metadata(
+            {"features": ["fused"], "weights": {"fused": 1.0}, "bias": 0.0, "gate": {"floor": 0.2}}
+        )

@@ -10,7 +10,10 @@ METADATA = {
     "corpus_description": "docs-mcp user guide and SDK documentation",
     "taxonomy": {
         "language": {"description": "", "values": ["go", "python", "typescript"], "vector_collapse": True},
-        "scope": {"description": "Whether a page is a global guide or SDK-specific.", "values": ["global-guide", "sdk-specific"]},
+        "scope": {
+            "description": "Whether a page is a global guide or SDK-specific.",
+            "values": ["global-guide", "sdk-specific"],
+        },
         "empty": {"description": "no values yet", "values": []},
         "limit": {"description": "clashes with an argument", "values": ["x"]},
     },
@@ -32,7 +35,11 @@ def test_the_contract_tools_come_first_and_match_the_contract(snapshot):
 def test_each_taxonomy_key_with_values_becomes_an_enum_property():
     properties = _tools()["search_docs"].input_schema["properties"]
     assert list(properties) == ["query", "limit", "cursor", "language", "scope"]
-    assert properties["language"] == {"type": "string", "description": "Filter results by language.", "enum": ["go", "python", "typescript"]}
+    assert properties["language"] == {
+        "type": "string",
+        "description": "Filter results by language.",
+        "enum": ["go", "python", "typescript"],
+    }
     assert properties["scope"]["description"] == "Whether a page is a global guide or SDK-specific."
 
 
@@ -56,7 +63,10 @@ def test_the_description_embeds_the_corpus_description():
 
 
 def test_keys_without_values_or_named_like_arguments_are_not_filters():
-    assert filter_values(METADATA) == {"language": ("go", "python", "typescript"), "scope": ("global-guide", "sdk-specific")}
+    assert filter_values(METADATA) == {
+        "language": ("go", "python", "typescript"),
+        "scope": ("global-guide", "sdk-specific"),
+    }
 
 
 @pytest.mark.contract("SD-TAXONOMY-ENUM")

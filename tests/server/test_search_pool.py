@@ -17,15 +17,21 @@ import sys
 from pathlib import Path
 
 import pytest
+from mcp_session import serve_over_stdio
 
 from docs_mcp.indexer import build_index
 from docs_mcp.server.core.live_index import LiveIndex
-from docs_mcp.server.tools.search_docs import search_docs
 from docs_mcp.server.errors import SearchPoolClosedError, SearchWorkerCrashedError
-from mcp_session import serve_over_stdio
+from docs_mcp.server.tools.search_docs import search_docs
 
-QUERIES = ("how do I filter search results by language", "get_doc context neighbours", "hybrid ranking bm25 vectors",
-           "rate limit", "serve over http with api keys", "zzqx nothing matches this")
+QUERIES = (
+    "how do I filter search results by language",
+    "get_doc context neighbours",
+    "hybrid ranking bm25 vectors",
+    "rate limit",
+    "serve over http with api keys",
+    "zzqx nothing matches this",
+)
 DOCS = {"guides/setup.md": "# Setup\n\n## Install\n\nInstall the widget.\n\n## Configure\n\nConfigure the widget.\n"}
 MORE_DOCS = {**DOCS, "guides/tuning.md": "# Tuning\n\n## Turbo mode\n\nTurbo mode makes the widget faster.\n"}
 PIDS = re.compile(r"search workers started: \d+ processes \(pids ([\d ]+)\)")
@@ -60,7 +66,9 @@ def test_workers_answer_byte_for_byte_what_in_process_search_does(corpus_index: 
                     arguments = {"query": query, "limit": 3, **filters}
                     assert search_docs(there, arguments, mode) == search_docs(here, arguments, mode)
                     page = {"mode": mode, "limit": 4, "offset": 3}
-                    assert there.search(query, filters, **page) == here.search(query, filters, **page)  # same hits, same float scores
+                    assert there.search(query, filters, **page) == here.search(
+                        query, filters, **page
+                    )  # same hits, same float scores
                     compared += 1
         rows = [0, 5, here.engine.size - 1]
         assert there.similarities_at(QUERIES[0], rows) == here.similarities_at(QUERIES[0], rows)
@@ -125,8 +133,22 @@ def test_a_closed_pool_refuses_searches_with_a_hint(text_index: Path) -> None:
 @pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="waiting on another process's exit needs pidfd_open (Linux)")
 def test_no_worker_outlives_a_killed_server(text_index: Path) -> None:
     server = subprocess.Popen(
-        [sys.executable, "-m", "docs_mcp", "serve", "--index", str(text_index), "--mode", "bm25", "--search-workers", "2"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "docs_mcp",
+            "serve",
+            "--index",
+            str(text_index),
+            "--mode",
+            "bm25",
+            "--search-workers",
+            "2",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert server.stderr is not None
@@ -157,21 +179,30 @@ def _parent_of(pid: int) -> int:
 
 
 def test_over_mcp_a_server_with_workers_answers_as_one_without(corpus_index: Path, tmp_path: Path) -> None:
-    calls = [*(("search_docs", {"query": query, "limit": 3}) for query in QUERIES),
-             ("search_docs", {"query": QUERIES[0], "language": "python"}),
-             ("get_docs", {"libraries": ["local/corpus"], "topic": "filter search results by language"})]
+    calls = [
+        *(("search_docs", {"query": query, "limit": 3}) for query in QUERIES),
+        ("search_docs", {"query": QUERIES[0], "language": "python"}),
+        ("get_docs", {"libraries": ["local/corpus"], "topic": "filter search results by language"}),
+    ]
     log = tmp_path / "workers.log"
-    with serve_over_stdio(corpus_index, tmp_path / "plain.log") as plain, serve_over_stdio(corpus_index, log, "--search-workers", "1") as pooled:
+    with (
+        serve_over_stdio(corpus_index, tmp_path / "plain.log") as plain,
+        serve_over_stdio(corpus_index, log, "--search-workers", "1") as pooled,
+    ):
         for tool, arguments in calls:
             assert pooled.text(tool, arguments) == plain.text(tool, arguments)
         first = pooled.search(query=QUERIES[0], limit=2)
         assert first == plain.search(query=QUERIES[0], limit=2)
-        assert pooled.search(query=QUERIES[0], limit=2, cursor=first["next_cursor"]) == plain.search(query=QUERIES[0], limit=2, cursor=first["next_cursor"])
+        assert pooled.search(query=QUERIES[0], limit=2, cursor=first["next_cursor"]) == plain.search(
+            query=QUERIES[0], limit=2, cursor=first["next_cursor"]
+        )
 
         [worker] = (int(pid) for pid in PIDS.search(log.read_text())[1].split())
         os.kill(worker, signal.SIGKILL)
         crashed = pooled.error("search_docs", {"query": QUERIES[0]})
-        assert crashed.startswith("The search worker answering this request stopped (killed by SIGKILL) before it answered. Retry")
+        assert crashed.startswith(
+            "The search worker answering this request stopped (killed by SIGKILL) before it answered. Retry"
+        )
         assert "Traceback" not in crashed
         assert pooled.text("search_docs", {"query": QUERIES[0]}) == plain.text("search_docs", {"query": QUERIES[0]})
     assert "Traceback" not in log.read_text()

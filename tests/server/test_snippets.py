@@ -6,7 +6,11 @@ from hypothesis import strategies as st
 
 from docs_mcp.server.search.snippets import _FOLDING_EXTRAS, Needles, make_snippet
 
-LONG = ("Intro words that say nothing at all. " * 10) + "Configure the retry backoff with max_retries here. " + ("Tail filler text. " * 20)
+LONG = (
+    ("Intro words that say nothing at all. " * 10)
+    + "Configure the retry backoff with max_retries here. "
+    + ("Tail filler text. " * 20)
+)
 
 
 def test_short_text_is_returned_whole():
@@ -30,7 +34,10 @@ def test_without_a_match_the_snippet_is_the_start():
 # accents, digits and the separators around words: where lower-casing the text could disagree with folding it.
 _LETTERS = "abkKsSiIzZ09_-. \u0130\u0131\u017f\u212a\u00df\ufb00\u00e9\u00c9\u03a3\u03c3\u03c2"
 # Needles of ASCII letters and digits (every query word's) are found by str.find, the others by a pattern.
-_NEEDLE = st.one_of(st.text(alphabet="abksiz09", min_size=1, max_size=4), st.text(alphabet="abksiz09_-\u00e9\u03c3\u00df", min_size=1, max_size=4))
+_NEEDLE = st.one_of(
+    st.text(alphabet="abksiz09", min_size=1, max_size=4),
+    st.text(alphabet="abksiz09_-\u00e9\u03c3\u00df", min_size=1, max_size=4),
+)
 
 
 @settings(max_examples=2000, deadline=None)

@@ -13,7 +13,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-DEFERRED = ("httpx", "bs4", "rich", "docs_mcp.indexer.sources.service", "docs_mcp.indexer.build", "docs_mcp.server.gateway.gateway_service")
+DEFERRED = (
+    "httpx",
+    "bs4",
+    "rich",
+    "docs_mcp.indexer.sources.service",
+    "docs_mcp.indexer.build",
+    "docs_mcp.server.gateway.gateway_service",
+)
 
 SERVE_AND_SEARCH = """
 import json
@@ -43,7 +50,10 @@ print(json.dumps(sorted(name for name in watched if name in sys.modules)))
 
 def _loaded(index: Path, *extra: str) -> list[str]:
     done = subprocess.run(
-        [sys.executable, "-c", SERVE_AND_SEARCH, str(index), *extra, *DEFERRED], capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", SERVE_AND_SEARCH, str(index), *extra, *DEFERRED],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -8,8 +8,9 @@ import queue
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -17,7 +18,9 @@ TIMEOUT = 120  # seconds; a bound against hangs, never waited on when things wor
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 INITIALIZE = {
-    "jsonrpc": "2.0", "id": 0, "method": "initialize",
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
     "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}},
 }
 
@@ -25,7 +28,7 @@ INITIALIZE = {
 class RawSession:
     """`docs-mcp serve` driven line by line, to send what the SDK client never would."""
 
-    def __init__(self, server: subprocess.Popen, lines: "queue.Queue[str]") -> None:
+    def __init__(self, server: subprocess.Popen, lines: queue.Queue[str]) -> None:
         self.server = server
         self.lines = lines
 
@@ -39,10 +42,17 @@ class RawSession:
 @pytest.fixture(scope="module")
 def raw(corpus_index: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RawSession]:
     log = tmp_path_factory.mktemp("guard") / "stderr.log"
-    with log.open("w") as stderr, subprocess.Popen(
-        [sys.executable, "-m", "docs_mcp", "serve", "--index", str(corpus_index)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True, bufsize=1,
-    ) as server:
+    with (
+        log.open("w") as stderr,
+        subprocess.Popen(
+            [sys.executable, "-m", "docs_mcp", "serve", "--index", str(corpus_index)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            bufsize=1,
+        ) as server,
+    ):
         lines: queue.Queue[str] = queue.Queue()
         reader = threading.Thread(target=lambda: [lines.put(line) for line in iter(server.stdout.readline, "")])
         reader.start()
@@ -92,13 +102,19 @@ def test_a_long_integer_argument_is_a_tool_error_not_a_protocol_error(raw: RawSe
 @pytest.mark.parametrize(
     ("request_id", "arguments", "code", "said"),
     [
-        (21, '{"query": ' + "[" * 100_000 + "]" * 100_000 + "}", INVALID_REQUEST, "levels deep"),  # past the parser's recursion
+        (
+            21,
+            '{"query": ' + "[" * 100_000 + "]" * 100_000 + "}",
+            INVALID_REQUEST,
+            "levels deep",
+        ),  # past the parser's recursion
         (22, '{"query": NaN}', PARSE_ERROR, "NaN is not JSON"),
         ("req-23", '{"query": "cut short"', PARSE_ERROR, "not valid JSON"),
     ],
 )
 def test_a_line_that_cannot_be_parsed_is_answered_with_the_id_its_start_names(
-        raw: RawSession, request_id: Any, arguments: str, code: int, said: str) -> None:
+    raw: RawSession, request_id: Any, arguments: str, code: int, said: str
+) -> None:
     """Issue 37: these were answered with id null though the id could be read."""
     assert said in _error(raw.send(_call(request_id, arguments)), request_id, code)
 
@@ -130,7 +146,9 @@ def test_a_message_that_is_not_json_rpc_is_an_invalid_request(raw: RawSession, l
 
 
 def test_an_oversized_line_is_refused_without_reading_it_whole(raw: RawSession) -> None:
-    message = _error(raw.send(_call(10, '{"query": "' + "a" * 5_000_000 + '"}')), 10, INVALID_REQUEST)  # the id, from the head
+    message = _error(
+        raw.send(_call(10, '{"query": "' + "a" * 5_000_000 + '"}')), 10, INVALID_REQUEST
+    )  # the id, from the head
     assert "bytes" in message and len(message) < 300
 
 
@@ -163,4 +181,6 @@ def test_a_method_name_longer_than_any_mcp_method_is_answered_short_not_echoed()
     answer = check_line(json.dumps({"jsonrpc": "2.0", "id": 4, "method": "m" * 1_000_000}).encode())
     assert isinstance(answer, Rejected) and answer.request_id == 4 and answer.code == -32601
     assert len(answer.message) < 250 and "(1000000 characters)" in answer.message
-    assert not isinstance(check_line(json.dumps({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}).encode()), Rejected)
+    assert not isinstance(
+        check_line(json.dumps({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}).encode()), Rejected
+    )

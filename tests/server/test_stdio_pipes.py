@@ -97,17 +97,34 @@ def test_stdout_is_claimed_on_a_pipe_and_given_back_blocking():
 def test_stdout_shared_with_stderr_is_not_claimed():
     # 2>&1: one pipe for both; put in non-blocking mode, log lines could meet a full pipe. The SDK's transport writes.
     script = "from docs_mcp.server.stdio_pipes import loop_stdout\nwith loop_stdout() as writer:\n    print(writer)\n"
-    done = subprocess.run([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60
+    )
     assert done.stdout == "None\n"
 
 
 def _requests() -> bytes:
     messages = [
-        {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "pipes", "version": "1"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "pipes", "version": "1"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        *({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": "search_docs", "arguments": {"query": "alpha setup"}}}
-          for n in range(1, 6)),
+        *(
+            {
+                "jsonrpc": "2.0",
+                "id": n,
+                "method": "tools/call",
+                "params": {"name": "search_docs", "arguments": {"query": "alpha setup"}},
+            }
+            for n in range(1, 6)
+        ),
     ]
     return b"".join(json.dumps(message).encode() + b"\n" for message in messages)
 

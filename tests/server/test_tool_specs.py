@@ -49,7 +49,9 @@ def test_an_integer_argument_takes_its_default_and_range_from_the_schema():
     with pytest.raises(InvalidArgumentError) as caught:
         integer({"depth": 5}, "depth", schema)
     assert (caught.value.message, caught.value.hint) == (
-        "Argument 'depth' must be between 2 and 4, got 5.", "Pass a whole number from 2 to 4, or leave it out for 3.")
+        "Argument 'depth' must be between 2 and 4, got 5.",
+        "Pass a whole number from 2 to 4, or leave it out for 3.",
+    )
     narrower = copy.deepcopy(schema)
     narrower["properties"]["depth"]["maximum"] = 3
     with pytest.raises(InvalidArgumentError):
@@ -69,8 +71,11 @@ def test_every_tool_applies_the_default_and_range_its_schema_publishes(module, n
 
 def test_the_slow_tools_are_those_whose_spec_says_so():
     every = specs(INDEX_TOOLS + META_TOOLS, ToolContext())
-    assert SLOW_TOOLS == {spec.name for spec in every if spec.slow} == {
-        "read_page", "get_docs", "get_library_info", "get_context7_docs", "tool_execute", "tool_discovery"}
+    assert (
+        SLOW_TOOLS
+        == {spec.name for spec in every if spec.slow}
+        == {"read_page", "get_docs", "get_library_info", "get_context7_docs", "tool_execute", "tool_discovery"}
+    )
     assert tool_registry(Mode.bm25, None).slow_names == SLOW_TOOLS - {"tool_execute", "tool_discovery"}
 
 

@@ -63,8 +63,12 @@ def test_language_twins_collapse_to_one_unless_the_language_is_filtered(tiny_ser
     twins = [hit for hit in unfiltered if hit["heading"] == "Retries"]
     assert len(twins) == 1
     for language in ("go", "python", "typescript"):
-        filtered = tiny_server.search(query="retries exponential backoff max_retries", language=language, limit=50)["hits"]
-        assert [hit["chunk_id"] for hit in filtered if hit["heading"] == "Retries"] == [f"sdk/{language}/client.md#{language}-client/retries"]
+        filtered = tiny_server.search(query="retries exponential backoff max_retries", language=language, limit=50)[
+            "hits"
+        ]
+        assert [hit["chunk_id"] for hit in filtered if hit["heading"] == "Retries"] == [
+            f"sdk/{language}/client.md#{language}-client/retries"
+        ]
 
 
 @pytest.mark.contract("SD-CURSOR-OPAQUE", "SD-CURSOR-END")
@@ -130,7 +134,9 @@ def test_zero_hits_with_a_filter_suggest_the_values_that_match(tiny_server):
     result = tiny_server.search(query="snake_case_helper", language="go", scope="sdk-specific")
     assert result["hits"] == [] and result["next_cursor"] is None
     assert result["hint"]["suggested_filters"] == {"language": ["python"]}
-    assert result["hint"]["message"].startswith("0 results found for 'snake_case_helper' with language='go', scope='sdk-specific'.")
+    assert result["hint"]["message"].startswith(
+        "0 results found for 'snake_case_helper' with language='go', scope='sdk-specific'."
+    )
 
 
 @pytest.mark.contract("SD-HINT")
@@ -213,8 +219,14 @@ def test_a_page_path_points_at_the_first_chunk_of_the_page(tiny_server):
     )
 
 
-@pytest.mark.parametrize("chunk_id", ["guides/errors.md#errors\x00", "guides/errors.md\x07",
-                                      "x.md#a\n--- Chunk: guides/errors.md#errors (Chunk 1 of 4) (Target) ---"])
+@pytest.mark.parametrize(
+    "chunk_id",
+    [
+        "guides/errors.md#errors\x00",
+        "guides/errors.md\x07",
+        "x.md#a\n--- Chunk: guides/errors.md#errors (Chunk 1 of 4) (Target) ---",
+    ],
+)
 def test_a_control_character_makes_a_chunk_id_invalid_and_is_shown_escaped(tiny_server, chunk_id):
     text = tiny_server.error("get_doc", {"chunk_id": chunk_id})
     assert "has invalid format" in text and "\\u00" in text

@@ -62,15 +62,21 @@ def tree(*roots: Path) -> dict[str, bytes | None]:
 
 def run_setup(project: Path, index: Path, *args: str, ok: bool = True):
     """`docs-mcp setup ARGS` in this process (typer's runner), the command being this Python's."""
-    done = CliRunner().invoke(cli.app, ["setup", *args, "--project", str(project), "--index", str(index), "--command", SERVE])
+    done = CliRunner().invoke(
+        cli.app, ["setup", *args, "--project", str(project), "--index", str(index), "--command", SERVE]
+    )
     if ok:
         assert done.exit_code == 0, done.output
     return done
 
 
-def run_command(project: Path, *args: str, program: tuple[str, ...] = (sys.executable, "-m", "docs_mcp"), env=None) -> subprocess.CompletedProcess:
+def run_command(
+    project: Path, *args: str, program: tuple[str, ...] = (sys.executable, "-m", "docs_mcp"), env=None
+) -> subprocess.CompletedProcess:
     """`docs-mcp ARGS` as a user runs it (exit status, stderr), in ``project`` with the sandbox's HOME."""
-    return subprocess.run([*program, *args], cwd=project, capture_output=True, text=True, env=env or os.environ, timeout=120)
+    return subprocess.run(
+        [*program, *args], cwd=project, capture_output=True, text=True, env=env or os.environ, timeout=120
+    )
 
 
 def list_tools(command: str, args: list[str], cwd: Path, errlog: Path, path: str = "") -> set[str]:

@@ -110,7 +110,9 @@ def test_marker_lines_quoted_in_a_code_block_are_the_users_text(sandbox, docs_in
     assert (project / "CLAUDE.md").read_text() == QUOTED_BLOCK
 
 
-@pytest.mark.parametrize(("client", "rules", "servers"), [("claude", "CLAUDE.md", ".mcp.json"), ("codex", "AGENTS.md", ".codex/config.toml")])
+@pytest.mark.parametrize(
+    ("client", "rules", "servers"), [("claude", "CLAUDE.md", ".mcp.json"), ("codex", "AGENTS.md", ".codex/config.toml")]
+)
 def test_each_name_has_its_own_rule_block_and_entry(client, rules, servers, sandbox, docs_index):
     project, home = sandbox
     plant(project, {rules: "# Team rules\n"})
@@ -119,7 +121,12 @@ def test_each_name_has_its_own_rule_block_and_entry(client, rules, servers, sand
     only_acme = tree(project)
     run_setup(project, docs_index, client, "--name", "sdk-docs")
     text = (project / rules).read_text()
-    assert "BEGIN acme-docs" in text and "BEGIN sdk-docs" in text and "`acme-docs` MCP server" in text and "`sdk-docs` MCP server" in text
+    assert (
+        "BEGIN acme-docs" in text
+        and "BEGIN sdk-docs" in text
+        and "`acme-docs` MCP server" in text
+        and "`sdk-docs` MCP server" in text
+    )
     config = (project / servers).read_text()
     held = tomllib.loads(config)["mcp_servers"] if servers.endswith(".toml") else json.loads(config)["mcpServers"]
     assert set(held) == {"acme-docs", "sdk-docs"}
@@ -131,11 +138,16 @@ def test_each_name_has_its_own_rule_block_and_entry(client, rules, servers, sand
 
 def test_a_link_inside_the_project_is_followed_and_left_as_it_was(sandbox, docs_index):
     project, home = sandbox
-    plant(project, {"AGENTS.md": "Build with make.\n", "CLAUDE.md": Link("AGENTS.md"), ".mcp.json": Link("config/mcp.json")})
+    plant(
+        project,
+        {"AGENTS.md": "Build with make.\n", "CLAUDE.md": Link("AGENTS.md"), ".mcp.json": Link("config/mcp.json")},
+    )
     original = tree(project)
     run_setup(project, docs_index, "claude")
     assert (project / "CLAUDE.md").is_symlink() and "BEGIN docs-mcp" in (project / "AGENTS.md").read_text()
-    assert (project / ".mcp.json").is_symlink() and "docs-mcp" in json.loads((project / "config" / "mcp.json").read_text())["mcpServers"]
+    assert (project / ".mcp.json").is_symlink() and "docs-mcp" in json.loads(
+        (project / "config" / "mcp.json").read_text()
+    )["mcpServers"]
     run_setup(project, docs_index, "claude", "--remove")
     assert tree(project) == original  # the dangling link stays, the file setup made behind it goes
 
@@ -193,16 +205,29 @@ def test_runs_at_the_same_time_lose_no_name(sandbox, docs_index):
 VIRTUAL_ENVIRONMENT_PROGRAM = Path(sys.prefix) / "bin" / "docs-mcp"
 
 
-@pytest.mark.skipif(sys.prefix == sys.base_prefix or not VIRTUAL_ENVIRONMENT_PROGRAM.exists(), reason="the tests do not run from a virtual environment with docs-mcp installed")
+@pytest.mark.skipif(
+    sys.prefix == sys.base_prefix or not VIRTUAL_ENVIRONMENT_PROGRAM.exists(),
+    reason="the tests do not run from a virtual environment with docs-mcp installed",
+)
 def test_from_an_activated_virtual_environment_it_writes_the_programs_absolute_path(sandbox, docs_index, tmp_path):
     project, home = sandbox
     shutil.copytree(docs_index, project / ".docs-mcp")
-    outside = os.pathsep.join(folder for folder in os.environ.get("PATH", "").split(os.pathsep) if Path(folder) != VIRTUAL_ENVIRONMENT_PROGRAM.parent)
-    activated = {**os.environ, "VIRTUAL_ENV": sys.prefix, "PATH": f"{VIRTUAL_ENVIRONMENT_PROGRAM.parent}{os.pathsep}{outside}"}
+    outside = os.pathsep.join(
+        folder
+        for folder in os.environ.get("PATH", "").split(os.pathsep)
+        if Path(folder) != VIRTUAL_ENVIRONMENT_PROGRAM.parent
+    )
+    activated = {
+        **os.environ,
+        "VIRTUAL_ENV": sys.prefix,
+        "PATH": f"{VIRTUAL_ENVIRONMENT_PROGRAM.parent}{os.pathsep}{outside}",
+    }
     done = run_command(project, "setup", "claude", program=("docs-mcp",), env=activated)
     assert done.returncode == 0, done.stderr
     entry = json.loads((project / ".mcp.json").read_text())["mcpServers"]["docs-mcp"]
     assert entry["command"] == str(VIRTUAL_ENVIRONMENT_PROGRAM)
     assert f"{VIRTUAL_ENVIRONMENT_PROGRAM} search" in (project / "CLAUDE.md").read_text()
     # A client started from another shell (no virtual environment on its PATH) starts it.
-    assert {"search_docs", "get_doc"} <= list_tools(entry["command"], entry["args"], cwd=project, errlog=tmp_path / "server.log", path=outside)
+    assert {"search_docs", "get_doc"} <= list_tools(
+        entry["command"], entry["args"], cwd=project, errlog=tmp_path / "server.log", path=outside
+    )

@@ -45,7 +45,10 @@ def test_set_then_remove_gives_back_the_original_bytes(original, container):
 
 def test_the_new_member_follows_the_file_indentation():
     added = set_member(FILES["JSONC, tabs, comments, trailing commas"], ["servers"], "docs-mcp", ENTRY)
-    assert '\t\t"docs-mcp": {\n\t\t\t"type": "stdio",\n\t\t\t"command": "docs-mcp",\n\t\t\t"args": ["serve", "--index", ".docs-mcp"]\n\t\t}' in added
+    assert (
+        '\t\t"docs-mcp": {\n\t\t\t"type": "stdio",\n\t\t\t"command": "docs-mcp",\n\t\t\t"args": ["serve", "--index", ".docs-mcp"]\n\t\t}'
+        in added
+    )
     assert "// keep me" in added and "/* inputs */" in added
     four = set_member(FILES["other settings, 4 spaces"], ["mcpServers"], "docs-mcp", ENTRY)
     assert '\n    "mcpServers": {\n        "docs-mcp": {\n            "type"' in four
@@ -82,8 +85,15 @@ def test_a_file_it_cannot_edit_safely_is_refused_with_the_reason(text, problem):
         set_member(text, ["mcpServers", "x"], "docs-mcp", ENTRY, "cfg.json")
 
 
-@pytest.mark.parametrize("original", ["", '{\n  "enabledMcpjsonServers": ["x"]\n}\n', '{\n  "permissions": {"allow": []}\n}\n',
-                                      '{\n  "enabledMcpjsonServers": [\n    "a",\n    "b"\n  ]\n}\n'])
+@pytest.mark.parametrize(
+    "original",
+    [
+        "",
+        '{\n  "enabledMcpjsonServers": ["x"]\n}\n',
+        '{\n  "permissions": {"allow": []}\n}\n',
+        '{\n  "enabledMcpjsonServers": [\n    "a",\n    "b"\n  ]\n}\n',
+    ],
+)
 def test_an_approval_item_goes_in_and_out_exactly(original):
     added = add_item(original, "enabledMcpjsonServers", "docs-mcp")
     assert "docs-mcp" in parse(added)["enabledMcpjsonServers"]
@@ -93,11 +103,21 @@ def test_an_approval_item_goes_in_and_out_exactly(original):
 
 _KEYS = st.text(st.characters(codec="utf-8", exclude_characters='"\\\x00'), min_size=1, max_size=6)
 _SCALARS = st.none() | st.booleans() | st.integers(-1000, 1000) | st.text(max_size=8)
-_DOCUMENTS = st.dictionaries(_KEYS, st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=3), max_leaves=8), max_size=5)
+_DOCUMENTS = st.dictionaries(
+    _KEYS,
+    st.recursive(
+        _SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=3), max_leaves=8
+    ),
+    max_size=5,
+)
 
 
 @settings(max_examples=150, deadline=None)
-@given(document=_DOCUMENTS, indent=st.sampled_from([None, 2, 4, "\t"]), servers=st.dictionaries(_KEYS, st.just({"command": "x"}), max_size=3))
+@given(
+    document=_DOCUMENTS,
+    indent=st.sampled_from([None, 2, 4, "\t"]),
+    servers=st.dictionaries(_KEYS, st.just({"command": "x"}), max_size=3),
+)
 def test_any_document_round_trips(document, indent, servers):
     document = {k: v for k, v in document.items() if k != "mcpServers"}
     if servers is not None:

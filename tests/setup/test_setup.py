@@ -87,7 +87,9 @@ def test_the_files_each_client_reads(sandbox, docs_index, snapshot):
         run_setup(project, docs_index, client)
         for path, data in tree(project, home).items():
             if data is not None and before.get(path) != data:
-                written[f"{client}: {_placeholders(path, project, home, docs_index)}"] = _placeholders(data.decode(), project, home, docs_index)
+                written[f"{client}: {_placeholders(path, project, home, docs_index)}"] = _placeholders(
+                    data.decode(), project, home, docs_index
+                )
     assert written == snapshot
 
 
@@ -110,8 +112,11 @@ def test_the_written_entry_starts_a_server_that_answers(client, file, expand, sa
     done = CliRunner().invoke(cli.app, ["setup", client, "--project", str(project), "--command", SERVE])
     assert done.exit_code == 0, done.output
     text = (project / file).read_text()
-    servers = tomllib.loads(text)["mcp_servers"] if file.endswith(".toml") else json.loads(text)[
-        "servers" if client == "vscode" else "mcpServers"]
+    servers = (
+        tomllib.loads(text)["mcp_servers"]
+        if file.endswith(".toml")
+        else json.loads(text)["servers" if client == "vscode" else "mcpServers"]
+    )
     entry = servers["docs-mcp"]
     args = [arg.replace("${workspaceFolder}", str(project)) if expand else arg for arg in entry["args"]]
     if client == "claude":
@@ -157,7 +162,9 @@ def test_without_an_index_it_says_how_to_build_one(sandbox):
 CLAUDE = shutil.which("claude")
 
 
-@pytest.mark.skipif(CLAUDE is None, reason="the Claude Code CLI is not installed (npm install -g @anthropic-ai/claude-code)")
+@pytest.mark.skipif(
+    CLAUDE is None, reason="the Claude Code CLI is not installed (npm install -g @anthropic-ai/claude-code)"
+)
 @pytest.mark.parametrize("scope", ["project", "user"])
 def test_claude_code_lists_the_server_as_connected(scope, sandbox, docs_index):
     project, home = sandbox

@@ -9,9 +9,10 @@ tell a cache hit (no request) from a revalidation (a 304) from a fetch.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterator
+from typing import Any
 
 from docs_mcp.indexer.sources.fetch import Fetcher
 from docs_mcp.indexer.sources.safety import FetchPolicy
@@ -102,12 +103,16 @@ class DocsSite:
             return _send(handler, 302, b"", "text/plain", {"Location": route.location})
         validators = {k: v for k, v in (("ETag", route.etag), ("Last-Modified", route.last_modified)) if v}
         inm, ims = handler.headers.get("If-None-Match"), handler.headers.get("If-Modified-Since")
-        if (route.etag and inm == route.etag) or (route.last_modified and ims == route.last_modified and not route.etag):
+        if (route.etag and inm == route.etag) or (
+            route.last_modified and ims == route.last_modified and not route.etag
+        ):
             return _send(handler, 304, b"", route.content_type, validators)
         return _send(handler, route.status, route.body, route.content_type, {**validators, **route.headers})
 
 
-def _send(handler: BaseHTTPRequestHandler, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
+def _send(
+    handler: BaseHTTPRequestHandler, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None
+) -> None:
     handler.send_response(status)
     handler.send_header("Content-Type", content_type)
     if status != 304:

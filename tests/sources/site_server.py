@@ -4,12 +4,12 @@ with extra routes (robots.txt, sitemaps) and a log of every request and its stat
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Callable, Iterator, Mapping
 
 Routes = Mapping[str, tuple[int, str, bytes]]
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from docs_site import DocsSite
 
-from docs_mcp.indexer.sources.source_settings import SourceSettings, source_settings
 from docs_mcp.indexer.sources.known_libraries import LLMS_TXT, RegisteredLibrary, Registry
 from docs_mcp.indexer.sources.service import SourceService
+from docs_mcp.indexer.sources.source_settings import SourceSettings, source_settings
 
 SKYHOOK = "skyhook/skyhook"
 LLMS_TXT_BODY = """# Skyhook
@@ -55,13 +55,20 @@ The timeout is in seconds; retries counts attempts after the first.
 def serve_skyhook(site: DocsSite) -> str:
     """Put Skyhook on ``site``; returns the llms.txt URL."""
     site.serve("/docs/guides/retries.md", RETRIES, etag='"r1"')
-    site.serve("/docs/guides/webhooks.html", WEBHOOKS, content_type="text/html; charset=utf-8", last_modified="Mon, 02 Nov 2026 10:00:00 GMT")
+    site.serve(
+        "/docs/guides/webhooks.html",
+        WEBHOOKS,
+        content_type="text/html; charset=utf-8",
+        last_modified="Mon, 02 Nov 2026 10:00:00 GMT",
+    )
     site.serve("/docs/reference/client.md", CLIENT, etag='"c1"')
     return site.serve("/docs/llms.txt", LLMS_TXT_BODY, content_type="text/plain; charset=utf-8", etag='"l1"')
 
 
 def skyhook_library(llms_url: str, ttl_hours: float = 24.0) -> RegisteredLibrary:
-    return RegisteredLibrary(SKYHOOK, "Skyhook", LLMS_TXT, llms_txt_url=llms_url, languages=("python",), ttl_hours=ttl_hours)
+    return RegisteredLibrary(
+        SKYHOOK, "Skyhook", LLMS_TXT, llms_txt_url=llms_url, languages=("python",), ttl_hours=ttl_hours
+    )
 
 
 def loopback_settings(index: Path, *libraries: RegisteredLibrary, **env: str) -> SourceSettings:

@@ -80,8 +80,12 @@ def test_a_member_named_with_a_nul_is_skipped_not_a_crash(tmp_path: Path) -> Non
 def test_a_member_named_longer_than_a_file_system_takes_is_skipped_by_both_unpackers(tmp_path: Path) -> None:
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.PAX_FORMAT) as tar:
-        for name in (f"pkg-1.0/docs/{'a' * 300}.md", "pkg-1.0/" + "/".join(["d" * 200] * 16) + "/x.md",
-                     "pkg-1.0/docs/ok.md", "pkg-1.0/README.md"):
+        for name in (
+            f"pkg-1.0/docs/{'a' * 300}.md",
+            "pkg-1.0/" + "/".join(["d" * 200] * 16) + "/x.md",
+            "pkg-1.0/docs/ok.md",
+            "pkg-1.0/README.md",
+        ):
             data = b"# x\n"
             info = tarfile.TarInfo(name)
             info.size = len(data)

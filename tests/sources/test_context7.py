@@ -32,7 +32,9 @@ def test_no_configured_api_is_reported_with_what_to_set():
     assert "DOCS_MCP_CONTEXT7_URL" in caught.value.hint
 
 
-@pytest.mark.parametrize(("status", "error"), [(401, SourceUnavailableError), (403, SourceUnavailableError), (404, RemotePageNotFoundError)])
+@pytest.mark.parametrize(
+    ("status", "error"), [(401, SourceUnavailableError), (403, SourceUnavailableError), (404, RemotePageNotFoundError)]
+)
 def test_api_refusals_never_echo_the_key(site, status, error):
     site.serve("/api/v1/acme/lib", "denied", status=status, content_type="text/plain")
     with pytest.raises(error) as caught:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from docs_mcp.indexer.sources.robots import MAX_CRAWL_DELAY, Robots
 from docs_mcp.indexer.sources.paths import MAX_NAME_BYTES
+from docs_mcp.indexer.sources.robots import MAX_CRAWL_DELAY, Robots
 from docs_mcp.indexer.sources.site_links import in_scope, normal_url, page_links, page_path, scope_of, section_names
 from docs_mcp.indexer.sources.sitemap import MAX_SITEMAP_BYTES, parse_sitemap
 
@@ -34,7 +34,10 @@ def test_robots_rules_for_docs_mcp() -> None:
 
 def test_a_urlset_and_a_sitemap_index_plain_or_gzipped() -> None:
     sitemap = parse_sitemap(URLSET)
-    assert [(p.url, p.lastmod) for p in sitemap.pages] == [("https://docs.example.com/guide/", "2026-01-02"), ("https://docs.example.com/api/", "")]
+    assert [(p.url, p.lastmod) for p in sitemap.pages] == [
+        ("https://docs.example.com/guide/", "2026-01-02"),
+        ("https://docs.example.com/api/", ""),
+    ]
     index = parse_sitemap(gzip.compress(b"<sitemapindex><sitemap><loc>https://x/a.xml</loc></sitemap></sitemapindex>"))
     assert index.sitemaps == ("https://x/a.xml",) and not index.pages
 
@@ -49,7 +52,9 @@ def test_a_decompression_bomb_gives_nothing() -> None:
 
 
 def test_entity_expansion_is_refused() -> None:
-    entities = '<!ENTITY e0 "lol">' + "".join(f'<!ENTITY e{n} "{("&e" + str(n - 1) + ";") * 10}">' for n in range(1, 10))
+    entities = '<!ENTITY e0 "lol">' + "".join(
+        f'<!ENTITY e{n} "{("&e" + str(n - 1) + ";") * 10}">' for n in range(1, 10)
+    )
     bomb = f'<?xml version="1.0"?><!DOCTYPE urlset [{entities}]><urlset><url><loc>&e9;</loc></url></urlset>'.encode()
     assert parse_sitemap(bomb).pages == ()  # 10**9 "lol"s: expat's amplification limit refuses the document
 
@@ -88,7 +93,10 @@ def test_a_crawl_stays_under_the_start_urls_folder() -> None:
 
 def test_links_of_a_real_sphinx_page() -> None:
     found = page_links(PYTHON_PAGE.read_text(encoding="utf-8"), "http://127.0.0.1:8000/library/bisect.html")
-    assert "http://127.0.0.1:8000/library/array.html" in found.links and "http://127.0.0.1:8000/genindex.html" in found.links
+    assert (
+        "http://127.0.0.1:8000/library/array.html" in found.links
+        and "http://127.0.0.1:8000/genindex.html" in found.links
+    )
     assert all("#" not in link for link in found.links) and len(found.links) == len(set(found.links))
     assert found.canonical == "" and not found.noindex and not found.nofollow
 
@@ -130,4 +138,7 @@ def test_long_queries_and_names_make_file_names_a_file_system_takes(tmp_path: Pa
 
 def test_sections_are_named_by_the_start_pages_navigation() -> None:
     html = '<a href="tutorial/index.html">The Tutorial</a> <a href="tutorial/x.html">Other</a> <a href="library/">Library</a> <a href="/up.html">Up</a>'
-    assert section_names(html, "http://h/3/index.html", "http://h/3/") == (("tutorial/**", "The Tutorial"), ("library/**", "Library"))
+    assert section_names(html, "http://h/3/index.html", "http://h/3/") == (
+        ("tutorial/**", "The Tutorial"),
+        ("library/**", "Library"),
+    )

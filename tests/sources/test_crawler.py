@@ -26,8 +26,12 @@ def site(tmp_path: Path) -> Path:
     shutil.copytree(PAGES, root)
     shutil.copy(root / "tutorial" / "appetite.html", root / "tutorial" / "copy.html")  # the same page under two URLs
     (root / "library" / "private").mkdir()
-    (root / "library" / "private" / "secret.html").write_text("<html><body><h1>Secret</h1><p>Not for crawlers.</p></body></html>")
-    (root / "tutorial" / "old.html").write_text('<html><head><link rel="canonical" href="venv.html"></head><body><h1>Old</h1></body></html>')
+    (root / "library" / "private" / "secret.html").write_text(
+        "<html><body><h1>Secret</h1><p>Not for crawlers.</p></body></html>"
+    )
+    (root / "tutorial" / "old.html").write_text(
+        '<html><head><link rel="canonical" href="venv.html"></head><body><h1>Old</h1></body></html>'
+    )
     items = "".join(f'<li><a href="{href}">{href}</a></li>' for href in LINKS)
     (root / "index.html").write_text(f"<html><body><h1>Docs</h1><ul>{items}</ul></body></html>")
     return root
@@ -39,9 +43,16 @@ def robots_and_sitemap(base: str) -> dict[str, tuple[int, str, bytes]]:
     return {"/robots.txt": (200, "text/plain", robots), "/maps/sitemap.xml": (200, "application/xml", sitemap.encode())}
 
 
-def crawler(store: CrawlStore, *, loopback: bool = True, steps: list[CrawlStep] | None = None, **limits: int) -> SiteCrawler:
+def crawler(
+    store: CrawlStore, *, loopback: bool = True, steps: list[CrawlStep] | None = None, **limits: int
+) -> SiteCrawler:
     policy = FetchPolicy(allowed_domains=frozenset({"127.0.0.1"}), allow_loopback=loopback)
-    return SiteCrawler(Fetcher(policy, delays=()), store, CrawlLimits(rate=1000.0, **limits), progress=steps.append if steps is not None else None)
+    return SiteCrawler(
+        Fetcher(policy, delays=()),
+        store,
+        CrawlLimits(rate=1000.0, **limits),
+        progress=steps.append if steps is not None else None,
+    )
 
 
 def states(store: CrawlStore, base: str) -> dict[str, tuple[str, str]]:
@@ -49,7 +60,9 @@ def states(store: CrawlStore, base: str) -> dict[str, tuple[str, str]]:
     return {url.removeprefix(base): (state, note) for url, state, note in rows}
 
 
-def test_a_crawl_follows_the_sitemap_and_links_honours_robots_and_collapses_duplicates(site: Path, tmp_path: Path) -> None:
+def test_a_crawl_follows_the_sitemap_and_links_honours_robots_and_collapses_duplicates(
+    site: Path, tmp_path: Path
+) -> None:
     store = CrawlStore(tmp_path / "sites.sqlite")
     with serve_site(site, robots_and_sitemap) as (base, log):
         report = crawler(store, max_pages=60).crawl(LIB, base + "/index.html")

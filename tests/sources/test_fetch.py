@@ -36,7 +36,12 @@ def fetcher(policy: FetchPolicy = LOOPBACK, **kwargs) -> tuple[Fetcher, Sleeps]:
 def test_a_page_is_fetched_with_its_validators(site):
     url = site.serve("/retries.md", PAGE, etag='"v1"', last_modified="Mon, 02 Nov 2026 10:00:00 GMT")
     got = fetcher()[0].get(url)
-    assert (got.status, got.body.decode(), got.etag, got.last_modified) == (200, PAGE, '"v1"', "Mon, 02 Nov 2026 10:00:00 GMT")
+    assert (got.status, got.body.decode(), got.etag, got.last_modified) == (
+        200,
+        PAGE,
+        '"v1"',
+        "Mon, 02 Nov 2026 10:00:00 GMT",
+    )
 
 
 def test_a_conditional_get_sends_the_validators_and_takes_a_304(site):
@@ -66,7 +71,19 @@ def test_urls_of_the_wrong_shape_or_domain_are_refused(url, words):
 
 @pytest.mark.parametrize(
     "address",
-    ["10.0.0.1", "172.16.5.4", "192.168.1.1", "169.254.169.254", "100.100.100.200", "0.0.0.0", "fe80::1", "fd00:ec2::254", "fc00::1", "::ffff:10.0.0.1", "224.0.0.1"],
+    [
+        "10.0.0.1",
+        "172.16.5.4",
+        "192.168.1.1",
+        "169.254.169.254",
+        "100.100.100.200",
+        "0.0.0.0",
+        "fe80::1",
+        "fd00:ec2::254",
+        "fc00::1",
+        "::ffff:10.0.0.1",
+        "224.0.0.1",
+    ],
 )
 def test_private_link_local_and_metadata_addresses_are_refused_even_in_test_mode(address):
     with pytest.raises(UrlNotAllowedError, match="never fetched"):
@@ -108,13 +125,18 @@ def test_ipv6_addresses_that_carry_a_private_ipv4_address_are_refused_even_in_te
     assert f"carries the IPv4 address {carried}" in refused.value.message
 
 
-@pytest.mark.parametrize("address", ["2002:5db8:d822::1", "64:ff9b::5db8:d822", "2606:4700::6810:84e5", "93.184.216.34"])
+@pytest.mark.parametrize(
+    "address", ["2002:5db8:d822::1", "64:ff9b::5db8:d822", "2606:4700::6810:84e5", "93.184.216.34"]
+)
 def test_public_addresses_pass_also_through_6to4_and_nat64(address):
     check_address(address, FetchPolicy(), "docs.example.com")
 
 
 def test_the_test_mode_is_off_unless_the_variable_is_exactly_1():
-    assert [loopback_allowed(env) for env in ({}, {"DOCS_MCP_ALLOW_PRIVATE_FETCH": "true"}, {"DOCS_MCP_ALLOW_PRIVATE_FETCH": "1"})] == [False, False, True]
+    assert [
+        loopback_allowed(env)
+        for env in ({}, {"DOCS_MCP_ALLOW_PRIVATE_FETCH": "true"}, {"DOCS_MCP_ALLOW_PRIVATE_FETCH": "1"})
+    ] == [False, False, True]
 
 
 def test_a_public_name_resolving_to_a_private_address_is_refused_before_connecting():
@@ -135,7 +157,12 @@ def test_the_address_actually_connected_to_is_checked(site):
 
 @pytest.mark.parametrize(
     "target",
-    ["http://169.254.169.254/latest/meta-data/", "http://10.0.0.7/admin", "http://[fd00:ec2::254]/", "http://metadata.internal/"],
+    [
+        "http://169.254.169.254/latest/meta-data/",
+        "http://10.0.0.7/admin",
+        "http://[fd00:ec2::254]/",
+        "http://metadata.internal/",
+    ],
 )
 def test_a_redirect_to_a_private_address_is_refused(site, target):
     url = site.serve("/moved", "", location=target)
@@ -173,7 +200,9 @@ def test_a_body_over_the_size_limit_is_refused(site):
 def test_a_hung_source_is_cut_off_at_the_deadline_and_never_retried_past_it(site):
     url = site.serve("/slow.md", PAGE, hold=True)
     f, sleeps = fetcher(FetchPolicy(allowed_domains=LOOPBACK.allowed_domains, allow_loopback=True, timeout=0.2))
-    with pytest.raises(SourceUnavailableError, match=r"did not answer within 0.2 s \(connecting, headers and body together, 1 attempt"):
+    with pytest.raises(
+        SourceUnavailableError, match=r"did not answer within 0.2 s \(connecting, headers and body together, 1 attempt"
+    ):
         f.get(url)
     assert sleeps.delays == []  # a retry would start past the deadline
     assert len(site.wait_for_hits("/slow.md", 1)) == 1
@@ -205,7 +234,9 @@ def test_host_patterns():
     assert host_allowed("pydantic.readthedocs.io", {"*.readthedocs.io"})
     assert not host_allowed("readthedocs.io.evil.com", {"*.readthedocs.io"})
     assert not host_allowed("evilreadthedocs.io", {"*.readthedocs.io"})
-    assert check_url("https://Docs.Example.com:8443/x", FetchPolicy(allowed_domains=frozenset({"docs.example.com"}))) == ("docs.example.com", 8443)
+    assert check_url(
+        "https://Docs.Example.com:8443/x", FetchPolicy(allowed_domains=frozenset({"docs.example.com"}))
+    ) == ("docs.example.com", 8443)
 
 
 @pytest.mark.parametrize("host", ["2130706433", "0x7f000001", "0177.0.0.1", "127.1"])

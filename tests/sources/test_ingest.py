@@ -8,18 +8,18 @@ import re
 from pathlib import Path
 
 import pytest
-
 from corpus_files import write_corpus
+
 from docs_mcp.indexer import build_index, list_libraries
+from docs_mcp.indexer.build_plan import plan_build
 from docs_mcp.indexer.errors import IndexChangedError
 from docs_mcp.indexer.generation import write_index
 from docs_mcp.indexer.index_file import live_generation
-from docs_mcp.indexer.build_plan import plan_build
 from docs_mcp.indexer.libraries.spec import requested_spec
-from docs_mcp.indexer.sources.page_cache import CachedPage
 from docs_mcp.indexer.sources.ingest import SourcePages, index_pages
-from docs_mcp.indexer.sources.llms_txt import parse_llms_txt
 from docs_mcp.indexer.sources.known_libraries import LLMS_TXT, RegisteredLibrary
+from docs_mcp.indexer.sources.llms_txt import parse_llms_txt
+from docs_mcp.indexer.sources.page_cache import CachedPage
 
 DOC = {"index.md": "# {name}\n\n{name} documentation with enough words to index.\n"}
 
@@ -64,7 +64,14 @@ def test_index_pages_plans_again_when_another_writer_lands_first(tmp_path: Path,
         RegisteredLibrary("skyhook/skyhook", "Skyhook", LLMS_TXT, llms_txt_url="https://docs.skyhook.test/llms.txt"),
         parse_llms_txt(llms_text, "https://docs.skyhook.test/llms.txt"),
         llms_text,
-        (CachedPage("https://docs.skyhook.test/retries.md", "skyhook/skyhook", "Retries", "# Retries\n\nSkyhook waits longer each time.\n"),),
+        (
+            CachedPage(
+                "https://docs.skyhook.test/retries.md",
+                "skyhook/skyhook",
+                "Retries",
+                "# Retries\n\nSkyhook waits longer each time.\n",
+            ),
+        ),
     )
     sleeps: list[float] = []
     index_pages(index, source, sleep=sleeps.append, delays=(0.0, 0.0))
@@ -81,10 +88,25 @@ def test_two_urls_that_read_as_one_path_are_both_indexed(tmp_path: Path):
         "- [Guide, HTML](https://docs.skyhook.test/guide.html): The same name in HTML\n"
     )
     pages = (
-        CachedPage("https://docs.skyhook.test/guide.md", "skyhook/skyhook", "Guide", "# Guide\n\nMarkdown words about retries.\n"),
-        CachedPage("https://docs.skyhook.test/guide.html", "skyhook/skyhook", "Guide", "# Guide\n\nHTML words about webhooks.\n"),
+        CachedPage(
+            "https://docs.skyhook.test/guide.md",
+            "skyhook/skyhook",
+            "Guide",
+            "# Guide\n\nMarkdown words about retries.\n",
+        ),
+        CachedPage(
+            "https://docs.skyhook.test/guide.html",
+            "skyhook/skyhook",
+            "Guide",
+            "# Guide\n\nHTML words about webhooks.\n",
+        ),
     )
-    source = SourcePages(RegisteredLibrary("skyhook/skyhook", "Skyhook", LLMS_TXT, llms_txt_url=llms_url), parse_llms_txt(llms_text, llms_url), llms_text, pages)
+    source = SourcePages(
+        RegisteredLibrary("skyhook/skyhook", "Skyhook", LLMS_TXT, llms_txt_url=llms_url),
+        parse_llms_txt(llms_text, llms_url),
+        llms_text,
+        pages,
+    )
     index_pages(index, source, sleep=lambda _: None)
     library = next(lib for lib in list_libraries(index) if lib.library_id == "skyhook/skyhook")
     assert library.documents == 3  # llms.md and both pages: neither overwrote the other

@@ -10,11 +10,11 @@ from skyhook import SKYHOOK, serve_skyhook, service, skyhook_library
 
 from docs_mcp.indexer.sources.errors import SourceError
 from docs_mcp.server.core.live_index import LiveIndex
+from docs_mcp.server.core.tool_errors import error_shape
+from docs_mcp.server.libraries.remote import Sources
 from docs_mcp.server.tools import get_library_info, read_page
 from docs_mcp.server.tools.get_library_info import parse as parse_info_args
 from docs_mcp.server.tools.read_page import parse as parse_page_args
-from docs_mcp.server.core.tool_errors import error_shape
-from docs_mcp.server.libraries.remote import Sources
 
 
 @pytest.fixture

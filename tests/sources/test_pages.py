@@ -6,13 +6,13 @@ import hashlib
 
 import pytest
 
-from docs_mcp.indexer.sources.page_cache import CachedPage, PageCache
 from docs_mcp.indexer.sources.convert import to_markdown
 from docs_mcp.indexer.sources.errors import InvalidContentError, LlmsTxtNotFoundError
 from docs_mcp.indexer.sources.fetch import Fetched
-from docs_mcp.indexer.sources.llms_txt import parse_llms_txt
-from docs_mcp.indexer.sources.paths import MAX_NAME_BYTES, page_path, page_paths
 from docs_mcp.indexer.sources.known_libraries import load_registry
+from docs_mcp.indexer.sources.llms_txt import parse_llms_txt
+from docs_mcp.indexer.sources.page_cache import CachedPage, PageCache
+from docs_mcp.indexer.sources.paths import MAX_NAME_BYTES, page_path, page_paths
 
 LLMS = """# Skyhook
 
@@ -39,7 +39,9 @@ HTML = """<!doctype html><html><head><title>Webhooks - Skyhook</title><script>tr
 <footer>Copyright Skyhook</footer></body></html>"""
 
 
-def fetched(body: str | bytes, content_type: str, url: str = "https://docs.skyhook.test/guides/webhooks.html") -> Fetched:
+def fetched(
+    body: str | bytes, content_type: str, url: str = "https://docs.skyhook.test/guides/webhooks.html"
+) -> Fetched:
     return Fetched(url, 200, body.encode() if isinstance(body, str) else body, content_type, "", "")
 
 
@@ -47,10 +49,30 @@ def test_llms_txt_gives_title_summary_sections_and_absolute_urls():
     parsed = parse_llms_txt(LLMS, "https://docs.skyhook.test/llms.txt")
     assert (parsed.title, parsed.summary) == ("Skyhook", "Skyhook is an HTTP client with retries and webhooks.")
     assert [e.as_json() for e in parsed.entries] == [
-        {"section": "Overview", "title": "Quickstart", "url": "https://docs.skyhook.test/quickstart.md", "description": "Install and make a first request"},
-        {"section": "Guides", "title": "Retries", "url": "https://docs.skyhook.test/guides/retries.md", "description": "Backoff, jitter and idempotency"},
-        {"section": "Guides", "title": "Webhooks", "url": "https://docs.skyhook.test/guides/webhooks.html", "description": ""},
-        {"section": "Optional", "title": "Changelog", "url": "https://changes.skyhook.test/log", "description": "Every release"},
+        {
+            "section": "Overview",
+            "title": "Quickstart",
+            "url": "https://docs.skyhook.test/quickstart.md",
+            "description": "Install and make a first request",
+        },
+        {
+            "section": "Guides",
+            "title": "Retries",
+            "url": "https://docs.skyhook.test/guides/retries.md",
+            "description": "Backoff, jitter and idempotency",
+        },
+        {
+            "section": "Guides",
+            "title": "Webhooks",
+            "url": "https://docs.skyhook.test/guides/webhooks.html",
+            "description": "",
+        },
+        {
+            "section": "Optional",
+            "title": "Changelog",
+            "url": "https://changes.skyhook.test/log",
+            "description": "Every release",
+        },
     ]
     assert parsed.sections == ["Overview", "Guides", "Optional"]
 
@@ -134,26 +156,39 @@ def test_over_long_url_segments_make_file_names_a_file_system_takes(tmp_path):
     # A file name takes at most 255 bytes: one over-long link used to fail the write of the whole library.
     llms = "https://docs.skyhook.test/llms.txt"
     folder, long_a, long_b = "f" * 300, "a" * 250 + "x", "a" * 250 + "y"
-    paths = page_paths([f"https://docs.skyhook.test/{folder}/{long_a}.html", f"https://docs.skyhook.test/{folder}/{long_b}.html"], llms)
+    paths = page_paths(
+        [f"https://docs.skyhook.test/{folder}/{long_a}.html", f"https://docs.skyhook.test/{folder}/{long_b}.html"], llms
+    )
     written = [path for url, path in paths.items() if url != llms]
     assert len(set(written)) == 2 and all(path.endswith(".md") for path in written)
     assert all(len(segment) <= MAX_NAME_BYTES for path in written for segment in path.split("/"))
-    assert all(path.split("/")[0].startswith("f" * (MAX_NAME_BYTES - 9)) for path in written)  # the start stays readable
+    assert all(
+        path.split("/")[0].startswith("f" * (MAX_NAME_BYTES - 9)) for path in written
+    )  # the start stays readable
     for path in written:
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text("# page\n", encoding="utf-8")
     stem = "b" * MAX_NAME_BYTES
-    assert page_path(f"https://docs.skyhook.test/{stem}.md", llms) == stem[: MAX_NAME_BYTES - 12] + "-" + sha8(stem + ".md") + ".md"
+    assert (
+        page_path(f"https://docs.skyhook.test/{stem}.md", llms)
+        == stem[: MAX_NAME_BYTES - 12] + "-" + sha8(stem + ".md") + ".md"
+    )
 
 
 def test_a_page_where_another_needs_a_folder_gets_a_name_of_its_own(tmp_path):
     # guide -> guide.md and guide.md/install -> guide.md/install.md: a file where a folder must go failed the write.
     llms = "https://docs.skyhook.test/llms.txt"
-    urls = ["https://docs.skyhook.test/guide", "https://docs.skyhook.test/guide.md/install", "https://docs.skyhook.test/guide.md/index.md"]
+    urls = [
+        "https://docs.skyhook.test/guide",
+        "https://docs.skyhook.test/guide.md/install",
+        "https://docs.skyhook.test/guide.md/index.md",
+    ]
     paths = page_paths(urls, llms)
     assert paths["https://docs.skyhook.test/guide"] == "guide.md"
     assert paths["https://docs.skyhook.test/guide.md/install"] == "guide.md-2/install.md"
-    assert paths["https://docs.skyhook.test/guide.md/index.md"] == "guide.md-2/index.md"  # one folder for the pages under it
+    assert (
+        paths["https://docs.skyhook.test/guide.md/index.md"] == "guide.md-2/index.md"
+    )  # one folder for the pages under it
     for path in paths.values():
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text("# page\n", encoding="utf-8")
@@ -175,7 +210,9 @@ def test_the_cache_keeps_pages_on_disk_behind_a_memory_lru(tmp_path):
     assert cache.failed(first, "down").last_error == "down"
     cache.close()
     reopened = PageCache(tmp_path / "cache.sqlite")
-    assert [p.title for p in reopened.pages_of("a/b")] == ["One", "Two"] and reopened.get(first.url).last_error == "down"
+    assert [p.title for p in reopened.pages_of("a/b")] == ["One", "Two"] and reopened.get(
+        first.url
+    ).last_error == "down"
 
 
 def test_the_registry_merges_the_bundled_list_with_custom_libraries(tmp_path):

@@ -13,14 +13,22 @@ import subprocess
 import sys
 from pathlib import Path
 
+from corpus_files import write_corpus
 from skyhook import SKYHOOK, serve_skyhook
 
-from corpus_files import write_corpus
 from docs_mcp.indexer import build_index
 from docs_mcp.indexer.libraries.spec import requested_spec
 
-HELLO = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "exit-test", "version": "0"}}}
+HELLO = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "exit-test", "version": "0"},
+    },
+}
 
 
 def test_quitting_right_after_a_remote_read_waits_for_its_index_write_and_exits_0(site, tmp_path: Path):
@@ -30,13 +38,37 @@ def test_quitting_right_after_a_remote_read_waits_for_its_index_write_and_exits_
     build_index(docs, index, library=requested_spec(docs, "acme/cli", name="Acme CLI"))
     custom = tmp_path / "custom-libraries.json"
     custom.write_text(json.dumps({"libraries": [{"id": SKYHOOK, "displayName": "Skyhook", "llmsTxtUrl": llms}]}))
-    env = {"PATH": "/usr/bin:/bin", "DOCS_MCP_ALLOW_PRIVATE_FETCH": "1", "DOCS_MCP_CURATED_LIBRARIES": "0", "DOCS_MCP_CUSTOM_LIBRARIES": str(custom)}
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "DOCS_MCP_ALLOW_PRIVATE_FETCH": "1",
+        "DOCS_MCP_CURATED_LIBRARIES": "0",
+        "DOCS_MCP_CUSTOM_LIBRARIES": str(custom),
+    }
     page = site.url("/docs/guides/retries.md")
-    messages = [HELLO, {"jsonrpc": "2.0", "method": "notifications/initialized"},
-                {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "get_library_info", "arguments": {"library_id": SKYHOOK}}},
-                {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "read_page", "arguments": {"url": page}}}]
-    with subprocess.Popen([sys.executable, "-m", "docs_mcp", "serve", "--index", str(index)], stdin=subprocess.PIPE,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) as server:
+    messages = [
+        HELLO,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "get_library_info", "arguments": {"library_id": SKYHOOK}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "read_page", "arguments": {"url": page}},
+        },
+    ]
+    with subprocess.Popen(
+        [sys.executable, "-m", "docs_mcp", "serve", "--index", str(index)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    ) as server:
         assert server.stdin is not None and server.stdout is not None and server.stderr is not None
         reply: dict = {"result": {}}
         for message in messages:

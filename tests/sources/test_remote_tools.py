@@ -8,17 +8,17 @@ Context7-compatible stub on the same site), and the loopback test mode on.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
+from corpus_files import write_corpus
 from docs_site import DocsSite
+from mcp_session import McpSession, serve_over_stdio
 from skyhook import SKYHOOK, serve_skyhook
 
-from corpus_files import write_corpus
 from docs_mcp.indexer import build_index
 from docs_mcp.indexer.libraries.spec import requested_spec
-from mcp_session import McpSession, serve_over_stdio
 
 NEXT = "vercel/next.js"
 KEY = "c7-secret-key-0123456789"
@@ -31,7 +31,9 @@ def remote(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[McpSessio
     site = DocsSite()
     llms = serve_skyhook(site)
     site.serve("/api/v1/vercel/next.js", C7_ANSWER, content_type="text/plain")
-    docs = write_corpus(root / "acme", {"index.md": "# Acme CLI\n\nAcme deploys builds.\n\n## Deploy\n\nRun acme deploy.\n"})
+    docs = write_corpus(
+        root / "acme", {"index.md": "# Acme CLI\n\nAcme deploys builds.\n\n## Deploy\n\nRun acme deploy.\n"}
+    )
     index = root / "index"
     build_index(docs, index, library=requested_spec(docs, "acme/cli", name="Acme CLI"))
     custom = root / "custom-libraries.json"
@@ -60,7 +62,11 @@ def test_resolve_library_marks_local_and_remote_libraries_and_names_the_tool(rem
         "library_id": SKYHOOK, "source": "local", "tool": "get_docs", "indexed": False, "origin": "llms-txt",
     }  # fmt: skip
     nextjs = session.json("resolve_library", {"query": "next.js"})["results"][0]
-    assert {k: nextjs[k] for k in ("library_id", "source", "tool")} == {"library_id": NEXT, "source": "remote", "tool": "get_context7_docs"}
+    assert {k: nextjs[k] for k in ("library_id", "source", "tool")} == {
+        "library_id": NEXT,
+        "source": "remote",
+        "tool": "get_context7_docs",
+    }
     assert nextjs["next"] == {"get_context7_docs": {"library_id": NEXT, "topic": "..."}}
     assert "DOCS_MCP_ALLOW_PRIVATE_FETCH=1: remote sources may fetch from loopback" in log.read_text()
 
@@ -118,7 +124,9 @@ def test_read_page_by_url_is_fetched_then_cached(remote):
     again = session.json("read_page", {"url": url, "offset": 2})
     assert again["cached"] is True and again["content"].startswith("`Client(base_url")
     assert len(site.hits("/docs/reference/client.md")) == 1
-    by_path = session.json("read_page", {"path": "skyhook/skyhook/guides/retries.md"})  # a TOC path not indexed yet: read by its URL
+    by_path = session.json(
+        "read_page", {"path": "skyhook/skyhook/guides/retries.md"}
+    )  # a TOC path not indexed yet: read by its URL
     assert by_path["url"] == site.url("/docs/guides/retries.md") and by_path["title"] == "Retries"
 
 
@@ -138,7 +146,13 @@ def test_read_page_refuses_urls_off_the_allowlist(remote, url, words):
 def test_get_context7_docs_passes_the_topic_through_with_the_key_in_a_header_only(remote):
     session, site, log = remote
     answer = session.json("get_context7_docs", {"library_id": NEXT, "topic": "dynamic routes", "tokens": 800})
-    assert answer == {"library_id": NEXT, "topic": "dynamic routes", "tokens": 800, "source": "remote", "content": C7_ANSWER.strip()}
+    assert answer == {
+        "library_id": NEXT,
+        "topic": "dynamic routes",
+        "tokens": 800,
+        "source": "remote",
+        "content": C7_ANSWER.strip(),
+    }
     request = site.hits("/api/v1/vercel/next.js?tokens=800&type=txt&topic=dynamic+routes")[0]
     assert request.headers["authorization"] == f"Bearer {KEY}"
     assert KEY not in log.read_text()
@@ -146,8 +160,17 @@ def test_get_context7_docs_passes_the_topic_through_with_the_key_in_a_header_onl
 
 def test_each_tool_refuses_the_other_kind_of_library_naming_the_right_tool(remote):
     session = remote[0]
-    for tool, arguments in (("get_docs", {"libraries": [NEXT], "topic": "routing"}), ("get_library_info", {"library_id": NEXT})):
+    for tool, arguments in (
+        ("get_docs", {"libraries": [NEXT], "topic": "routing"}),
+        ("get_library_info", {"library_id": NEXT}),
+    ):
         shape = session.error_shape(tool, arguments)
-        assert (shape["code"], shape["message"]) == ("WRONG_TOOL", f"'{NEXT}' is not locally indexed. Use 'get_context7_docs' instead.")
+        assert (shape["code"], shape["message"]) == (
+            "WRONG_TOOL",
+            f"'{NEXT}' is not locally indexed. Use 'get_context7_docs' instead.",
+        )
     shape = session.error_shape("get_context7_docs", {"library_id": "acme/cli", "topic": "deploy"})
-    assert (shape["code"], shape["message"]) == ("WRONG_TOOL", "'acme/cli' is a local library. Use 'get_docs' for enhanced features.")
+    assert (shape["code"], shape["message"]) == (
+        "WRONG_TOOL",
+        "'acme/cli' is a local library. Use 'get_docs' for enhanced features.",
+    )

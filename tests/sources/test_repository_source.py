@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from corpus_files import write_corpus
 from mcp_session import serve_over_stdio
@@ -23,7 +24,11 @@ def github_serving(repo: Path, tmp_path: Path) -> Iterator[tuple[str, dict[str, 
     sha = git(repo, "rev-parse", "HEAD").decode().strip()
     archive = git(repo, "archive", "--format=tar.gz", f"--prefix=acme-widget-{sha[:7]}/", "HEAD")
     with serve_site(tmp_path, github_lookalike(archive, sha)) as (base, log):
-        yield sha, {**TEST_MODE, "DOCS_MCP_GITHUB_API": base, "GITHUB_TOKEN": TOKEN, "DOCS_MCP_FETCH_ALLOW": "localhost"}, log
+        yield (
+            sha,
+            {**TEST_MODE, "DOCS_MCP_GITHUB_API": base, "GITHUB_TOKEN": TOKEN, "DOCS_MCP_FETCH_ALLOW": "localhost"},
+            log,
+        )
 
 
 def test_a_repository_is_indexed_at_a_commit_and_refreshed_by_its_ref(repository: Path, tmp_path: Path) -> None:  # noqa: F811
@@ -36,13 +41,24 @@ def test_a_repository_is_indexed_at_a_commit_and_refreshed_by_its_ref(repository
     assert added.returncode == 0, added.stderr
     assert added.stdout.splitlines()[0] == f"added acme/widget: github:acme/widget@main at commit {sha[:12]}"
     assert TOKEN not in added.stdout + added.stderr + again.stdout + refreshed.stdout
-    assert "unchanged (every page as indexed)" in again.stdout and len(archives) == 1  # the same commit is not downloaded again
+    assert (
+        "unchanged (every page as indexed)" in again.stdout and len(archives) == 1
+    )  # the same commit is not downloaded again
     assert refreshed.stdout.splitlines()[0] == f"unchanged acme/widget  github:acme/widget@main: commit {sha[:12]}"
     metadata = json.loads((index / "metadata.json").read_text(encoding="utf-8"))
     entry = metadata["libraries"]["acme/widget"]
-    assert (entry["origin"], entry["repository"], entry["ref"], entry["commit"]) == ("github", "acme/widget", "main", sha)
+    assert (entry["origin"], entry["repository"], entry["ref"], entry["commit"]) == (
+        "github",
+        "acme/widget",
+        "main",
+        sha,
+    )
     # node_modules and the committed file .gitignore names are not indexed
-    assert sorted(item["path"] for item in entry["toc"]) == ["acme/widget/README.md", "acme/widget/docs/api/index.md", "acme/widget/docs/guide.rst"]
+    assert sorted(item["path"] for item in entry["toc"]) == [
+        "acme/widget/README.md",
+        "acme/widget/docs/api/index.md",
+        "acme/widget/docs/guide.rst",
+    ]
     assert TOKEN not in (index / "metadata.json").read_text(encoding="utf-8")
     with serve_over_stdio(index, tmp_path / "server.log") as session:
         hit = session.search(query="install widget")["hits"][0]
@@ -56,12 +72,23 @@ def test_a_repository_is_indexed_at_a_commit_and_refreshed_by_its_ref(repository
 
 def test_a_missing_repository_is_one_clear_line(tmp_path: Path) -> None:
     with serve_site(tmp_path, lambda base: {}) as (base, _):
-        missing = run("add", "github:acme/nothing@v1", "--index", str(tmp_path / "index"), env={**TEST_MODE, "DOCS_MCP_GITHUB_API": base})
+        missing = run(
+            "add",
+            "github:acme/nothing@v1",
+            "--index",
+            str(tmp_path / "index"),
+            env={**TEST_MODE, "DOCS_MCP_GITHUB_API": base},
+        )
     assert missing.returncode == 1 and "Traceback" not in missing.stderr
-    assert "error: GitHub has no repository or ref acme/nothing (a private repository needs a token: set GITHUB_TOKEN)." in missing.stderr
+    assert (
+        "error: GitHub has no repository or ref acme/nothing (a private repository needs a token: set GITHUB_TOKEN)."
+        in missing.stderr
+    )
 
 
-def test_a_hostile_repository_reads_nothing_outside_its_archive_and_each_bad_page_is_its_own_problem(tmp_path: Path) -> None:
+def test_a_hostile_repository_reads_nothing_outside_its_archive_and_each_bad_page_is_its_own_problem(
+    tmp_path: Path,
+) -> None:
     """A repository's `.rst` page included a fragment with `:parser: rst`, in which `csv-table :file: /proc/self/environ`
     put the environment (the GITHUB_TOKEN `add` runs with) into the index; a malformed notebook aborted the `add`."""
     repo = write_corpus(tmp_path / "repo", {
@@ -79,11 +106,17 @@ def test_a_hostile_repository_reads_nothing_outside_its_archive_and_each_bad_pag
         added = run("add", "github:acme/widget", "--index", str(index), "--model", "none", env=env)
     assert added.returncode == 0, added.stderr
     assert "Traceback" not in added.stderr and TOKEN not in added.stdout + added.stderr
-    assert "error: docs/deep.ipynb: its JSON nests too many levels deep (at most 100 are converted); skipped it." in added.stderr
+    assert (
+        "error: docs/deep.ipynb: its JSON nests too many levels deep (at most 100 are converted); skipped it."
+        in added.stderr
+    )
     assert "problems:     3 (listed above)" in added.stdout  # and listed they are (add printed none before)
     store = open_store(index)
     try:
-        pages = {page: "\n".join(store.page_contents(f"acme/widget/docs/{page}")) for page in ("page.rst", "inner.rst", "heading.ipynb")}
+        pages = {
+            page: "\n".join(store.page_contents(f"acme/widget/docs/{page}"))
+            for page in ("page.rst", "inner.rst", "heading.ipynb")
+        }
     finally:
         store.close()
     assert "Own words." in pages["page.rst"] and pages["heading.ipynb"].startswith("# Heading words")

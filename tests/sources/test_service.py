@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
+from corpus_files import write_corpus
 from skyhook import LLMS_TXT_BODY, SKYHOOK, serve_skyhook, service, skyhook_library
 
-from corpus_files import write_corpus
 from docs_mcp.indexer import build_index, list_libraries
 from docs_mcp.indexer.libraries.spec import requested_spec
 from docs_mcp.indexer.sources.errors import SourceUnavailableError, UrlNotAllowedError
@@ -17,7 +17,9 @@ from docs_mcp.indexer.sources.service import Freshness, SourceService
 from docs_mcp.server.core.live_index import LiveIndex
 from docs_mcp.server.tools.search_docs import search_docs
 
-LOCAL = {"index.md": "# Acme CLI\n\nAcme is a command-line tool for deployments.\n\n## Deploy\n\nRun acme deploy to ship a build.\n"}
+LOCAL = {
+    "index.md": "# Acme CLI\n\nAcme is a command-line tool for deployments.\n\n## Deploy\n\nRun acme deploy to ship a build.\n"
+}
 
 
 @pytest.fixture
@@ -70,11 +72,21 @@ def test_adding_an_llms_txt_indexes_its_toc_and_keeps_the_other_libraries(site, 
 
 
 def test_a_page_read_by_url_is_indexed_in_the_background_then_found_by_search(site, index, svc):
-    assert "skyhook/skyhook/guides/retries.md#retries/idempotency-keys" not in search(index, "idempotency key retried POST")
+    assert "skyhook/skyhook/guides/retries.md#retries/idempotency-keys" not in search(
+        index, "idempotency key retried POST"
+    )
     page = svc.read_url(site.url("/docs/guides/retries.md"))
-    assert (page.library_id, page.path, page.title, page.cached, page.stale) == (SKYHOOK, "skyhook/skyhook/guides/retries.md", "Retries", False, False)
+    assert (page.library_id, page.path, page.title, page.cached, page.stale) == (
+        SKYHOOK,
+        "skyhook/skyhook/guides/retries.md",
+        "Retries",
+        False,
+        False,
+    )
     assert svc.wait_idle(60)
-    assert search(index, "idempotency key retried POST")[0] == "skyhook/skyhook/guides/retries.md#retries/idempotency-keys"
+    assert (
+        search(index, "idempotency key retried POST")[0] == "skyhook/skyhook/guides/retries.md#retries/idempotency-keys"
+    )
     html = svc.read_url(site.url("/docs/guides/webhooks.html"))
     assert html.content.startswith("# Webhooks\n\nSkyhook signs every webhook delivery")
     assert svc.wait_idle(60)
@@ -90,7 +102,9 @@ def test_a_cached_page_is_served_without_a_request_and_a_stale_one_revalidated(s
     stale = svc.read_url(page_url)
     assert (stale.cached, stale.stale, stale.warning) == (True, True, None)
     assert svc.wait_idle(60)
-    assert site.hits("/docs/guides/retries.md")[-1].headers["if-none-match"] == '"r1"'  # a conditional GET, answered 304
+    assert (
+        site.hits("/docs/guides/retries.md")[-1].headers["if-none-match"] == '"r1"'
+    )  # a conditional GET, answered 304
     assert svc.read_url(page_url).stale is False
 
 
@@ -121,14 +135,23 @@ def test_freshness_says_when_pages_are_past_the_ttl_and_why_a_refresh_failed(sit
     assert svc.freshness(SKYHOOK) == Freshness(stale=True, last_error="")  # due, not yet tried
     svc.read_url(page_url)
     svc.wait_idle(60)
-    assert svc.freshness(SKYHOOK) == Freshness(stale=True, last_error=f"{page_url} could not be fetched after 3 attempts: HTTP 503.")
+    assert svc.freshness(SKYHOOK) == Freshness(
+        stale=True, last_error=f"{page_url} could not be fetched after 3 attempts: HTTP 503."
+    )
 
 
 def test_refresh_revalidates_and_reindexes_what_changed(site, index, svc):
     read_and_index(svc, site.url("/docs/guides/retries.md"))
-    site.serve("/docs/guides/retries.md", "# Retries\n\nSkyhook now retries with a circuit breaker after five failures.\n", etag='"r2"')
+    site.serve(
+        "/docs/guides/retries.md",
+        "# Retries\n\nSkyhook now retries with a circuit breaker after five failures.\n",
+        etag='"r2"',
+    )
     outcomes = svc.refresh(SKYHOOK)
-    assert [(o.url.removeprefix(site.base), o.status) for o in outcomes] == [("/docs/llms.txt", "unchanged"), ("/docs/guides/retries.md", "updated")]
+    assert [(o.url.removeprefix(site.base), o.status) for o in outcomes] == [
+        ("/docs/llms.txt", "unchanged"),
+        ("/docs/guides/retries.md", "updated"),
+    ]
     assert search(index, "circuit breaker after five failures")[0].startswith("skyhook/skyhook/guides/retries.md#")
 
 
@@ -162,7 +185,11 @@ def test_the_cache_is_created_on_first_use_only_and_a_broken_one_is_reported(tmp
 
 
 def test_a_stale_toc_is_refreshed_in_the_background_when_the_library_is_used(site, index, svc):
-    site.serve("/docs/llms.txt", LLMS_TXT_BODY + "- [Streaming](/docs/guides/streaming.md): Stream large responses\n", etag='"l2"')
+    site.serve(
+        "/docs/llms.txt",
+        LLMS_TXT_BODY + "- [Streaming](/docs/guides/streaming.md): Stream large responses\n",
+        etag='"l2"',
+    )
     assert svc.ensure_library(SKYHOOK) is False  # fresh: nothing to do
     svc.cache.clock = lambda: 4_000_000_000.0
     assert svc.ensure_library(SKYHOOK) is False  # answered from the index at once...

@@ -28,7 +28,17 @@ def _site(tmp_path: Path) -> Path:
 
 def test_a_start_url_that_answers_404_is_named_with_its_status(tmp_path: Path) -> None:
     with serve_site(_site(tmp_path)) as (base, _):
-        refused = run("add", "site", f"{base}/docs/start.html", "--library", "x/y", "--index", str(tmp_path / "index"), "--quiet", env=TEST_MODE)
+        refused = run(
+            "add",
+            "site",
+            f"{base}/docs/start.html",
+            "--library",
+            "x/y",
+            "--index",
+            str(tmp_path / "index"),
+            "--quiet",
+            env=TEST_MODE,
+        )
     assert refused.returncode == 1 and "Traceback" not in refused.stderr
     assert refused.stderr.splitlines()[:2] == [
         f"error: No HTML documentation page was found under {base}/docs/ (0 skipped, 1 failed): {base}/docs/start.html answered 404: "

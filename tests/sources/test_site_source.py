@@ -32,15 +32,33 @@ def mkdocs_site(tmp_path: Path) -> Path:
 def test_a_mkdocs_site_is_crawled_indexed_and_served(mkdocs_site: Path, tmp_path: Path) -> None:
     index = tmp_path / "index"
     with serve_site(mkdocs_site, mkdocs_routes) as (base, log):
-        added = run("add", "site", base + "/", "--library", "fastapi/sample", "--index", str(index), "--model", "none", "--quiet", env=TEST_MODE)
+        added = run(
+            "add",
+            "site",
+            base + "/",
+            "--library",
+            "fastapi/sample",
+            "--index",
+            str(index),
+            "--model",
+            "none",
+            "--quiet",
+            env=TEST_MODE,
+        )
         assert added.returncode == 0, added.stderr
         assert added.stdout.splitlines()[0].startswith(f"added fastapi/sample: 7 pages from {base}/ in ")
         # The sample links pages it does not hold (and a template placeholder): three 404s, as on real sites.
         assert "(7 downloaded, 0 not modified, 0 duplicates, 0 skipped, 3 failed)" in added.stdout
-        again = run("add", "site", base + "/", "--library", "fastapi/sample", "--index", str(index), "--quiet", env=TEST_MODE)
+        again = run(
+            "add", "site", base + "/", "--library", "fastapi/sample", "--index", str(index), "--quiet", env=TEST_MODE
+        )
         refreshed = run("refresh", "--index", str(index), env=TEST_MODE)
         statuses = log.statuses("/")  # folder URLs of the site: every page request
-    assert again.returncode == 0 and "(0 downloaded, 7 not modified" in again.stdout and "unchanged (every page as indexed)" in again.stdout
+    assert (
+        again.returncode == 0
+        and "(0 downloaded, 7 not modified" in again.stdout
+        and "unchanged (every page as indexed)" in again.stdout
+    )
     assert refreshed.stdout.splitlines()[-2:] == [
         f"unchanged fastapi/sample  {base}/: 7 pages, 0 downloaded, 7 not modified", "1 library: 0 updated, 1 unchanged, 0 failed",
     ]  # fmt: skip
@@ -55,7 +73,9 @@ def test_a_mkdocs_site_is_crawled_indexed_and_served(mkdocs_site: Path, tmp_path
         hit = session.search(query="BackgroundTasks add_task")["hits"][0]
         assert hit["filepath"] == "fastapi/sample/tutorial/background-tasks/index.html"
         by_url = json.loads(session.call("read_page", {"url": base + "/tutorial/background-tasks/"}).content[0].text)
-        by_path = json.loads(session.call("read_page", {"path": "fastapi/sample/tutorial/background-tasks/index.html"}).content[0].text)
+        by_path = json.loads(
+            session.call("read_page", {"path": "fastapi/sample/tutorial/background-tasks/index.html"}).content[0].text
+        )
         info = json.loads(session.call("get_library_info", {"library_id": "fastapi/sample"}).content[0].text)
     assert by_url["content"] == by_path["content"] and "add_task" in by_url["content"]
     assert "Tutorial - User Guide" in info["available_sections"]
@@ -69,7 +89,17 @@ def test_a_site_that_is_not_html_documentation_is_refused(tmp_path: Path) -> Non
         return {"/index.html": (200, "image/png", b"\x89PNG")}
 
     with serve_site(tmp_path / "www", png) as (base, _):
-        refused = run("add", "site", base + "/index.html", "--library", "x/y", "--index", str(tmp_path / "index"), "--quiet", env=TEST_MODE)
+        refused = run(
+            "add",
+            "site",
+            base + "/index.html",
+            "--library",
+            "x/y",
+            "--index",
+            str(tmp_path / "index"),
+            "--quiet",
+            env=TEST_MODE,
+        )
     assert refused.returncode == 1 and "Traceback" not in refused.stderr
     assert "error: No HTML documentation page was found under" in refused.stderr
 
@@ -89,11 +119,23 @@ def test_the_python_tutorial_of_python3_doc_is_crawled_and_then_revalidated(tmp_
     with serve_site(PYTHON_DOCS.resolve()) as (base, log):
         first = run("add", "site", base + "/tutorial/index.html", "--library", "python/tutorial", "--index", str(index), "--model", "none",
                     "--quiet", env=TEST_MODE)  # fmt: skip
-        second = run("add", "site", base + "/tutorial/index.html", "--library", "python/tutorial", "--index", str(index), "--quiet", env=TEST_MODE)
+        second = run(
+            "add",
+            "site",
+            base + "/tutorial/index.html",
+            "--library",
+            "python/tutorial",
+            "--index",
+            str(index),
+            "--quiet",
+            env=TEST_MODE,
+        )
         pages = [status for path, status in log.requests if path.startswith("/tutorial/")]
     assert first.returncode == 0, first.stderr
     crawled = int(first.stdout.split(": ", 1)[1].split(" pages", 1)[0])
-    assert crawled >= 15 and f"({crawled} downloaded, 0 not modified" in first.stdout  # the tutorial's chapters, nothing outside it
+    assert (
+        crawled >= 15 and f"({crawled} downloaded, 0 not modified" in first.stdout
+    )  # the tutorial's chapters, nothing outside it
     assert f"(0 downloaded, {crawled} not modified" in second.stdout and pages.count(304) == crawled
     toc = json.loads((index / "metadata.json").read_text(encoding="utf-8"))["libraries"]["python/tutorial"]["toc"]
     assert {"python/tutorial/controlflow.html", "python/tutorial/venv.html"} <= {entry["path"] for entry in toc}
@@ -120,13 +162,29 @@ def test_pages_whose_paths_clash_as_file_and_folder_get_distinct_names(tmp_path:
 
     index = tmp_path / "index"
     with serve_site(tmp_path / "www", clashing) as (base, _):
-        added = run("add", "site", base + "/docs/", "--library", "x/clash", "--index", str(index), "--model", "none", "--quiet", env=TEST_MODE)
+        added = run(
+            "add",
+            "site",
+            base + "/docs/",
+            "--library",
+            "x/clash",
+            "--index",
+            str(index),
+            "--model",
+            "none",
+            "--quiet",
+            env=TEST_MODE,
+        )
     assert added.returncode == 0, added.stderr
     assert "(6 downloaded, 0 not modified, 0 duplicates, 0 skipped" in added.stdout
     toc = json.loads((index / "metadata.json").read_text(encoding="utf-8"))["libraries"]["x/clash"]["toc"]
     urls = {entry["url"].removeprefix(base + "/docs/"): entry["path"].removeprefix("x/clash/") for entry in toc}
     assert len(set(urls.values())) == 6 and len({path.casefold() for path in urls.values()}) == 6
-    assert urls["coll"] == "coll.html" and urls["coll.html/"] == "coll.html-2/index.html" and urls["coll.html/deeper"] == "coll.html-2/deeper.html"
+    assert (
+        urls["coll"] == "coll.html"
+        and urls["coll.html/"] == "coll.html-2/index.html"
+        and urls["coll.html/deeper"] == "coll.html-2/deeper.html"
+    )
 
 
 def test_pages_in_another_charset_are_indexed_and_every_problem_counted_is_listed(tmp_path: Path) -> None:
@@ -138,16 +196,39 @@ def test_pages_in_another_charset_are_indexed_and_every_problem_counted_is_liste
     def charsets(base: str) -> dict[str, tuple[int, str, bytes]]:
         return {
             "/docs/": (200, "text/html", html_page("Start", "latin.html", "windows.html", "deep.html")),
-            "/docs/latin.html": (200, "text/html; charset=iso-8859-1", html_page("Café crème").decode().encode("latin-1")),
-            "/docs/windows.html": (200, "text/html", b'<meta charset="windows-1252">' + html_page("“Smart” quotes").decode().encode("cp1252")),
+            "/docs/latin.html": (
+                200,
+                "text/html; charset=iso-8859-1",
+                html_page("Café crème").decode().encode("latin-1"),
+            ),
+            "/docs/windows.html": (
+                200,
+                "text/html",
+                b'<meta charset="windows-1252">' + html_page("“Smart” quotes").decode().encode("cp1252"),
+            ),
             "/docs/deep.html": (200, "text/html", deep),
         }
 
     index = tmp_path / "index"
     with serve_site(tmp_path / "www", charsets) as (base, _):
-        added = run("add", "site", base + "/docs/", "--library", "x/charsets", "--index", str(index), "--model", "none", "--quiet", env=TEST_MODE)
+        added = run(
+            "add",
+            "site",
+            base + "/docs/",
+            "--library",
+            "x/charsets",
+            "--index",
+            str(index),
+            "--model",
+            "none",
+            "--quiet",
+            env=TEST_MODE,
+        )
     assert added.returncode == 0, added.stderr
-    titles = {entry["title"] for entry in json.loads((index / "metadata.json").read_text(encoding="utf-8"))["libraries"]["x/charsets"]["toc"]}
+    titles = {
+        entry["title"]
+        for entry in json.loads((index / "metadata.json").read_text(encoding="utf-8"))["libraries"]["x/charsets"]["toc"]
+    }
     assert {"Café crème", "“Smart” quotes"} <= titles
     assert "  problems:     1 (listed above)" in added.stdout
     assert added.stderr.startswith("error: deep.html: its HTML nests")

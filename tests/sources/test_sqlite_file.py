@@ -35,7 +35,11 @@ def _open_at_once(path: Path, opener, count: int = 6) -> list[BaseException]:
 def test_a_new_file_opened_by_several_threads_at_once_opens_in_every_one(tmp_path: Path) -> None:
     # The switch to WAL of one connection answered "database is locked" at once to another opening the same
     # new file (measured: 6 of 30 such rounds); resolve_library's lookups open the registry cache that way.
-    errors = [error for trial in range(50) for error in _open_at_once(tmp_path / f"cache-{trial}.sqlite", lambda p: open_sqlite_file(p, SCHEMA), 8)]
+    errors = [
+        error
+        for trial in range(50)
+        for error in _open_at_once(tmp_path / f"cache-{trial}.sqlite", lambda p: open_sqlite_file(p, SCHEMA), 8)
+    ]
     assert errors == []
     connection = open_sqlite_file(tmp_path / "cache-0.sqlite", SCHEMA)
     assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -43,7 +47,9 @@ def test_a_new_file_opened_by_several_threads_at_once_opens_in_every_one(tmp_pat
 
 
 def test_the_registry_cache_opens_from_concurrent_lookups(tmp_path: Path) -> None:
-    errors = [error for trial in range(20) for error in _open_at_once(tmp_path / f"registry-{trial}.sqlite", MetadataCache, 8)]
+    errors = [
+        error for trial in range(20) for error in _open_at_once(tmp_path / f"registry-{trial}.sqlite", MetadataCache, 8)
+    ]
     assert errors == []
 
 
@@ -76,7 +82,7 @@ def test_a_registry_cache_that_cannot_be_opened_is_an_error_that_says_what_to_do
     client = RegistryClient(RegistrySettings(cache_path=tmp_path / "a-folder"))  # a folder is no SQLite file
     try:
         with pytest.raises(SourceUnavailableError) as caught:
-            client.cache
+            _ = client.cache
         assert CACHE_ENV in caught.value.hint
     finally:
         client.close()

@@ -8,21 +8,21 @@ Skyhook, and never answered by get_docs or search_docs for it.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
+from corpus_files import write_corpus
 from skyhook import SKYHOOK, serve_skyhook, service, skyhook_library
 
-from corpus_files import write_corpus
 from docs_mcp.indexer import build_index
 from docs_mcp.indexer.libraries.spec import requested_spec
 from docs_mcp.indexer.sources.service import SourceService
-from docs_mcp.server.tools.search_docs import search_docs
 from docs_mcp.server.core.live_index import LiveIndex
-from docs_mcp.server.tools.get_docs import parse as parse_docs_args
 from docs_mcp.server.libraries.remote import Sources
+from docs_mcp.server.tools.get_docs import parse as parse_docs_args
 from docs_mcp.server.tools.get_docs import run as get_docs
+from docs_mcp.server.tools.search_docs import search_docs
 
 PLANTED = """# Skyhook retries
 
@@ -67,10 +67,17 @@ def test_a_planted_page_never_answers_get_docs_or_search_docs_for_the_library(si
     svc.read_url(site.url("/docs/guides/retries.md"))  # a real TOC page, indexed
     assert svc.wait_idle(60)
     live = LiveIndex(svc.settings.index_dir)
-    answer = get_docs(live.current(), parse_docs_args({"libraries": [SKYHOOK], "topic": "retries backoff schedule"}), "hybrid", Sources(svc, live))
+    answer = get_docs(
+        live.current(),
+        parse_docs_args({"libraries": [SKYHOOK], "topic": "retries backoff schedule"}),
+        "hybrid",
+        Sources(svc, live),
+    )
     assert "insecure-planted" not in answer["content"]
     assert answer["chunks"][0]["path"].startswith("skyhook/skyhook/guides/retries.md")
-    hits = json.loads(search_docs(live.current(), {"query": "insecure-planted TLS verification", "limit": 10}, "hybrid"))["hits"]
+    hits = json.loads(
+        search_docs(live.current(), {"query": "insecure-planted TLS verification", "limit": 10}, "hybrid")
+    )["hits"]
     assert not [hit for hit in hits if "planted" in hit["chunk_id"]]
     live.close()
 

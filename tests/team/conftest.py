@@ -17,9 +17,10 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -48,8 +49,14 @@ def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.Complet
     otherwise, so no stray docs-mcp.toml or variable changes what is tested.
     """
     with tempfile.TemporaryDirectory() as empty:
-        return subprocess.run([*DOCS_MCP, *args], capture_output=True, text=True, timeout=120,
-                              env=env if env is not None else environ(), cwd=empty)
+        return subprocess.run(
+            [*DOCS_MCP, *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env if env is not None else environ(),
+            cwd=empty,
+        )
 
 
 @pytest.fixture(scope="session")
@@ -86,7 +93,7 @@ class ServerProcess:
     """A running `docs-mcp serve --transport http`; its stderr (JSON logs) is collected by a thread."""
 
     process: subprocess.Popen[str]
-    lines: "queue.Queue[str | None]" = field(default_factory=queue.Queue)
+    lines: queue.Queue[str | None] = field(default_factory=queue.Queue)
     pump: threading.Thread | None = None
     seen: list[dict[str, Any]] = field(default_factory=list)
     port: int = 0
@@ -95,7 +102,9 @@ class ServerProcess:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def wait_for(self, wanted: str | Callable[[dict[str, Any]], bool], timeout: float = STARTUP_TIMEOUT) -> dict[str, Any]:
+    def wait_for(
+        self, wanted: str | Callable[[dict[str, Any]], bool], timeout: float = STARTUP_TIMEOUT
+    ) -> dict[str, Any]:
         """Read log records until one has ``msg == wanted`` (or satisfies ``wanted``); return it."""
         matches = (lambda record: record.get("msg") == wanted) if isinstance(wanted, str) else wanted
         while (line := self.lines.get(timeout=timeout)) is not None:
@@ -143,15 +152,29 @@ class Servers:
     def __init__(self) -> None:
         self.started: list[ServerProcess] = []
 
-    def start(self, index: Path, *args: str, env: dict[str, str] | None = None, open_files: int | None = None) -> ServerProcess:
+    def start(
+        self, index: Path, *args: str, env: dict[str, str] | None = None, open_files: int | None = None
+    ) -> ServerProcess:
         """Start `docs-mcp serve --transport http --port 0 ARGS` and wait until /healthz answers 200.
 
         ``open_files``: the RLIMIT_NOFILE of the server process (soft and hard).
         """
         command = [*DOCS_MCP, "serve", "--transport", "http", "--index", str(index), "--port", "0", *args]
-        limit = None if open_files is None else (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files)))
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                   text=True, env=env if env is not None else environ(), cwd=index.parent, preexec_fn=limit)
+        limit = (
+            None
+            if open_files is None
+            else (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files)))
+        )
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env if env is not None else environ(),
+            cwd=index.parent,
+            preexec_fn=limit,
+        )
         server = ServerProcess(process)
         self.started.append(server)
 
@@ -165,7 +188,9 @@ class Servers:
         server.pump.start()
         # JSON logs carry the port as a field; --log-format pretty writes "listening ... port=N".
         listening = server.wait_for(lambda r: r.get("msg") == "listening" or " listening " in r.get("raw", ""))
-        server.port = int(listening["port"]) if "port" in listening else int(re.search(r" port=(\d+)", listening["raw"])[1])
+        server.port = (
+            int(listening["port"]) if "port" in listening else int(re.search(r" port=(\d+)", listening["raw"])[1])
+        )
         response = httpx.get(f"{server.url}/healthz", timeout=STARTUP_TIMEOUT)
         assert response.status_code == 200, response.text
         return server

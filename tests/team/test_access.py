@@ -7,9 +7,9 @@ import json
 import pytest
 
 from docs_mcp.server.team.auth import AUTH_REQUIRED, host_patterns, matches, origin_patterns
-from docs_mcp.server.team.server_settings import load_settings
-from docs_mcp.server.team.ratelimit import Decision, Limit
 from docs_mcp.server.team.errors import HttpProblem
+from docs_mcp.server.team.ratelimit import Decision, Limit
+from docs_mcp.server.team.server_settings import load_settings
 
 LOOPBACK_ORIGINS = ("http://localhost:*", "http://127.0.0.1:*")
 
@@ -50,13 +50,21 @@ def test_cors_origins_are_also_allowed_origins() -> None:
 
 
 def test_a_refusal_carries_the_spec_fields_and_a_json_rpc_error(snapshot) -> None:  # type: ignore[no-untyped-def]
-    limited = HttpProblem(429, "RATE_LIMITED", "Key 'alice' used its 6 requests per minute (burst 3).",
-                          "Try again after 10 seconds.", retry_after=10)
+    limited = HttpProblem(
+        429,
+        "RATE_LIMITED",
+        "Key 'alice' used its 6 requests per minute (burst 3).",
+        "Try again after 10 seconds.",
+        retry_after=10,
+    )
     assert json.loads(limited.body()) == snapshot
     assert json.loads(AUTH_REQUIRED.body()) == snapshot
 
 
 def test_rate_limit_headers_describe_the_bucket() -> None:
     decision = Decision(True, Limit(per_minute=60, burst=10), tokens=4.5)
-    assert dict(decision.headers()) == {b"x-ratelimit-limit": b"60", b"x-ratelimit-remaining": b"4",
-                                        b"x-ratelimit-reset": b"6"}
+    assert dict(decision.headers()) == {
+        b"x-ratelimit-limit": b"60",
+        b"x-ratelimit-remaining": b"4",
+        b"x-ratelimit-reset": b"6",
+    }

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from docs_mcp.server.team.server_settings import OPTIONS, example_toml, load_settings
 from docs_mcp.server.team.errors import ConfigError
+from docs_mcp.server.team.server_settings import OPTIONS, example_toml, load_settings
 
 
 @pytest.fixture(autouse=True)
@@ -38,7 +38,10 @@ def test_flags_beat_env_beat_file_beat_defaults(tmp_path: Path) -> None:
     assert (settings["server.port"], settings.sources["server.port"]) == (6000, "flag")
     assert (settings["server.host"], settings.sources["server.host"]) == ("10.0.0.1", "env")
     assert (settings["rate_limit.burst"], settings.sources["rate_limit.burst"]) == (7, f"file {file}")
-    assert (settings["rate_limit.requests_per_minute"], settings.sources["rate_limit.requests_per_minute"]) == (60, "default")
+    assert (settings["rate_limit.requests_per_minute"], settings.sources["rate_limit.requests_per_minute"]) == (
+        60,
+        "default",
+    )
 
 
 def test_local_file_and_config_env_are_found(tmp_path: Path) -> None:
@@ -49,7 +52,9 @@ def test_local_file_and_config_env_are_found(tmp_path: Path) -> None:
 
 
 def test_env_lists_are_comma_separated_and_empty_env_means_unset() -> None:
-    settings = load_settings(environ={"DOCS_MCP_CORS_ORIGINS": "https://a.example, https://b.example", "DOCS_MCP_PORT": ""})
+    settings = load_settings(
+        environ={"DOCS_MCP_CORS_ORIGINS": "https://a.example, https://b.example", "DOCS_MCP_PORT": ""}
+    )
     assert settings["http.cors_origins"] == ("https://a.example", "https://b.example")
     assert settings.sources["server.port"] == "default"
 

@@ -31,8 +31,10 @@ def _connect(server: Any) -> socket.socket:
 def _slow_body(server: Any, key: str) -> socket.socket:
     """A connection with a request whose headers are complete but whose body never comes: a request running."""
     sock = _connect(server)
-    sock.sendall(f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {key}\r\nContent-Type: application/json\r\n"
-                 "Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{".encode())
+    sock.sendall(
+        f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {key}\r\nContent-Type: application/json\r\n"
+        "Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{".encode()
+    )
     return sock
 
 
@@ -46,11 +48,14 @@ def _read_to_end(sock: socket.socket) -> bytes:
 
 
 def _tools_list(server: Any, key: str) -> int:
-    return httpx.post(f"{server.url}/mcp", json=TOOLS_LIST, headers={**MCP_HEADERS, "Authorization": f"Bearer {key}"},
-                      timeout=TIMEOUT).status_code
+    return httpx.post(
+        f"{server.url}/mcp", json=TOOLS_LIST, headers={**MCP_HEADERS, "Authorization": f"Bearer {key}"}, timeout=TIMEOUT
+    ).status_code
 
 
-def test_a_flood_of_idle_connections_neither_locks_out_a_key_nor_floods_the_log(index_dir: Path, servers, new_key) -> None:
+def test_a_flood_of_idle_connections_neither_locks_out_a_key_nor_floods_the_log(
+    index_dir: Path, servers, new_key
+) -> None:
     key = new_key(index_dir, "alice")
     server = servers.start(index_dir, open_files=256)
     listening = next(record for record in server.seen if record.get("msg") == "listening")
@@ -64,15 +69,20 @@ def test_a_flood_of_idle_connections_neither_locks_out_a_key_nor_floods_the_log(
             assert _tools_list(server, key) == 200
     assert server.stop() == 0
     log = server.log()
-    about_connections = [r for r in log if r.get("logger") in ("asyncio", "uvicorn.error", "docs_mcp.connections")
-                         and r.get("level") in ("warning", "error")]
+    about_connections = [
+        r
+        for r in log
+        if r.get("logger") in ("asyncio", "uvicorn.error", "docs_mcp.connections")
+        and r.get("level") in ("warning", "error")
+    ]
     assert len(about_connections) <= 3 * (BURST + 1), about_connections[-3:]
     assert not any("out of system resource" in record.get("msg", "") for record in log)
     assert any(record.get("msg", "").startswith("connection closed to make room") for record in about_connections)
 
 
 def test_a_request_that_does_not_arrive_within_the_read_timeout_loses_its_connection(
-        index_dir: Path, servers, new_key, clean_env) -> None:
+    index_dir: Path, servers, new_key, clean_env
+) -> None:
     key = new_key(index_dir, "alice", "--burst", "100")
     server = servers.start(index_dir, env=clean_env(DOCS_MCP_READ_TIMEOUT="1"))
     with _connect(server) as silent, _connect(server) as slow_headers, _slow_body(server, key) as slow_body:
@@ -86,7 +96,8 @@ def test_a_request_that_does_not_arrive_within_the_read_timeout_loses_its_connec
 
 
 def test_past_the_limit_with_every_connection_busy_a_new_one_is_refused_at_once(
-        index_dir: Path, servers, new_key, clean_env) -> None:
+    index_dir: Path, servers, new_key, clean_env
+) -> None:
     key = new_key(index_dir, "alice", "--burst", "100")
     limit = 16
     server = servers.start(index_dir, env=clean_env(DOCS_MCP_MAX_CONNECTIONS=str(limit)))
@@ -113,8 +124,14 @@ def test_a_file_limit_too_low_for_any_connections_stops_the_start(index_dir: Pat
     def low_limit() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (128, 128))
 
-    done = subprocess.run([sys.executable, "-m", "docs_mcp", "serve", "--transport", "http", "--index", str(index_dir), "--port", "0"],
-                          capture_output=True, text=True, timeout=TIMEOUT, env=clean_env(), preexec_fn=low_limit)
+    done = subprocess.run(
+        [sys.executable, "-m", "docs_mcp", "serve", "--transport", "http", "--index", str(index_dir), "--port", "0"],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        env=clean_env(),
+        preexec_fn=low_limit,
+    )
     assert done.returncode != 0
     assert "error: This process may open only 128 files (RLIMIT_NOFILE), too few to serve HTTP" in done.stderr
     assert "hint: Raise the limit to at least " in done.stderr and "Traceback" not in done.stderr

@@ -4,16 +4,16 @@ a key without a project gets nothing; the audit line names the key and its proje
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import anyio
 import pytest
+from gateway_upstreams import http_upstream, write_gateway_config
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
-
-from gateway_upstreams import http_upstream, write_gateway_config
 
 
 @pytest.fixture(scope="module")
@@ -37,24 +37,43 @@ def payload(result: Any) -> dict[str, Any]:
     return json.loads(result.content[0].text)
 
 
-def test_projects_filter_discovery_and_execution(index_dir: Path, servers, new_key, upstream_url: str, tmp_path: Path) -> None:
+def test_projects_filter_discovery_and_execution(
+    index_dir: Path, servers, new_key, upstream_url: str, tmp_path: Path
+) -> None:
     config = write_gateway_config(tmp_path / "config", upstream_url)
-    keys = {"alice": new_key(index_dir, "alice", "--project", "backend"),
-            "carol": new_key(index_dir, "carol", "--project", "support"),
-            "dave": new_key(index_dir, "dave")}
+    keys = {
+        "alice": new_key(index_dir, "alice", "--project", "backend"),
+        "carol": new_key(index_dir, "carol", "--project", "support"),
+        "dave": new_key(index_dir, "dave"),
+    }
     server = servers.start(index_dir, "--config", str(config))
-    find_all = ("tool_discovery", {"query": ["create or list things", "send a message", "run a query", "fetch or delete"], "max_results": 50})
+    find_all = (
+        "tool_discovery",
+        {"query": ["create or list things", "send a message", "run a query", "fetch or delete"], "max_results": 50},
+    )
 
     alice, alice_runs, alice_denied, alice_hidden = calls(
-        server.url, keys["alice"], find_all,
+        server.url,
+        keys["alice"],
+        find_all,
         ("tool_execute", {"tool_key": "postgres:query", "arguments": {"sql": "SELECT 1"}}),
         ("tool_execute", {"tool_key": "github:delete_branch", "arguments": {"branch": "old"}}),
         ("describe_tool", {"tool_key": "slack:post_message"}),
     )
     assert not alice.is_error, alice.content[0].text
     found = {r["tool_key"] for r in payload(alice)["results"]}
-    assert found and all(k.startswith("github:") or k in {"postgres:query", "postgres:list_tables", "postgres:list_indexes",
-                                                         "postgres:list_schemas", "browser:fetch_url"} for k in found)
+    assert found and all(
+        k.startswith("github:")
+        or k
+        in {
+            "postgres:query",
+            "postgres:list_tables",
+            "postgres:list_indexes",
+            "postgres:list_schemas",
+            "browser:fetch_url",
+        }
+        for k in found
+    )
     assert "github:create_issue" in found and "github:delete_branch" not in found  # deny beats allow
     assert not alice_runs.is_error and json.loads(alice_runs.content[0].text)["tool"] == "query"
     # A forbidden tool looks exactly like one that does not exist: nothing tells it is there.
@@ -74,6 +93,9 @@ def test_projects_filter_discovery_and_execution(index_dir: Path, servers, new_k
     server.wait_for(lambda r: r.get("event") == "tool_execute" and r.get("key") == "dave")
     audit = [record for record in server.seen if record.get("event") == "tool_execute"]
     runs = {(r["key"], r["project"], r["tool_key"], r["outcome"]) for r in audit}
-    assert {("alice", "backend", "postgres:query", "ok"), ("alice", "backend", "github:delete_branch", "not_found"),
-            ("dave", None, "slack:list_users", "permission_denied")} <= runs
+    assert {
+        ("alice", "backend", "postgres:query", "ok"),
+        ("alice", "backend", "github:delete_branch", "not_found"),
+        ("dave", None, "slack:list_users", "permission_denied"),
+    } <= runs
     assert all(r["request_id"] for r in audit) and not any(key in json.dumps(server.seen) for key in keys.values())

@@ -23,8 +23,12 @@ Server = Any  # conftest.ServerProcess; fixtures hand it over, since test module
 
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 TOOLS_LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
-SEARCH = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-          "params": {"name": "search_docs", "arguments": {"query": "get_token"}}}
+SEARCH = {
+    "jsonrpc": "2.0",
+    "id": 2,
+    "method": "tools/call",
+    "params": {"name": "search_docs", "arguments": {"query": "get_token"}},
+}
 
 
 def post(server: Server, key: str | None, message: dict[str, Any] = TOOLS_LIST, **headers: str) -> httpx.Response:
@@ -72,8 +76,11 @@ def test_serving_writes_nothing_in_the_index_directory(index_dir: Path, servers,
     key = new_key(index_dir, "alice")
 
     def files() -> dict[str, tuple[int, int]]:
-        return {str(p.relative_to(index_dir)): (p.stat().st_size, p.stat().st_mtime_ns)
-                for p in sorted(index_dir.rglob("*")) if p.is_file()}
+        return {
+            str(p.relative_to(index_dir)): (p.stat().st_size, p.stat().st_mtime_ns)
+            for p in sorted(index_dir.rglob("*"))
+            if p.is_file()
+        }
 
     before = files()
     server = servers.start(index_dir)
@@ -82,7 +89,9 @@ def test_serving_writes_nothing_in_the_index_directory(index_dir: Path, servers,
     assert files() == before  # the key store too: the server opens it read-only
 
 
-def test_keys_survive_index_rebuilds_and_the_server_follows_the_new_generation(tmp_path: Path, servers, new_key) -> None:
+def test_keys_survive_index_rebuilds_and_the_server_follows_the_new_generation(
+    tmp_path: Path, servers, new_key
+) -> None:
     from docs_mcp.indexer import build_index
 
     corpus, index = tmp_path / "docs", tmp_path / "index"
@@ -108,11 +117,23 @@ def test_healthz_is_open_and_reports_status_generation_version(index_dir: Path, 
     body = httpx.get(f"{server.url}/healthz").json()
     generation = (index_dir / "CURRENT").read_text().strip()
     capacity = body["checks"].pop("capacity")
-    assert body == {"status": "ok", "generation": generation, "version": __version__, "in_flight": 0,
-                    "checks": {"index": {"status": "ok", "generation": generation}, "keys": {"status": "ok", "active": 0},
-                               "redis": {"status": "not_configured"}}}
-    assert capacity == {"status": "ok", "tool_threads": {"in_use": 0, "limit": 40, "waiting": 0},
-                        "slow_threads": {"in_use": 0, "limit": 24, "waiting": 0}, "slow_calls_per_caller": {"busiest": 0, "limit": 6}}
+    assert body == {
+        "status": "ok",
+        "generation": generation,
+        "version": __version__,
+        "in_flight": 0,
+        "checks": {
+            "index": {"status": "ok", "generation": generation},
+            "keys": {"status": "ok", "active": 0},
+            "redis": {"status": "not_configured"},
+        },
+    }
+    assert capacity == {
+        "status": "ok",
+        "tool_threads": {"in_use": 0, "limit": 40, "waiting": 0},
+        "slow_threads": {"in_use": 0, "limit": 24, "waiting": 0},
+        "slow_calls_per_caller": {"busiest": 0, "limit": 6},
+    }
     # (the fetch pool is reported once a tool has read a remote page: tests/team/test_slow_sites.py)
     # With no key created yet the server says how to make one, and refuses every /mcp request.
     warning = server.wait_for(lambda r: r.get("level") == "warning" and "no API keys" in r.get("msg", ""))
@@ -141,7 +162,8 @@ def test_key_lifecycle_through_the_cli_takes_effect_without_restart(index_dir: P
 
     listed = json.loads(cli("keys", "list", "--json", "--index", str(index_dir)).stdout)
     assert [(k["name"], k["key_prefix"], k["rate"], k["burst"], k["revoked_at"]) for k in listed] == [
-        ("alice", key[:7], 120, 20, None)]
+        ("alice", key[:7], 120, 20, None)
+    ]
     assert key not in cli("keys", "list", "--index", str(index_dir)).stdout
 
     revoked = cli("keys", "revoke", "alice", "--index", str(index_dir))
@@ -163,16 +185,24 @@ def test_rate_limit_headers_on_every_response_and_429_when_empty(index_dir: Path
     first, second, third = (post(server, slow) for _ in range(3))
     assert [r.status_code for r in (first, second)] == [200, 200]
     assert [(r.headers["x-ratelimit-limit"], r.headers["x-ratelimit-remaining"]) for r in (first, second)] == [
-        ("1", "1"), ("1", "0")]
+        ("1", "1"),
+        ("1", "0"),
+    ]
     assert 0 < int(second.headers["x-ratelimit-reset"]) <= 120
     assert problem(third) == (429, "RATE_LIMITED")
     assert third.headers["x-ratelimit-remaining"] == "0"
-    assert 1 <= int(third.headers["retry-after"]) <= 60 and third.json()["retryAfter"] == int(third.headers["retry-after"])
+    assert 1 <= int(third.headers["retry-after"]) <= 60 and third.json()["retryAfter"] == int(
+        third.headers["retry-after"]
+    )
     with pytest.raises(BaseExceptionGroup) as caught:  # what an MCP client shows its agent
         sdk_call(server.url, slow)
     assert caught.group_contains(MCPError, match="RATE_LIMITED: .*Try again after", depth=None)
     fresh = post(server, other)  # another key has its own bucket, with the server's defaults
-    assert (fresh.status_code, fresh.headers["x-ratelimit-limit"], fresh.headers["x-ratelimit-remaining"]) == (200, "60", "9")
+    assert (fresh.status_code, fresh.headers["x-ratelimit-limit"], fresh.headers["x-ratelimit-remaining"]) == (
+        200,
+        "60",
+        "9",
+    )
 
 
 def test_two_servers_share_one_redis_bucket(index_dir: Path, servers, redis_url: str, new_key, clean_env) -> None:
@@ -193,7 +223,10 @@ def test_a_cursor_from_one_replica_pages_on_another(index_dir: Path, servers, ne
     other = servers.start(index_dir, env=clean_env(DOCS_MCP_CURSOR_SECRET="another-secret"))
 
     def search(server: Server, **arguments: Any) -> dict[str, Any]:
-        call = {**SEARCH, "params": {"name": "search_docs", "arguments": {"query": "key token pages", "limit": 1, **arguments}}}
+        call = {
+            **SEARCH,
+            "params": {"name": "search_docs", "arguments": {"query": "key token pages", "limit": 1, **arguments}},
+        }
         return post(server, key, call).json()["result"]
 
     first = json.loads(search(a)["content"][0]["text"])
@@ -203,7 +236,9 @@ def test_a_cursor_from_one_replica_pages_on_another(index_dir: Path, servers, ne
     assert search(other, cursor=first["next_cursor"])["isError"] is True  # the secret does sign cursors
 
 
-def test_a_redis_outage_refuses_requests_instead_of_dropping_the_limit(index_dir: Path, servers, own_redis, new_key) -> None:
+def test_a_redis_outage_refuses_requests_instead_of_dropping_the_limit(
+    index_dir: Path, servers, own_redis, new_key
+) -> None:
     key = new_key(index_dir, "alice")
     server = servers.start(index_dir, "--redis-url", own_redis.url)
     assert post(server, key).status_code == 200
@@ -241,7 +276,9 @@ def test_a_restarted_server_answers_the_same_client_and_unknown_sessions_get_404
     async def across_restart() -> list[str]:
         headers = {"Authorization": f"Bearer {key}"}
         async with create_mcp_http_client(headers=headers) as http:
-            async with Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http), mode="legacy") as client:
+            async with Client(
+                streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http), mode="legacy"
+            ) as client:
                 before = await client.call_tool("search_docs", {"query": "next_cursor"})
                 assert first.stop() == 0
                 servers.start(index_dir, "--port", str(port))
@@ -268,9 +305,14 @@ def test_origin_and_host_are_checked_before_the_key(index_dir: Path, servers, ne
 def test_cors_when_configured(index_dir: Path, servers, new_key, clean_env) -> None:
     new_key(index_dir, "alice")
     server = servers.start(index_dir, env=clean_env(DOCS_MCP_CORS_ORIGINS="https://app.example"))
-    preflight = httpx.options(f"{server.url}/mcp", headers={
-        "Origin": "https://app.example", "Access-Control-Request-Method": "POST",
-        "Access-Control-Request-Headers": "authorization, content-type, mcp-protocol-version"})
+    preflight = httpx.options(
+        f"{server.url}/mcp",
+        headers={
+            "Origin": "https://app.example",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization, content-type, mcp-protocol-version",
+        },
+    )
     assert preflight.status_code == 200
     assert preflight.headers["access-control-allow-origin"] == "https://app.example"
     refused = post(server, None, Origin="https://app.example")
@@ -291,9 +333,11 @@ def test_sigterm_drains_the_request_in_flight_then_exits_0(index_dir: Path, serv
     key = new_key(index_dir, "alice")
     server = servers.start(index_dir)
     body = json.dumps(SEARCH).encode()
-    head = (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nAuthorization: Bearer {key}\r\n"
-            f"Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
-            f"Content-Length: {len(body)}\r\n\r\n").encode()
+    head = (
+        f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nAuthorization: Bearer {key}\r\n"
+        f"Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode()
     with socket.create_connection(("127.0.0.1", server.port), timeout=60) as conn:
         conn.sendall(head + body[:20])  # the request is in flight: its body is still coming
         for _ in range(2000):
@@ -330,7 +374,13 @@ def test_logs_name_the_key_never_the_key(index_dir: Path, servers, new_key) -> N
     assert response.headers["x-request-id"] == "trace-42"
     record = server.wait_for(lambda r: r.get("msg") == "request" and r.get("rpc") == "tools/call")
     assert {k: record[k] for k in ("request_id", "key", "tool", "status", "outcome", "path")} == {
-        "request_id": "trace-42", "key": "alice", "tool": "search_docs", "status": 200, "outcome": "ok", "path": "/mcp"}
+        "request_id": "trace-42",
+        "key": "alice",
+        "tool": "search_docs",
+        "status": 200,
+        "outcome": "ok",
+        "path": "/mcp",
+    }
     assert isinstance(record["latency_ms"], float)
     post(server, "dm_" + "B" * 40)
     assert server.wait_for(lambda r: r.get("outcome") == "auth_invalid")["key"] is None
@@ -354,8 +404,9 @@ def test_pretty_logs_are_for_people(index_dir: Path, servers, new_key) -> None:
         (("--redis-url", "unix:///nonexistent/redis.sock"), {}, "does not answer"),
     ],
 )
-def test_bad_configuration_is_one_clear_error_at_start(index_dir: Path, args: tuple[str, ...],
-                                                         env: dict[str, str], expected: str, cli, clean_env) -> None:
+def test_bad_configuration_is_one_clear_error_at_start(
+    index_dir: Path, args: tuple[str, ...], env: dict[str, str], expected: str, cli, clean_env
+) -> None:
     done = cli("serve", "--transport", "http", "--index", str(index_dir), *args, env=clean_env(**env))
     assert done.returncode != 0
     assert expected in done.stderr and "Traceback" not in done.stderr
@@ -402,8 +453,14 @@ def test_a_megabyte_method_name_is_answered_with_a_short_error_not_echoed(index_
     response = post(server, key, {"jsonrpc": "2.0", "id": 9, "method": "m" * 1_000_000})
     assert response.status_code == 200 and len(response.content) < 400
     error = response.json()["error"]
-    assert error["code"] == -32601 and error["message"].startswith("Method not found: 'mmmm") and "(1000000 characters)" in error["message"]
-    assert post(server, key, {"jsonrpc": "2.0", "method": "n" * 1_000_000}).status_code == 202  # a notification: no answer
+    assert (
+        error["code"] == -32601
+        and error["message"].startswith("Method not found: 'mmmm")
+        and "(1000000 characters)" in error["message"]
+    )
+    assert (
+        post(server, key, {"jsonrpc": "2.0", "method": "n" * 1_000_000}).status_code == 202
+    )  # a notification: no answer
     assert post(server, key, SEARCH).status_code == 200  # the server goes on
 
 
@@ -411,9 +468,14 @@ def test_a_megabyte_method_name_neither_stalls_the_replica_nor_fills_its_log(ind
     """The access log logged the whole name, and masking secrets in a megabyte of letters took hours: every request waited."""
     key = new_key(index_dir, "alice")
     server = servers.start(index_dir)
-    for message in ({"jsonrpc": "2.0", "id": 3, "method": "m" * 1_000_000}, {"jsonrpc": "2.0", "method": "n" * 1_000_000},
-                    {**SEARCH, "params": {"name": "t" * 1_000_000, "arguments": {}}}):
+    for message in (
+        {"jsonrpc": "2.0", "id": 3, "method": "m" * 1_000_000},
+        {"jsonrpc": "2.0", "method": "n" * 1_000_000},
+        {**SEARCH, "params": {"name": "t" * 1_000_000, "arguments": {}}},
+    ):
         assert post(server, key, message).status_code in (200, 202)
     assert httpx.get(f"{server.url}/healthz", timeout=60).status_code == 200
-    logged = server.wait_for(lambda record: record.get("msg") == "request" and (record.get("tool") or "").startswith("tttt"))
+    logged = server.wait_for(
+        lambda record: record.get("msg") == "request" and (record.get("tool") or "").startswith("tttt")
+    )
     assert logged["tool"].endswith("… (1000000 characters)") and len(logged["tool"]) < 160

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from docs_mcp.server.team.keys import KeyStore, KeyVerifier, digest_key, generate_key
 from docs_mcp.server.team.errors import KeyExistsError, KeyNotFoundError, KeyStoreError
+from docs_mcp.server.team.keys import KeyStore, KeyVerifier, digest_key, generate_key
 
 KEY_FORMAT = re.compile(r"dm_[A-Za-z0-9_-]{40}")
 
@@ -61,7 +61,9 @@ def test_a_name_is_unique_among_active_keys_and_reusable_after_revocation(store:
     assert [(r.name, r.revoked_at is None) for r in store.list()] == [("alice", False), ("alice", True)]
 
 
-@pytest.mark.parametrize("presented", ["", "dm_", "pc_" + "a" * 40, "dm_" + "a" * 39, "dm_" + "a" * 41, "dm_" + "*" * 40])
+@pytest.mark.parametrize(
+    "presented", ["", "dm_", "pc_" + "a" * 40, "dm_" + "a" * 39, "dm_" + "a" * 41, "dm_" + "*" * 40]
+)
 def test_malformed_keys_are_refused(store: KeyStore, presented: str) -> None:
     store.create("alice")
     assert KeyVerifier(store.path).verify(presented) is None
@@ -103,10 +105,14 @@ def test_a_store_from_before_projects_is_read_as_is_and_migrated_on_the_next_wri
     path = tmp_path / "keys.sqlite"
     key = generate_key()
     with sqlite3.connect(path) as conn:  # the first release's schema: no project column
-        conn.execute("CREATE TABLE keys (id INTEGER PRIMARY KEY, name TEXT NOT NULL, digest BLOB NOT NULL UNIQUE, "
-                     "hint TEXT NOT NULL, rate INTEGER, burst INTEGER, created_at TEXT NOT NULL, revoked_at TEXT)")
-        conn.execute("INSERT INTO keys (name, digest, hint, created_at) VALUES ('old', ?, 'dm_abcd', '2026-01-01')",
-                     (digest_key(key),))
+        conn.execute(
+            "CREATE TABLE keys (id INTEGER PRIMARY KEY, name TEXT NOT NULL, digest BLOB NOT NULL UNIQUE, "
+            "hint TEXT NOT NULL, rate INTEGER, burst INTEGER, created_at TEXT NOT NULL, revoked_at TEXT)"
+        )
+        conn.execute(
+            "INSERT INTO keys (name, digest, hint, created_at) VALUES ('old', ?, 'dm_abcd', '2026-01-01')",
+            (digest_key(key),),
+        )
     verifier = KeyVerifier(path)
     assert (verifier.verify(key).name, verifier.verify(key).project) == ("old", None)
     KeyStore(path).create("new", project="backend")
@@ -141,7 +147,9 @@ def test_a_mounted_secret_updated_by_a_symlink_swap_is_read_again(tmp_path: Path
     assert verifier.verify(old) is None and verifier.verify(new).name == "new"
 
 
-def test_a_store_that_is_gone_refuses_every_key_with_a_key_store_error_until_it_is_back(store: KeyStore, tmp_path: Path) -> None:
+def test_a_store_that_is_gone_refuses_every_key_with_a_key_store_error_until_it_is_back(
+    store: KeyStore, tmp_path: Path
+) -> None:
     _, key = store.create("alice")
     verifier = KeyVerifier(store.path)
     assert verifier.verify(key).name == "alice"

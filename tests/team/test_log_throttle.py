@@ -16,10 +16,14 @@ def test_a_repeated_connection_warning_passes_a_burst_a_minute_then_is_counted()
     throttle = RepeatThrottle(clock=lambda: now[0])
     records = [_record("connection closed") for _ in range(25)]
     assert [throttle.filter(record) for record in records] == [True] * (BURST + 1) + [False] * (25 - BURST - 1)
-    assert records[BURST].getMessage() == (f"connection closed (repeated {BURST} times: more of these are counted, "
-                                           f"not logged, for up to {WINDOW_SECONDS:g} s)")
+    assert records[BURST].getMessage() == (
+        f"connection closed (repeated {BURST} times: more of these are counted, "
+        f"not logged, for up to {WINDOW_SECONDS:g} s)"
+    )
     assert throttle.filter(_record("another message"))  # counted per message
-    assert all(throttle.filter(_record("request", "docs_mcp.access", logging.INFO)) for _ in range(50))  # not about connections
+    assert all(
+        throttle.filter(_record("request", "docs_mcp.access", logging.INFO)) for _ in range(50)
+    )  # not about connections
     now[0] = WINDOW_SECONDS
     next_window = _record("connection closed")
     assert throttle.filter(next_window) and next_window.fields == {"suppressed": 25 - BURST - 1}

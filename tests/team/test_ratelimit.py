@@ -7,8 +7,8 @@ import sys
 import anyio
 import pytest
 
-from docs_mcp.server.team.ratelimit import Decision, Limit, MemoryLimiter, RedisLimiter, check_redis, refill
 from docs_mcp.server.team.errors import RateLimiterUnavailableError
+from docs_mcp.server.team.ratelimit import Decision, Limit, MemoryLimiter, RedisLimiter, check_redis, refill
 
 SIX_A_MINUTE = Limit(per_minute=6, burst=3)  # one token every 10 s
 
@@ -43,7 +43,11 @@ def test_a_bucket_allows_its_burst_then_refuses_until_it_refills() -> None:
     assert [d.remaining for d in decisions] == [2, 1, 0, 0]
     refused = decisions[-1]
     assert (refused.retry_after, refused.reset_seconds) == (10, 30)
-    assert refused.headers() == [(b"x-ratelimit-limit", b"6"), (b"x-ratelimit-remaining", b"0"), (b"x-ratelimit-reset", b"30")]
+    assert refused.headers() == [
+        (b"x-ratelimit-limit", b"6"),
+        (b"x-ratelimit-remaining", b"0"),
+        (b"x-ratelimit-reset", b"30"),
+    ]
     assert take_all(limiter, "bob", SIX_A_MINUTE, 1)[0].allowed  # buckets are per key
     clock.now += 10.0
     assert [d.allowed for d in take_all(limiter, "alice", SIX_A_MINUTE, 2)] == [True, False]
@@ -59,7 +63,9 @@ def test_replicas_share_one_redis_bucket(redis_url: str) -> None:
         replica_a, replica_b = RedisLimiter(redis_url, "test-shared"), RedisLimiter(redis_url, "test-shared")
         other_deployment = RedisLimiter(redis_url, "test-other")
         try:
-            taken = [await limiter.take("alice", SIX_A_MINUTE) for limiter in (replica_a, replica_b, replica_a, replica_b)]
+            taken = [
+                await limiter.take("alice", SIX_A_MINUTE) for limiter in (replica_a, replica_b, replica_a, replica_b)
+            ]
             assert [d.remaining for d in taken] == [2, 1, 0, 0]
             assert 1 <= taken[-1].retry_after <= 10
             assert (await other_deployment.take("alice", SIX_A_MINUTE)).allowed  # prefixes keep deployments apart

@@ -64,7 +64,10 @@ def test_a_team_session_never_shows_its_secrets(index_dir: Path, servers, passwo
     server = servers.start(index_dir, "--redis-url", password_redis.url, env=env)
     responses = [*_session(server.url, key), httpx.get(f"{server.url}/healthz")]
     password_redis.stop()  # an outage: refusals and health must still not quote the URL's password
-    outage = [_post(server.url, key, {"jsonrpc": "2.0", "id": 9, "method": "tools/list"}), httpx.get(f"{server.url}/healthz")]
+    outage = [
+        _post(server.url, key, {"jsonrpc": "2.0", "id": 9, "method": "tools/list"}),
+        httpx.get(f"{server.url}/healthz"),
+    ]
     assert [r.status_code for r in outage] == [503, 503]
     assert server.stop() == 0
     rendered = [_rendered(response) for response in responses + outage]
@@ -84,7 +87,14 @@ def test_an_unreachable_redis_at_start_is_reported_without_its_password(index_di
 def _session(url: str, key: str) -> list[httpx.Response]:
     """A working session: tool calls that succeed, fail and page, resources, and refused requests."""
     calls: list[dict[str, Any]] = [
-        {"method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
+        {
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "0"},
+            },
+        },
         {"method": "tools/list"},
         {"method": "tools/call", "params": {"name": "search_docs", "arguments": {"query": "token", "limit": 1}}},
         {"method": "tools/call", "params": {"name": "get_doc", "arguments": {"chunk_id": "nope.md#x"}}},
@@ -94,8 +104,10 @@ def _session(url: str, key: str) -> list[httpx.Response]:
         {"method": "no/such/method"},
     ]
     answered = [_post(url, key, {"jsonrpc": "2.0", "id": n, **call}) for n, call in enumerate(calls, 1)]
-    refused = [_post(url, None, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
-               _post(url, "dm_" + "B" * 40, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})]
+    refused = [
+        _post(url, None, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+        _post(url, "dm_" + "B" * 40, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+    ]
     return answered + refused
 
 

@@ -24,7 +24,9 @@ PAGE = b"# Held page\n\nThis page answers only when the test lets it, like a ver
 def call(server: Any, key: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     """One tools/call over raw JSON-RPC; the tool's result (isError, structured content, text)."""
     message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
-    response = httpx.post(f"{server.url}/mcp", json=message, headers={**MCP_HEADERS, "Authorization": f"Bearer {key}"}, timeout=120)
+    response = httpx.post(
+        f"{server.url}/mcp", json=message, headers={**MCP_HEADERS, "Authorization": f"Bearer {key}"}, timeout=120
+    )
     assert response.status_code == 200, response.text
     return response.json()["result"]
 
@@ -40,9 +42,15 @@ def healthz(server: Any) -> tuple[int, dict[str, Any]]:
 
 def held_site_env(clean_env: Any, index_dir: Path, slow_calls_per_key: int, slow_threads: int) -> dict[str, str]:
     """A server that may read the site on loopback (no other library sources), a deadline far past any held read."""
-    return clean_env(DOCS_MCP_ALLOW_PRIVATE_FETCH="1", DOCS_MCP_FETCH_ALLOW="127.0.0.1", DOCS_MCP_CURATED_LIBRARIES="0",
-                     DOCS_MCP_CUSTOM_LIBRARIES=str(index_dir / "none.json"), DOCS_MCP_FETCH_TIMEOUT="120",
-                     DOCS_MCP_SLOW_CALLS_PER_KEY=str(slow_calls_per_key), DOCS_MCP_SLOW_THREADS=str(slow_threads))
+    return clean_env(
+        DOCS_MCP_ALLOW_PRIVATE_FETCH="1",
+        DOCS_MCP_FETCH_ALLOW="127.0.0.1",
+        DOCS_MCP_CURATED_LIBRARIES="0",
+        DOCS_MCP_CUSTOM_LIBRARIES=str(index_dir / "none.json"),
+        DOCS_MCP_FETCH_TIMEOUT="120",
+        DOCS_MCP_SLOW_CALLS_PER_KEY=str(slow_calls_per_key),
+        DOCS_MCP_SLOW_THREADS=str(slow_threads),
+    )
 
 
 def test_one_key_reading_a_slow_site_cannot_starve_the_others(index_dir: Path, servers, new_key, clean_env) -> None:
@@ -56,7 +64,9 @@ def test_one_key_reading_a_slow_site_cannot_starve_the_others(index_dir: Path, s
             # 45 reads of the held page from one key, as in the audit: 3 run, 42 are refused at once.
             reads = [pool.submit(call, server, slow, "read_page", {"url": url}) for _ in range(45)]
             refused = []
-            for future in as_completed(reads, timeout=120):  # the 3 admitted are held: the first 42 answers are the others
+            for future in as_completed(
+                reads, timeout=120
+            ):  # the 3 admitted are held: the first 42 answers are the others
                 refused.append(future.result())
                 if len(refused) == 42:
                     break
@@ -79,7 +89,9 @@ def test_one_key_reading_a_slow_site_cannot_starve_the_others(index_dir: Path, s
         site.close()
 
 
-def test_healthz_says_busy_while_slow_calls_wait_for_their_threads(index_dir: Path, servers, new_key, clean_env) -> None:
+def test_healthz_says_busy_while_slow_calls_wait_for_their_threads(
+    index_dir: Path, servers, new_key, clean_env
+) -> None:
     site = HostileSite()
     urls = [site.route(f"/held-{n}.md", held(PAGE)) for n in range(4)]
     keys = [new_key(index_dir, name) for name in ("ann", "bob")]
@@ -92,7 +104,9 @@ def test_healthz_says_busy_while_slow_calls_wait_for_their_threads(index_dir: Pa
             assert _eventually(lambda: healthz(server)[1]["checks"]["capacity"]["slow_threads"]["waiting"] == 2)
             status, body = healthz(server)
             assert (status, body["status"], body["checks"]["capacity"]["status"]) == (200, "ok", "busy")
-            assert code(call(server, keys[0], "search_docs", {"query": "get_token"})) == "ok"  # fast tools keep their threads
+            assert (
+                code(call(server, keys[0], "search_docs", {"query": "get_token"})) == "ok"
+            )  # fast tools keep their threads
             site.release_held()
             assert [code(future.result(timeout=60)) for future in reads] == ["ok"] * 4
         assert healthz(server)[1]["checks"]["capacity"]["status"] == "ok"
@@ -116,9 +130,21 @@ def test_a_saturated_replica_answers_503_so_the_balancer_sends_requests_elsewher
 
     def report(status: str) -> Readiness:
         load = {"status": status, "tool_threads": {"in_use": 40, "limit": 40, "waiting": 3}}
-        return anyio.run(lambda: readiness(index_dir, KeyVerifier(index_dir / "keys.sqlite"), MemoryLimiter(), shared_limits=False,
-                                           draining=lambda: False, capacity=lambda: load))
+        return anyio.run(
+            lambda: readiness(
+                index_dir,
+                KeyVerifier(index_dir / "keys.sqlite"),
+                MemoryLimiter(),
+                shared_limits=False,
+                draining=lambda: False,
+                capacity=lambda: load,
+            )
+        )
 
     saturated, busy = report("saturated"), report("busy")
-    assert (saturated.status, saturated.ready, saturated.checks["capacity"]["status"]) == ("saturated", False, "saturated")
+    assert (saturated.status, saturated.ready, saturated.checks["capacity"]["status"]) == (
+        "saturated",
+        False,
+        "saturated",
+    )
     assert (busy.status, busy.ready) == ("ok", True)  # slow tools waiting: the other tools still answer

@@ -20,8 +20,10 @@ def test_create_prints_only_the_key_on_stdout_and_the_rest_on_stderr(index_dir: 
 
 def test_list_shows_names_prefixes_limits_and_status_never_keys(tmp_path: Path, cli) -> None:
     store = tmp_path / "elsewhere" / "keys.sqlite"
-    keys = [cli("keys", "create", name, "--store", str(store), *extra).stdout.strip()
-            for name, extra in (("alice", ("--project", "backend")), ("ci-bot", ()))]
+    keys = [
+        cli("keys", "create", name, "--store", str(store), *extra).stdout.strip()
+        for name, extra in (("alice", ("--project", "backend")), ("ci-bot", ()))
+    ]
     assert cli("keys", "revoke", "ci-bot", "--store", str(store)).returncode == 0
     table = cli("keys", "list", "--store", str(store)).stdout.splitlines()
     assert table[0].split() == ["NAME", "KEY", "PROJECT", "RATE/MIN", "BURST", "CREATED", "STATUS"]
@@ -44,7 +46,10 @@ def test_mistakes_are_one_line_with_a_hint_and_no_traceback(index_dir: Path, tmp
     for args, expected in [
         (("keys", "create", "bad name", "--index", index), "Key name 'bad name' is invalid."),
         (("keys", "revoke", "nobody", "--index", index), "No active key named 'nobody'."),
-        (("keys", "create", "alice", "--rate", "0", "--index", index), "'--rate'"),  # typer's own message: only the option is checked
+        (
+            ("keys", "create", "alice", "--rate", "0", "--index", index),
+            "'--rate'",
+        ),  # typer's own message: only the option is checked
         (("keys", "create", "alice", "--rate", "9" * 23, "--index", index), "'--rate'"),
     ]:
         done = cli(*args)
