@@ -19,8 +19,8 @@ from typing import Any
 
 import orjson
 
-from docs_mcp.server.search.hints import Hint
 from docs_mcp.server.search.records import Hit, StoredChunk
+from docs_mcp.server.search.zero_result_hints import Hint
 
 SCORE_DECIMALS = 6
 DELIMITER_START = "--- Chunk: "

@@ -69,7 +69,7 @@ def setup(
     from docs_mcp.indexer import open_index
     from docs_mcp.server.instructions import IndexSummary
     from docs_mcp.server.setup.clients import CLIENTS, Scope
-    from docs_mcp.server.setup.files import locked
+    from docs_mcp.server.setup.config_writer import locked
     from docs_mcp.server.setup.plan import SetupRequest, apply, plan, roots
 
     project = project.expanduser().resolve()

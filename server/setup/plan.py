@@ -1,7 +1,7 @@
 """What `docs-mcp setup CLIENT` changes, file by file, and applying it.
 
 A plan is computed first, from the files as they are: for each file the text before and after.
-``--dry-run`` prints the plan; otherwise each changed file is replaced atomically (see files.py: inside
+``--dry-run`` prints the plan; otherwise each changed file is replaced atomically (see config_writer.py: inside
 the project or home folder only, under a lock held from plan to apply).  The same plan with ``remove``
 takes out exactly what setup put in: files it created are deleted (and the folders it created for
 them, when left empty), the other files get their original bytes back.
@@ -21,7 +21,7 @@ from typing import Any
 
 from docs_mcp.server.errors import TOO_DEEP_HINT, ConfigFileError, SetupError
 from docs_mcp.server.instructions import CommandLine, IndexSummary, agent_rule, skill
-from docs_mcp.server.setup import blocks, files, json_members
+from docs_mcp.server.setup import blocks, config_writer, json_members
 from docs_mcp.server.setup.clients import Client, IndexPath, RuleFile, Scope, ServerFile, Target, config_folders
 
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,47}")
@@ -85,7 +85,7 @@ def plan(request: SetupRequest, *, remove: bool = False) -> tuple[Target, list[F
         changes.append(_skill_change(request, target.skill, remove))
     if target.approval is not None:
         changes.append(_approval_change(request, target, target.approval, remove))
-    return target, [replace(change, root=files.root_of(change.path, roots(request))) for change in changes]
+    return target, [replace(change, root=config_writer.root_of(change.path, roots(request))) for change in changes]
 
 
 def roots(request: SetupRequest) -> tuple[Path, ...]:
@@ -104,9 +104,9 @@ def apply(changes: list[FileChange]) -> None:
             continue
         try:
             if change.after is None:
-                files.delete(change.path, change.root)
+                config_writer.delete(change.path, change.root)
             else:
-                files.write(change.path, change.root, change.after)
+                config_writer.write(change.path, change.root, change.after)
         except OSError as error:
             raise ConfigFileError(
                 str(change.path),
@@ -280,7 +280,7 @@ def _without_block(text: str, style: blocks.CommentStyle, name: str, path: str) 
 
 
 def _read(path: Path, request: SetupRequest) -> str | None:
-    return files.read(path, files.root_of(path, roots(request)))
+    return config_writer.read(path, config_writer.root_of(path, roots(request)))
 
 
 def _toml(text: str, path: str) -> dict[str, Any]:

@@ -26,8 +26,8 @@ from docs_mcp.server.errors import InvalidArgumentError, NoVectorsError
 from docs_mcp.server.libraries.answers import catalog_of
 from docs_mcp.server.libraries.errors import LibraryNotFoundError
 from docs_mcp.server.search.expansion import Expansions
-from docs_mcp.server.search.hints import build_hint
 from docs_mcp.server.search.modes import Mode
+from docs_mcp.server.search.zero_result_hints import build_hint
 from docs_mcp.server.tools.context import ToolContext
 
 NAME = "search_docs"

@@ -4,8 +4,8 @@ import orjson
 import pytest
 
 from docs_mcp.server.contract.render import render_chunk_window, render_search_result, render_search_text
-from docs_mcp.server.search.hints import Hint
 from docs_mcp.server.search.records import Hit, StoredChunk
+from docs_mcp.server.search.zero_result_hints import Hint
 
 
 def _chunk(index: int, total: int = 5) -> StoredChunk:

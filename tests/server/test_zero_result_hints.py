@@ -2,7 +2,7 @@
 
 import pytest
 
-from docs_mcp.server.search.hints import build_hint
+from docs_mcp.server.search.zero_result_hints import build_hint
 
 TAXONOMY = {"language": ("go", "java", "python", "typescript"), "scope": ("global-guide", "sdk-specific")}
 
