@@ -18,14 +18,12 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import mcp_types as types
 import orjson
-from mcp.server.context import ServerRequestContext
-from mcp.server.lowlevel import Server
-from mcp.shared.exceptions import MCPError
 
 from docs_mcp import __version__
 from docs_mcp.server.capacity import DEFAULT_SLOW_PER_CALLER, DEFAULT_SLOW_THREADS, TooBusyError, ToolCapacity
 from docs_mcp.server.contract.cursor import cursor_generation
 from docs_mcp.server.core.live_index import LiveIndex, ServedIndex
+from docs_mcp.server.core.mcp_sdk import MCPError, Server, ServerRequestContext
 from docs_mcp.server.core.tool_registry import ToolAnswer, ToolCall, ToolRegistry, ToolSpec
 from docs_mcp.server.errors import quoted
 from docs_mcp.server.instructions import IndexSummary, server_instructions

@@ -24,8 +24,10 @@ import numpy as np
 
 from docs_mcp.indexer.serving.page_records import PageRecord
 from docs_mcp.server.ranking.evidence import OWN_HEADING, PATH, TEXT, WHOLE_HEADING, Evidence
+from docs_mcp.server.search import lru_cache
 from docs_mcp.server.search.identifiers import Name, is_lookup, names_in, query_identifiers, query_words
 from docs_mcp.server.search.lexical import LexicalScorer
+from docs_mcp.server.search.lru_cache import LruCache
 from docs_mcp.server.search.topk import top_k
 
 # Words (stop words aside) a query may have for a heading holding all of them to name it.
@@ -52,6 +54,9 @@ class EvidenceFinder:
             headings_of  # every heading inside each chunk: its own, those under it, a first chunk's page title
         )
         self._size = num_chunks
+        # The stems of a chunk's own heading: the best BM25 chunks of most queries are read for them (a page record
+        # read and its heading stemmed, 20-30 us each, 50 a search), and the same chunks come back query after query.
+        self._heading_stems: LruCache[int, frozenset[str]] = LruCache("heading-stems", lru_cache.HEADING_STEMS)
 
     def find(
         self, query: str, lexical_scores: np.ndarray, allowed: np.ndarray | None, asked: str | None = None
@@ -121,11 +126,19 @@ class EvidenceFinder:
         asked = set(stems)
         if not asked or not len(found):
             return False
-        for record in self._read(top_k(found, scores[found], HEADING_DEPTH).tolist()):
-            heading = set(self._lexical.stems(self._lexical.content_words(record.heading)))
+        for heading in self._own_heading_stems(top_k(found, scores[found], HEADING_DEPTH).tolist()):
             if (len(heading) >= 2 and heading <= asked) or (len(asked) <= SHORT_QUERY and asked <= heading):
                 return True
         return False
+
+    def _own_heading_stems(self, rows: list[int]) -> list[frozenset[str]]:
+        """The stems of the own heading's words of each chunk of ``rows`` (distinct rows), read only when not kept."""
+        known = {row: self._heading_stems.get(row) for row in rows}
+        missing = [row for row, stems in known.items() if stems is None]
+        for row, record in zip(missing, self._read(missing)):
+            known[row] = frozenset(self._lexical.stems(self._lexical.content_words(record.heading)))
+            self._heading_stems.put(row, known[row])
+        return [known[row] or frozenset() for row in rows]
 
     def _held_words(self, words: Sequence[str], stems: Sequence[str], allowed: np.ndarray | None) -> tuple[str, ...]:
         """The ``words`` that chunks within the filters hold."""

@@ -21,6 +21,8 @@ STEMS = 65_536
 TERM_IDS = 65_536
 # Query embeddings: pages, get_docs and hints re-ask for the same query (1.5 KiB each).
 QUERY_VECTORS = 64
+# Stems of chunks' own headings, compared with queries' by the evidence (a few words each).
+HEADING_STEMS = 16_384
 # Word sets of chunks compared by collapse (a chunk's distinct words, a few KiB each).
 WORD_SETS = 4_096
 

@@ -16,6 +16,7 @@ from mcp_session import McpSession, serve_over_stdio
 
 from docs_mcp.indexer import build_index
 from docs_mcp.server.search.engine import open_engine
+from docs_mcp.server.search.evidence_finder import EvidenceFinder
 
 SDK_CORPUS = {
     "metadata.json": json.dumps(
@@ -108,5 +109,29 @@ def test_scores_are_probabilities_that_read_in_list_order_on_every_page(sdk_inde
         # A real match reads higher than the least bad candidate of a question the docs do not answer.
         unanswered = engine.search("a cake recipe for the client with sugar", limit=1, abstain=False)
         assert first.hits[0].score > 0.5 > unanswered.hits[0].score
+    finally:
+        engine.close()
+
+
+def test_a_section_named_by_the_query_is_found_again_without_reading_its_candidates_again(sdk_index):
+    # The headings of a query's best chunks are read and stemmed once: the same chunks come back query after query.
+    engine = open_engine(sdk_index)
+    read: list[int] = []
+
+    def reading(rows):
+        read.extend(rows)
+        return engine.arrays.records.read(rows)
+
+    try:
+        finder = EvidenceFinder(engine._lexical, reading, engine._chunk_headings, engine.size)
+
+        def evidence(query: str):
+            scores = engine._lexical.score(engine._lexical.query_terms(query))
+            return finder.find(query, scores, None)
+
+        first = evidence("declare the dependency")
+        assert first.heading and read  # "Declare the dependency" names a section, read from the page records
+        read.clear()
+        assert evidence("declare the dependency") == first and read == []
     finally:
         engine.close()

@@ -2,8 +2,10 @@
 
 Spawn to the first answered search is mostly imports (issue 28): the page fetcher and converter
 (httpx, BeautifulSoup, the index writer) load when a library tool first needs them, the
-gateway's modules only for a server with upstream servers.  A fresh interpreter shows which
-modules a server's start and its first search loaded.
+gateway's modules only for a server with upstream servers, the MCP SDK's client, its
+``mcp.types`` models and its high-level server only when something asks the SDK's package
+for them (issue 40).  A fresh interpreter shows which modules a server's start and its first
+search loaded.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ DEFERRED = (
     "docs_mcp.indexer.sources.service",
     "docs_mcp.indexer.build",
     "docs_mcp.server.gateway.gateway_service",
+    "mcp.client",
+    "mcp.types",
+    "mcp.server.mcpserver",
 )
 
 SERVE_AND_SEARCH = """
@@ -65,3 +70,29 @@ def test_a_server_that_answered_a_search_has_not_loaded_fetching_or_the_gateway(
 
 def test_a_library_tool_opens_the_remote_sources_on_first_use(tiny_index) -> None:
     assert "docs_mcp.indexer.sources.service" in _loaded(tiny_index, "--library-tool")
+
+
+SDK_ON_DEMAND = """
+import sys
+
+import docs_mcp.server.app
+assert "mcp.client" not in sys.modules
+from mcp import Client, MCPError, StdioServerParameters
+from mcp.server import MCPServer
+import mcp
+
+try:
+    from mcp import NoSuchName
+except ImportError as error:
+    missing = str(error)
+print(Client.__name__, MCPError.__name__, StdioServerParameters.__name__, MCPServer.__name__, "Client" in mcp.__all__)
+print(missing)
+"""
+
+
+def test_the_sdk_package_runs_its_own_imports_when_a_name_of_it_is_asked_for() -> None:
+    done = subprocess.run([sys.executable, "-c", SDK_ON_DEMAND], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    names, missing = done.stdout.strip().splitlines()
+    assert names == "Client MCPError StdioServerParameters MCPServer True"
+    assert "cannot import name 'NoSuchName' from 'mcp'" in missing
