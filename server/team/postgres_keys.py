@@ -22,7 +22,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from typing import Any
+from typing import Any, Literal
 
 from docs_mcp.indexer.errors import ControlPlaneError
 from docs_mcp.indexer.fleet.control import (
@@ -108,7 +108,7 @@ class _Translated:
     def __enter__(self) -> Any:
         return self.conn
 
-    def __exit__(self, kind: Any, error: Any, trace: Any) -> bool:
+    def __exit__(self, kind: Any, error: Any, trace: Any) -> Literal[False]:
         self.conn.close()
         if error is not None and isinstance(error, _psycopg().Error):
             raise KeyStoreError(
