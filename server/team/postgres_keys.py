@@ -43,15 +43,10 @@ from docs_mcp.server.team.keys import ApiKey, digest_key, is_well_formed, matchi
 
 logger = logging.getLogger(__name__)
 
-POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 POLL_SECONDS = 5.0  # the fallback poll: a missed notification is caught within this
 UNKNOWN_REMEMBERED = 10_000  # digests found in no row: a key is random and never created twice, so safe to remember
 MAX_STALENESS = 60.0  # seconds of verifying from memory while PostgreSQL does not answer
 WAKE_SECONDS = 1.0  # the listener looks up from waiting this often (to stop, or to poll when due)
-
-
-def is_postgres_url(store: str) -> bool:
-    return store.startswith(POSTGRES_SCHEMES)
 
 
 class PostgresKeyStore:
