@@ -36,11 +36,6 @@ def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
     return _SECRET_PARAM.sub(lambda match: match["name"] + MASK, text) if "=" in text else text
 
 
-def shown_secret(value: str) -> str:
-    """How a secret setting is displayed: ``***`` when set, empty when not."""
-    return MASK if value else ""
-
-
 def _mask_userinfo(match: re.Match[str]) -> str:
     user, colon, _password = match["userinfo"].partition(":")
     kept = f"{user}:{MASK}" if colon else MASK

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 
-def table_lines(rows: Sequence[Sequence[str]], right_aligned: Collection[int] = ()) -> list[str]:
+def table_lines(rows: Sequence[Sequence[str | None]], right_aligned: Collection[int] = ()) -> list[str]:
     """Rows (the first is the header) as lines with columns as wide as their widest cell, two spaces
-    apart, trailing blanks trimmed; an empty cell shows '-'."""
+    apart, trailing blanks trimmed; an empty cell ('' or None) shows '-'."""
     cells = [tuple(cell or "-" for cell in row) for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
     return [

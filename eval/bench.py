@@ -128,7 +128,13 @@ def run_bench(plan: BenchPlan, work_dir: Path | None = None, progress: Progress 
 def _bench_one(plan: BenchPlan, base: Path, kind: str, size: int) -> BenchResult:
     folder = base / (f"synthetic-{size}-seed{plan.seed}" if kind == "synthetic" else "corpus")
     folder.mkdir(parents=True, exist_ok=True)
-    job = {"kind": kind, "size": size, "seed": plan.seed, "queries": plan.queries, "folder": str(folder)}
+    job: dict[str, Any] = {
+        "kind": kind,
+        "size": size,
+        "seed": plan.seed,
+        "queries": plan.queries,
+        "folder": str(folder),
+    }
     job["docs"] = str(plan.corpus) if plan.corpus else str(folder / "docs")
     prepared, _ = _child("prepare", job)  # writes the corpus and the query list; counts chunks
     job["vectors"] = plan.vectors_for(prepared["chunks"])

@@ -53,8 +53,11 @@ def synthetic_embedder(generation_dir: Path) -> Any:
 def measure_pool(index_dir: Path, queries: Sequence[str], mode: str, workers: int, synthetic: bool) -> dict[str, Any]:
     """Serve ``index_dir`` with ``workers`` search workers; q/s of 1 and 4 clients, then memory of server and workers."""
     from docs_mcp.server.core.live_index import LiveIndex
+    from docs_mcp.server.search.modes import Mode
 
-    live = LiveIndex(index_dir, warm=mode, workers=workers, worker_embedder=synthetic_embedder if synthetic else None)
+    live = LiveIndex(
+        index_dir, warm=Mode(mode), workers=workers, worker_embedder=synthetic_embedder if synthetic else None
+    )
     try:
         served = live.current()
         pool = served.pool

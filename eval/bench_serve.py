@@ -406,12 +406,12 @@ def render_serve_bench(bench: ServeBench) -> str:
             [
                 s.label,
                 f"{s.start_p50_s:.3f}",
-                _vs(s.start_p50_s, reference and reference.start_p50_s),
+                _vs(s.start_p50_s, reference.start_p50_s if reference else None),
                 f"{s.search_p50_ms:.2f}",
-                _vs(s.search_p50_ms, reference and reference.search_p50_ms),
+                _vs(s.search_p50_ms, reference.search_p50_ms if reference else None),
                 f"{s.search_p95_ms:.2f}",
                 f"{s.peak_rss_mb:.0f}",
-                _vs(s.peak_rss_mb, reference and reference.peak_rss_mb),
+                _vs(s.peak_rss_mb, reference.peak_rss_mb if reference else None),
                 f"{s.cpu_ms_per_search:.2f}",
                 "yes" if s.first_answer_identical else "no",
             ]

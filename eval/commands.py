@@ -10,12 +10,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from docs_mcp.indexer.commands import human_size
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
 from docs_mcp.server.search.modes import Mode
+
+if TYPE_CHECKING:  # the runner imports the MCP SDK: inside the commands only
+    from docs_mcp.eval.runner import EvalResult
 
 
 class ExpansionUse(StrEnum):
@@ -152,7 +156,7 @@ def _quality_gate(ndcg: float, minimum: float, k: int) -> None:
 @contextmanager
 def _runner(
     queries, index: Path, gateway: Path | None, k: int, via_mcp: bool, expansions: str = "none"
-) -> Iterator[Callable[..., object]]:
+) -> Iterator[Callable[..., EvalResult]]:
     """``run(mode, progress)`` against the index, or against a gateway's tool catalog (started once, closed after)."""
     from docs_mcp.eval.runner import evaluate
 

@@ -229,11 +229,11 @@ def _title(result: EvalResult) -> str:
 
 def _query_changes(result: EvalResult, baseline: Mapping[str, Any], shown: int = 5) -> str:
     before = {q["id"]: q.get("ndcg") for q in baseline.get("queries", []) if isinstance(q, dict)}
-    changes = [
-        (r.scores.ndcg - before[r.query.qid], r.query.qid, before[r.query.qid], r.scores.ndcg)
-        for r in result.results
-        if isinstance(before.get(r.query.qid), (int, float))
-    ]
+    changes = []
+    for r in result.results:
+        was = before.get(r.query.qid)
+        if isinstance(was, (int, float)):
+            changes.append((r.scores.ndcg - was, r.query.qid, was, r.scores.ndcg))
     moved = [c for c in changes if abs(c[0]) >= 0.0005]
     if not moved:
         return "no query changed NDCG against the baseline"

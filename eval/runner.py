@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import mcp_types as types
 import orjson
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -197,7 +198,7 @@ async def _run_all(
 async def _connect(index_dir: Path, mode: str, via_mcp: bool) -> AsyncIterator[Client]:
     if not via_mcp:
         # "legacy": the initialize handshake and JSON-RPC framing over memory streams, as a stdio client sees it.
-        async with Client(build_server(index_dir, ServerSettings(mode=mode)), mode="legacy") as client:
+        async with Client(build_server(index_dir, ServerSettings(mode=Mode(mode))), mode="legacy") as client:
             yield client
         return
     command = [sys.executable, "-m", "docs_mcp", "serve", "--index", str(index_dir), "--mode", mode]
@@ -260,7 +261,7 @@ async def _call(client: Client, tool: str, arguments: Mapping[str, Any]) -> tupl
     start = time.perf_counter()
     result = await client.call_tool(tool, dict(arguments))
     elapsed = (time.perf_counter() - start) * 1000
-    text = "\n".join(block.text for block in result.content if getattr(block, "type", "") == "text")
+    text = "\n".join(block.text for block in result.content if isinstance(block, types.TextContent))
     if result.is_error:
         return None, elapsed, text or "(no message)"
     return (orjson.loads(text) if tool in SEARCH_TOOLS else None), elapsed, None

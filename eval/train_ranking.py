@@ -61,24 +61,25 @@ def train_file(
     corpora = corpora_of(sets)
     check_enough_queries([q for corpus in corpora for golden in corpus.goldens for q in load_golden(golden)])
     identities = {_identity(corpus.index) for corpus in corpora}
-    if len(identities) != 1 or None in identities:
+    identity = next(iter(identities)) if len(identities) == 1 else None
+    if identity is None:
         raise EvalRunError(
             "The training indexes must all have vectors from one embedding model.",
             "Build every --set index with the same --model (or the packaged one).",
         )
     pools = collect_corpora(corpora, progress)
+    report: LocoReport | None = None
     if len(pools) > 1:
-        report: LocoReport | None = validate(pools)
+        report = validate(pools)
         record = report.record
     else:
-        report = None
         parts = fit_parts(pools, ordering=False)
         record = record_of(parts, pools, (), ordering=False, floor=True)
     tools_report = None
     if tools is not None:
         tools_report = validate_tools(*tools)
         record = {**record, "tools": tools_report.record}
-    (provider, name, checksum) = identities.pop()
+    (provider, name, checksum) = identity
     embedding = {"provider": provider, "model": name, "checksum": checksum}
     return {"version": RECORD_VERSION, "rankers": [{"embedding": embedding, **record}]}, report, tools_report
 

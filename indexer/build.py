@@ -115,7 +115,8 @@ def write_sources(
     """
     if len(sources) == 1:
         return write_source(sources[0], index_dir, embeddings=embeddings, planned_on=planned_on)
-    if any(source.spec is None for source in sources):
+    specs = [source.spec for source in sources if source.spec is not None]
+    if len(specs) != len(sources):
         raise LibraryError(
             "Only named libraries can be written together.", "Index a folder's implicit library on its own."
         )
@@ -126,8 +127,8 @@ def write_sources(
             [(d.root, source.spec, d.metadata_file, d.rules) for d, source in zip(documents, sources)], Path(index_dir)
         )
     entries = dict(plan.catalog.libraries)
-    for source in sources:
-        library_id = source.spec.library_id
+    for source, spec in zip(sources, specs):
+        library_id = spec.library_id
         entries = with_one_pin({**entries, library_id: source.catalog_entry(entries[library_id])}, library_id)
     catalog = replace(plan.catalog, libraries=entries)
     return write_index(

@@ -84,7 +84,8 @@ def plan_builds(
     )
     indexed_at = _now()
     libraries, prompts, marks, configs = dict(kept.libraries), list(kept.prompts), [kept.marks], dict(kept.configs)
-    chunks, files, skipped, problems = list(kept.chunks), dict(kept.files), [], []
+    chunks, files, problems = list(kept.chunks), dict(kept.files), []
+    skipped: list[str] = []
     skipped_files: Counter[str] = Counter()
     other_files: Counter[str] = Counter()
     for (docs_dir, _, metadata_file, _), spec, scan in zip(parts, specs, scans):

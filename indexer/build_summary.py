@@ -62,8 +62,9 @@ def front_matter_only(skipped: tuple[str, ...], problems: tuple[Problem, ...]) -
 
 def human_size(count: int) -> str:
     """``count`` bytes in B, KiB, MiB or GiB, for tables and summaries."""
+    size: float = count
     for unit in ("B", "KiB", "MiB"):
-        if count < 1024:
-            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
-        count /= 1024
-    return f"{count:.1f} GiB"
+        if size < 1024:
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} GiB"

@@ -182,7 +182,7 @@ def write_index(
                 "Plan the build again from the live generation.",
             )
         prune(
-            out_dir, keep={previous, *_reusable_generation(out_dir, previous)} - {None}
+            out_dir, keep=_named(previous, *_reusable_generation(out_dir, previous))
         )  # what killed builds left behind
         ensure_index_identity(out_dir)
         first = new_generation_name()
@@ -190,7 +190,7 @@ def write_index(
             embedder, plan, stats = _write_first(build, first, model, _vector_sources(out_dir, previous))
         hybrid_now = plan is not None and not plan.todo
         source = {plan.source.parent.name} if plan and plan.source else set()
-        build.go_live(first, HYBRID if hybrid_now else FULL_TEXT, {previous, *source} - {None}, live_after)
+        build.go_live(first, HYBRID if hybrid_now else FULL_TEXT, _named(previous, *source), live_after)
         last = first
         if embedder is not None and plan is not None and not hybrid_now:
             last = new_generation_name()
@@ -438,3 +438,8 @@ def _check_out_dir(out_dir: Path) -> None:
 
 def _now() -> str:
     return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def _named(*generations: str | None) -> set[str]:
+    """The generations named (None: there is none)."""
+    return {generation for generation in generations if generation is not None}

@@ -367,8 +367,8 @@ def _signals_deferred() -> Iterator[None]:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-        for sig in dict.fromkeys(received):
-            signal.raise_signal(sig)
+        for number in dict.fromkeys(received):
+            signal.raise_signal(number)
 
 
 def _fsync(path: Path) -> None:

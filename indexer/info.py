@@ -42,23 +42,24 @@ def info(
     except IndexNotFoundError:
         if index is not None:
             raise
+    installed: ModelIdentity | DocsMcpError  # the default model, or why it does not load
     try:
-        installed, problem = load_embedder("default").identity, None
+        installed = load_embedder("default").identity
     except DocsMcpError as error:
-        installed, problem = None, error
+        installed = error
     try:
         if as_json:
-            typer.echo(orjson.dumps(_as_json(reader, installed, problem), option=orjson.OPT_INDENT_2).decode())
+            typer.echo(orjson.dumps(_as_json(reader, installed), option=orjson.OPT_INDENT_2).decode())
         else:
-            typer.echo("\n".join(_text(reader, installed, problem)))
+            typer.echo("\n".join(_text(reader, installed)))
     finally:
         if reader is not None:
             reader.close()
-    if problem is not None:
+    if isinstance(installed, DocsMcpError):
         raise typer.Exit(1)
 
 
-def _text(reader: IndexReader | None, installed: ModelIdentity | None, problem: DocsMcpError | None) -> list[str]:
+def _text(reader: IndexReader | None, installed: ModelIdentity | DocsMcpError) -> list[str]:
     lines = [f"docs-mcp {__version__}"]
     if reader is None:
         lines.append(f"index: none at {DEFAULT_INDEX_DIR} (pass --index DIR to describe another folder)")
@@ -73,8 +74,8 @@ def _text(reader: IndexReader | None, installed: ModelIdentity | None, problem: 
         lines.append(
             f"  ranking:     {describe_ranking(reader.metadata.get('ranker'), has_vectors=reader.model is not None)}"
         )
-    if installed is None:
-        lines += [f"default model installed here: cannot load: {problem.message}", f"  hint: {problem.hint}"]
+    if isinstance(installed, DocsMcpError):
+        lines += [f"default model installed here: cannot load: {installed.message}", f"  hint: {installed.hint}"]
         return lines
     lines.append("default model installed here: loads offline, every file matches its recorded sha256")
     if reader is not None and reader.model is not None:
@@ -113,9 +114,7 @@ def _verdict(recorded: ModelIdentity, installed: ModelIdentity) -> str:
     return "different weights: search refuses this index until it is rebuilt (docs-mcp index DOCS_DIR)"
 
 
-def _as_json(
-    reader: IndexReader | None, installed: ModelIdentity | None, problem: DocsMcpError | None
-) -> dict[str, Any]:
+def _as_json(reader: IndexReader | None, installed: ModelIdentity | DocsMcpError) -> dict[str, Any]:
     index = None
     if reader is not None:
         model = reader.model.as_json() if reader.model else None
@@ -125,5 +124,9 @@ def _as_json(
             "chunks": (reader.metadata.get("stats") or {}).get("chunks"),
             "embedding": model,
         }
-    default: dict[str, Any] = installed.as_json() if installed else {"error": problem.message, "hint": problem.hint}
+    default: dict[str, Any] = (
+        {"error": installed.message, "hint": installed.hint}
+        if isinstance(installed, DocsMcpError)
+        else installed.as_json()
+    )
     return {"version": __version__, "index": index, "default_model": default}

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 
@@ -25,7 +25,7 @@ PACKAGED = "packaged"
 RECORD_VERSION = 3  # 3: calibrated score model, floor, optional ordering (2: a ranking and a gate)
 
 
-def is_current(record: Mapping[str, Any] | None) -> bool:
+def is_current(record: Mapping[str, Any] | None) -> TypeGuard[Mapping[str, Any]]:
     """Whether a ranking record is of the format this version reads (older ones are skipped: retrain or re-index)."""
     return isinstance(record, Mapping) and isinstance(record.get("score"), Mapping) and "floor" in record
 

@@ -45,13 +45,9 @@ FTS_IGNORE = r"(\.|[^\p{L}\p{N}])+"
 FTS_STEMMER = "porter"
 FTS_STOPWORDS = "english"
 
-META_KEYS = (
-    "format_version",  # FORMAT_VERSION of the writer
-    "generation",  # unique id of this build (cursor binding, hot swap)
-    "built_at",  # ISO-8601 UTC
-    "model",  # JSON ModelIdentity, or "null" for a full-text-only index
-    "metadata",  # the JSON written to metadata.json
-)
+# The meta table's keys: format_version (FORMAT_VERSION of the writer), generation (unique id of this build: cursor
+# binding, hot swap), built_at (ISO-8601 UTC), model (JSON ModelIdentity, or "null" for a full-text-only index),
+# metadata (the JSON written to metadata.json).
 
 
 def ddl(dimensions: int | None) -> list[str]:

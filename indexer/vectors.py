@@ -126,7 +126,7 @@ def write_vectors(
     """
     conn.execute(f"CREATE TEMP TABLE {_STAGED} AS SELECT * FROM {VECTORS_TABLE} LIMIT 0")
     if plan.source is not None:
-        _copy_reused(conn, folder, plan)
+        _copy_reused(conn, folder, plan, plan.source)
     places: dict[str, list[tuple[int, int]]] = defaultdict(list)
     for window in plan.windows:
         if window.key in plan.todo:
@@ -140,13 +140,11 @@ def write_vectors(
         # The embedder runs a group's texts shortest first: its n first done are about the n shortest.
         done_work = list(itertools.accumulate(sorted(len(plan.todo[key]) for key in keys), initial=work))
         began = time.perf_counter()
-        vectors = embedder.embed_documents(
-            [plan.todo[key] for key in keys],
-            workers=WORKERS,
-            on_batch=lambda done, at=start, cumulative=done_work: progress(
-                at + done, len(order), cumulative[done], work_total
-            ),
-        )
+
+        def on_batch(done: int, at: int = start, cumulative: list[int] = done_work) -> None:
+            progress(at + done, len(order), cumulative[done], work_total)
+
+        vectors = embedder.embed_documents([plan.todo[key] for key in keys], workers=WORKERS, on_batch=on_batch)
         work = done_work[-1]
         seconds += time.perf_counter() - began
         rows = (
@@ -187,11 +185,11 @@ def _known_keys(conn: duckdb.DuckDBPyConnection, db: Path) -> set[str] | None:
     return {key for (key,) in rows}
 
 
-def _copy_reused(conn: duckdb.DuckDBPyConnection, folder: Path, plan: VectorPlan) -> None:
-    """Copy the reused windows' vectors from the plan's source into the staging table."""
+def _copy_reused(conn: duckdb.DuckDBPyConnection, folder: Path, plan: VectorPlan, source: Path) -> None:
+    """Copy the reused windows' vectors from ``source`` (the plan's) into the staging table."""
     reused = [window for window in plan.windows if window.key not in plan.todo]
     _load_pending(conn, folder, reused)
-    _attach(conn, plan.source)
+    _attach(conn, source)
     try:
         conn.execute(
             f"""INSERT INTO {_STAGED}

@@ -11,11 +11,10 @@ gone for good never keeps the process alive on a slow tool. A request the client
 from __future__ import annotations
 
 from types import TracebackType
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 import mcp_types as types
-from anyio.abc import ObjectSendStream
 from mcp.shared.message import SessionMessage
 
 # The longest a tool may still run once the input has ended; remote fetches have deadlines of their own.
@@ -63,10 +62,20 @@ class PendingAnswers:
                 self._none_left.set()
 
 
+class AnswerStream(Protocol):
+    """The SDK transport's write stream: it carries each sender's context, so it is no anyio ObjectSendStream."""
+
+    async def send(self, item: SessionMessage, /) -> None: ...
+
+    async def aclose(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
 class RecordedAnswers:
     """The server's write stream, noting each answer in ``pending`` once it is handed on."""
 
-    def __init__(self, inner: ObjectSendStream[SessionMessage], pending: PendingAnswers) -> None:
+    def __init__(self, inner: AnswerStream, pending: PendingAnswers) -> None:
         self._inner = inner
         self._pending = pending
 

@@ -23,7 +23,8 @@ from typing import Any
 
 import anyio
 import mcp_types as types
-from anyio.abc import ObjectReceiveStream, ObjectSendStream
+from anyio.abc import ObjectSendStream
+from anyio.streams.memory import MemoryObjectReceiveStream
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
@@ -207,7 +208,7 @@ async def guard(
 
 @asynccontextmanager
 async def guarded_stdio() -> AsyncIterator[
-    tuple[ObjectReceiveStream[SessionMessage | Exception], ObjectSendStream[SessionMessage]]
+    tuple[MemoryObjectReceiveStream[SessionMessage | Exception], RecordedAnswers]
 ]:
     """The server's streams over stdin and stdout, with stdin read through the guard.
 
@@ -216,7 +217,9 @@ async def guarded_stdio() -> AsyncIterator[
     """
     pending = PendingAnswers()
     with loop_stdout() as stdout, anyio.CancelScope() as writing:
-        async with stdio_server(stdin=_NoLines(), stdout=stdout) as (_, to_client):
+        # The SDK annotates its streams as anyio files; it only iterates stdin and awaits stdout's write and flush.
+        stdio = stdio_server(stdin=_NoLines(), stdout=stdout)  # type: ignore[arg-type]
+        async with stdio as (_, to_client):
             to_server, from_client = anyio.create_memory_object_stream[SessionMessage | Exception](0)
             try:
                 async with anyio.create_task_group() as tasks:

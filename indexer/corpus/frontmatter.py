@@ -43,8 +43,8 @@ class FrontMatter:
 
 def read_front_matter(text: str) -> FrontMatter:
     """Split ``text`` (``\\n`` line ends) into front matter fields and body; never raises."""
-    data, body, warnings = _split(text)
-    warnings = list(warnings)
+    data, body, found = _split(text)
+    warnings = list(found)
     title = data.get("title")
     metadata: dict[str, str] = {}
     for key in ("metadata", "mcp_metadata"):  # mcp_metadata wins, as in the reference

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 
 import mistune
 from mistune.block_parser import BlockParser
@@ -83,7 +83,7 @@ class _PositionParser(BlockParser):
 
     state_cls = _PositionState
 
-    def parse_method(self, m: re.Match[str], state: BlockState) -> int | None:  # type: ignore[override]
+    def parse_method(self, m: re.Match[str], state: BlockState) -> int | None:
         return self._stamped(state, lambda: super(_PositionParser, self).parse_method(m, state))
 
     def _parse_indent_code_fast(self, state: BlockState) -> int | None:
@@ -113,7 +113,9 @@ def parse_blocks(source: str) -> tuple[Block, ...]:
     Together the blocks cover every non-blank character of ``source``: text that makes no
     token of its own (a link reference definition) stays with the token before it.
     """
-    tokens, _ = _MARKDOWN.parse(source)
+    parsed, _ = _MARKDOWN.parse(source)
+    # Without a renderer mistune returns its tokens; its annotation also allows the rendered text.
+    tokens = cast(list[dict[str, Any]], parsed)
     if not tokens and source.strip():  # only link definitions: no token, but text to keep
         tokens = [{"type": "blank_line"}]
     starts = [min(int(token.get(_START, 0)), len(source)) for token in tokens]

@@ -134,7 +134,8 @@ class FanOut:
 
     def wrap(self, local: Embedder) -> Embedder:
         self.embedder = DaskEmbedder(local, self._client, VectorCache(self._cache_folder, local.identity.dimensions))
-        return self.embedder  # type: ignore[return-value] - the same protocol as Embedder
+        # DaskEmbedder has Embedder's methods; Embedder is a class, not a protocol (a follow-up: make it one).
+        return self.embedder  # type: ignore[return-value]
 
     def close(self) -> None:
         self._client.close()

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
@@ -84,7 +85,7 @@ class VectorCache:
                 self._where.setdefault(key, (shard, row))
 
 
-def _write_atomically(path: Path, write) -> None:  # type: ignore[no-untyped-def]
+def _write_atomically(path: Path, write: Callable[[BinaryIO], object]) -> None:
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(temporary, "wb") as handle:

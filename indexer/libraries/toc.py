@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from itertools import groupby
-from typing import Any
+from typing import Any, cast
 
 import mistune
 
@@ -60,13 +60,18 @@ def section_of(path: str, sections: tuple[tuple[str, str], ...]) -> str:
 def describe(contents: Iterable[str]) -> str:
     """One line about a document: the first sentence of its first prose paragraph ('' if it has none)."""
     for markdown in contents:
-        for token in _parse(markdown):
+        for token in _tokens(markdown):
             if token.get("type") != "paragraph":
                 continue
             text = _SPACE.sub(" ", _inline_text(token.get("children") or ())).strip()
             if len(text.split()) >= 3 and not text.startswith(_NOT_PROSE):
                 return one_line(text)
     return ""
+
+
+def _tokens(markdown: str) -> list[dict[str, Any]]:
+    # Without a renderer mistune returns its tokens; its annotation also allows the rendered text.
+    return cast(list[dict[str, Any]], _parse(markdown))
 
 
 def one_line(text: str, limit: int = DESCRIPTION_CHARS) -> str:

@@ -158,7 +158,7 @@ def _attention(graph: Graph, index: _Index, softmax: OnnxNode) -> tuple[OnnxNode
     query_split = query_heads and index.made_by(query_heads.inputs[0], "Reshape")
     value_split = index.made_by(value_heads.inputs[0], "Reshape")
     key_chain = _key_chain(index, key_scaled.inputs[0])
-    if not (query_split and value_split and key_chain):
+    if not (query_heads and query_split and value_split and key_chain):
         return None
     key_split, key_nodes = key_chain
     # (q * s)(k * s)^T must be q k^T / sqrt(head size), MultiHeadAttention's own scale.
@@ -216,9 +216,9 @@ def _fused_gelu(graph: Graph) -> int:
             _scalar(graph, _other(plus_one, erf.outputs[0])),
             _scalar(graph, _other(half, plus_one.outputs[0])),
         )
-        if None in constants or _other(times_x, half.outputs[0]) != x:
-            continue
         root_two, one, a_half = constants
+        if root_two is None or one is None or a_half is None or _other(times_x, half.outputs[0]) != x:
+            continue
         if not (math.isclose(root_two, math.sqrt(2), rel_tol=1e-6) and one == 1.0 and a_half == 0.5):
             continue
         position = graph.nodes.index(times_x)

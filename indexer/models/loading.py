@@ -8,7 +8,7 @@ which needs the optional fastembed install and the network once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from functools import lru_cache
@@ -175,7 +175,7 @@ def _load_default(threads: int | None) -> Embedder:
     return Embedder(encoder, identity)
 
 
-def _in_order(work: Callable[[_T], _R], items: Sequence[_T], workers: int) -> Iterator[_R]:
+def _in_order(work: Callable[[_T], _R], items: Sequence[_T], workers: int) -> Generator[_R, None, None]:
     """``work`` over ``items`` on ``workers`` threads, results in order; on an error or Ctrl-C the queued rest is dropped."""
     if workers <= 1:
         yield from map(work, items)

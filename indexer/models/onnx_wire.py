@@ -125,9 +125,9 @@ class OnnxNode:
             elif number == NODE_NAME:
                 node.name = _text(value)
             elif number == NODE_ATTRIBUTE:
-                attribute = {n: v for n, _, v, _ in fields(value)}  # type: ignore[arg-type]
+                attribute = {n: v for n, _, v, _ in fields(_message(value))}
                 if attribute.get(ATTRIBUTE_TYPE) == ATTRIBUTE_INT and ATTRIBUTE_NAME in attribute:
-                    node.int_attributes[_text(attribute[ATTRIBUTE_NAME])] = _signed(int(attribute.get(ATTRIBUTE_I, 0)))  # type: ignore[arg-type]
+                    node.int_attributes[_text(attribute[ATTRIBUTE_NAME])] = _signed(int(attribute.get(ATTRIBUTE_I, 0)))
         return node
 
     def encode(self) -> bytes:
@@ -169,12 +169,15 @@ def decode_graph(data: memoryview) -> Graph:
     graph = Graph([], {}, [], [])
     for number, _, value, raw in fields(data):
         if number == GRAPH_NODE:
-            graph.nodes.append(OnnxNode.decode(value))  # type: ignore[arg-type]
+            graph.nodes.append(OnnxNode.decode(_message(value)))
         elif number == GRAPH_INITIALIZER:
-            graph.initializers[_tensor_name(value)] = value  # type: ignore[arg-type]
+            message = _message(value)
+            graph.initializers[_tensor_name(message)] = message
         else:
             if number == GRAPH_OUTPUT:
-                graph.outputs.append(next((_text(v) for n, _, v, _ in fields(value) if n == VALUE_INFO_NAME), ""))  # type: ignore[arg-type]
+                graph.outputs.append(
+                    next((_text(v) for n, _, v, _ in fields(_message(value)) if n == VALUE_INFO_NAME), "")
+                )
             graph.other_fields.append((number, raw))
     return graph
 
@@ -200,7 +203,7 @@ def decode_model(data: bytes) -> tuple[Graph, list[tuple[int, memoryview]]]:
     rest: list[tuple[int, memoryview]] = []
     for number, wire, value, raw in fields(view):
         if number == MODEL_GRAPH and wire == LENGTH:
-            graph = decode_graph(value)  # type: ignore[arg-type]
+            graph = decode_graph(_message(value))
         else:
             rest.append((number, raw))
     if graph is None:
@@ -228,8 +231,8 @@ def model_opsets(rest: list[tuple[int, memoryview]]) -> dict[str, int]:
         if number != MODEL_OPSET_IMPORT:
             continue
         ((_, _, value, _),) = fields(raw)
-        entry = dict((n, v) for n, _, v, _ in fields(value))  # type: ignore[arg-type]
-        found[_text(entry[OPSET_DOMAIN]) if OPSET_DOMAIN in entry else ""] = int(entry.get(OPSET_VERSION, 0))  # type: ignore[arg-type]
+        entry = dict((n, v) for n, _, v, _ in fields(_message(value)))
+        found[_text(entry[OPSET_DOMAIN]) if OPSET_DOMAIN in entry else ""] = int(entry.get(OPSET_VERSION, 0))
     return found
 
 
@@ -240,18 +243,18 @@ def decode_tensor(data: memoryview) -> np.ndarray | None:
     for number, wire, value, _ in fields(data):
         if number == TENSOR_DIMS:
             if wire == LENGTH:
-                position = 0
-                while position < len(value):  # type: ignore[arg-type]
-                    dim, position = read_varint(value, position)  # type: ignore[arg-type]
+                packed, position = _message(value), 0
+                while position < len(packed):
+                    dim, position = read_varint(packed, position)
                     dims.append(dim)
             else:
-                dims.append(int(value))  # type: ignore[arg-type]
+                dims.append(int(value))
         elif number == TENSOR_DATA_TYPE:
-            data_type = int(value)  # type: ignore[arg-type]
+            data_type = int(value)
         elif number == TENSOR_RAW_DATA:
-            raw = bytes(value)  # type: ignore[arg-type]
+            raw = bytes(value)
         elif number == TENSOR_FLOAT_DATA and wire == LENGTH:
-            floats = bytes(value)  # type: ignore[arg-type]
+            floats = bytes(value)
     kinds = {TENSOR_FLOAT: "<f4", TENSOR_INT32: "<i4"}
     if data_type not in kinds:
         return None
@@ -268,6 +271,12 @@ def _signed(value: int) -> int:
 
 def _tensor_name(data: memoryview) -> str:
     return next((_text(value) for number, _, value, _ in fields(data) if number == TENSOR_NAME), "")
+
+
+def _message(value: int | memoryview) -> memoryview:
+    """A length-delimited field's bytes (a nested message, a string, packed numbers): what ``fields`` yields for one."""
+    assert isinstance(value, memoryview)
+    return value
 
 
 def _text(value: int | memoryview) -> str:

@@ -141,10 +141,10 @@ def read_vectors(conn: duckdb.DuckDBPyConnection) -> Vectors | None:
     }
     if VECTORS_TABLE not in tables:
         return None
-    (count,) = conn.execute(f"SELECT count(*) FROM {VECTORS_TABLE}").fetchone()
+    count = _aggregate(conn, f"SELECT count(*) FROM {VECTORS_TABLE}")
     if not count:
         return None
-    (last,) = conn.execute(f"SELECT max(chunk) FROM {VECTORS_TABLE}").fetchone()
+    last = _aggregate(conn, f"SELECT max(chunk) FROM {VECTORS_TABLE}")
     chunks, batches = [], []
     for low in range(0, int(last) + 1, VECTOR_BATCH):  # by chunk range: one batch of Python objects at a time
         rows = conn.execute(
@@ -153,8 +153,16 @@ def read_vectors(conn: duckdb.DuckDBPyConnection) -> Vectors | None:
         ).fetchnumpy()
         if len(rows["chunk"]):
             chunks.append(rows["chunk"].astype(np.int64))
-            batches.append(np.asarray(np.stack(rows["vec"]), dtype=np.float32))
+            batches.append(np.asarray(np.stack(list(rows["vec"])), dtype=np.float32))
     return normalised_vectors(np.concatenate(batches), np.concatenate(chunks))
+
+
+def _aggregate(conn: duckdb.DuckDBPyConnection, sql: str) -> Any:
+    """The value of a query of one aggregate (count, max), which always returns one row."""
+    row = conn.execute(sql).fetchone()
+    assert row is not None
+    (value,) = row
+    return value
 
 
 def normalised_vectors(vectors: np.ndarray, chunk_of_row: np.ndarray) -> Vectors:
@@ -236,7 +244,7 @@ def encode_taxonomy(
     codes = np.full((len(keys), len(metadata)), UNSET, dtype=np.int32)
     for k, key in enumerate(keys):
         values[key] = tuple(sorted({row[key] for row in metadata if key in row}))
-        lookup = {value: code for code, value in enumerate(values[key])}
+        lookup: dict[str | None, int] = {value: code for code, value in enumerate(values[key])}
         codes[k] = np.fromiter(
             (lookup.get(row.get(key), UNSET) for row in metadata), dtype=np.int32, count=len(metadata)
         )
@@ -247,7 +255,7 @@ def _ann(vectors: Vectors | None) -> VectorIndex | None:
     """The approximate index, for a generation with enough windows to need one."""
     if vectors is None or not len(vectors.vectors) or len(vectors.vectors) < vector_index.ann_min_windows():
         return None
-    return vector_index.build_vector_index(vectors.vectors, vectors.starts, vectors.chunks)
+    return vector_index.build_vector_index(_chunk_ordered(vectors), vectors.starts, vectors.chunks)
 
 
 def _ann_manifest(ann: VectorIndex | None) -> dict[str, Any] | None:
@@ -263,9 +271,16 @@ def _vector_files(vectors: Vectors, ann: VectorIndex | None) -> dict[str, np.nda
     """The files of the vectors: with an approximate index, its list-ordered copy is the only one (WindowRows)."""
     files = {"vector_starts": vectors.starts, "vector_chunks": vectors.chunks}
     if ann is None:
-        return {"vectors": vectors.vectors, **files}
+        return {"vectors": _chunk_ordered(vectors), **files}
+    assert ann.window_rows is not None  # build_vector_index records them
     return {**files, "ivf_centroids": ann.centroids, "ivf_starts": ann.starts, "ivf_vectors": ann.vectors, "ivf_chunks": ann.chunks,
             "ivf_window_rows": ann.window_rows}  # fmt: skip
+
+
+def _chunk_ordered(vectors: Vectors) -> np.ndarray:
+    """The window vectors of a generation being written: one array in chunk order (``WindowRows`` are read only)."""
+    assert isinstance(vectors.vectors, np.ndarray)
+    return vectors.vectors
 
 
 def _vector_manifest(vectors: Vectors | None, ann: VectorIndex | None) -> dict[str, Any]:

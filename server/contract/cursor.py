@@ -106,7 +106,8 @@ class CursorCodec:
                 "the call that returned it.",
                 "Repeat that call with the cursor, or run search_docs again without a cursor for this search.",
             )
-        return fields["o"]
+        offset: int = fields["o"]  # _parse checked it is a whole number
+        return offset
 
     def _mac(self, payload: bytes) -> bytes:
         return hmac.new(self._key, payload, hashlib.sha256).digest()[:MAC_BYTES]

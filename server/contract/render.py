@@ -90,7 +90,8 @@ def render_search_text(result_json: str) -> str:
         hint = result["hint"] or {"message": "No results.", "suggested_filters": {}}
         suggested = hint["suggested_filters"]
         suggestions = [f"--filter {key}={value}" for key, values in suggested.items() for value in values]
-        return hint["message"] + (f"\nTry: {', '.join(suggestions)}" if suggestions else "")
+        message: str = hint["message"]
+        return message + (f"\nTry: {', '.join(suggestions)}" if suggestions else "")
     blocks = []
     for rank, hit in enumerate(result["hits"], start=1):
         snippet = " ".join(hit["snippet"].split())

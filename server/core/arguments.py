@@ -113,9 +113,9 @@ def integer(given: Mapping[str, Any], name: str, schema: Mapping[str, Any]) -> i
 
 def choice(given: Mapping[str, Any], name: str, values: tuple[str, ...]) -> str:
     value = string(given, name)
-    if value not in values:
+    if value is None or value not in values:
         raise InvalidArgumentError(
-            f"Argument '{name}' must be one of: {', '.join(values)}; got {quoted(value)}.",
+            f"Argument '{name}' must be one of: {', '.join(values)}; got {'null' if value is None else quoted(value)}.",
             f"Pick one of those values, or leave '{name}' out to search every {name}.",
         )
     return value

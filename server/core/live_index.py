@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from mcp_types import Tool
 
@@ -84,7 +84,7 @@ class ServedIndex:
         with self._derived_lock:
             if key not in self._derived:
                 self._derived[key] = make()
-            return self._derived[key]
+            return cast(T, self._derived[key])
 
     def search(self, query: str, filters: Mapping[str, str] | None = None, **options: Any) -> SearchPage:
         """``Engine.search`` of this generation, in a search worker when there is a pool (same pages, same scores)."""
@@ -96,7 +96,8 @@ class ServedIndex:
         """The query's vector similarity to the chunks ``rows`` (None without vectors), where searches run."""
         if self.pool is None:
             return similarities_at(self.engine, query, rows)
-        return self.pool.call(self.engine.generation, "similarities_at", query, rows)
+        similarities: list[float] | None = self.pool.call(self.engine.generation, "similarities_at", query, rows)
+        return similarities
 
     def warm(self, mode: Mode = Mode.hybrid) -> None:
         """Load what the first search in ``mode`` needs now (the query model, unless bm25), so it is fast.

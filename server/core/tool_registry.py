@@ -40,6 +40,13 @@ class ToolCall:
     request_id: Any = None  # the JSON-RPC request ID
 
 
+def leased(index: ServedIndex | None) -> ServedIndex:
+    """The generation leased for a call of a tool that reads the index (``leases_index``): the server always leases one."""
+    if index is None:
+        raise RuntimeError("a tool that reads the index was called without a leased generation")
+    return index
+
+
 @dataclass(frozen=True)
 class ToolAnswer:
     """A call's result before the transport: the text, the structured content, whether it is an error."""

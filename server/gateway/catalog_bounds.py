@@ -18,7 +18,7 @@ cut to a bound here, and every cut is stated: in the tool's description or the r
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -146,8 +146,3 @@ def bound_result(server: str, tool: str, result: types.CallToolResult, max_bytes
 
 def _short(name: str) -> str:
     return name if len(name) <= 80 else f"{name[:80]}…"
-
-
-def notes_by_server(notes: Mapping[str, Sequence[str]]) -> list[str]:
-    """Every server's notes as lines 'server: note', in server order."""
-    return [f"{server}: {note}" for server, server_notes in notes.items() for note in server_notes]

@@ -171,6 +171,6 @@ async def _stop(process: Process) -> None:
         else:
             from mcp.os.posix.utilities import terminate_posix_process_tree
 
-            await terminate_posix_process_tree(process, STOP_TIMEOUT)  # type: ignore[arg-type]
+            await terminate_posix_process_tree(process, STOP_TIMEOUT)
     with anyio.move_on_after(STOP_TIMEOUT), suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         await process.aclose()

@@ -48,7 +48,6 @@ class Supervisor:
     def __init__(self, config: GatewayConfig, log_dir: Path, clock: Callable[[], float] = time.monotonic) -> None:
         """``clock`` times restart back-offs (tests freeze it to hold an upstream in its back-off)."""
         self.config = config
-        self._log_dir = log_dir
         self._guard = threading.Lock()
         self._stack: ExitStack | None = None
         self._portal: BlockingPortal | None = None

@@ -184,7 +184,8 @@ def _block(candidate: Candidate, content: str) -> str:
 def _truncated(candidate: Candidate, max_tokens: int) -> Packed:
     note = f"\n\n[… cut to fit max_tokens; read the rest with read_page(path='{candidate.hit.filepath}')]"
     budget = max_tokens * CHARS_PER_TOKEN - len(_block(candidate, "")) - len(note)
-    kept, in_fence = [], False
+    kept: list[str] = []
+    in_fence = False
     cut = 0
     for line in candidate.content.split("\n"):
         if sum(len(k) + 1 for k in kept) + len(line) > budget:

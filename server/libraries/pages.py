@@ -10,7 +10,7 @@ matter removed).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from docs_mcp.indexer.index_store import IndexStore
@@ -42,7 +42,7 @@ def check_path(path: str) -> str:
     return path
 
 
-def locate(catalog: LibraryCatalog, indexed: Sequence[str] | set[str], path: str, library: Library | None) -> str:
+def locate(catalog: LibraryCatalog, indexed: Iterable[str], path: str, library: Library | None) -> str:
     """The stored path of the document ``path`` names, within ``library`` when one is given.
 
     Raises:

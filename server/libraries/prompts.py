@@ -150,14 +150,16 @@ def list_prompts(specs: Mapping[str, PromptSpec]) -> list[types.Prompt]:
 
 
 async def on_list_prompts(
-    ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
+    ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
 ) -> types.ListPromptsResult:
     """The prompts/list handler."""
     index = await anyio.to_thread.run_sync(ctx.lifespan_context.live.current)
     return types.ListPromptsResult(prompts=list_prompts(prompt_specs(index.engine.metadata)))
 
 
-async def on_get_prompt(ctx: ServerRequestContext, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+async def on_get_prompt(
+    ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
+) -> types.GetPromptResult:
     """The prompts/get handler."""
     index = await anyio.to_thread.run_sync(ctx.lifespan_context.live.current)
     return get_prompt(prompt_specs(index.engine.metadata), params.name, params.arguments)

@@ -97,13 +97,14 @@ class LibrarySessions:
             return list(self._resolved.get(session) or [])
 
 
-def session_key(ctx: ServerRequestContext) -> str:
+# The handlers' context holds server.app's AppState (live, sessions), which this package may not import: Any.
+def session_key(ctx: ServerRequestContext[Any, Any]) -> str:
     """Which session a request belongs to: its caller (and MCP session) over HTTP, the one client over stdio."""
     return request_session(ctx.request)
 
 
 async def remember_library(
-    ctx: ServerRequestContext, sessions: LibrarySessions, live: Any, arguments: Mapping[str, Any] | None
+    ctx: ServerRequestContext[Any, Any], sessions: LibrarySessions, live: Any, arguments: Mapping[str, Any] | None
 ) -> None:
     """After a successful get_library_info: remember the library it described, announce a new one."""
     if not arguments:
@@ -209,7 +210,7 @@ def marked_documents(index: ServedIndex) -> set[str]:
 
 
 async def on_list_resources(
-    ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
+    ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
 ) -> types.ListResourcesResult:
     """The resources/list handler."""
     state = ctx.lifespan_context
@@ -218,7 +219,7 @@ async def on_list_resources(
 
 
 async def on_list_resource_templates(
-    ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
+    ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
 ) -> types.ListResourceTemplatesResult:
     """The resources/templates/list handler: none, every resource is listed by its own URI.
 
@@ -228,7 +229,7 @@ async def on_list_resource_templates(
 
 
 async def on_read_resource(
-    ctx: ServerRequestContext, params: types.ReadResourceRequestParams
+    ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
 ) -> types.ReadResourceResult:
     """The resources/read handler."""
     state = ctx.lifespan_context

@@ -479,7 +479,9 @@ class Engine:
     def _query_embedder(self) -> QueryEmbedder:
         with self._model_lock:
             if self._embedder is None:
-                self._embedder = query_model(self.store.model)
+                model = self.store.model
+                assert model is not None  # only an index with vectors embeds queries, and it records its model
+                self._embedder = query_model(model)
             return self._embedder
 
 

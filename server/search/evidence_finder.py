@@ -67,7 +67,9 @@ class EvidenceFinder:
         words = self._lexical.content_words(query)
         stems = self._lexical.stems(words)
         unknown = tuple(dict.fromkeys(w for w, s in zip(words, stems) if self._lexical.term_id(s) < 0))
-        within, elsewhere, absent = [], [], []
+        within: list[str] = []
+        elsewhere: list[str] = []
+        absent: list[str] = []
         for written in query_identifiers(query):
             place = self._where_written(Name.of(written), lexical_scores, allowed)
             {"within": within, "elsewhere": elsewhere, "absent": absent}.get(place, []).append(written)

@@ -84,8 +84,9 @@ class LexicalScorer:
 
     def stems(self, words: Sequence[str]) -> list[str]:
         """The Porter stems of ``words``; unseen words are stemmed in one batch and remembered."""
-        known = {w: self._stems.get(w) for w in set(words)}
-        unseen = sorted(w for w, stem in known.items() if stem is None)
+        cached = {w: self._stems.get(w) for w in set(words)}
+        known = {w: stem for w, stem in cached.items() if stem is not None}
+        unseen = sorted(w for w in cached if w not in known)
         if unseen:
             for word, stem in zip(unseen, self._stem_words(unseen)):
                 self._stems.put(word, stem)

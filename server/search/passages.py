@@ -179,8 +179,9 @@ def _cut(markdown: str, start: int, end: int, scorers: Sequence[tuple[Needles, f
     if opened:
         piece = f"{opened}\n{piece}"
     still_open = _open_fence(piece)
-    if still_open:
-        piece = f"{piece}\n{_FENCE.match(still_open).group(1)}"
+    closing = _FENCE.match(still_open) if still_open else None  # an opening line: the pattern matches it
+    if closing is not None:
+        piece = f"{piece}\n{closing.group(1)}"
     return Passage(piece, start + begin, start + stop)
 
 

@@ -26,7 +26,7 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from multiprocessing.context import BaseContext
+from multiprocessing.context import ForkServerContext, SpawnContext
 from multiprocessing.process import BaseProcess
 from typing import Any
 
@@ -107,7 +107,7 @@ class SearchPool:
         asked too.
         """
         asked: set[int] = set()
-        values = []
+        values: list[Any] = []
         while True:
             with self._changed:
                 if not {id(w) for w in self._workers} - asked:
@@ -192,7 +192,7 @@ class SearchPool:
         self._add_worker()
 
 
-def _context() -> BaseContext:
+def _context() -> ForkServerContext | SpawnContext:
     """The fork server where there is one (a clean process to fork from, the engine imported once), else spawn."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")

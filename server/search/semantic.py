@@ -22,6 +22,8 @@ def similarities(
     """
     if index is not None:
         return ann_similarities(index, np.asarray(query_vector, dtype=np.float32), num_chunks)
+    # Without an approximate index the windows are one array in chunk order (WindowRows read an index's copy).
+    assert isinstance(vectors.vectors, np.ndarray)
     per_window = np.dot(
         vectors.vectors, np.asarray(query_vector, dtype=np.float32)
     )  # releases the GIL (indexer/serving/vector_index.py)

@@ -72,8 +72,9 @@ def _alphanumeric_words_from(needles: tuple[str, ...], lower: str) -> list[tuple
             if not at or lower[at - 1] not in _ALPHANUMERIC:
                 starts.add(at)
             at = lower.find(needle, at + len(needle))  # one starting inside this one follows a letter or digit
-    run = _ALPHANUMERIC_RUN.match
-    return [(start, run(lower, start).group()) for start in sorted(starts)]
+    # A needle starts at each of ``starts`` (letters and digits only), so a run always matches there.
+    runs = (_ALPHANUMERIC_RUN.match(lower, start) for start in sorted(starts))
+    return [(run.start(), run.group()) for run in runs if run is not None]
 
 
 # A needle's match starts where no letter or digit comes before it. The pattern leaves that test out, so that it

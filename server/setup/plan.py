@@ -162,7 +162,7 @@ def _server_change(request: SetupRequest, target: Target, remove: bool) -> FileC
             f"Remove that entry yourself, or pass --name with another name (e.g. --name {request.name}-docs); nothing was written.",
         )  # fmt: skip
     if remove:
-        after: str | None = json_members.remove_member(text, servers.container, name, path)
+        after = json_members.remove_member(text, servers.container, name, path)
     else:
         after = json_members.set_member(text, servers.container, name, server_entry(request, servers), path)
     return FileChange(servers.path, before, _none_if_gone(before, after), label)

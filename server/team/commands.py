@@ -97,7 +97,7 @@ def list_keys(
     if not records:
         typer.echo("No keys yet. Create one with `docs-mcp keys create NAME`.", err=True)
         return
-    rows = [("NAME", "KEY", "PROJECT", "RATE/MIN", "BURST", "CREATED", "STATUS")]
+    rows: list[tuple[str | None, ...]] = [("NAME", "KEY", "PROJECT", "RATE/MIN", "BURST", "CREATED", "STATUS")]
     rows += [
         (
             r.name,

@@ -304,7 +304,8 @@ def run_http(
         server_header=False,
         timeout_graceful_shutdown=settings["server.shutdown_timeout"],
         backlog=limits.backlog,
-        http=functools.partial(GuardedH11Protocol, guard=ConnectionGuard(limits)),
+        # uvicorn annotates a protocol class, and calls it with keyword arguments: a partial of one serves.
+        http=functools.partial(GuardedH11Protocol, guard=ConnectionGuard(limits)),  # type: ignore[arg-type]
     )
     _report_start(settings, verifier, sock, limits)
     try:

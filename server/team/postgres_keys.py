@@ -22,7 +22,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from typing import Any
+from typing import Any, Literal
 
 from docs_mcp.indexer.errors import ControlPlaneError
 from docs_mcp.indexer.fleet.control import (
@@ -43,15 +43,10 @@ from docs_mcp.server.team.keys import ApiKey, digest_key, is_well_formed, matchi
 
 logger = logging.getLogger(__name__)
 
-POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 POLL_SECONDS = 5.0  # the fallback poll: a missed notification is caught within this
 UNKNOWN_REMEMBERED = 10_000  # digests found in no row: a key is random and never created twice, so safe to remember
 MAX_STALENESS = 60.0  # seconds of verifying from memory while PostgreSQL does not answer
 WAKE_SECONDS = 1.0  # the listener looks up from waiting this often (to stop, or to poll when due)
-
-
-def is_postgres_url(store: str) -> bool:
-    return store.startswith(POSTGRES_SCHEMES)
 
 
 class PostgresKeyStore:
@@ -108,7 +103,7 @@ class _Translated:
     def __enter__(self) -> Any:
         return self.conn
 
-    def __exit__(self, kind: Any, error: Any, trace: Any) -> bool:
+    def __exit__(self, kind: Any, error: Any, trace: Any) -> Literal[False]:
         self.conn.close()
         if error is not None and isinstance(error, _psycopg().Error):
             raise KeyStoreError(

@@ -19,3 +19,15 @@ class ToolContext:
     mode: Mode = Mode.hybrid
     sources: Sources | None = None  # read by the library tools when they run
     gateway: Gateway | None = None  # the meta-tools' upstream servers
+
+    def needed_sources(self) -> Sources:
+        """The remote sources, for a library tool that runs: a server that runs tools always passes them."""
+        if self.sources is None:
+            raise RuntimeError("a library tool ran without the server's remote sources")
+        return self.sources
+
+    def needed_gateway(self) -> Gateway:
+        """The gateway, for a meta-tool that runs: only a server with a gateway offers them."""
+        if self.gateway is None:
+            raise RuntimeError("a meta-tool ran without the server's gateway")
+        return self.gateway

@@ -88,5 +88,5 @@ def run(index: ServedIndex, args: Context7Args, sources: Sources) -> dict[str, A
 def spec(context: ToolContext) -> ToolSpec[Context7Args]:
     """get_context7_docs; slow: it waits on the remote API."""
     return library_spec(
-        NAME, DESCRIPTION, SCHEMA, parse, lambda index, args: run(index, args, context.sources), slow=True
+        NAME, DESCRIPTION, SCHEMA, parse, lambda index, args: run(index, args, context.needed_sources()), slow=True
     )

@@ -16,7 +16,7 @@ from mcp_types import Tool
 from docs_mcp.server.contract.sizing import ChunkWindow
 from docs_mcp.server.core.arguments import integer, present, required_string
 from docs_mcp.server.core.live_index import ServedIndex
-from docs_mcp.server.core.tool_registry import ToolSpec, internal_error_text
+from docs_mcp.server.core.tool_registry import ToolSpec, internal_error_text, leased
 from docs_mcp.server.errors import ChunkNotFoundError, InvalidArgumentError, InvalidChunkIdError
 from docs_mcp.server.tools.context import ToolContext
 
@@ -110,7 +110,7 @@ def spec(context: ToolContext) -> ToolSpec[GetDocArgs]:
         NAME,
         describe=tool,
         parse=lambda arguments, index: parse_get_doc_args(arguments),
-        run=lambda args, call: run(call.index, args),
+        run=lambda args, call: run(leased(call.index), args),
         render=ChunkWindow.text,
         structured=lambda window, call: window.sizes(),
         error_text=internal_error_text,

@@ -203,5 +203,10 @@ def tagged_language(engine: Engine, language: str) -> str:
 def spec(context: ToolContext) -> ToolSpec[DocsArgs]:
     """get_docs ranking in ``context.mode``; slow: an llms.txt library's pages may be fetched first."""
     return library_spec(
-        NAME, DESCRIPTION, SCHEMA, parse, lambda index, args: run(index, args, context.mode, context.sources), slow=True
+        NAME,
+        DESCRIPTION,
+        SCHEMA,
+        parse,
+        lambda index, args: run(index, args, context.mode, context.needed_sources()),
+        slow=True,
     )

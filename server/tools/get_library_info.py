@@ -193,7 +193,7 @@ def spec(context: ToolContext) -> ToolSpec[InfoArgs]:
         DESCRIPTION,
         SCHEMA,
         parse,
-        lambda index, args: run(index, args, context.sources),
+        lambda index, args: run(index, args, context.needed_sources()),
         slow=True,
         after_call=remember_library,
     )

@@ -11,7 +11,7 @@ from mcp_types import Tool
 
 from docs_mcp.server.core.arguments import required_string, visible_text
 from docs_mcp.server.core.live_index import ServedIndex
-from docs_mcp.server.core.tool_registry import ToolSpec
+from docs_mcp.server.core.tool_registry import ToolSpec, leased
 from docs_mcp.server.errors import InvalidArgumentError
 
 MAX_ID_CHARS = 200
@@ -60,6 +60,6 @@ def library_spec(
         name,
         describe=lambda metadata: Tool(name=name, description=description, input_schema=dict(schema)),
         parse=lambda arguments, index: parse(arguments),
-        run=lambda args, call: run(call.index, args),
+        run=lambda args, call: run(leased(call.index), args),
         **options,
     )

@@ -67,7 +67,7 @@ def meta_spec(context: ToolContext, listed: types.Tool, run: Operation, *, slow:
         describe=lambda metadata: listed,
         parse=lambda arguments, index: arguments,
         run=lambda arguments, call: run(
-            context.gateway, caller_of(call.request), arguments, request_id_of(call.request, call.request_id)
+            context.needed_gateway(), caller_of(call.request), arguments, request_id_of(call.request, call.request_id)
         ),
         leases_index=False,
         slow=slow,

@@ -160,5 +160,5 @@ def _unindexed_url(catalog: LibraryCatalog, files: Mapping[str, Any], path: str,
 def spec(context: ToolContext) -> ToolSpec[PageArgs]:
     """read_page; slow: a page read by its URL is fetched."""
     return library_spec(
-        NAME, DESCRIPTION, SCHEMA, parse, lambda index, args: run(index, args, context.sources), slow=True
+        NAME, DESCRIPTION, SCHEMA, parse, lambda index, args: run(index, args, context.needed_sources()), slow=True
     )

@@ -93,4 +93,6 @@ def run(index: ServedIndex, args: ResolveArgs, sources: Sources) -> dict[str, An
 
 
 def spec(context: ToolContext) -> ToolSpec[ResolveArgs]:
-    return library_spec(NAME, DESCRIPTION, SCHEMA, parse, lambda index, args: run(index, args, context.sources))
+    return library_spec(
+        NAME, DESCRIPTION, SCHEMA, parse, lambda index, args: run(index, args, context.needed_sources())
+    )

@@ -21,7 +21,7 @@ from docs_mcp.server.contract.sizing import SearchAnswer, sized_hits
 from docs_mcp.server.core.arguments import choice, integer, present, required_string, string, visible_text
 from docs_mcp.server.core.facets import SEARCH_ARGUMENTS, filter_values
 from docs_mcp.server.core.live_index import ServedIndex
-from docs_mcp.server.core.tool_registry import ToolCall, ToolSpec, internal_error_text
+from docs_mcp.server.core.tool_registry import ToolCall, ToolSpec, internal_error_text, leased
 from docs_mcp.server.errors import InvalidArgumentError, NoVectorsError
 from docs_mcp.server.libraries.answers import catalog_of
 from docs_mcp.server.libraries.errors import LibraryNotFoundError
@@ -209,8 +209,8 @@ def search_provenance(
 def structured(answer: SearchAnswer, call: ToolCall, expansions: Expansions | None = None) -> dict[str, Any]:
     """A search's structured content: the SearchResult sized for a context window, the libraries searched, each hit's provenance."""
     query = str((call.arguments or {}).get("query") or "")
-    sized = sized_hits(call.index, answer, query, expansions)
-    return {**sized, **search_provenance(call.index, call.arguments, sized)}
+    sized = sized_hits(leased(call.index), answer, query, expansions)
+    return {**sized, **search_provenance(leased(call.index), call.arguments, sized)}
 
 
 def cursor_of(arguments: Mapping[str, Any] | None) -> str | None:
@@ -224,8 +224,8 @@ def spec(context: ToolContext) -> ToolSpec[SearchArgs]:
     return ToolSpec(
         NAME,
         describe=tool,
-        parse=lambda arguments, index: parse_search_args(arguments, index.filters),
-        run=lambda args, call: run(call.index, args, context.mode),
+        parse=lambda arguments, index: parse_search_args(arguments, leased(index).filters),
+        run=lambda args, call: run(leased(call.index), args, context.mode),
         render=SearchAnswer.text,
         structured=structured,
         error_text=internal_error_text,

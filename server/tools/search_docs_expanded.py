@@ -17,7 +17,7 @@ from mcp_types import Tool
 from docs_mcp.server.contract.sizing import SearchAnswer
 from docs_mcp.server.core.arguments import string, visible_text
 from docs_mcp.server.core.live_index import ServedIndex
-from docs_mcp.server.core.tool_registry import ToolCall, ToolSpec, internal_error_text
+from docs_mcp.server.core.tool_registry import ToolCall, ToolSpec, internal_error_text, leased
 from docs_mcp.server.errors import InvalidArgumentError
 from docs_mcp.server.search.expansion import MAX_ANSWER_CHARS, MAX_KEYWORDS_CHARS, MAX_QUESTION_CHARS, Expansions
 from docs_mcp.server.search.modes import Mode
@@ -123,8 +123,8 @@ def spec(context: ToolContext) -> ToolSpec[tuple[SearchArgs, Expansions]]:
     return ToolSpec(
         NAME,
         describe=tool,
-        parse=lambda arguments, index: parse(arguments, index.filters),
-        run=lambda parsed, call: run(call.index, parsed, context.mode),
+        parse=lambda arguments, index: parse(arguments, leased(index).filters),
+        run=lambda parsed, call: run(leased(call.index), parsed, context.mode),
         render=SearchAnswer.text,
         structured=lambda answer, call: search_docs.structured(answer, call, _expansions_of(call)),
         error_text=internal_error_text,
