@@ -138,8 +138,9 @@ class EvidenceFinder:
         known = {row: self._heading_stems.get(row) for row in rows}
         missing = [row for row, stems in known.items() if stems is None]
         for row, record in zip(missing, self._read(missing)):
-            known[row] = frozenset(self._lexical.stems(self._lexical.content_words(record.heading)))
-            self._heading_stems.put(row, known[row])
+            stems = frozenset(self._lexical.stems(self._lexical.content_words(record.heading)))
+            self._heading_stems.put(row, stems)
+            known[row] = stems
         return [known[row] or frozenset() for row in rows]
 
     def _held_words(self, words: Sequence[str], stems: Sequence[str], allowed: np.ndarray | None) -> tuple[str, ...]:
