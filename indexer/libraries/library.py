@@ -62,7 +62,7 @@ class Library:
     sources: tuple[Mapping[str, Any], ...] = field(default=(), compare=False)
     provenance: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, compare=False)
     package: Mapping[str, Any] = field(default_factory=dict, compare=False)  # a registry package's metadata
-    # Why a package library holds less than its richer sources might give (packages/richer.py): shown wherever it is described.
+    # Why a package library holds less than its richer sources might give (sources/packages/richer.py): shown wherever it is described.
     source_notes: tuple[str, ...] = field(default=(), compare=False)
 
     @classmethod

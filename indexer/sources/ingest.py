@@ -34,9 +34,9 @@ from docs_mcp.indexer.libraries.store import catalog_entries
 from docs_mcp.indexer.records import IndexReport
 from docs_mcp.indexer.schema import METADATA_FILE
 from docs_mcp.indexer.sources.known_libraries import LLMS_TXT, RegisteredLibrary
-from docs_mcp.indexer.sources.llms_txt import LlmsTxt
-from docs_mcp.indexer.sources.page_cache import CachedPage
-from docs_mcp.indexer.sources.paths import page_paths
+from docs_mcp.indexer.sources.llms_txt_parse import LlmsTxt
+from docs_mcp.indexer.sources.web.page_cache import CachedPage
+from docs_mcp.indexer.sources.web.paths import page_paths
 
 ATTEMPTS = 3
 # One writer per index folder in this process (the file lock covers other processes).

@@ -33,7 +33,6 @@ from urllib.parse import unquote, urlsplit
 from docs_mcp.indexer.libraries.store import catalog_entries
 from docs_mcp.indexer.schema import METADATA_FILE
 from docs_mcp.indexer.sources.context7 import Context7Client
-from docs_mcp.indexer.sources.convert import is_html, to_markdown
 from docs_mcp.indexer.sources.errors import (
     InvalidContentError,
     LlmsTxtNotFoundError,
@@ -41,17 +40,19 @@ from docs_mcp.indexer.sources.errors import (
     SourceError,
     SourceUnavailableError,
 )
-from docs_mcp.indexer.sources.fetch import DEFAULT_DELAYS, Fetcher
-from docs_mcp.indexer.sources.fetch_pool import FetchPool
 from docs_mcp.indexer.sources.ingest import SourcePages, index_pages, indexed_digests
 from docs_mcp.indexer.sources.job_thread import Worker
+from docs_mcp.indexer.sources.kinds import RefreshOutcome, fetches_on_demand
 from docs_mcp.indexer.sources.known_libraries import CONTEXT7, LLMS_TXT, RegisteredLibrary
-from docs_mcp.indexer.sources.llms_txt import LlmsTxt, parse_llms_txt
-from docs_mcp.indexer.sources.page_cache import CachedPage, PageCache
-from docs_mcp.indexer.sources.paths import page_paths
-from docs_mcp.indexer.sources.refusals import Refusals
-from docs_mcp.indexer.sources.safety import FetchPolicy, check_url, host_of, warn_if_loopback_allowed
+from docs_mcp.indexer.sources.llms_txt_parse import LlmsTxt, parse_llms_txt
 from docs_mcp.indexer.sources.source_settings import SourceSettings
+from docs_mcp.indexer.sources.web.convert import is_html, to_markdown
+from docs_mcp.indexer.sources.web.fetch import DEFAULT_DELAYS, Fetcher
+from docs_mcp.indexer.sources.web.fetch_pool import FetchPool
+from docs_mcp.indexer.sources.web.page_cache import CachedPage, PageCache
+from docs_mcp.indexer.sources.web.paths import page_paths
+from docs_mcp.indexer.sources.web.refusals import Refusals
+from docs_mcp.indexer.sources.web.safety import FetchPolicy, check_url, host_of, warn_if_loopback_allowed
 from docs_mcp.redact import redact
 
 logger = logging.getLogger(__name__)
@@ -81,16 +82,6 @@ class Freshness:
 
     stale: bool  # some page is past the library's TTL (a background refresh is due or running)
     last_error: str  # why the last refresh of one of its pages failed ('' when none did)
-
-
-@dataclass(frozen=True)
-class RefreshOutcome:
-    """What refreshing one URL did: ``unchanged``, ``updated`` or ``failed`` (the cached copy kept)."""
-
-    library_id: str
-    url: str
-    status: str
-    detail: str = ""
 
 
 class SourceService:
@@ -151,7 +142,9 @@ class SourceService:
 
     def llms_libraries(self) -> dict[str, RegisteredLibrary]:
         """llms.txt libraries: those the index holds, then the registry's others."""
-        indexed = {i: _indexed_library(i, e) for i, e in self._entries().items() if e.get("origin") == LLMS_TXT}
+        indexed = {
+            i: _indexed_library(i, e) for i, e in self._entries().items() if fetches_on_demand(e.get("origin") or "")
+        }
         listed = {
             i: lib for i, lib in self.settings.registry.libraries.items() if lib.kind == LLMS_TXT and i not in indexed
         }

@@ -29,15 +29,16 @@ from docs_mcp.indexer.corpus.charsets import html_text
 from docs_mcp.indexer.corpus.readable_name import documentation_of
 from docs_mcp.indexer.libraries.spec import LibrarySpec
 from docs_mcp.indexer.records import IndexReport
-from docs_mcp.indexer.sources.crawl_store import CrawlStore
-from docs_mcp.indexer.sources.crawler import CrawlLimits, CrawlReport, CrawlStep, SiteCrawler
-from docs_mcp.indexer.sources.errors import InvalidContentError
-from docs_mcp.indexer.sources.fetch import Fetcher
+from docs_mcp.indexer.sources.errors import InvalidContentError, SourceError
 from docs_mcp.indexer.sources.ingest import index_embeddings, stored_entry
-from docs_mcp.indexer.sources.paths import distinct_paths
-from docs_mcp.indexer.sources.safety import host_of
-from docs_mcp.indexer.sources.site_links import normal_url, page_path, section_names
+from docs_mcp.indexer.sources.kinds import Refreshing, RefreshOutcome, SourceKind, refresh_failed
 from docs_mcp.indexer.sources.source_settings import SOURCES_FOLDER, SourceSettings
+from docs_mcp.indexer.sources.web.crawl_store import CrawlStore
+from docs_mcp.indexer.sources.web.crawler import CrawlLimits, CrawlReport, CrawlStep, SiteCrawler
+from docs_mcp.indexer.sources.web.fetch import Fetcher
+from docs_mcp.indexer.sources.web.paths import distinct_paths
+from docs_mcp.indexer.sources.web.safety import host_of
+from docs_mcp.indexer.sources.web.site_links import normal_url, page_path, section_names
 
 SITE = "site"
 CRAWL_FILE = "sites.sqlite"
@@ -204,3 +205,17 @@ def refresh_request(library_id: str, entry: Mapping[str, Any]) -> SiteRequest:
 def start_url_of(entry: Mapping[str, Any]) -> str:
     """The start URL a site library was crawled from (its catalog entry's ``source``)."""
     return normal_url(str(entry.get("source") or ""))
+
+
+def refresh_site(refreshing: Refreshing, library_id: str, entry: Mapping[str, Any]) -> list[RefreshOutcome]:
+    """Crawl the site again with conditional GETs; write the library only if a page changed."""
+    try:
+        crawled = add_site(refreshing.settings, refresh_request(library_id, entry))
+    except SourceError as error:
+        return [refresh_failed(library_id, entry, error)]
+    crawl = crawled.crawl
+    detail = f"{crawl.pages} pages, {crawl.fetched} downloaded, {crawl.not_modified} not modified"
+    return [RefreshOutcome(library_id, crawl.start_url, "unchanged" if crawled.report is None else "updated", detail)]
+
+
+KIND = SourceKind("site", (SITE,), add_site, SiteSource, refresh_site, pages_have_urls=True)

@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 from loopback_registry import LoopbackRegistry, client_for
 
-from docs_mcp.indexer.packages import richer
-from docs_mcp.indexer.packages.adding import add_package, indexed_libraries
-from docs_mcp.indexer.packages.package_info import PackageInfo, Release
-from docs_mcp.indexer.packages.refs import parse_package_spec
-from docs_mcp.indexer.packages.site_crawl import DocsSiteCrawl
 from docs_mcp.indexer.sources.errors import SourceError
+from docs_mcp.indexer.sources.package import add_package, indexed_libraries
+from docs_mcp.indexer.sources.packages import richer
+from docs_mcp.indexer.sources.packages.package_info import PackageInfo, Release
+from docs_mcp.indexer.sources.packages.refs import parse_package_spec
+from docs_mcp.indexer.sources.packages.site_crawl import DocsSiteCrawl
 
 TESTS = Path(__file__).resolve().parents[1]
 GUIDE = TESTS.parent / "corpus" / "guide"

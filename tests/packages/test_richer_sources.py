@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from loopback_registry import LoopbackRegistry, client_for
 
-from docs_mcp.indexer.packages import richer
-from docs_mcp.indexer.packages.adding import add_package, indexed_libraries
-from docs_mcp.indexer.packages.package_info import PackageInfo, Release
-from docs_mcp.indexer.packages.refs import parse_package_spec
-from docs_mcp.indexer.packages.richer import LlmsTxtAtDocsSite, llms_txt_candidates
+from docs_mcp.indexer.sources.package import add_package, indexed_libraries
+from docs_mcp.indexer.sources.packages import richer
+from docs_mcp.indexer.sources.packages.package_info import PackageInfo, Release
+from docs_mcp.indexer.sources.packages.refs import parse_package_spec
+from docs_mcp.indexer.sources.packages.richer import LlmsTxtAtDocsSite, llms_txt_candidates
 
 GUIDE = Path(__file__).resolve().parents[2] / "corpus" / "guide"
 MS = "npm/ms/v2.1.3"

@@ -3,8 +3,8 @@
 The registry's repository URL (PyPI's ``Source``/``Repository`` project URL or a github.com
 homepage; npm's ``repository``) names the repository when it is on github.com. The release is
 looked for as the tag ``vVERSION``, then ``VERSION``; the tag's commit is downloaded through the
-GitHub source (sources/github.py: API, token, archive bounds and redirects) and unpacked as any
-repository is (sources/repository_archive.py). Its docs folder (``docs/``, ``doc/``, ``documentation/``) is
+GitHub source (sources/github_api.py: API, token, archive bounds and redirects) and unpacked as any
+repository is (sources/github_archive.py). Its docs folder (``docs/``, ``doc/``, ``documentation/``) is
 read with the folder walk's rules (discover: what the repository's .gitignore files ignore,
 build outputs and dependencies are left out), at most as many files and bytes as a release
 archive may hold. A tag names one release, so this step serves older releases exactly; each page
@@ -20,12 +20,8 @@ from urllib.parse import urlsplit
 
 from docs_mcp.indexer.corpus.discover import discover
 from docs_mcp.indexer.corpus.file_rules import FileRules
-from docs_mcp.indexer.packages.archive import DOC_FOLDERS, MAX_FILES, MAX_TOTAL_BYTES
-from docs_mcp.indexer.packages.package_info import PackageInfo
-from docs_mcp.indexer.packages.richer import RicherDocs, RicherPage, now
 from docs_mcp.indexer.sources.errors import InvalidContentError, SourceError
-from docs_mcp.indexer.sources.fetch import Fetcher
-from docs_mcp.indexer.sources.github import (
+from docs_mcp.indexer.sources.github_api import (
     GitHubClient,
     GitHubSettings,
     RepositoryError,
@@ -33,8 +29,12 @@ from docs_mcp.indexer.sources.github import (
     ResolvedRepo,
     parse_repo,
 )
-from docs_mcp.indexer.sources.repository_archive import ArchiveError, unpack_docs
-from docs_mcp.indexer.sources.safety import FetchPolicy
+from docs_mcp.indexer.sources.github_archive import ArchiveError, unpack_docs
+from docs_mcp.indexer.sources.packages.archive import DOC_FOLDERS, MAX_FILES, MAX_TOTAL_BYTES
+from docs_mcp.indexer.sources.packages.package_info import PackageInfo
+from docs_mcp.indexer.sources.packages.richer import RicherDocs, RicherPage, now
+from docs_mcp.indexer.sources.web.fetch import Fetcher
+from docs_mcp.indexer.sources.web.safety import FetchPolicy
 
 REPOSITORY_SOURCE = "github"
 REPOSITORY_FOLDER = "repository"  # beside the archive's files and a site's website/

@@ -1,6 +1,6 @@
 """PyPI and npm over HTTP: package documents (cached with a TTL) and release archives, bounded and SSRF-safe.
 
-Every request goes through the sources' fetcher (indexer/sources/fetch.py): http(s) only, the
+Every request goes through the sources' fetcher (indexer/sources/web/fetch.py): http(s) only, the
 registries' hosts (and the archive hosts their documents name) only, never a private address,
 bounded in size and time. A document is fresh for ``ttl_hours``; after that it is revalidated
 with its ETag (a ``304`` costs no download). When a registry cannot be reached, a cached answer
@@ -31,20 +31,20 @@ from pathlib import Path
 
 from docs_mcp.environment import environment
 from docs_mcp.indexer.errors import PackageFetchError, PackageNotFoundError
-from docs_mcp.indexer.packages.metadata_cache import CachedPackage, MetadataCache
-from docs_mcp.indexer.packages.npm import DEFAULT_NPM, package_url, read_package
-from docs_mcp.indexer.packages.package_info import PackageInfo, Release
-from docs_mcp.indexer.packages.pypi import DEFAULT_PYPI, project_url, read_project
-from docs_mcp.indexer.packages.refs import PYPI, PackageRef
 from docs_mcp.indexer.sources.errors import (
     RemotePageNotFoundError,
     SourceError,
     SourceUnavailableError,
     UrlNotAllowedError,
 )
-from docs_mcp.indexer.sources.fetch import DEFAULT_DELAYS, Fetched, Fetcher
-from docs_mcp.indexer.sources.github import GitHubSettings
-from docs_mcp.indexer.sources.safety import FetchPolicy, host_of, loopback_allowed
+from docs_mcp.indexer.sources.github_api import GitHubSettings
+from docs_mcp.indexer.sources.packages.metadata_cache import CachedPackage, MetadataCache
+from docs_mcp.indexer.sources.packages.npm import DEFAULT_NPM, package_url, read_package
+from docs_mcp.indexer.sources.packages.package_info import PackageInfo, Release
+from docs_mcp.indexer.sources.packages.pypi import DEFAULT_PYPI, project_url, read_project
+from docs_mcp.indexer.sources.packages.refs import PYPI, PackageRef
+from docs_mcp.indexer.sources.web.fetch import DEFAULT_DELAYS, Fetched, Fetcher
+from docs_mcp.indexer.sources.web.safety import FetchPolicy, host_of, loopback_allowed
 
 logger = logging.getLogger(__name__)
 
@@ -77,7 +77,7 @@ class RegistrySettings:
     networks: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
     github: GitHubSettings = (
         GitHubSettings()
-    )  # where a package's repository is read at its release tag (packages/repository_docs.py)
+    )  # where a package's repository is read at its release tag (sources/packages/repository_docs.py)
 
     @classmethod
     def for_index(cls, index_dir: Path, environ: Mapping[str, str] | None = None) -> RegistrySettings:

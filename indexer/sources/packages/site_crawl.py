@@ -1,7 +1,7 @@
 """Step 3 of the richer-source chain: a bounded crawl of the package's documentation site.
 
 The site is the package's documentation URL, else a homepage that is not a code host
-(richer.docs_sites). It is crawled by the site source's crawler (sources/crawler.py: robots.txt,
+(richer.docs_sites). It is crawled by the site source's crawler (sources/web/crawler.py: robots.txt,
 sitemaps, links under the start URL's folder, polite pacing, duplicates once, every request through
 the fetcher's safety checks), into a crawl store of its own that lives as long as the crawl, and
 bounded as the llms.txt step is: at most MAX_SITE_PAGES URLs, MAX_SITE_BYTES of pages and
@@ -17,9 +17,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from docs_mcp.indexer.packages import richer
-from docs_mcp.indexer.packages.package_info import PackageInfo
-from docs_mcp.indexer.packages.richer import (
+from docs_mcp.indexer.sources.packages import richer
+from docs_mcp.indexer.sources.packages.package_info import PackageInfo
+from docs_mcp.indexer.sources.packages.richer import (
     SITE_FOLDER,
     RicherDocs,
     RicherPage,
@@ -28,12 +28,12 @@ from docs_mcp.indexer.packages.richer import (
     now,
     serves_newest_only,
 )
-from docs_mcp.indexer.sources.crawl_store import CrawlStore, StoredUrl
-from docs_mcp.indexer.sources.crawler import CrawlLimits, CrawlStep, SiteCrawler
-from docs_mcp.indexer.sources.fetch import Fetcher
-from docs_mcp.indexer.sources.paths import distinct_paths
-from docs_mcp.indexer.sources.safety import FetchPolicy, host_of
-from docs_mcp.indexer.sources.site_links import page_path
+from docs_mcp.indexer.sources.web.crawl_store import CrawlStore, StoredUrl
+from docs_mcp.indexer.sources.web.crawler import CrawlLimits, CrawlStep, SiteCrawler
+from docs_mcp.indexer.sources.web.fetch import Fetcher
+from docs_mcp.indexer.sources.web.paths import distinct_paths
+from docs_mcp.indexer.sources.web.safety import FetchPolicy, host_of
+from docs_mcp.indexer.sources.web.site_links import page_path
 
 SITE_SOURCE = "site"
 _CRAWL_ID = "package-site"  # the one crawl of the temporary store

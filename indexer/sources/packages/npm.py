@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote, urljoin
 
-from docs_mcp.indexer.packages.document_fields import DocumentFields
-from docs_mcp.indexer.packages.package_info import TARBALL, PackageInfo, Release
-from docs_mcp.indexer.packages.refs import NPM, unsafe_version
-from docs_mcp.indexer.packages.urls import https_repository
+from docs_mcp.indexer.sources.packages.document_fields import DocumentFields
+from docs_mcp.indexer.sources.packages.package_info import TARBALL, PackageInfo, Release
+from docs_mcp.indexer.sources.packages.refs import NPM, unsafe_version
+from docs_mcp.indexer.sources.packages.urls import https_repository
 
 DEFAULT_NPM = "https://registry.npmjs.org"
 

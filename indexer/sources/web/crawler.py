@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
 from docs_mcp.indexer.corpus.charsets import html_text, utf8_html
-from docs_mcp.indexer.sources.crawl_store import DUPLICATE, FAILED, PAGE, SKIPPED, CrawlStore, StoredUrl
 from docs_mcp.indexer.sources.errors import (
     CrawlError,
     InvalidContentError,
@@ -36,10 +35,11 @@ from docs_mcp.indexer.sources.errors import (
     SourceUnavailableError,
     UrlNotAllowedError,
 )
-from docs_mcp.indexer.sources.fetch import Fetched, Fetcher
-from docs_mcp.indexer.sources.robots import Robots
-from docs_mcp.indexer.sources.site_links import PageLinks, in_scope, normal_url, page_links, scope_of
-from docs_mcp.indexer.sources.sitemap import parse_sitemap
+from docs_mcp.indexer.sources.web.crawl_store import DUPLICATE, FAILED, PAGE, SKIPPED, CrawlStore, StoredUrl
+from docs_mcp.indexer.sources.web.fetch import Fetched, Fetcher
+from docs_mcp.indexer.sources.web.robots import Robots
+from docs_mcp.indexer.sources.web.site_links import PageLinks, in_scope, normal_url, page_links, scope_of
+from docs_mcp.indexer.sources.web.sitemap import parse_sitemap
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 

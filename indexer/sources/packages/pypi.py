@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote, urljoin
 
-from docs_mcp.indexer.packages.document_fields import DocumentFields
-from docs_mcp.indexer.packages.package_info import SDIST, WHEEL, PackageInfo, Release
-from docs_mcp.indexer.packages.refs import PYPI, unsafe_version
-from docs_mcp.indexer.packages.urls import first_url, https_repository
+from docs_mcp.indexer.sources.packages.document_fields import DocumentFields
+from docs_mcp.indexer.sources.packages.package_info import SDIST, WHEEL, PackageInfo, Release
+from docs_mcp.indexer.sources.packages.refs import PYPI, unsafe_version
+from docs_mcp.indexer.sources.packages.urls import first_url, https_repository
 
 DEFAULT_PYPI = "https://pypi.org"
 LICENSE_CHARS = 100

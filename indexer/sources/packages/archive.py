@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from docs_mcp.indexer.errors import PackageFetchError
-from docs_mcp.indexer.sources.archive_bounds import (
+from docs_mcp.indexer.sources.github_archive import member_path, write_member
+from docs_mcp.indexer.sources.web.archive_bounds import (
     ZIP,
     ArchiveError,
     check_expanded,
@@ -36,7 +37,6 @@ from docs_mcp.indexer.sources.archive_bounds import (
     open_tar,
     tar_members,
 )
-from docs_mcp.indexer.sources.repository_archive import member_path, write_member
 
 logger = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from docs_mcp.indexer.corpus.charsets import html_text
 from docs_mcp.indexer.corpus.formats import Converted, FormatError
 from docs_mcp.indexer.corpus.formats.html import html_to_markdown, markdown_title
 from docs_mcp.indexer.sources.errors import InvalidContentError
-from docs_mcp.indexer.sources.fetch import Fetched
+from docs_mcp.indexer.sources.web.fetch import Fetched
 
 MARKDOWN_TYPES = ("text/markdown", "text/x-markdown", "text/plain", "")
 HTML_TYPES = ("text/html", "application/xhtml+xml")

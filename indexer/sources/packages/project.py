@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from docs_mcp.indexer.packages.refs import PYPI, normalize_pypi
+from docs_mcp.indexer.sources.packages.refs import PYPI, normalize_pypi
 
 MAX_MANIFEST_BYTES = 20 * 1024 * 1024
 

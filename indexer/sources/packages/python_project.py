@@ -17,8 +17,8 @@ from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from docs_mcp.indexer.packages.project import Dependency, Project, array, merge_dependencies, read_text, table
-from docs_mcp.indexer.packages.refs import PYPI, normalize_pypi
+from docs_mcp.indexer.sources.packages.project import Dependency, Project, array, merge_dependencies, read_text, table
+from docs_mcp.indexer.sources.packages.refs import PYPI, normalize_pypi
 
 PYPROJECT = "pyproject.toml"
 UV_LOCK = "uv.lock"

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from docs_mcp.indexer.sources.sqlite_file import open_sqlite_file
+from docs_mcp.indexer.sources.web.sqlite_file import open_sqlite_file
 
 DEFAULT_MEMORY_ENTRIES = 500
 _SCHEMA = """

@@ -6,7 +6,7 @@ import sys
 import time
 from typing import TextIO
 
-from docs_mcp.indexer.sources.crawler import CrawlStep
+from docs_mcp.indexer.sources.web.crawler import CrawlStep
 
 LOG_EVERY = 50
 

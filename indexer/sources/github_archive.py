@@ -22,7 +22,14 @@ from pathlib import Path, PurePosixPath
 from typing import IO
 
 from docs_mcp.indexer.corpus.formats import is_page
-from docs_mcp.indexer.sources.archive_bounds import GZIP, TAR, ArchiveError, checked_compression, open_tar, tar_members
+from docs_mcp.indexer.sources.web.archive_bounds import (
+    GZIP,
+    TAR,
+    ArchiveError,
+    checked_compression,
+    open_tar,
+    tar_members,
+)
 
 logger = logging.getLogger(__name__)
 

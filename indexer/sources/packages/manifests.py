@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from docs_mcp.indexer.packages.node_project import read_node_project
-from docs_mcp.indexer.packages.project import Project, merge_dependencies
-from docs_mcp.indexer.packages.python_project import read_python_project
+from docs_mcp.indexer.sources.packages.node_project import read_node_project
+from docs_mcp.indexer.sources.packages.project import Project, merge_dependencies
+from docs_mcp.indexer.sources.packages.python_project import read_python_project
 
 
 def read_project(root: Path) -> Project:

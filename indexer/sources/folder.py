@@ -1,6 +1,7 @@
 """A docs folder as a source: documentation files on disk, indexed as one library (or the implicit one).
 
-``docs-mcp index DOCS_DIR`` builds through here; the folder is read where it is, nothing is copied.
+``docs-mcp index DOCS_DIR`` builds through here; the folder is read where it is, nothing is copied. A folder
+library is not refreshed: `docs-mcp index` writes it again (only what changed is embedded again).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from docs_mcp.indexer.corpus.file_rules import FileRules
 from docs_mcp.indexer.generation import EmbedVia, ProgressFn
 from docs_mcp.indexer.libraries.spec import LibrarySpec
 from docs_mcp.indexer.records import IndexReport
+from docs_mcp.indexer.sources.kinds import SourceKind
 
 
 @dataclass(frozen=True)
@@ -66,3 +68,6 @@ def build_index(
     return write_source(
         source, Path(out_dir), embeddings=embeddings, strict=strict, progress=progress, embed_via=embed_via
     )
+
+
+KIND = SourceKind("folder", ("",), build_index, FolderSource)

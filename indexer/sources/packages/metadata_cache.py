@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from docs_mcp.indexer.packages.package_info import PackageInfo
-from docs_mcp.indexer.sources.sqlite_file import open_sqlite_file
+from docs_mcp.indexer.sources.packages.package_info import PackageInfo
+from docs_mcp.indexer.sources.web.sqlite_file import open_sqlite_file
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS packages (

@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl, quote, unquote, urlencode, urljoin, urlsplit
 from bs4 import BeautifulSoup
 
 from docs_mcp.indexer.corpus.markdown import clean_heading
-from docs_mcp.indexer.sources.paths import bounded_name
+from docs_mcp.indexer.sources.web.paths import bounded_name
 
 _TRACKING = ("utm_", "fbclid", "gclid", "mc_")
 _UNSAFE_PATH = re.compile(r"[\x00-\x1f\x7f#?\\%*]")

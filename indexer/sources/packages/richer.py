@@ -24,13 +24,13 @@ from datetime import UTC, datetime
 from typing import Protocol
 from urllib.parse import urljoin, urlsplit
 
-from docs_mcp.indexer.packages.package_info import PackageInfo
-from docs_mcp.indexer.sources.convert import to_markdown
 from docs_mcp.indexer.sources.errors import SourceError
-from docs_mcp.indexer.sources.fetch import Fetcher
-from docs_mcp.indexer.sources.llms_txt import LlmsTxt, parse_llms_txt
-from docs_mcp.indexer.sources.paths import page_paths
-from docs_mcp.indexer.sources.safety import FetchPolicy, host_of
+from docs_mcp.indexer.sources.llms_txt_parse import LlmsTxt, parse_llms_txt
+from docs_mcp.indexer.sources.packages.package_info import PackageInfo
+from docs_mcp.indexer.sources.web.convert import to_markdown
+from docs_mcp.indexer.sources.web.fetch import Fetcher
+from docs_mcp.indexer.sources.web.paths import page_paths
+from docs_mcp.indexer.sources.web.safety import FetchPolicy, host_of
 
 LLMS_TXT_SOURCE = "llms-txt"
 SITE_FOLDER = "website"  # not "site": the folder walk skips a site/ folder as a static-site build output

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from docs_mcp.indexer.sources.sqlite_file import open_sqlite_file
+from docs_mcp.indexer.sources.web.sqlite_file import open_sqlite_file
 
 QUEUED, PAGE, DUPLICATE, SKIPPED, FAILED = "queued", "page", "duplicate", "skipped", "failed"
 _SCHEMA = (

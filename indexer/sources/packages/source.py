@@ -6,7 +6,7 @@ documentation files of its archive (``archive.wanted``). They are written to a t
 folder and indexed as the library ``pypi/NAME/vVERSION`` (``npm/NAME/vVERSION``) through the one
 writer; the catalog entry records the package's metadata and, for every document, where it came
 from (the archive's URL and member), the archive's digest (its revision) and when it was fetched.
-The first richer source that has this version's documentation (packages/richer.py: an llms.txt at
+The first richer source that has this version's documentation (sources/packages/richer.py: an llms.txt at
 its documentation site, its repository's docs folder at the release tag, a crawl of its site) adds
 its pages under ``website/`` or ``repository/``, each with its URL and its ETag or commit.
 """
@@ -28,12 +28,12 @@ from docs_mcp.indexer.build import Documents
 from docs_mcp.indexer.corpus.formats import is_page
 from docs_mcp.indexer.errors import PackageFetchError
 from docs_mcp.indexer.libraries.spec import LibrarySpec
-from docs_mcp.indexer.packages.archive import unpack_docs
-from docs_mcp.indexer.packages.chain import default_chain
-from docs_mcp.indexer.packages.package_info import SDIST, PackageInfo, Release
-from docs_mcp.indexer.packages.refs import NPM, PYPI, PackageRef
-from docs_mcp.indexer.packages.registry_client import Downloaded, RegistryClient
-from docs_mcp.indexer.packages.richer import RicherDocs, RicherSource, now, richer_docs
+from docs_mcp.indexer.sources.packages.archive import unpack_docs
+from docs_mcp.indexer.sources.packages.chain import default_chain
+from docs_mcp.indexer.sources.packages.package_info import SDIST, PackageInfo, Release
+from docs_mcp.indexer.sources.packages.refs import NPM, PYPI, PackageRef
+from docs_mcp.indexer.sources.packages.registry_client import Downloaded, RegistryClient
+from docs_mcp.indexer.sources.packages.richer import RicherDocs, RicherSource, now, richer_docs
 
 ARCHIVE = "archive"
 LANGUAGES = {PYPI: ("python",), NPM: ("javascript",)}
@@ -56,7 +56,9 @@ class PackageSource:
     members: dict[str, str] = field(
         default_factory=dict, compare=False
     )  # document path -> archive member, once written
-    richer: RicherDocs | None = None  # the richer source's pages (packages/richer.py), written beside the archive's
+    richer: RicherDocs | None = (
+        None  # the richer source's pages (sources/packages/richer.py), written beside the archive's
+    )
     notes: tuple[str, ...] = ()  # what the richer sources could not give, and why
 
     @property
@@ -150,7 +152,7 @@ def fetch_release(
     chain: Sequence[RicherSource] | None = None,
 ) -> PackageSource:
     """Resolve ``ref`` (its newest release when it has no version), download its archive, then read the first richer
-    source of ``chain`` (default: packages/richer.py's order) that has that version's documentation.
+    source of ``chain`` (default: sources/packages/richer.py's order) that has that version's documentation.
 
     Raises:
         PackageNotFoundError: no such package or version.

@@ -25,14 +25,14 @@ from docs_mcp.indexer.errors import PackageSpecError
 from docs_mcp.indexer.index_file import interrupted
 from docs_mcp.indexer.libraries.ops import remove_library
 from docs_mcp.indexer.libraries.versions import parse_ref
-from docs_mcp.indexer.packages.adding import ADDED, Added, indexed_libraries, library_problems
-from docs_mcp.indexer.packages.project import Dependency, Project
-from docs_mcp.indexer.packages.refs import PackageRef, package_ref
-from docs_mcp.indexer.packages.registry_client import RegistryClient
-from docs_mcp.indexer.packages.source import PackageSource, fetch_release
-from docs_mcp.indexer.packages.specifiers import best_version
 from docs_mcp.indexer.records import IndexReport
 from docs_mcp.indexer.sources.ingest import index_pages
+from docs_mcp.indexer.sources.package import ADDED, Added, indexed_libraries, library_problems
+from docs_mcp.indexer.sources.packages.project import Dependency, Project
+from docs_mcp.indexer.sources.packages.refs import PackageRef, package_ref
+from docs_mcp.indexer.sources.packages.registry_client import RegistryClient
+from docs_mcp.indexer.sources.packages.source import PackageSource, fetch_release
+from docs_mcp.indexer.sources.packages.specifiers import best_version
 
 SYNC = "sync"
 FETCH = "fetch"  # planned: to download and index

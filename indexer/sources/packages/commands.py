@@ -53,9 +53,9 @@ def add_npm(
 
 def _add(ecosystem: str, spec: str, index: Path, model: str | None) -> None:
     from docs_mcp.indexer.build_summary import problem_lines
-    from docs_mcp.indexer.packages.adding import UNCHANGED, add_package
-    from docs_mcp.indexer.packages.refs import parse_package_spec
-    from docs_mcp.indexer.packages.registry_client import RegistryClient, RegistrySettings
+    from docs_mcp.indexer.sources.package import UNCHANGED, add_package
+    from docs_mcp.indexer.sources.packages.refs import parse_package_spec
+    from docs_mcp.indexer.sources.packages.registry_client import RegistryClient, RegistrySettings
 
     ref = parse_package_spec(spec if spec.startswith(f"{ecosystem}:") else f"{ecosystem}:{spec}")
     client = RegistryClient(RegistrySettings.for_index(index))
@@ -95,9 +95,9 @@ def sync(
     """Index the documentation of every direct dependency of a project at the version its lock files pin."""
     from docs_mcp.errors import UsageError
     from docs_mcp.indexer.errors import SyncIncompleteError
-    from docs_mcp.indexer.packages.manifests import read_project
-    from docs_mcp.indexer.packages.registry_client import RegistryClient, RegistrySettings
-    from docs_mcp.indexer.packages.sync import FAILED, FETCH, UNRESOLVED, SyncInterrupted, plan_sync, run_sync
+    from docs_mcp.indexer.sources.packages.manifests import read_project
+    from docs_mcp.indexer.sources.packages.registry_client import RegistryClient, RegistrySettings
+    from docs_mcp.indexer.sources.packages.sync import FAILED, FETCH, UNRESOLVED, SyncInterrupted, plan_sync, run_sync
 
     if not project.is_dir():
         raise UsageError(
@@ -177,7 +177,7 @@ class _Progress:
             self._bar.stop()
 
     def report(self, item) -> None:
-        from docs_mcp.indexer.packages.sync import ADDED
+        from docs_mcp.indexer.sources.packages.sync import ADDED
 
         line = f"{item.status:<10} {item.label}" + (
             f"  {item.added.chunks} chunks, {item.seconds:.1f} s"
@@ -197,7 +197,7 @@ class _Progress:
 
 def _print_outcome(items, files, *, dry_run: bool, as_json: bool) -> None:
     from docs_mcp.indexer.build_summary import problem_lines
-    from docs_mcp.indexer.packages.sync import FETCH
+    from docs_mcp.indexer.sources.packages.sync import FETCH
 
     if as_json:
         import orjson

@@ -16,8 +16,8 @@ from typing import Any
 
 import yaml
 
-from docs_mcp.indexer.packages.project import Dependency, Project, merge_dependencies, read_text, table
-from docs_mcp.indexer.packages.refs import NPM
+from docs_mcp.indexer.sources.packages.project import Dependency, Project, merge_dependencies, read_text, table
+from docs_mcp.indexer.sources.packages.refs import NPM
 
 PACKAGE_JSON = "package.json"
 PACKAGE_LOCK = "package-lock.json"

@@ -2,7 +2,9 @@
 
 A release is immutable: the library ``pypi/NAME/vVERSION`` indexed from an archive with the
 registry's digest D is up to date for as long as the registry says D, so adding it again costs
-one (cached) registry read and no download, no write.
+one (cached) registry read and no download, no write. So a package library is never refreshed: `docs-mcp sync`
+keeps an index in step with a project's lock files (sources/packages/sync.py). The registries' plumbing (PyPI, npm,
+release archives, manifests and lock files, richer sources) is sources/packages/.
 """
 
 from __future__ import annotations
@@ -15,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from docs_mcp.indexer.libraries.store import catalog_entries
-from docs_mcp.indexer.packages.refs import PackageRef
-from docs_mcp.indexer.packages.registry_client import RegistryClient
-from docs_mcp.indexer.packages.source import ARCHIVE, fetch_release
 from docs_mcp.indexer.records import IndexReport, Problem
 from docs_mcp.indexer.schema import METADATA_FILE
 from docs_mcp.indexer.sources.ingest import index_pages
+from docs_mcp.indexer.sources.kinds import SourceKind
+from docs_mcp.indexer.sources.packages.refs import NPM, PYPI, PackageRef
+from docs_mcp.indexer.sources.packages.registry_client import RegistryClient
+from docs_mcp.indexer.sources.packages.source import ARCHIVE, PackageSource, fetch_release
 
 ADDED = "added"
 UNCHANGED = "unchanged"
@@ -37,7 +40,7 @@ class Added:
     source: str  # the archive's URL
     seconds: float
     embedded: int = 0
-    richer: str = ""  # the richer source's URL (packages/richer.py), '' when none had this version
+    richer: str = ""  # the richer source's URL (sources/packages/richer.py), '' when none had this version
     notes: tuple[str, ...] = ()  # what the richer sources could not give, and why
     problems: tuple[Problem, ...] = ()  # the build's problems with this library's pages (each one skipped or cut short)
 
@@ -104,3 +107,6 @@ def add_package(
     return Added(ref.library_id, ADDED, int(stats.get("files", 0)), int(stats.get("chunks", 0)), source.archive.url,
                  time.perf_counter() - started, report.embedded, source.richer.url if source.richer else "", source.notes,
                  library_problems(report, ref.library_id))  # fmt: skip
+
+
+KIND = SourceKind("package", (PYPI, NPM), add_package, PackageSource)

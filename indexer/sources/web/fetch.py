@@ -32,8 +32,8 @@ from docs_mcp.indexer.sources.errors import (
     SourceUnavailableError,
     UrlNotAllowedError,
 )
-from docs_mcp.indexer.sources.fetch_pool import FetchPool
-from docs_mcp.indexer.sources.safety import (
+from docs_mcp.indexer.sources.web.fetch_pool import FetchPool
+from docs_mcp.indexer.sources.web.safety import (
     FetchPolicy,
     Resolver,
     check_address,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from docs_mcp.indexer.errors import PackageFetchError
-from docs_mcp.indexer.packages.refs import unsafe_version
+from docs_mcp.indexer.sources.packages.refs import unsafe_version
 
 logger = logging.getLogger(__name__)
 
