@@ -1234,3 +1234,44 @@ def test_the_dispatch_check_catches_an_if_chain_on_origins(tmp_path):
         encoding="utf-8",
     )
     assert origin_dispatches(chain, {"site", "github", "pypi", "npm"}) == [1, 3, 5]
+
+
+# -- documentation formats: one table ---------------------------------------------------------------------------------
+
+
+def suffix_chains(path: Path) -> list[int]:
+    """Lines of ``path`` that compare with a file suffix (``if suffix in (".rst", ".rest")``...): a format chosen by hand."""
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Compare):
+            constants = [
+                c
+                for o in [node.left, *node.comparators]
+                for c in (o.elts if isinstance(o, (ast.Tuple, ast.List, ast.Set)) else [o])
+                if isinstance(c, ast.Constant) and isinstance(c.value, str)
+            ]
+            if any(re.fullmatch(r"\.[a-z]{2,8}", c.value) for c in constants):
+                lines.append(node.lineno)
+    return sorted(lines)
+
+
+def test_each_converted_format_is_one_row_of_the_table_and_one_reader_module():
+    """indexer/corpus/formats/__init__.py's CONVERTERS: suffix -> reader module exporting read_page; no if-chain."""
+    from docs_mcp.indexer.corpus import formats
+
+    folder = package_dirs()["docs_mcp.indexer"] / "corpus" / "formats"
+    for suffix, converter in formats.CONVERTERS.items():
+        assert re.fullmatch(r"\.[a-z]+", suffix)
+        assert (folder / f"{converter.module}.py").is_file(), suffix
+        reader = __import__(f"docs_mcp.indexer.corpus.formats.{converter.module}", fromlist=["read_page"])
+        assert callable(reader.read_page), converter.module
+    assert set(formats.PAGE_SUFFIXES) == {*formats.MARKDOWN_SUFFIXES, *formats.CONVERTERS}
+    assert suffix_chains(folder / "__init__.py") == []
+
+
+def test_the_suffix_check_catches_an_if_chain(tmp_path):
+    chain = tmp_path / "chain.py"
+    chain.write_text(
+        'if suffix in (".rst", ".rest"):\n    pass\nif name == "README":\n    pass\nif s == ".ipynb":\n    pass\n'
+    )
+    assert suffix_chains(chain) == [1, 5]
