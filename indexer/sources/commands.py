@@ -98,8 +98,8 @@ def refresh(
     try:
         entries = service.entries()
         # The registry's llms.txt libraries may be refreshed by name before they are indexed (that fetches them).
-        listed = {lib_id: {"origin": lib.kind} for lib_id, lib in service.llms_libraries().items()}
-        refreshed = {lib_id: entry for lib_id, entry in entries.items() if _refresh_of(kind_of(_origin(entry)))}
+        listed = {lib_id: lib.kind for lib_id, lib in service.llms_libraries().items()}
+        refreshed = {lib_id for lib_id, entry in entries.items() if _refresh_of(kind_of(entry.origin))}
         known = sorted({*listed, *refreshed})
         if library and library not in known:
             raise UsageError(f"No web library '{library}' in {index}.",
@@ -109,8 +109,8 @@ def refresh(
         chosen += [lib_id for lib_id in sorted(refreshed) if lib_id not in listed and library in (None, lib_id)]
         refreshing = Refreshing(service.settings, service)
         for lib_id in chosen:
-            entry = entries.get(lib_id) or listed[lib_id]
-            outcomes.extend(_refresh_of(kind_of(_origin(entry)))(refreshing, lib_id, entry))
+            entry = entries.get(lib_id)
+            outcomes.extend(_refresh_of(kind_of(entry.origin if entry else listed[lib_id]))(refreshing, lib_id, entry))
     finally:
         service.close()
     for outcome in outcomes:
@@ -208,10 +208,6 @@ def add_github(
         f"added {result.library_id}: github:{resolved.spec.full_name}@{resolved.ref} at commit {resolved.commit[:12]}"
     )
     _print_written(result.report, index)
-
-
-def _origin(entry: Any) -> str:
-    return str(entry.get("origin") or "")
 
 
 def _refresh_of(kind: Any) -> Any:

@@ -23,6 +23,7 @@ from docs_mcp.environment import environment
 from docs_mcp.indexer.build import Documents, write_source
 from docs_mcp.indexer.corpus.file_rules import FileRules
 from docs_mcp.indexer.corpus.readable_name import documentation_of
+from docs_mcp.indexer.libraries.catalog_entry import CatalogEntry
 from docs_mcp.indexer.libraries.spec import LibrarySpec, check_library_id
 from docs_mcp.indexer.records import IndexReport
 from docs_mcp.indexer.sources.errors import InvalidContentError, SourceError
@@ -128,7 +129,7 @@ def add_repository(
         client = GitHubClient(fetcher, github)
         resolved = client.resolve(spec)
         previous = stored_entry(Path(settings.index_dir), library_id)
-        if previous is not None and previous.get("origin") == GITHUB and previous.get("commit") == resolved.commit:
+        if previous is not None and previous.origin == GITHUB and previous.commit == resolved.commit:
             return RepositoryResult(resolved, None, library_id)
         archive = client.archive(resolved)
     finally:
@@ -147,23 +148,24 @@ def add_repository(
     )
 
 
-def refresh_request(library_id: str, entry: Mapping[str, Any]) -> RepositoryRequest:
+def refresh_request(entry: CatalogEntry) -> RepositoryRequest:
     """The request that resolves a repository library's ref again (its catalog entry)."""
-    ref = entry.get("requested_ref") or ""
+    ref = entry.requested_ref
     return RepositoryRequest(
-        f"github:{entry.get('repository')}" + (f"@{ref}" if ref else ""), library_id, entry.get("name") or "", entry.get("description") or "",
-        tuple(entry.get("languages") or ()), FileRules(tuple(entry.get("include") or ()), tuple(entry.get("exclude") or ())),
+        f"github:{entry.repository}" + (f"@{ref}" if ref else ""), entry.library_id, entry.name, entry.description,
+        entry.languages, FileRules(entry.include, entry.exclude),
     )  # fmt: skip
 
 
-def refresh_repository(refreshing: Refreshing, library_id: str, entry: Mapping[str, Any]) -> list[RefreshOutcome]:
+def refresh_repository(refreshing: Refreshing, library_id: str, entry: CatalogEntry | None) -> list[RefreshOutcome]:
     """Resolve the repository's ref again; download and write it only if it names another commit."""
+    assert entry is not None  # a repository is refreshed once indexed
     try:
         pulled = add_repository(
-            refreshing.settings, GitHubSettings.from_environment(environment()), refresh_request(library_id, entry)
+            refreshing.settings, GitHubSettings.from_environment(environment()), refresh_request(entry)
         )
     except SourceError as error:
-        return [refresh_failed(library_id, entry, error)]
+        return [refresh_failed(entry, error)]
     resolved = pulled.resolved
     status = "unchanged" if pulled.report is None else "updated"
     url = f"github:{resolved.spec.full_name}@{resolved.ref}"

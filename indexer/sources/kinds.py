@@ -11,7 +11,7 @@ fetchers and parsers are slow to import).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from docs_mcp.indexer.sources.errors import SourceError
 
 if TYPE_CHECKING:
+    from docs_mcp.indexer.libraries.catalog_entry import CatalogEntry
     from docs_mcp.indexer.sources.source_settings import SourceSettings
 
 # The one table: a catalog entry's origin -> the module of indexer/sources/ whose kind writes it.
@@ -50,8 +51,9 @@ class Refreshing:
     service: Any  # the index's SourceService (service.py, which uses this module: not named, no import cycle)
 
 
-# refresh(refreshing, library_id, catalog entry) -> one outcome per URL revalidated (llms.txt) or per library.
-RefreshFn = Callable[[Refreshing, str, Mapping[str, Any]], list[RefreshOutcome]]
+# refresh(refreshing, library_id, its catalog entry: None when not indexed yet) -> one outcome per URL
+# revalidated (llms.txt) or per library.
+RefreshFn = Callable[[Refreshing, str, "CatalogEntry | None"], list[RefreshOutcome]]
 
 
 @dataclass(frozen=True)
@@ -73,9 +75,9 @@ def fetches_on_demand(origin: str) -> bool:
     return kind is not None and kind.pages_on_demand
 
 
-def refresh_failed(library_id: str, entry: Mapping[str, Any], error: SourceError) -> RefreshOutcome:
+def refresh_failed(entry: CatalogEntry, error: SourceError) -> RefreshOutcome:
     """The outcome of a library whose refresh failed: the index keeps it as it was."""
-    return RefreshOutcome(library_id, str(entry.get("source") or ""), "failed", error.message)
+    return RefreshOutcome(entry.library_id, entry.source, "failed", error.message)
 
 
 def kind_of(origin: str) -> SourceKind | None:

@@ -9,9 +9,7 @@ the library again only if one changed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
+from docs_mcp.indexer.libraries.catalog_entry import CatalogEntry
 from docs_mcp.indexer.sources.ingest import SourcePages
 from docs_mcp.indexer.sources.kinds import Refreshing, RefreshOutcome, SourceKind
 from docs_mcp.indexer.sources.known_libraries import LLMS_TXT, RegisteredLibrary
@@ -33,8 +31,11 @@ def add_llms_txt(settings: SourceSettings, library: RegisteredLibrary) -> LlmsTx
         service.close()
 
 
-def refresh_llms_txt(refreshing: Refreshing, library_id: str, entry: Mapping[str, Any]) -> list[RefreshOutcome]:
-    """Revalidate the llms.txt and every cached page (one outcome each); re-index the library if one changed."""
+def refresh_llms_txt(refreshing: Refreshing, library_id: str, entry: CatalogEntry | None) -> list[RefreshOutcome]:
+    """Revalidate the llms.txt and every cached page (one outcome each); re-index the library if one changed.
+
+    A library the registry lists may be refreshed before it is indexed (``entry`` None): that fetches it.
+    """
     return refreshing.service.refresh(library_id)
 
 

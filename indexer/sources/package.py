@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from docs_mcp.indexer.libraries.catalog_entry import CatalogEntry
 from docs_mcp.indexer.libraries.store import catalog_entries
 from docs_mcp.indexer.records import IndexReport, Problem
 from docs_mcp.indexer.schema import METADATA_FILE
@@ -45,7 +45,7 @@ class Added:
     problems: tuple[Problem, ...] = ()  # the build's problems with this library's pages (each one skipped or cut short)
 
 
-def indexed_libraries(index_dir: Path) -> dict[str, Mapping[str, Any]]:
+def indexed_libraries(index_dir: Path) -> dict[str, CatalogEntry]:
     """The catalog entries of the index at ``index_dir`` by library ID (none when there is no index yet)."""
     try:
         metadata = json.loads((Path(index_dir) / METADATA_FILE).read_text(encoding="utf-8"))
@@ -59,9 +59,9 @@ def library_problems(report: IndexReport, library_id: str) -> tuple[Problem, ...
     return tuple(problem for problem in report.problems if problem.library == library_id)
 
 
-def archive_revision(entry: Mapping[str, Any] | None) -> str:
+def archive_revision(entry: CatalogEntry | None) -> str:
     """The digest of the archive a package library was indexed from ('' for any other library)."""
-    return next((s.get("revision", "") for s in (entry or {}).get("sources") or () if s.get("kind") == ARCHIVE), "")
+    return next((s.get("revision", "") for s in (entry.sources if entry else ()) if s.get("kind") == ARCHIVE), "")
 
 
 def add_package(
@@ -85,26 +85,15 @@ def add_package(
     info, release = client.release(ref)
     ref = ref.at(release.version)
     entry = indexed_libraries(index_dir).get(ref.library_id)
-    if (
-        entry is not None
-        and release.digest
-        and archive_revision(entry) == release.digest
-        and bool(entry.get("pinned")) == pinned
-    ):
-        stats = entry.get("stats") or {}
+    if entry is not None and release.digest and archive_revision(entry) == release.digest and entry.pinned == pinned:
         return Added(
-            ref.library_id,
-            UNCHANGED,
-            int(stats.get("files", 0)),
-            int(stats.get("chunks", 0)),
-            str(entry.get("source", "")),
-            time.perf_counter() - started,
+            ref.library_id, UNCHANGED, entry.documents, entry.chunks, entry.source, time.perf_counter() - started
         )
     source = fetch_release(client, ref, pinned=pinned, added_by=added_by)
     report = index_pages(Path(index_dir), source, sleep=sleep, model=model)
-    written = indexed_libraries(index_dir).get(ref.library_id) or {}
-    stats = written.get("stats") or {}
-    return Added(ref.library_id, ADDED, int(stats.get("files", 0)), int(stats.get("chunks", 0)), source.archive.url,
+    written = indexed_libraries(index_dir).get(ref.library_id)
+    documents, chunks = (written.documents, written.chunks) if written else (0, 0)
+    return Added(ref.library_id, ADDED, documents, chunks, source.archive.url,
                  time.perf_counter() - started, report.embedded, source.richer.url if source.richer else "", source.notes,
                  library_problems(report, ref.library_id))  # fmt: skip
 

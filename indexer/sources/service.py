@@ -24,12 +24,12 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from docs_mcp.indexer.libraries.catalog_entry import CatalogEntry
 from docs_mcp.indexer.libraries.store import catalog_entries
 from docs_mcp.indexer.schema import METADATA_FILE
 from docs_mcp.indexer.sources.context7 import Context7Client
@@ -106,7 +106,7 @@ class SourceService:
         self._delays = delays
         self._worker = Worker()
         self._refusals = Refusals()
-        self._catalog: tuple[tuple[int, int, int], dict[str, Mapping[str, Any]]] | None = None
+        self._catalog: tuple[tuple[int, int, int], dict[str, CatalogEntry]] | None = None
         warn_if_loopback_allowed()
         for problem in settings.registry.problems:
             logger.warning("library registry: %s", problem)
@@ -142,9 +142,7 @@ class SourceService:
 
     def llms_libraries(self) -> dict[str, RegisteredLibrary]:
         """llms.txt libraries: those the index holds, then the registry's others."""
-        indexed = {
-            i: _indexed_library(i, e) for i, e in self._entries().items() if fetches_on_demand(e.get("origin") or "")
-        }
+        indexed = {i: _indexed_library(e) for i, e in self._entries().items() if fetches_on_demand(e.origin)}
         listed = {
             i: lib for i, lib in self.settings.registry.libraries.items() if lib.kind == LLMS_TXT and i not in indexed
         }
@@ -156,8 +154,8 @@ class SourceService:
 
     def policy(self) -> FetchPolicy:
         """The allowlist now: configured and registry domains, plus every llms.txt link's domain."""
-        hosts = {host_of(entry.get("llms_txt", "")) for entry in self._entries().values()}
-        hosts |= {host_of(toc.get("url", "")) for entry in self._entries().values() for toc in entry.get("toc") or ()}
+        hosts = {host_of(entry.llms_txt) for entry in self._entries().values()}
+        hosts |= {host_of(toc.get("url", "")) for entry in self._entries().values() for toc in entry.toc}
         return self.settings.policy.allowing(hosts - {""})
 
     # -- reads --------------------------------------------------------------------------
@@ -231,11 +229,11 @@ class SourceService:
 
     def pages_for_topic(self, library_id: str, topic: str, limit: int = TOPIC_PAGES) -> list[str]:
         """URLs of the library's TOC pages whose title, section or description share words with ``topic``, not yet indexed."""
-        entry = self._entries().get(library_id) or {}
+        entry = self._entries().get(library_id)
         indexed = indexed_digests(entry)
         wanted = set(_WORD.findall(topic.casefold()))
         scored = []
-        for position, toc in enumerate(entry.get("toc") or ()):
+        for position, toc in enumerate(entry.toc if entry else ()):
             url = toc.get("url", "")
             words = set(
                 _WORD.findall(
@@ -402,7 +400,8 @@ class SourceService:
         """The library whose table of contents lists ``url`` (or whose llms.txt folder holds it); None for any other URL."""
         entries = self._entries()
         for library_id, library in self.llms_libraries().items():
-            toc = {t.get("url") for t in (entries.get(library_id) or {}).get("toc") or ()} or self._cached_toc(library)
+            entry = entries.get(library_id)
+            toc = {t.get("url") for t in (entry.toc if entry else ())} or self._cached_toc(library)
             if _belongs(url, library, toc):
                 return library
         return None
@@ -419,7 +418,8 @@ class SourceService:
 
     def _path_of(self, library: RegisteredLibrary, url: str) -> str:
         """The document path ``url`` has (or will have once indexed) in its library, as ingest names it."""
-        toc = (self._entries().get(library.library_id) or {}).get("toc") or ()
+        entry = self._entries().get(library.library_id)
+        toc = entry.toc if entry else ()
         known = [
             *(t["url"] for t in toc if t.get("url")),
             *(p.url for p in self.cache.states_of(library.library_id)),
@@ -430,11 +430,11 @@ class SourceService:
     def _is_indexed(self, library_id: str, page: CachedPage) -> bool:
         return indexed_digests(self._entries().get(library_id)).get(page.url) == page.digest
 
-    def entries(self) -> dict[str, Mapping[str, Any]]:
+    def entries(self) -> dict[str, CatalogEntry]:
         """The index's catalog entries by library ID (from the published metadata.json)."""
         return dict(self._entries())
 
-    def _entries(self) -> dict[str, Mapping[str, Any]]:
+    def _entries(self) -> dict[str, CatalogEntry]:
         """The index's catalog, from the published metadata.json (no database opened)."""
         path = self.settings.index_dir / METADATA_FILE
         try:
@@ -478,16 +478,16 @@ def _under_folder(url: str, llms_url: str) -> bool:
     return path.startswith(base.path.rsplit("/", 1)[0] + "/")
 
 
-def _indexed_library(library_id: str, entry: Mapping[str, Any]) -> RegisteredLibrary:
+def _indexed_library(entry: CatalogEntry) -> RegisteredLibrary:
     return RegisteredLibrary(
-        library_id=library_id,
-        name=entry.get("name") or library_id,
+        library_id=entry.library_id,
+        name=entry.name or entry.library_id,
         kind=LLMS_TXT,
-        llms_txt_url=entry.get("llms_txt", ""),
-        description=entry.get("description") or "",
-        languages=tuple(entry.get("languages") or ()),
-        aliases=tuple(entry.get("aliases") or ()),
-        ttl_hours=float(entry.get("ttl_hours") or _DEFAULT.ttl_hours),
+        llms_txt_url=entry.llms_txt,
+        description=entry.description,
+        languages=entry.languages,
+        aliases=entry.aliases,
+        ttl_hours=entry.ttl_hours or _DEFAULT.ttl_hours,
     )
 
 

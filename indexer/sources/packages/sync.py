@@ -23,6 +23,7 @@ from pathlib import Path
 from docs_mcp.errors import DocsMcpError
 from docs_mcp.indexer.errors import PackageSpecError
 from docs_mcp.indexer.index_file import interrupted
+from docs_mcp.indexer.libraries.catalog_entry import CatalogEntry
 from docs_mcp.indexer.libraries.ops import remove_library
 from docs_mcp.indexer.libraries.versions import parse_ref
 from docs_mcp.indexer.records import IndexReport
@@ -84,7 +85,7 @@ def plan_sync(project: Project, index_dir: Path, client: RegistryClient, *, incl
             items.append(SyncItem(dep, None, UNRESOLVED, _message(error)))
             continue
         entry = indexed.get(ref.library_id)
-        status = UNCHANGED if entry is not None and entry.get("pinned") else FETCH
+        status = UNCHANGED if entry is not None and entry.pinned else FETCH
         how = (
             f"locked in {dep.locked_in}"
             if dep.locked_in
@@ -114,7 +115,7 @@ def run_sync(
     try:
         indexed = indexed_libraries(index_dir)
         # A version added by hand and now locked keeps saying so: sync never removes what it did not add.
-        started = {pool.submit(_timed_fetch, client, item.ref, str((indexed.get(item.ref.library_id) or {}).get("added_by") or SYNC)): item
+        started = {pool.submit(_timed_fetch, client, item.ref, _added_by(indexed.get(item.ref.library_id))): item
                    for item in todo if item.ref}  # fmt: skip
         pending: set[Future] = set(started)
         while pending:
@@ -184,10 +185,16 @@ def _added(
 ) -> SyncItem:
     """The item as added, with its share of the build's report: the embedding count is the batch's, the problems its own."""
     library_id = source.ref.library_id
-    stats = (indexed_libraries(index_dir).get(library_id) or {}).get("stats") or {}
-    added = Added(library_id, ADDED, int(stats.get("files", 0)), int(stats.get("chunks", 0)), source.archive.url, download + write,
+    written = indexed_libraries(index_dir).get(library_id)
+    documents, chunks = (written.documents, written.chunks) if written else (0, 0)
+    added = Added(library_id, ADDED, documents, chunks, source.archive.url, download + write,
                   report.embedded, source.richer.url if source.richer else "", source.notes, library_problems(report, library_id))  # fmt: skip
     return replace(item, status=ADDED, added=added, seconds=download + write, download_seconds=download)
+
+
+def _added_by(entry: CatalogEntry | None) -> str:
+    """Who added the library: the one indexed says ("add" when added by hand); a new one is sync's."""
+    return (entry.added_by if entry is not None else "") or SYNC
 
 
 def _remove_superseded(index_dir: Path, locked: Sequence[PackageRef]) -> list[SyncItem]:
@@ -196,13 +203,9 @@ def _remove_superseded(index_dir: Path, locked: Sequence[PackageRef]) -> list[Sy
     removed = []
     for library_id, entry in sorted(indexed_libraries(index_dir).items()):
         ref = parse_ref(library_id)
-        if ref and ref.base_id in wanted and wanted[ref.base_id] != library_id and entry.get("added_by") == SYNC:
+        if ref and ref.base_id in wanted and wanted[ref.base_id] != library_id and entry.added_by == SYNC:
             remove_library(Path(index_dir), library_id)
-            dependency = Dependency(
-                str(entry.get("origin") or ""),
-                str((entry.get("package") or {}).get("name") or ref.base_id),
-                ref.version,
-            )
+            dependency = Dependency(entry.origin, str(entry.package.get("name") or ref.base_id), ref.version)
             removed.append(
                 SyncItem(dependency, None, REMOVED, f"{library_id}: the project now locks {wanted[ref.base_id]}")
             )
