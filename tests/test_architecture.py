@@ -1178,6 +1178,8 @@ def test_every_source_kind_is_one_module_of_sources_listed_in_the_one_table():
         assert kind.__class__.__module__ == "docs_mcp.indexer.sources.kinds"
         assert origin in kind.origins
         assert {o for o, m in table.items() if m == module} == set(kind.origins), module
+        assert callable(kind.add), module
+        assert all(callable(getattr(kind.source, m, None)) for m in ("documents", "catalog_entry")), module  # a Source
     assert kind_of("no-such-origin") is None
 
 
