@@ -1277,3 +1277,13 @@ def test_the_suffix_check_catches_an_if_chain(tmp_path):
         'if suffix in (".rst", ".rest"):\n    pass\nif name == "README":\n    pass\nif s == ".ipynb":\n    pass\n'
     )
     assert suffix_chains(chain) == [1, 5]
+
+
+def test_the_guide_s_concept_to_module_map_names_files_that_exist():
+    """corpus/guide/architecture.md is how a reader finds a concept's module: a moved module must move there too."""
+    guide = (REPO / "corpus" / "guide" / "architecture.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`((?:indexer|server|eval|docs_mcp)/[\w/]+\.py)`", guide))
+    assert len(named) > 50
+    assert sorted(path for path in named if not (REPO / path).is_file()) == []
+    for concept in ("indexer/sources/kinds.py", "indexer/sources/web/robots.py", "indexer/corpus/formats/__init__.py"):
+        assert concept in named
