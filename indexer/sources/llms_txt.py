@@ -1,10 +1,10 @@
 """An llms.txt library: ``docs-mcp add llms-txt URL --library ORG/NAME``.
 
-The llms.txt (parsed by llms_txt_parse.py) is the library's table of contents; its pages are fetched
-when first read (read_page, get_docs) and kept in the page cache. ``SourceService`` (service.py) fetches,
-caches and revalidates them; ``SourcePages`` (ingest.py) hands the llms.txt and the cached pages to the
-one writer. A refresh revalidates the llms.txt and every cached page with conditional GETs and writes
-the library again only if one changed.
+The llms.txt (parsed by llms_txt_parse.py) is the library's table of contents; its pages are fetched when
+first read (read_page, get_docs) and kept in the page cache. ``SourceService`` (service.py) fetches, caches
+and revalidates them, refusing what llms_txt_fetch.py says an llms.txt may not be; ``SourcePages``
+(ingest.py) hands the llms.txt and the cached pages to the one writer. A refresh revalidates the llms.txt
+and every cached page with conditional GETs and writes the library again only if one changed.
 """
 
 from __future__ import annotations

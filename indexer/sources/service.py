@@ -8,6 +8,7 @@
 - ``ensure_library`` / ``ensure_pages``: fetch an llms.txt library (its TOC) or some of its
   pages now and add them to the index before answering (get_library_info, get_docs).
 - ``refresh``: revalidate a library's llms.txt and cached pages with conditional GETs.
+- what fetching an llms.txt refuses beyond any page (HTML, not an llms.txt, no pages) is llms_txt_fetch.py.
 - ``context7``: the passthrough for remote (Context7-compatible) libraries.
 
 A fresh cached page is served as is; a stale one is served with ``stale: true`` while a
@@ -35,7 +36,6 @@ from docs_mcp.indexer.schema import METADATA_FILE
 from docs_mcp.indexer.sources.context7 import Context7Client
 from docs_mcp.indexer.sources.errors import (
     InvalidContentError,
-    LlmsTxtNotFoundError,
     RemotePageNotFoundError,
     SourceError,
     SourceUnavailableError,
@@ -44,9 +44,10 @@ from docs_mcp.indexer.sources.ingest import SourcePages, index_pages, indexed_di
 from docs_mcp.indexer.sources.job_thread import Worker
 from docs_mcp.indexer.sources.kinds import RefreshOutcome, fetches_on_demand
 from docs_mcp.indexer.sources.known_libraries import CONTEXT7, LLMS_TXT, RegisteredLibrary
+from docs_mcp.indexer.sources.llms_txt_fetch import linked_pages, llms_txt_missing, refuse_html, refuse_unparsable
 from docs_mcp.indexer.sources.llms_txt_parse import LlmsTxt, parse_llms_txt
 from docs_mcp.indexer.sources.source_settings import SourceSettings
-from docs_mcp.indexer.sources.web.convert import is_html, to_markdown
+from docs_mcp.indexer.sources.web.convert import to_markdown
 from docs_mcp.indexer.sources.web.fetch import DEFAULT_DELAYS, Fetcher
 from docs_mcp.indexer.sources.web.fetch_pool import FetchPool
 from docs_mcp.indexer.sources.web.page_cache import CachedPage, PageCache
@@ -280,12 +281,7 @@ class SourceService:
         )
         self.settings = replace(self.settings, registry=registry, policy=self.settings.policy.allowing(library.domains))
         page = self._fetch(library.llms_txt_url, library.library_id, None, llms=True)
-        llms = parse_llms_txt(page.markdown, library.llms_txt_url)
-        if not llms.entries:
-            raise LlmsTxtNotFoundError(
-                f"{library.llms_txt_url} lists no pages (no '- [title](url)' lines): it would be a library of 0 pages.",
-                "Pass the URL of an llms.txt that links the documentation's pages (check it in a browser).",
-            )
+        llms = linked_pages(page.markdown, library.llms_txt_url)
         self.index_library(library.library_id)
         return llms
 
@@ -334,24 +330,18 @@ class SourceService:
             )
             if fetched.not_modified and previous is not None:
                 return self.cache.revalidated(previous)
-            if llms and is_html(fetched):
-                raise LlmsTxtNotFoundError(
-                    f"{url} serves an HTML page ({fetched.content_type or 'no content type'}), not an llms.txt: a directory "
-                    "listing or a site's front page, not the markdown file that lists the documentation.",
-                    "Pass the URL of the site's llms.txt itself (usually https://SITE/llms.txt; open it in a browser: it is plain text).",
-                )
+            if llms:
+                refuse_html(url, fetched)
             converted = to_markdown(fetched)
         except RemotePageNotFoundError as error:
             if llms:
-                raise LlmsTxtNotFoundError(
-                    error.message, "Check the llms.txt URL of the library (docs-mcp add llms-txt URL)."
-                ) from error
+                raise llms_txt_missing(error) from error
             raise
         except InvalidContentError as error:
             self._refusals.remember(url, error)
             raise
         if llms:
-            parse_llms_txt(converted.markdown, url)  # refuse what is not an llms.txt before caching it
+            refuse_unparsable(converted.markdown, url)
         return self.cache.put(
             CachedPage(
                 url,
