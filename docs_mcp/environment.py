@@ -8,7 +8,7 @@ so a test or a wrapper may set a variable before the code that reads it runs.
     DOCS_MCP_CONFIG                 the team server's config file (server/team/server_settings.py lists its keys' variables)
     DOCS_MCP_FETCH_ALLOW, DOCS_MCP_CUSTOM_LIBRARIES, DOCS_MCP_CURATED_LIBRARIES, DOCS_MCP_SOURCES_CACHE,
     DOCS_MCP_CONTEXT7_URL, DOCS_MCP_CONTEXT7_KEY, DOCS_MCP_ALLOW_PRIVATE_FETCH   remote sources (indexer/sources/source_settings.py)
-    DOCS_MCP_GITHUB_API, GITHUB_TOKEN, GH_TOKEN   GitHub repositories: the API base, the token (indexer/sources/github.py)
+    DOCS_MCP_GITHUB_API, GITHUB_TOKEN, GH_TOKEN   GitHub repositories: the API base, the token (indexer/sources/github_api.py)
     DOCS_MCP_ANN_MIN_WINDOWS        windows from which a build makes the approximate vector index
     DOCS_MCP_TEST_FAULT             tests only: a fault point and what happens there
     XDG_CACHE_HOME                  where docs-mcp's cache folder goes (default ~/.cache)

@@ -123,7 +123,7 @@ class _StageClock:
 
 
 def _child(docs_dir: str, out: str, embeddings: str) -> dict[str, object]:
-    from docs_mcp.indexer.folder_source import build_index
+    from docs_mcp.indexer.sources.folder import build_index
 
     clock = _StageClock()
     report = build_index(Path(docs_dir), Path(out), embeddings=embeddings, progress=clock)

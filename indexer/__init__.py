@@ -12,7 +12,7 @@ from docs_mcp.lazy import lazy_exports
 
 # The one list of this package's public names, by home module; __all__ follows its order.
 _EXPORTS = {
-    "folder_source": ("build_index",),
+    "sources.folder": ("build_index",),
     "generation": ("Progress", "write_index"),
     "corpus.scan": ("scan_corpus",),
     "models.loading": ("Embedder", "load_model"),
@@ -35,7 +35,6 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # the same names for type checkers (tests/test_public_api.py keeps the two in step)
     from docs_mcp.indexer.corpus.scan import scan_corpus
-    from docs_mcp.indexer.folder_source import build_index
     from docs_mcp.indexer.generation import Progress, write_index
     from docs_mcp.indexer.index_file import IndexReader, current_generation, open_generation, open_index
     from docs_mcp.indexer.libraries.ops import list_libraries, remove_library
@@ -51,3 +50,4 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/test_public_api.py 
         Strategy,
         TaxonomyKey,
     )
+    from docs_mcp.indexer.sources.folder import build_index

@@ -1,7 +1,7 @@
 """The one writer: every source's documents planned with the index's other libraries, then written.
 
-A ``Source`` (a docs folder: folder_source.py; indexer/sources: an llms.txt library, a site, a repository;
-indexer/packages: a release of a package) hands its documents over as a docs folder; ``write_source`` scans it as the
+A ``Source`` (each kind of indexer/sources/kinds.py: a docs folder, an llms.txt library, a site, a repository,
+a release of a package) hands its documents over as a docs folder; ``write_source`` scans it as the
 source's library, keeps the index's other libraries (``plan_build``, build_plan.py), lets the source complete
 its catalog entry, and writes the new generation with
 :func:`docs_mcp.indexer.generation.write_index`, which swaps it in atomically. Nothing else

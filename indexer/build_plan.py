@@ -25,6 +25,7 @@ from docs_mcp.indexer.libraries.catalog import (
     prompt_entries,
     resource_marks,
 )
+from docs_mcp.indexer.libraries.catalog_entry import CatalogEntry
 from docs_mcp.indexer.libraries.spec import (
     LIBRARY_KEY,
     LIBRARY_KEY_DESCRIPTION,
@@ -153,9 +154,9 @@ def _existing(index_dir: Path, keep: Callable[[str, Mapping[str, Any]], bool]) -
         return StoredLibraries.empty()
 
 
-def _replaces(spec: LibrarySpec, library_id: str, entry: Mapping[str, Any]) -> bool:
+def _replaces(spec: LibrarySpec, library_id: str, entry: CatalogEntry) -> bool:
     """Whether indexing ``spec`` replaces the stored library: the same ID, or any implicit one for an implicit spec."""
-    return library_id == spec.library_id or (spec.implicit and bool(entry.get("implicit")))
+    return library_id == spec.library_id or (spec.implicit and entry.implicit)
 
 
 def _combine(

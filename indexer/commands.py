@@ -17,8 +17,8 @@ from docs_mcp.indexer.build_summary import front_matter_only, human_size, proble
 from docs_mcp.indexer.faults import fault_point
 from docs_mcp.indexer.info import info
 from docs_mcp.indexer.libraries.commands import register_libraries
-from docs_mcp.indexer.packages.commands import register_packages
 from docs_mcp.indexer.sources.commands import register_sources
+from docs_mcp.indexer.sources.packages.commands import register_packages
 
 __all__ = ["file_rules", "front_matter_only", "human_size", "index", "register", "summary", "validate"]
 from docs_mcp.indexer.records import Problem
@@ -92,8 +92,8 @@ def index(
 ) -> None:
     """Index a folder of documentation: full-text search goes live first, hybrid search when the vectors are ready; the previous index stays live until then."""
     from docs_mcp.indexer.display import BuildDisplay
-    from docs_mcp.indexer.folder_source import build_index
     from docs_mcp.indexer.libraries.spec import requested_spec
+    from docs_mcp.indexer.sources.folder import build_index
 
     choice = _embedding_choice(embeddings, model)
     spec = requested_spec(docs_dir, library, name=name, description=description, languages=languages, version=version)

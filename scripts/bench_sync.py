@@ -67,7 +67,7 @@ def sync(project: Path, index: Path) -> tuple[float, dict]:
 
 def check_answers(index: Path) -> dict[str, dict]:
     """Per library: what get_docs answered from, and what resolve_library says it would use."""
-    from docs_mcp.indexer.packages.refs import package_ref
+    from docs_mcp.indexer.sources.packages.refs import package_ref
     from docs_mcp.indexer.sources.service import SourceService
     from docs_mcp.indexer.sources.source_settings import source_settings
     from docs_mcp.server.app import tool_registry

@@ -31,7 +31,7 @@ LATE = 5.0  # seconds left below which the worst error is also quoted apart
 
 def record(docs_dir: Path, out_dir: Path) -> list[EmbedStep]:
     """Build ``docs_dir`` into an emptied ``out_dir``; the embedding steps with their times."""
-    from docs_mcp.indexer.folder_source import build_index
+    from docs_mcp.indexer.sources.folder import build_index
 
     shutil.rmtree(out_dir, ignore_errors=True)
     steps: list[EmbedStep] = []

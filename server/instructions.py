@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from docs_mcp.indexer.corpus.readable_name import GENERIC_FOLDERS, library_name
+from docs_mcp.indexer.libraries.catalog_entry import CatalogEntry
 
 LEAD_CHARS = 500
 MAX_DESCRIPTION_CHARS = 160
@@ -37,13 +38,13 @@ class IndexSummary:
             r"\1", description
         )  # an index built before readable_name: "X documentation documentation"
         names = []
-        for library_id, entry in (metadata.get("libraries") or {}).items():
+        for library_id, stored in (metadata.get("libraries") or {}).items():
+            entry = CatalogEntry.read(library_id, stored or {})
             # "Python 3.11.2", not "Python 3.11.2 documentation": the name is said as a library's ("code that uses ...").
-            name = library_name(str((entry or {}).get("name") or library_id))
+            name = library_name(entry.name or library_id)
             # An implicit library is named after its folder ("corpus"): a name only if the description uses it, and
             # never a folder that names no library ("docs", "html": an index built before readable_name).
-            implicit = bool((entry or {}).get("implicit"))
-            if not implicit or (name.lower() in description.lower() and name.lower() not in GENERIC_FOLDERS):
+            if not entry.implicit or (name.lower() in description.lower() and name.lower() not in GENERIC_FOLDERS):
                 names.append(name)
         return cls(tuple(dict.fromkeys(names)), description)
 

@@ -49,9 +49,13 @@ _GATEWAY = f"{_SERVER}.gateway"
 _SOURCES = "docs_mcp.indexer.sources"
 _FLEET = f"{_SERVER}.fleet"
 _INDEXER_FLEET = "docs_mcp.indexer.fleet"
-_PACKAGES = "docs_mcp.indexer.packages"
+_PACKAGES = "docs_mcp.indexer.sources.packages"
+_WEB = f"{_SOURCES}.web"
+# The source kinds: one module each, listed in the one table (indexer/sources/kinds.py).
+KIND_MODULES = {"folder", "llms_txt", "site", "github", "package"}
+_KIND_MODULES = tuple(f"{_SOURCES}.{m}" for m in sorted(KIND_MODULES))
 # The one writer, its planner (which keeps the other libraries) and the docs-folder source that feeds it.
-_WRITER = ("docs_mcp.indexer.build", "docs_mcp.indexer.build_plan", "docs_mcp.indexer.folder_source")
+_WRITER = ("docs_mcp.indexer.build", "docs_mcp.indexer.build_plan", "docs_mcp.indexer.sources.folder")
 # The gateway reuses the engine, the contract's argument checks and the libraries' error shape;
 # every other part of the contract and the libraries is theirs alone.
 _TOOLS = f"{_SERVER}.tools"
@@ -180,7 +184,7 @@ PRODUCT_RULES: dict[str, tuple[str, ...]] = {
     # The fleet's control plane and shared storage use the index files only; publishing a build is the CLI's business.
     _INDEXER_FLEET: ("docs_mcp.indexer.libraries", *_WRITER, _SOURCES, _PACKAGES, "docs_mcp.indexer.commands"),
     # Libraries list and remove (through the planner); they never build.
-    "docs_mcp.indexer.libraries": ("docs_mcp.indexer.build", "docs_mcp.indexer.folder_source", _SOURCES, _PACKAGES),
+    "docs_mcp.indexer.libraries": ("docs_mcp.indexer.build", "docs_mcp.indexer.sources.folder", _SOURCES, _PACKAGES),
     # The serving arrays: their format, writer and reader; the indexer's write side fills them, the server maps them.
     "docs_mcp.indexer.serving": ("docs_mcp.indexer.libraries", *_WRITER, _SOURCES, _PACKAGES, _INDEXER_FLEET),
     # Embedding models turn texts into vectors: they know nothing of libraries, builds, sources or the fleet.
@@ -198,15 +202,35 @@ PRODUCT_RULES: dict[str, tuple[str, ...]] = {
     ),
     # Formats turn one file's text into markdown: they know nothing of libraries, builds or fetching.
     "docs_mcp.indexer.corpus.formats": ("docs_mcp.indexer.libraries", *_WRITER, _SOURCES, _PACKAGES),
-    "docs_mcp.indexer.build": (_SOURCES, _PACKAGES, "docs_mcp.indexer.folder_source"),
+    "docs_mcp.indexer.build": (_SOURCES, _PACKAGES, "docs_mcp.indexer.sources.folder"),
     # The planner reads the index's other libraries back; the writer uses it, never the reverse.
-    "docs_mcp.indexer.build_plan": (_SOURCES, _PACKAGES, "docs_mcp.indexer.build", "docs_mcp.indexer.folder_source"),
+    "docs_mcp.indexer.build_plan": (_SOURCES, _PACKAGES, "docs_mcp.indexer.build", "docs_mcp.indexer.sources.folder"),
     # The docs-folder source hands its folder to the writer, as every source does; it knows no other source.
-    "docs_mcp.indexer.folder_source": (_SOURCES, _PACKAGES),
+    "docs_mcp.indexer.sources.folder": (
+        _PACKAGES,
+        _WEB,
+        *(m for m in _KIND_MODULES if m != f"{_SOURCES}.folder"),
+        f"{_SOURCES}.service",
+        f"{_SOURCES}.ingest",
+    ),
     # Sources (folders, llms.txt) hand their documents to the one writer (build); the writer knows no source.
     _SOURCES: ("docs_mcp.indexer.commands", _PACKAGES),
+    # The package kind is the one user of the registries' plumbing (PyPI, npm, archives, lock files).
+    f"{_SOURCES}.package": ("docs_mcp.indexer.commands",),
     # Package registries use the sources (fetcher, ingest) and the writer; no source knows them.
     _PACKAGES: ("docs_mcp.indexer.commands",),
+    # The web plumbing (HTTP client, robots.txt, URLs, page cache, crawler) knows no kind, no library and no writer.
+    _WEB: (
+        "docs_mcp.indexer.commands",
+        "docs_mcp.indexer.libraries",
+        *_WRITER,
+        _PACKAGES,
+        f"{_SOURCES}.kinds",
+        *_KIND_MODULES,
+        f"{_SOURCES}.service",
+        f"{_SOURCES}.ingest",
+        f"{_SOURCES}.known_libraries",
+    ),
 }
 # The indexer's root holds the index format and its life cycle, and nothing else: what is about embedding models,
 # the serving arrays or reading a folder lives in its sub-package, so the root cannot grow flat again.
@@ -227,10 +251,9 @@ INDEXER_ROOT = {
     "segmentation",
     "stemmer",
     "stopwords",
-    # the life cycle: the one writer, its plan, the folder source, a generation written, staged, swapped, its vectors
+    # the life cycle: the one writer, its plan, a generation written, staged, swapped, its vectors
     "build",
     "build_plan",
-    "folder_source",
     "generation",
     "staging",
     "vectors",
@@ -243,7 +266,7 @@ INDEXER_ROOT = {
     "time_left",
     "build_summary",
 }
-INDEXER_SUB_PACKAGES = {"corpus", "models", "serving", "libraries", "sources", "packages", "fleet"}
+INDEXER_SUB_PACKAGES = {"corpus", "models", "serving", "libraries", "sources", "fleet"}
 # The index's database: only these indexer modules import duckdb. The server and eval read an index only
 # through the index store (indexer/index_store.py), whose DuckDB implementation is the one read-side module.
 READ_SIDE_STORE = "docs_mcp.indexer.duckdb_store"
@@ -899,8 +922,8 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ),
         (
             "docs_mcp.server.search.engine",
-            "import docs_mcp.indexer.sources.fetch\n",
-            ["docs_mcp.indexer.sources.fetch"],
+            "import docs_mcp.indexer.sources.web.fetch\n",
+            ["docs_mcp.indexer.sources.web.fetch"],
         ),
         ("docs_mcp.server.libraries.tools", "from docs_mcp.server.app import build_server\n", ["docs_mcp.server.app"]),
         ("docs_mcp.server.app", "from docs_mcp.server.team.auth import OriginGuard\n", ["docs_mcp.server.team.auth"]),
@@ -950,8 +973,8 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ),
         (
             "docs_mcp.indexer.generation",
-            "from docs_mcp.indexer.sources.page_cache import PageCache\n",
-            ["docs_mcp.indexer.sources.page_cache"],
+            "from docs_mcp.indexer.sources.web.page_cache import PageCache\n",
+            ["docs_mcp.indexer.sources.web.page_cache"],
         ),
         (
             "docs_mcp.indexer.build_plan",
@@ -970,8 +993,8 @@ def test_the_checker_catches_upward_and_lazy_imports(tmp_path):
         ),
         (
             "docs_mcp.indexer.build",
-            "from docs_mcp.indexer.folder_source import FolderSource\n",
-            ["docs_mcp.indexer.folder_source"],
+            "from docs_mcp.indexer.sources.folder import FolderSource\n",
+            ["docs_mcp.indexer.sources.folder"],
         ),
         (
             "docs_mcp.indexer.sources.service",
@@ -1115,3 +1138,152 @@ def test_the_stdout_detector(tmp_path, line, writes):
     path = tmp_path / "m.py"
     path.write_text(f"import sys\ndef f():\n    {line}\n", encoding="utf-8")
     assert bool(stdout_writes(path)) is writes
+
+
+# -- source kinds: one module each, one table ------------------------------------------------------------------------
+
+_ORIGIN_NAMES = {"SITE", "GITHUB", "LLMS_TXT", "PYPI", "NPM"}
+
+
+def _kind_table() -> dict[str, str]:
+    """indexer/sources/kinds.py's KIND_MODULES, read from its source (origin -> module)."""
+    tree = ast.parse((package_dirs()["docs_mcp.indexer"] / "sources" / "kinds.py").read_text(encoding="utf-8"))
+    table = next(
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "KIND_MODULES" for t in node.targets)
+    )
+    return ast.literal_eval(table)
+
+
+def _defines_kind(path: Path) -> bool:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return any(
+        isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "KIND" for t in node.targets) for node in tree.body
+    )
+
+
+def test_every_source_kind_is_one_module_of_sources_listed_in_the_one_table():
+    """A kind module exports KIND (a SourceKind), its origins are the table's rows for it, and only kinds define KIND."""
+    from docs_mcp.indexer.sources.kinds import SourceKind, kind_of
+
+    table = _kind_table()
+    sources = package_dirs()["docs_mcp.indexer"] / "sources"
+    defining = {path.stem for path in sources.rglob("*.py") if _defines_kind(path)}
+    assert defining == set(table.values()) == KIND_MODULES
+    assert all(not (sources / module).is_dir() for module in KIND_MODULES)  # at the top of sources/, by name
+    for origin, module in table.items():
+        kind = kind_of(origin)
+        assert isinstance(kind, SourceKind), origin
+        assert kind.__class__.__module__ == "docs_mcp.indexer.sources.kinds"
+        assert origin in kind.origins
+        assert {o for o, m in table.items() if m == module} == set(kind.origins), module
+        assert callable(kind.add), module
+        assert all(callable(getattr(kind.source, m, None)) for m in ("documents", "catalog_entry")), module  # a Source
+    assert kind_of("no-such-origin") is None
+
+
+def _names_origin(node: ast.expr) -> bool:
+    """``x.origin``, ``x.get("origin")`` or ``x["origin"]``: a catalog entry's or a library's origin."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == "origin"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+        return bool(node.args) and isinstance(node.args[0], ast.Constant) and node.args[0].value == "origin"
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.slice, ast.Constant) and node.slice.value == "origin"
+    return False
+
+
+def _names_a_kind(node: ast.expr, origins: set[str]) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id in _ORIGIN_NAMES
+    if isinstance(node, ast.Constant):
+        return node.value in origins
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return any(_names_a_kind(element, origins) for element in node.elts)
+    return False
+
+
+def origin_dispatches(path: Path, origins: set[str]) -> list[int]:
+    """Lines of ``path`` that compare an origin with a kind's name (``if entry.get("origin") == SITE``...)."""
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            if any(_names_origin(o) for o in operands) and any(_names_a_kind(o, origins) for o in operands):
+                lines.append(node.lineno)
+    return sorted(lines)
+
+
+def test_nothing_outside_the_kinds_dispatches_on_a_kind_name():
+    """Callers ask the table (kind_of(origin).refresh, .pages_have_urls...); only a kind's module names its origin."""
+    origins = {origin for origin in _kind_table() if origin}
+    kinds = {f"docs_mcp.indexer.sources.{m}" for m in (*KIND_MODULES, "kinds")}
+    found = [
+        f"{path.relative_to(REPO)}:{line}"
+        for _, path, module in source_files()
+        if module not in kinds
+        for line in origin_dispatches(path, origins)
+    ]
+    assert found == []
+
+
+def test_the_dispatch_check_catches_an_if_chain_on_origins(tmp_path):
+    chain = tmp_path / "chain.py"
+    chain.write_text(
+        'if entry.get("origin") == SITE:\n    pass\nelif library.origin in ("github", "npm"):\n    pass\n'
+        'if record["origin"] != "pypi":\n    pass\nif facts["origin"] == PACKAGED:\n    pass\n',
+        encoding="utf-8",
+    )
+    assert origin_dispatches(chain, {"site", "github", "pypi", "npm"}) == [1, 3, 5]
+
+
+# -- documentation formats: one table ---------------------------------------------------------------------------------
+
+
+def suffix_chains(path: Path) -> list[int]:
+    """Lines of ``path`` that compare with a file suffix (``if suffix in (".rst", ".rest")``...): a format chosen by hand."""
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Compare):
+            constants = [
+                c
+                for o in [node.left, *node.comparators]
+                for c in (o.elts if isinstance(o, (ast.Tuple, ast.List, ast.Set)) else [o])
+                if isinstance(c, ast.Constant) and isinstance(c.value, str)
+            ]
+            if any(re.fullmatch(r"\.[a-z]{2,8}", c.value) for c in constants):
+                lines.append(node.lineno)
+    return sorted(lines)
+
+
+def test_each_converted_format_is_one_row_of_the_table_and_one_reader_module():
+    """indexer/corpus/formats/__init__.py's CONVERTERS: suffix -> reader module exporting read_page; no if-chain."""
+    from docs_mcp.indexer.corpus import formats
+
+    folder = package_dirs()["docs_mcp.indexer"] / "corpus" / "formats"
+    for suffix, converter in formats.CONVERTERS.items():
+        assert re.fullmatch(r"\.[a-z]+", suffix)
+        assert (folder / f"{converter.module}.py").is_file(), suffix
+        reader = __import__(f"docs_mcp.indexer.corpus.formats.{converter.module}", fromlist=["read_page"])
+        assert callable(reader.read_page), converter.module
+    assert set(formats.PAGE_SUFFIXES) == {*formats.MARKDOWN_SUFFIXES, *formats.CONVERTERS}
+    assert suffix_chains(folder / "__init__.py") == []
+
+
+def test_the_suffix_check_catches_an_if_chain(tmp_path):
+    chain = tmp_path / "chain.py"
+    chain.write_text(
+        'if suffix in (".rst", ".rest"):\n    pass\nif name == "README":\n    pass\nif s == ".ipynb":\n    pass\n'
+    )
+    assert suffix_chains(chain) == [1, 5]
+
+
+def test_the_guide_s_concept_to_module_map_names_files_that_exist():
+    """corpus/guide/architecture.md is how a reader finds a concept's module: a moved module must move there too."""
+    guide = (REPO / "corpus" / "guide" / "architecture.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`((?:indexer|server|eval|docs_mcp)/[\w/]+\.py)`", guide))
+    assert len(named) > 50
+    assert sorted(path for path in named if not (REPO / path).is_file()) == []
+    for concept in ("indexer/sources/kinds.py", "indexer/sources/web/robots.py", "indexer/corpus/formats/__init__.py"):
+        assert concept in named

@@ -14,7 +14,7 @@ from docs_mcp.indexer.corpus.chunking import Page, chunk_page
 from docs_mcp.indexer.corpus.discover import METADATA_NAME, Found, discover
 from docs_mcp.indexer.errors import CorpusNotFoundError, ManifestError
 from docs_mcp.indexer.corpus.file_rules import FileRules, Judge
-from docs_mcp.indexer.corpus.formats import CONVERTED_FORMATS, PAGE_SUFFIXES, FormatError, convert, is_markdown
+from docs_mcp.indexer.corpus.formats import CONVERTERS, HTML, PAGE_SUFFIXES, FormatError, convert, is_markdown
 from docs_mcp.indexer.corpus.frontmatter import read_front_matter
 from docs_mcp.indexer.corpus.manifest import MANIFEST_NAME, KeyConfig, Manifest, load_manifest, resolve
 from docs_mcp.indexer.corpus.readable_name import documentation_of, readable_name
@@ -112,7 +112,7 @@ def _read_text(rel: str, path: Path, problems: list[Problem]) -> str | None:
     except OSError as exc:
         problems.append(Problem(rel, f"cannot read the file ({exc.strerror}); skipped it. Check its permissions."))
         return None
-    html = CONVERTED_FORMATS.get(PurePosixPath(rel).suffix.lower()) == "HTML"
+    html = CONVERTERS.get(PurePosixPath(rel).suffix.lower()) is HTML
     try:
         # HTML may say its encoding (a byte order mark, <meta charset>, an XML declaration); other formats are UTF-8.
         text = html_text(data) if html and declared_encoding(data) else data.decode("utf-8-sig")

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from docs_mcp.indexer.libraries.catalog_entry import CatalogEntry
 from docs_mcp.indexer.libraries.versions import parse_ref
 from docs_mcp.redact import redact
 
@@ -62,36 +63,36 @@ class Library:
     sources: tuple[Mapping[str, Any], ...] = field(default=(), compare=False)
     provenance: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, compare=False)
     package: Mapping[str, Any] = field(default_factory=dict, compare=False)  # a registry package's metadata
-    # Why a package library holds less than its richer sources might give (packages/richer.py): shown wherever it is described.
+    # Why a package library holds less than its richer sources might give (sources/packages/richer.py): shown wherever it is described.
     source_notes: tuple[str, ...] = field(default=(), compare=False)
 
     @classmethod
-    def from_entry(cls, library_id: str, entry: Mapping[str, Any]) -> Library:
+    def from_entry(cls, entry: CatalogEntry) -> Library:
         """The library an index's catalog entry (metadata.json ``libraries``) records."""
         return cls(
-            library_id=library_id,
-            name=entry.get("name") or library_id,
-            description=entry.get("description") or "",
-            languages=tuple(entry.get("languages") or ()),
-            version=entry.get("version") or "",
-            aliases=tuple(entry.get("aliases") or ()),
-            mount=entry.get("mount") or "",
+            library_id=entry.library_id,
+            name=entry.name or entry.library_id,
+            description=entry.description,
+            languages=entry.languages,
+            version=entry.version,
+            aliases=entry.aliases,
+            mount=entry.mount,
             toc=tuple(
                 TocEntry(e["path"], e["title"], e.get("description", ""), e["section"], e.get("url", ""))
-                for e in entry.get("toc") or ()
+                for e in entry.toc
             ),
-            chunks=int((entry.get("stats") or {}).get("chunks", 0)),
-            indexed_at=entry.get("indexed_at") or "",
-            origin=entry.get("origin") or "",
-            documents=int((entry.get("stats") or {}).get("files", 0)),
-            location=entry.get("source", ""),
-            implicit=bool(entry.get("implicit")),
-            pinned=bool(entry.get("pinned")),
-            ttl_hours=float(entry.get("ttl_hours") or 0.0),
-            sources=tuple(entry.get("sources") or _sources_of(entry)),
-            provenance=dict(entry.get("provenance") or {}),
-            package=dict(entry.get("package") or {}),
-            source_notes=tuple(str(note) for note in entry.get("source_notes") or ()),
+            chunks=entry.chunks,
+            indexed_at=entry.indexed_at,
+            origin=entry.origin,
+            documents=entry.documents,
+            location=entry.source,
+            implicit=entry.implicit,
+            pinned=entry.pinned,
+            ttl_hours=entry.ttl_hours,
+            sources=entry.sources or _sources_of(entry),
+            provenance=entry.provenance,
+            package=entry.package,
+            source_notes=entry.source_notes,
         )
 
     def listing(self) -> dict[str, Any]:
@@ -155,13 +156,13 @@ class Library:
         return [self.library_id, self.base_id, self.base_id.split("/")[-1], self.name, *self.aliases]
 
 
-def _sources_of(entry: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _sources_of(entry: CatalogEntry) -> tuple[dict[str, Any], ...]:
     """The sources of a library indexed before sources were recorded: its folder or llms.txt."""
-    location = entry.get("source") or ""
+    location = entry.source
     if not location:
-        return []
-    kind = entry.get("origin") or ("url" if location.startswith(("http://", "https://")) else "folder")
-    return [{"kind": kind, "url": location, "revision": "", "fetched_at": entry.get("indexed_at", "")}]
+        return ()
+    kind = entry.origin or ("url" if location.startswith(("http://", "https://")) else "folder")
+    return ({"kind": kind, "url": location, "revision": "", "fetched_at": entry.indexed_at},)
 
 
 def _epoch(iso: str) -> float:

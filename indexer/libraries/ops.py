@@ -24,7 +24,7 @@ def list_libraries(index_dir: Path) -> list[Library]:
     """
     with open_index(Path(index_dir)) as reader:
         entries = catalog_entries(reader.metadata)
-    return [Library.from_entry(library_id, entry) for library_id, entry in sorted(entries.items())]
+    return [Library.from_entry(entry) for _, entry in sorted(entries.items())]
 
 
 def remove_library(index_dir: Path, library_id: str, *, progress: ProgressFn | None = None) -> IndexReport:

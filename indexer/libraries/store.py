@@ -15,6 +15,7 @@ import orjson
 
 from docs_mcp.indexer.corpus.manifest import key_config
 from docs_mcp.indexer.libraries.catalog import marks_from_metadata
+from docs_mcp.indexer.libraries.catalog_entry import CatalogEntry
 from docs_mcp.indexer.libraries.spec import IMPLICIT_OWNER, LIBRARY_KEY
 from docs_mcp.indexer.libraries.toc import section_of
 from docs_mcp.indexer.records import Chunk, KeyConfig
@@ -37,7 +38,7 @@ class StoredLibraries:
 
     chunks: tuple[Chunk, ...] = ()
     files: Mapping[str, str] = field(default_factory=dict)
-    libraries: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    libraries: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # the kept entries as stored
     prompts: tuple[Mapping[str, Any], ...] = ()
     marks: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     configs: Mapping[str, KeyConfig] = field(default_factory=dict)
@@ -49,7 +50,7 @@ class StoredLibraries:
         return cls()
 
 
-def read_libraries(index_dir: Path, keep: Callable[[str, Mapping[str, Any]], bool]) -> StoredLibraries:
+def read_libraries(index_dir: Path, keep: Callable[[str, CatalogEntry], bool]) -> StoredLibraries:
     """The live generation's libraries for which ``keep(library_id, entry)`` holds, chunks included.
 
     Only the kept libraries' chunks are read, so replacing the one library of an index reads none.
@@ -63,7 +64,7 @@ def read_libraries(index_dir: Path, keep: Callable[[str, Mapping[str, Any]], boo
     try:
         metadata = store.metadata
         libraries = {i: e for i, e in catalog_entries(metadata).items() if keep(i, e)}
-        owners = ["" if entry["implicit"] else library_id for library_id, entry in libraries.items()]
+        owners = ["" if entry.implicit else library_id for library_id, entry in libraries.items()]
         rows = store.rows(CHUNKS_SQL, {"owners": owners}) if owners else []
     finally:
         store.close()
@@ -74,7 +75,7 @@ def read_libraries(index_dir: Path, keep: Callable[[str, Mapping[str, Any]], boo
     return StoredLibraries(
         chunks=chunks,
         files={path: title for path, title in (metadata.get("files") or {}).items() if path in paths},
-        libraries=libraries,
+        libraries={library_id: entry.json for library_id, entry in libraries.items()},
         prompts=tuple(p for p in metadata.get("prompts") or () if p.get("library") in libraries),
         marks=marks_from_metadata(metadata),
         configs={k: key_config(e, f"taxonomy.{k}") for k, e in taxonomy.items() if k != LIBRARY_KEY},
@@ -82,9 +83,10 @@ def read_libraries(index_dir: Path, keep: Callable[[str, Mapping[str, Any]], boo
     )
 
 
-def catalog_entries(metadata: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+def catalog_entries(metadata: Mapping[str, Any]) -> dict[str, CatalogEntry]:
     """The ``libraries`` of an index's metadata.json; an index built before libraries is one implicit library."""
-    return dict(metadata.get("libraries") or {LEGACY_ID: _legacy_entry(metadata)})
+    entries = metadata.get("libraries") or {LEGACY_ID: _legacy_entry(metadata)}
+    return {library_id: CatalogEntry.read(library_id, entry) for library_id, entry in entries.items()}
 
 
 def _chunk(row: tuple[Any, ...], several: bool) -> Chunk:

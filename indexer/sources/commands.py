@@ -62,7 +62,7 @@ def add_llms_txt(
     """Fetch an llms.txt, index it as a library (its pages are fetched and indexed when first read)."""
     from docs_mcp.indexer.libraries.spec import check_library_id
     from docs_mcp.indexer.sources.known_libraries import LLMS_TXT, RegisteredLibrary
-    from docs_mcp.indexer.sources.service import SourceService
+    from docs_mcp.indexer.sources.llms_txt import add_llms_txt
     from docs_mcp.indexer.sources.source_settings import source_settings
 
     registered = RegisteredLibrary(
@@ -74,11 +74,7 @@ def add_llms_txt(
         languages=tuple(lang.strip() for lang in languages if lang.strip()),
         ttl_hours=ttl_hours,
     )
-    service = SourceService(source_settings(index))
-    try:
-        llms = service.add(registered)
-    finally:
-        service.close()
+    llms = add_llms_txt(source_settings(index), registered)
     typer.echo(
         f"added {library} ({llms.title}): {len(llms.entries)} pages in {len(llms.sections)} sections, from {redact(url)}"
     )
@@ -90,57 +86,33 @@ def refresh(
     index: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", help="Index folder whose web libraries to refresh."),
 ) -> None:
     """Revalidate web libraries now: llms.txt pages and crawled sites with conditional GETs, repositories by their ref; re-index what changed."""
-    from docs_mcp.environment import environment
     from docs_mcp.errors import UsageError
     from docs_mcp.indexer.index_file import current_generation
-    from docs_mcp.indexer.sources.errors import SourceError
-    from docs_mcp.indexer.sources.github import GitHubSettings
-    from docs_mcp.indexer.sources.repository import GITHUB, add_repository
-    from docs_mcp.indexer.sources.repository import refresh_request as repository_request
-    from docs_mcp.indexer.sources.service import RefreshOutcome, SourceService
-    from docs_mcp.indexer.sources.site import SITE
-    from docs_mcp.indexer.sources.site import add_site as crawl_and_index
-    from docs_mcp.indexer.sources.site import refresh_request as site_request
+    from docs_mcp.indexer.sources.kinds import Refreshing, RefreshOutcome, kind_of
+    from docs_mcp.indexer.sources.service import SourceService
     from docs_mcp.indexer.sources.source_settings import source_settings
 
     current_generation(index)  # a mistyped --index is an error, not "0 URLs"
-    settings = source_settings(index)
-    service = SourceService(settings)
+    service = SourceService(source_settings(index))
     outcomes: list[RefreshOutcome] = []
     try:
-        web = {lib_id: entry for lib_id, entry in service.entries().items() if entry.get("origin") in (SITE, GITHUB)}
-        known = sorted({*service.llms_libraries(), *web})
+        entries = service.entries()
+        # The registry's llms.txt libraries may be refreshed by name before they are indexed (that fetches them).
+        listed = {lib_id: lib.kind for lib_id, lib in service.llms_libraries().items()}
+        refreshed = {lib_id for lib_id, entry in entries.items() if _refresh_of(kind_of(entry.origin))}
+        known = sorted({*listed, *refreshed})
         if library and library not in known:
             raise UsageError(f"No web library '{library}' in {index}.",
                              f"Known: {', '.join(known) or 'none'}; add one with `docs-mcp add llms-txt|site|github:...`.")  # fmt: skip
-        if library is None or library in service.llms_libraries():
-            outcomes.extend(service.refresh(library))
+        # The llms.txt libraries first (in the index's order), then the others by ID.
+        chosen = [lib_id for lib_id in listed if lib_id == library or (library is None and lib_id in entries)]
+        chosen += [lib_id for lib_id in sorted(refreshed) if lib_id not in listed and library in (None, lib_id)]
+        refreshing = Refreshing(service.settings, service)
+        for lib_id in chosen:
+            entry = entries.get(lib_id)
+            outcomes.extend(_refresh_of(kind_of(entry.origin if entry else listed[lib_id]))(refreshing, lib_id, entry))
     finally:
         service.close()
-    for library_id, entry in sorted(web.items()):
-        if library not in (None, library_id):
-            continue
-        try:
-            if entry.get("origin") == SITE:
-                crawled = crawl_and_index(settings, site_request(library_id, entry))
-                detail = f"{crawled.crawl.pages} pages, {crawled.crawl.fetched} downloaded, {crawled.crawl.not_modified} not modified"
-                outcomes.append(
-                    RefreshOutcome(
-                        library_id,
-                        crawled.crawl.start_url,
-                        "unchanged" if crawled.report is None else "updated",
-                        detail,
-                    )
-                )
-            else:
-                pulled = add_repository(
-                    settings, GitHubSettings.from_environment(environment()), repository_request(library_id, entry)
-                )
-                status = "unchanged" if pulled.report is None else "updated"
-                outcomes.append(RefreshOutcome(library_id, f"github:{pulled.resolved.spec.full_name}@{pulled.resolved.ref}", status,
-                                               f"commit {pulled.resolved.commit[:12]}"))  # fmt: skip
-        except SourceError as error:
-            outcomes.append(RefreshOutcome(library_id, str(entry.get("source") or ""), "failed", error.message))
     for outcome in outcomes:
         detail = f": {outcome.detail}" if outcome.detail else ""
         typer.echo(f"{outcome.status:<10}{outcome.library_id}  {redact(outcome.url)}{detail}")
@@ -182,11 +154,11 @@ def add_site(
 ) -> None:
     """Crawl a documentation website (sitemap, then links; robots.txt honoured) and index it as a library; run again to resume or refresh."""
     from docs_mcp.indexer.libraries.spec import check_library_id
-    from docs_mcp.indexer.sources.crawl_display import CrawlDisplay
-    from docs_mcp.indexer.sources.crawler import CrawlLimits
     from docs_mcp.indexer.sources.site import SiteRequest
     from docs_mcp.indexer.sources.site import add_site as crawl_and_index
     from docs_mcp.indexer.sources.source_settings import source_settings
+    from docs_mcp.indexer.sources.web.crawl_display import CrawlDisplay
+    from docs_mcp.indexer.sources.web.crawler import CrawlLimits
 
     request = SiteRequest(check_library_id(library), url, name or "", description or "", _languages(languages),
                           CrawlLimits(max_pages=max_pages, concurrency=concurrency, rate=rate))  # fmt: skip
@@ -223,8 +195,8 @@ def add_github(
     """Index a GitHub repository's documentation (README, docs/, every page) at a ref; GITHUB_TOKEN for private ones, DOCS_MCP_GITHUB_API for GitHub Enterprise."""
     from docs_mcp.environment import environment
     from docs_mcp.indexer.corpus.file_rules import FileRules
-    from docs_mcp.indexer.sources.github import GitHubSettings
-    from docs_mcp.indexer.sources.repository import RepositoryRequest, add_repository
+    from docs_mcp.indexer.sources.github import RepositoryRequest, add_repository
+    from docs_mcp.indexer.sources.github_api import GitHubSettings
     from docs_mcp.indexer.sources.source_settings import source_settings
 
     request = RepositoryRequest(repository.strip(), library or "", name or "", description or "", _languages(languages),
@@ -236,6 +208,11 @@ def add_github(
         f"added {result.library_id}: github:{resolved.spec.full_name}@{resolved.ref} at commit {resolved.commit[:12]}"
     )
     _print_written(result.report, index)
+
+
+def _refresh_of(kind: Any) -> Any:
+    """A kind's refresh (None for a kind that is added again, never refreshed, and for no kind)."""
+    return kind.refresh if kind is not None else None
 
 
 def _languages(values: list[str]) -> tuple[str, ...]:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from urllib.parse import quote, urlencode
 
 from docs_mcp.indexer.sources.errors import InvalidContentError, RemoteNotConfiguredError
-from docs_mcp.indexer.sources.fetch import Fetcher
-from docs_mcp.indexer.sources.safety import host_of
+from docs_mcp.indexer.sources.web.fetch import Fetcher
+from docs_mcp.indexer.sources.web.safety import host_of
 
 DEFAULT_TOKENS = 5000
 

@@ -1,187 +1,177 @@
-"""GitHub repositories as documentation sources: ``github:OWNER/REPO[@REF]`` -> the commit, then its archive.
+"""A GitHub repository as a library: ``docs-mcp add github:OWNER/REPO[@REF]``.
 
-Talks to GitHub's REST API (or a GitHub Enterprise server's: ``DOCS_MCP_GITHUB_API``, default
-``https://api.github.com``): the repository's default branch when no ref is given, the commit the
-ref names, then the tarball of that commit, through the fetcher's safety checks like every remote
-read. A token from the environment (``GITHUB_TOKEN``, else ``GH_TOKEN``) is sent as a bearer token
-for private repositories and a higher rate limit; it is never logged, shown or stored, never sent to
-another origin than the API's (scheme, host and port: the archive download's redirect drops it), and
-never sent over plain http (but to this machine's loopback, which it never leaves).
+The ref is resolved to a commit (github_api.py), the repository's archive at that commit is unpacked to
+its documentation files (github_archive.py: README, ``docs/``, every page of a format docs-mcp reads), and
+``RepositorySource`` hands that folder to the one writer; the folder walk skips what the
+repository's ``.gitignore`` files ignore, dependencies and build outputs, as for any folder, and
+``--include``/``--exclude`` narrow it. The catalog entry records the repository, the ref and the
+commit: a refresh resolves the ref again and downloads nothing when the commit is the same.
 """
 
 from __future__ import annotations
 
+import io
 import json
-import re
-from collections.abc import Mapping
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
-from docs_mcp.indexer.sources.errors import (
-    InvalidContentError,
-    RemotePageNotFoundError,
-    SourceError,
-    SourceUnavailableError,
-)
-from docs_mcp.indexer.sources.fetch import Fetcher
-from docs_mcp.indexer.sources.safety import FetchPolicy, host_of, private_channel
+from docs_mcp.environment import environment
+from docs_mcp.indexer.build import Documents, write_source
+from docs_mcp.indexer.corpus.file_rules import FileRules
+from docs_mcp.indexer.corpus.readable_name import documentation_of
+from docs_mcp.indexer.libraries.catalog_entry import CatalogEntry
+from docs_mcp.indexer.libraries.spec import LibrarySpec, check_library_id
+from docs_mcp.indexer.records import IndexReport
+from docs_mcp.indexer.sources.errors import InvalidContentError, SourceError
+from docs_mcp.indexer.sources.github_api import GitHubClient, GitHubSettings, ResolvedRepo, parse_repo
+from docs_mcp.indexer.sources.github_archive import ArchiveError, unpack_docs
+from docs_mcp.indexer.sources.ingest import index_embeddings, stored_entry
+from docs_mcp.indexer.sources.kinds import Refreshing, RefreshOutcome, SourceKind, refresh_failed
+from docs_mcp.indexer.sources.source_settings import SourceSettings
+from docs_mcp.indexer.sources.web.fetch import Fetcher
 
-API_ENV = "DOCS_MCP_GITHUB_API"
-TOKEN_ENVS = ("GITHUB_TOKEN", "GH_TOKEN")
-DEFAULT_API = "https://api.github.com"
-# A repository archive is larger than a page: these bound the one download it costs.
-ARCHIVE_MAX_BYTES = 300 * 1024 * 1024
-ARCHIVE_TIMEOUT = 300.0
-_SPEC = re.compile(
-    r"(?:github:)?(?P<owner>[A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))/(?P<repo>[A-Za-z0-9._-]{1,100})(?:@(?P<ref>[^\s@]{1,255}))?"
-)
-_SHA = re.compile(r"[0-9a-f]{40}")
-
-
-class RepositoryError(SourceError):
-    """A repository spec or a GitHub answer that cannot be used (the message says what to do)."""
-
-    code = "INVALID_INPUT"
+GITHUB = "github"
 
 
 @dataclass(frozen=True)
-class RepoSpec:
-    """``OWNER/REPO`` at ``ref`` ('' for the default branch)."""
+class RepositoryRequest:
+    """What `docs-mcp add github:...` was asked."""
 
-    owner: str
-    repo: str
-    ref: str = ""
-
-    @property
-    def full_name(self) -> str:
-        return f"{self.owner}/{self.repo}"
-
-    def __str__(self) -> str:
-        return f"github:{self.full_name}" + (f"@{self.ref}" if self.ref else "")
+    repository: str  # github:OWNER/REPO[@REF]
+    library_id: str = ""  # default: OWNER/REPO
+    name: str = ""
+    description: str = ""
+    languages: tuple[str, ...] = ()
+    rules: FileRules = field(default_factory=FileRules)
 
 
 @dataclass(frozen=True)
-class ResolvedRepo:
-    """The commit a spec names, and how it was named."""
+class RepositoryResult:
+    """The commit indexed, and what was written (``report`` None when the commit was already indexed)."""
 
-    spec: RepoSpec
-    ref: str  # the ref resolved (the default branch's name when none was given)
-    commit: str  # 40 hex digits
-    html_url: str = ""
-    description: str = ""  # the repository's own one-line description
+    resolved: ResolvedRepo
+    report: IndexReport | None
+    library_id: str
 
 
 @dataclass(frozen=True)
-class GitHubSettings:
-    """Where the API is and the token (if any) to send it."""
+class RepositorySource:
+    """A repository's documentation at one commit, as a Source for the one writer."""
 
-    api: str = DEFAULT_API
-    token: str = field(default="", repr=False)
+    spec: LibrarySpec
+    resolved: ResolvedRepo
+    archive: bytes
+    rules: FileRules
 
-    @classmethod
-    def from_environment(cls, environ: Mapping[str, str]) -> GitHubSettings:
-        api = (environ.get(API_ENV) or DEFAULT_API).strip().rstrip("/")
-        token = next((environ[name].strip() for name in TOKEN_ENVS if environ.get(name, "").strip()), "")
-        return cls(api, token)
+    @contextmanager
+    def documents(self) -> Iterator[Documents]:
+        """The archive's documentation files as a temporary folder.
+
+        Raises:
+            InvalidContentError: the archive cannot be unpacked.
+        """
+        with tempfile.TemporaryDirectory(prefix="docs-mcp-repo-") as folder:
+            root = Path(folder) / "docs"
+            root.mkdir()
+            try:
+                unpack_docs(io.BytesIO(self.archive), root, f"the archive of {self.resolved.spec.full_name}")
+            except ArchiveError as error:
+                raise InvalidContentError(
+                    f"The archive of {self.resolved.spec.full_name} {error}.", error.hint
+                ) from None
+            description = self.spec.description or documentation_of(self.spec.name)
+            (Path(folder) / "metadata.json").write_text(
+                json.dumps({"corpus_description": description}), encoding="utf-8"
+            )
+            yield Documents(root, rules=self.rules)
+
+    def catalog_entry(self, planned: Mapping[str, Any]) -> dict[str, Any]:
+        """The planned entry with where it came from: repository, ref and commit."""
+        resolved = self.resolved
+        return {
+            **planned,
+            "origin": GITHUB,
+            "source": f"github:{resolved.spec.full_name}@{resolved.ref}",
+            "repository": resolved.spec.full_name,
+            "ref": resolved.ref,
+            "requested_ref": resolved.spec.ref,
+            "commit": resolved.commit,
+            "html_url": resolved.html_url,
+            "include": list(self.rules.include),
+            "exclude": list(self.rules.exclude),
+        }
 
 
-def parse_repo(text: str) -> RepoSpec:
-    """``github:OWNER/REPO[@REF]`` (the ``github:`` prefix optional).
+def add_repository(
+    settings: SourceSettings,
+    github: GitHubSettings,
+    request: RepositoryRequest,
+    *,
+    embeddings: str | None = None,
+    build_progress: Any = None,
+) -> RepositoryResult:
+    """Resolve, download and write the repository as its library; nothing is downloaded when that commit of it is indexed already.
 
     Raises:
-        RepositoryError: it is not of that form.
+        RepositoryError: the spec is no repository, or GitHub has no such repository or ref.
+        SourceUnavailableError, UrlNotAllowedError, InvalidContentError: the API or the download fails.
+        CorpusNotFoundError: the repository holds no documentation page.
+        ModelLoadError, IndexLockedError, IndexFormatError, LibraryError: as for any build.
     """
-    match = _SPEC.fullmatch(text.strip())
-    if not match or match.group("repo") in (".", ".."):
-        raise RepositoryError(
-            f"'{text}' is not a GitHub repository.",
-            "Write github:OWNER/REPO, or github:OWNER/REPO@REF for a branch, tag or commit.",
+    spec = parse_repo(request.repository)
+    library_id = check_library_id(request.library_id or spec.full_name)
+    fetcher = Fetcher(settings.policy)
+    try:
+        client = GitHubClient(fetcher, github)
+        resolved = client.resolve(spec)
+        previous = stored_entry(Path(settings.index_dir), library_id)
+        if previous is not None and previous.origin == GITHUB and previous.commit == resolved.commit:
+            return RepositoryResult(resolved, None, library_id)
+        archive = client.archive(resolved)
+    finally:
+        fetcher.close()
+    library = LibrarySpec(
+        library_id=library_id,
+        name=request.name or spec.repo,
+        description=request.description or resolved.description,
+        languages=request.languages,
+        version=resolved.ref if resolved.ref != resolved.commit else resolved.commit[:12],
+    )
+    source = RepositorySource(library, resolved, archive, request.rules)
+    chosen = index_embeddings(Path(settings.index_dir), embeddings)
+    return RepositoryResult(
+        resolved, write_source(source, Path(settings.index_dir), embeddings=chosen, progress=build_progress), library_id
+    )
+
+
+def refresh_request(entry: CatalogEntry) -> RepositoryRequest:
+    """The request that resolves a repository library's ref again (its catalog entry)."""
+    ref = entry.requested_ref
+    return RepositoryRequest(
+        f"github:{entry.repository}" + (f"@{ref}" if ref else ""), entry.library_id, entry.name, entry.description,
+        entry.languages, FileRules(entry.include, entry.exclude),
+    )  # fmt: skip
+
+
+def refresh_repository(refreshing: Refreshing, library_id: str, entry: CatalogEntry | None) -> list[RefreshOutcome]:
+    """Resolve the repository's ref again; download and write it only if it names another commit."""
+    assert entry is not None  # a repository is refreshed once indexed
+    try:
+        pulled = add_repository(
+            refreshing.settings, GitHubSettings.from_environment(environment()), refresh_request(entry)
         )
-    return RepoSpec(match.group("owner"), match.group("repo").removesuffix(".git"), match.group("ref") or "")
+    except SourceError as error:
+        return [refresh_failed(entry, error)]
+    resolved = pulled.resolved
+    status = "unchanged" if pulled.report is None else "updated"
+    url = f"github:{resolved.spec.full_name}@{resolved.ref}"
+    return [RefreshOutcome(library_id, url, status, f"commit {resolved.commit[:12]}")]
 
 
-class GitHubClient:
-    """The three API calls a repository source needs."""
-
-    def __init__(self, fetcher: Fetcher, settings: GitHubSettings) -> None:
-        self._fetcher = fetcher
-        self._settings = settings
-        self._policy = fetcher.policy.allowing({host_of(settings.api)})
-
-    def resolve(self, spec: RepoSpec) -> ResolvedRepo:
-        """The commit ``spec`` names.
-
-        Raises:
-            RepositoryError: no such repository or ref (or a private one without a token).
-            SourceUnavailableError: GitHub cannot be reached, or refuses (rate limit, bad token).
-        """
-        repo = self._json(f"/repos/{_path(spec.owner)}/{_path(spec.repo)}", spec)
-        ref = spec.ref or str(repo.get("default_branch") or "")
-        if not ref:
-            raise RepositoryError(
-                f"{spec.full_name} has no default branch (an empty repository?).", "Name a ref: github:OWNER/REPO@REF."
-            )
-        commit = self._json(
-            f"/repos/{_path(spec.owner)}/{_path(spec.repo)}/commits/{quote(ref, safe='')}", spec, ref=ref
-        )
-        sha = str(commit.get("sha") or "")
-        if not _SHA.fullmatch(sha):
-            raise RepositoryError(f"GitHub gave no commit for {spec.full_name}@{ref}.", "Check the ref.")
-        return ResolvedRepo(spec, ref, sha, str(repo.get("html_url") or ""), str(repo.get("description") or "").strip())
-
-    def archive(self, resolved: ResolvedRepo) -> bytes:
-        """The tar.gz of the resolved commit (GitHub redirects to its archive host, which must be allowed too).
-
-        Raises:
-            SourceUnavailableError, InvalidContentError: the download fails or exceeds ARCHIVE_MAX_BYTES.
-        """
-        spec = resolved.spec
-        url = f"{self._settings.api}/repos/{_path(spec.owner)}/{_path(spec.repo)}/tarball/{resolved.commit}"
-        policy = FetchPolicy(
-            allowed_domains=self._policy.allowed_domains | {"codeload.github.com"},
-            allow_loopback=self._policy.allow_loopback,
-            max_bytes=ARCHIVE_MAX_BYTES,
-            timeout=ARCHIVE_TIMEOUT,
-            max_redirects=self._policy.max_redirects,
-        )
-        try:
-            return self._fetcher.get(url, headers=self._headers(), policy=policy).body
-        except InvalidContentError as error:
-            raise InvalidContentError(
-                f"The archive of {spec.full_name} is larger than {ARCHIVE_MAX_BYTES // 2**20} MiB.", error.hint
-            ) from None
-
-    def _json(self, path: str, spec: RepoSpec, ref: str = "") -> dict[str, Any]:
-        try:
-            fetched = self._fetcher.get(self._settings.api + path, headers=self._headers(), policy=self._policy)
-        except RemotePageNotFoundError:
-            what = f"{spec.full_name}@{ref}" if ref else spec.full_name
-            private = "" if self._settings.token else " (a private repository needs a token: set GITHUB_TOKEN)"
-            raise RepositoryError(
-                f"GitHub has no repository or ref {what}{private}.", "Check the owner, the name and the ref."
-            ) from None
-        try:
-            data = json.loads(fetched.body)
-        except (ValueError, UnicodeDecodeError):
-            raise SourceUnavailableError(
-                f"{self._settings.api} did not answer with JSON.", f"Check {API_ENV}: it must be a GitHub API base URL."
-            ) from None
-        if not isinstance(data, dict):
-            raise SourceUnavailableError(f"{self._settings.api} answered with no JSON object.", f"Check {API_ENV}.")
-        return data
-
-    def _headers(self) -> dict[str, str]:
-        headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28"}
-        if self._settings.token and not private_channel(self._settings.api):
-            raise RepositoryError(
-                f"{API_ENV} is a plain http address ({self._settings.api}); the GitHub token is never sent in clear.",
-                "Set the API's https:// address, or unset GITHUB_TOKEN and GH_TOKEN to read public repositories without a token.",
-            )
-        if self._settings.token:
-            headers["Authorization"] = f"Bearer {self._settings.token}"
-        return headers
-
-
-def _path(segment: str) -> str:
-    return quote(segment, safe="")
+KIND = SourceKind(
+    "GitHub repository", (GITHUB,), add_repository, RepositorySource, refresh_repository, pages_have_urls=True
+)

@@ -29,14 +29,15 @@ from docs_mcp.indexer.build import Documents, Source, write_source, write_source
 from docs_mcp.indexer.corpus.readable_name import documentation_of
 from docs_mcp.indexer.errors import IndexChangedError, IndexLockedError
 from docs_mcp.indexer.index_file import live_generation, open_index
+from docs_mcp.indexer.libraries.catalog_entry import CatalogEntry
 from docs_mcp.indexer.libraries.spec import LibrarySpec
 from docs_mcp.indexer.libraries.store import catalog_entries
 from docs_mcp.indexer.records import IndexReport
 from docs_mcp.indexer.schema import METADATA_FILE
 from docs_mcp.indexer.sources.known_libraries import LLMS_TXT, RegisteredLibrary
-from docs_mcp.indexer.sources.llms_txt import LlmsTxt
-from docs_mcp.indexer.sources.page_cache import CachedPage
-from docs_mcp.indexer.sources.paths import page_paths
+from docs_mcp.indexer.sources.llms_txt_parse import LlmsTxt
+from docs_mcp.indexer.sources.web.page_cache import CachedPage
+from docs_mcp.indexer.sources.web.paths import page_paths
 
 ATTEMPTS = 3
 # One writer per index folder in this process (the file lock covers other processes).
@@ -120,9 +121,9 @@ def index_pages(
         raise AssertionError("unreachable")
 
 
-def indexed_digests(entry: Mapping[str, Any] | None) -> dict[str, str]:
+def indexed_digests(entry: CatalogEntry | None) -> dict[str, str]:
     """URL -> content hash of the pages a catalog entry says are indexed."""
-    return dict((entry or {}).get("pages") or {})
+    return dict(entry.pages) if entry is not None else {}
 
 
 def _catalog_entry(planned: Mapping[str, Any], spec: LibrarySpec, source: SourcePages) -> dict[str, Any]:
@@ -175,7 +176,7 @@ def _write_documents(root: Path, source: SourcePages) -> None:
         target.write_text(markdown, encoding="utf-8")
 
 
-def stored_entry(index_dir: Path, library_id: str) -> Mapping[str, Any] | None:
+def stored_entry(index_dir: Path, library_id: str) -> CatalogEntry | None:
     """The library's catalog entry in the index's published metadata.json (None: no such library, or no index)."""
     try:
         metadata = json.loads((Path(index_dir) / METADATA_FILE).read_text(encoding="utf-8"))

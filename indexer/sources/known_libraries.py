@@ -27,7 +27,7 @@ from typing import Any
 from docs_mcp.environment import environment
 from docs_mcp.indexer.errors import LibraryError
 from docs_mcp.indexer.libraries.spec import check_library_id
-from docs_mcp.indexer.sources.safety import host_of
+from docs_mcp.indexer.sources.web.safety import host_of
 
 CUSTOM_ENV = "DOCS_MCP_CUSTOM_LIBRARIES"
 DEFAULT_CUSTOM = Path("~/.docs-mcp/custom-libraries.json")

@@ -8,6 +8,7 @@
 - ``ensure_library`` / ``ensure_pages``: fetch an llms.txt library (its TOC) or some of its
   pages now and add them to the index before answering (get_library_info, get_docs).
 - ``refresh``: revalidate a library's llms.txt and cached pages with conditional GETs.
+- what fetching an llms.txt refuses beyond any page (HTML, not an llms.txt, no pages) is llms_txt_fetch.py.
 - ``context7``: the passthrough for remote (Context7-compatible) libraries.
 
 A fresh cached page is served as is; a stale one is served with ``stale: true`` while a
@@ -24,34 +25,35 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from docs_mcp.indexer.libraries.catalog_entry import CatalogEntry
 from docs_mcp.indexer.libraries.store import catalog_entries
 from docs_mcp.indexer.schema import METADATA_FILE
 from docs_mcp.indexer.sources.context7 import Context7Client
-from docs_mcp.indexer.sources.convert import is_html, to_markdown
 from docs_mcp.indexer.sources.errors import (
     InvalidContentError,
-    LlmsTxtNotFoundError,
     RemotePageNotFoundError,
     SourceError,
     SourceUnavailableError,
 )
-from docs_mcp.indexer.sources.fetch import DEFAULT_DELAYS, Fetcher
-from docs_mcp.indexer.sources.fetch_pool import FetchPool
 from docs_mcp.indexer.sources.ingest import SourcePages, index_pages, indexed_digests
 from docs_mcp.indexer.sources.job_thread import Worker
+from docs_mcp.indexer.sources.kinds import RefreshOutcome, fetches_on_demand
 from docs_mcp.indexer.sources.known_libraries import CONTEXT7, LLMS_TXT, RegisteredLibrary
-from docs_mcp.indexer.sources.llms_txt import LlmsTxt, parse_llms_txt
-from docs_mcp.indexer.sources.page_cache import CachedPage, PageCache
-from docs_mcp.indexer.sources.paths import page_paths
-from docs_mcp.indexer.sources.refusals import Refusals
-from docs_mcp.indexer.sources.safety import FetchPolicy, check_url, host_of, warn_if_loopback_allowed
+from docs_mcp.indexer.sources.llms_txt_fetch import linked_pages, llms_txt_missing, refuse_html, refuse_unparsable
+from docs_mcp.indexer.sources.llms_txt_parse import LlmsTxt, parse_llms_txt
 from docs_mcp.indexer.sources.source_settings import SourceSettings
+from docs_mcp.indexer.sources.web.convert import to_markdown
+from docs_mcp.indexer.sources.web.fetch import DEFAULT_DELAYS, Fetcher
+from docs_mcp.indexer.sources.web.fetch_pool import FetchPool
+from docs_mcp.indexer.sources.web.page_cache import CachedPage, PageCache
+from docs_mcp.indexer.sources.web.paths import page_paths
+from docs_mcp.indexer.sources.web.refusals import Refusals
+from docs_mcp.indexer.sources.web.safety import FetchPolicy, check_url, host_of, warn_if_loopback_allowed
 from docs_mcp.redact import redact
 
 logger = logging.getLogger(__name__)
@@ -83,16 +85,6 @@ class Freshness:
     last_error: str  # why the last refresh of one of its pages failed ('' when none did)
 
 
-@dataclass(frozen=True)
-class RefreshOutcome:
-    """What refreshing one URL did: ``unchanged``, ``updated`` or ``failed`` (the cached copy kept)."""
-
-    library_id: str
-    url: str
-    status: str
-    detail: str = ""
-
-
 class SourceService:
     """Remote sources of one index: cache, fetcher, background worker."""
 
@@ -115,7 +107,7 @@ class SourceService:
         self._delays = delays
         self._worker = Worker()
         self._refusals = Refusals()
-        self._catalog: tuple[tuple[int, int, int], dict[str, Mapping[str, Any]]] | None = None
+        self._catalog: tuple[tuple[int, int, int], dict[str, CatalogEntry]] | None = None
         warn_if_loopback_allowed()
         for problem in settings.registry.problems:
             logger.warning("library registry: %s", problem)
@@ -151,7 +143,7 @@ class SourceService:
 
     def llms_libraries(self) -> dict[str, RegisteredLibrary]:
         """llms.txt libraries: those the index holds, then the registry's others."""
-        indexed = {i: _indexed_library(i, e) for i, e in self._entries().items() if e.get("origin") == LLMS_TXT}
+        indexed = {i: _indexed_library(e) for i, e in self._entries().items() if fetches_on_demand(e.origin)}
         listed = {
             i: lib for i, lib in self.settings.registry.libraries.items() if lib.kind == LLMS_TXT and i not in indexed
         }
@@ -163,8 +155,8 @@ class SourceService:
 
     def policy(self) -> FetchPolicy:
         """The allowlist now: configured and registry domains, plus every llms.txt link's domain."""
-        hosts = {host_of(entry.get("llms_txt", "")) for entry in self._entries().values()}
-        hosts |= {host_of(toc.get("url", "")) for entry in self._entries().values() for toc in entry.get("toc") or ()}
+        hosts = {host_of(entry.llms_txt) for entry in self._entries().values()}
+        hosts |= {host_of(toc.get("url", "")) for entry in self._entries().values() for toc in entry.toc}
         return self.settings.policy.allowing(hosts - {""})
 
     # -- reads --------------------------------------------------------------------------
@@ -238,11 +230,11 @@ class SourceService:
 
     def pages_for_topic(self, library_id: str, topic: str, limit: int = TOPIC_PAGES) -> list[str]:
         """URLs of the library's TOC pages whose title, section or description share words with ``topic``, not yet indexed."""
-        entry = self._entries().get(library_id) or {}
+        entry = self._entries().get(library_id)
         indexed = indexed_digests(entry)
         wanted = set(_WORD.findall(topic.casefold()))
         scored = []
-        for position, toc in enumerate(entry.get("toc") or ()):
+        for position, toc in enumerate(entry.toc if entry else ()):
             url = toc.get("url", "")
             words = set(
                 _WORD.findall(
@@ -289,12 +281,7 @@ class SourceService:
         )
         self.settings = replace(self.settings, registry=registry, policy=self.settings.policy.allowing(library.domains))
         page = self._fetch(library.llms_txt_url, library.library_id, None, llms=True)
-        llms = parse_llms_txt(page.markdown, library.llms_txt_url)
-        if not llms.entries:
-            raise LlmsTxtNotFoundError(
-                f"{library.llms_txt_url} lists no pages (no '- [title](url)' lines): it would be a library of 0 pages.",
-                "Pass the URL of an llms.txt that links the documentation's pages (check it in a browser).",
-            )
+        llms = linked_pages(page.markdown, library.llms_txt_url)
         self.index_library(library.library_id)
         return llms
 
@@ -343,24 +330,18 @@ class SourceService:
             )
             if fetched.not_modified and previous is not None:
                 return self.cache.revalidated(previous)
-            if llms and is_html(fetched):
-                raise LlmsTxtNotFoundError(
-                    f"{url} serves an HTML page ({fetched.content_type or 'no content type'}), not an llms.txt: a directory "
-                    "listing or a site's front page, not the markdown file that lists the documentation.",
-                    "Pass the URL of the site's llms.txt itself (usually https://SITE/llms.txt; open it in a browser: it is plain text).",
-                )
+            if llms:
+                refuse_html(url, fetched)
             converted = to_markdown(fetched)
         except RemotePageNotFoundError as error:
             if llms:
-                raise LlmsTxtNotFoundError(
-                    error.message, "Check the llms.txt URL of the library (docs-mcp add llms-txt URL)."
-                ) from error
+                raise llms_txt_missing(error) from error
             raise
         except InvalidContentError as error:
             self._refusals.remember(url, error)
             raise
         if llms:
-            parse_llms_txt(converted.markdown, url)  # refuse what is not an llms.txt before caching it
+            refuse_unparsable(converted.markdown, url)
         return self.cache.put(
             CachedPage(
                 url,
@@ -409,7 +390,8 @@ class SourceService:
         """The library whose table of contents lists ``url`` (or whose llms.txt folder holds it); None for any other URL."""
         entries = self._entries()
         for library_id, library in self.llms_libraries().items():
-            toc = {t.get("url") for t in (entries.get(library_id) or {}).get("toc") or ()} or self._cached_toc(library)
+            entry = entries.get(library_id)
+            toc = {t.get("url") for t in (entry.toc if entry else ())} or self._cached_toc(library)
             if _belongs(url, library, toc):
                 return library
         return None
@@ -426,7 +408,8 @@ class SourceService:
 
     def _path_of(self, library: RegisteredLibrary, url: str) -> str:
         """The document path ``url`` has (or will have once indexed) in its library, as ingest names it."""
-        toc = (self._entries().get(library.library_id) or {}).get("toc") or ()
+        entry = self._entries().get(library.library_id)
+        toc = entry.toc if entry else ()
         known = [
             *(t["url"] for t in toc if t.get("url")),
             *(p.url for p in self.cache.states_of(library.library_id)),
@@ -437,11 +420,11 @@ class SourceService:
     def _is_indexed(self, library_id: str, page: CachedPage) -> bool:
         return indexed_digests(self._entries().get(library_id)).get(page.url) == page.digest
 
-    def entries(self) -> dict[str, Mapping[str, Any]]:
+    def entries(self) -> dict[str, CatalogEntry]:
         """The index's catalog entries by library ID (from the published metadata.json)."""
         return dict(self._entries())
 
-    def _entries(self) -> dict[str, Mapping[str, Any]]:
+    def _entries(self) -> dict[str, CatalogEntry]:
         """The index's catalog, from the published metadata.json (no database opened)."""
         path = self.settings.index_dir / METADATA_FILE
         try:
@@ -485,16 +468,16 @@ def _under_folder(url: str, llms_url: str) -> bool:
     return path.startswith(base.path.rsplit("/", 1)[0] + "/")
 
 
-def _indexed_library(library_id: str, entry: Mapping[str, Any]) -> RegisteredLibrary:
+def _indexed_library(entry: CatalogEntry) -> RegisteredLibrary:
     return RegisteredLibrary(
-        library_id=library_id,
-        name=entry.get("name") or library_id,
+        library_id=entry.library_id,
+        name=entry.name or entry.library_id,
         kind=LLMS_TXT,
-        llms_txt_url=entry.get("llms_txt", ""),
-        description=entry.get("description") or "",
-        languages=tuple(entry.get("languages") or ()),
-        aliases=tuple(entry.get("aliases") or ()),
-        ttl_hours=float(entry.get("ttl_hours") or _DEFAULT.ttl_hours),
+        llms_txt_url=entry.llms_txt,
+        description=entry.description,
+        languages=entry.languages,
+        aliases=entry.aliases,
+        ttl_hours=entry.ttl_hours or _DEFAULT.ttl_hours,
     )
 
 

@@ -27,17 +27,19 @@ from bs4 import BeautifulSoup
 from docs_mcp.indexer.build import Documents, write_source
 from docs_mcp.indexer.corpus.charsets import html_text
 from docs_mcp.indexer.corpus.readable_name import documentation_of
+from docs_mcp.indexer.libraries.catalog_entry import CatalogEntry
 from docs_mcp.indexer.libraries.spec import LibrarySpec
 from docs_mcp.indexer.records import IndexReport
-from docs_mcp.indexer.sources.crawl_store import CrawlStore
-from docs_mcp.indexer.sources.crawler import CrawlLimits, CrawlReport, CrawlStep, SiteCrawler
-from docs_mcp.indexer.sources.errors import InvalidContentError
-from docs_mcp.indexer.sources.fetch import Fetcher
+from docs_mcp.indexer.sources.errors import InvalidContentError, SourceError
 from docs_mcp.indexer.sources.ingest import index_embeddings, stored_entry
-from docs_mcp.indexer.sources.paths import distinct_paths
-from docs_mcp.indexer.sources.safety import host_of
-from docs_mcp.indexer.sources.site_links import normal_url, page_path, section_names
+from docs_mcp.indexer.sources.kinds import Refreshing, RefreshOutcome, SourceKind, refresh_failed
 from docs_mcp.indexer.sources.source_settings import SOURCES_FOLDER, SourceSettings
+from docs_mcp.indexer.sources.web.crawl_store import CrawlStore
+from docs_mcp.indexer.sources.web.crawler import CrawlLimits, CrawlReport, CrawlStep, SiteCrawler
+from docs_mcp.indexer.sources.web.fetch import Fetcher
+from docs_mcp.indexer.sources.web.paths import distinct_paths
+from docs_mcp.indexer.sources.web.safety import host_of
+from docs_mcp.indexer.sources.web.site_links import normal_url, page_path, section_names
 
 SITE = "site"
 CRAWL_FILE = "sites.sqlite"
@@ -167,16 +169,16 @@ def add_site(
     )
     source = SiteSource(request, crawl, pages, spec)
     previous = stored_entry(index_dir, request.library_id)
-    same_site = previous is not None and previous.get("origin") == SITE and start_url_of(previous) == crawl.start_url
-    if same_site and dict(previous.get("pages") or {}) == source.digests() and _same_spec(previous, spec):
+    same_site = previous is not None and previous.origin == SITE and start_url_of(previous) == crawl.start_url
+    if same_site and dict(previous.pages) == source.digests() and _same_spec(previous, spec):
         return SiteResult(crawl, None)  # every page as indexed: nothing to write
     chosen = index_embeddings(index_dir, embeddings)
     return SiteResult(crawl, write_source(source, index_dir, embeddings=chosen, progress=build_progress))
 
 
-def _same_spec(entry: Mapping[str, Any], spec: LibrarySpec) -> bool:
+def _same_spec(entry: CatalogEntry, spec: LibrarySpec) -> bool:
     """Whether the stored entry already describes the library as ``spec`` does (a new --name is a change)."""
-    return (entry.get("name"), entry.get("description") or "", tuple(entry.get("languages") or ())) == (
+    return (entry.name, entry.description, entry.languages) == (
         spec.name,
         spec.description,
         spec.languages,
@@ -192,15 +194,30 @@ def _title(html: bytes) -> str:
     return " ".join(title.replace("¶", "").split())
 
 
-def refresh_request(library_id: str, entry: Mapping[str, Any]) -> SiteRequest:
+def refresh_request(entry: CatalogEntry) -> SiteRequest:
     """The request that crawls a site library again as it was added (its catalog entry)."""
-    limits = entry.get("crawl") or {}
+    limits = entry.crawl
     return SiteRequest(
-        library_id, start_url_of(entry), entry.get("name") or "", entry.get("description") or "", tuple(entry.get("languages") or ()),
+        entry.library_id, start_url_of(entry), entry.name, entry.description, entry.languages,
         CrawlLimits(**{key: limits[key] for key in ("max_pages", "concurrency", "rate") if key in limits}),
     )  # fmt: skip
 
 
-def start_url_of(entry: Mapping[str, Any]) -> str:
+def start_url_of(entry: CatalogEntry) -> str:
     """The start URL a site library was crawled from (its catalog entry's ``source``)."""
-    return normal_url(str(entry.get("source") or ""))
+    return normal_url(entry.source)
+
+
+def refresh_site(refreshing: Refreshing, library_id: str, entry: CatalogEntry | None) -> list[RefreshOutcome]:
+    """Crawl the site again with conditional GETs; write the library only if a page changed."""
+    assert entry is not None  # a site is refreshed once indexed
+    try:
+        crawled = add_site(refreshing.settings, refresh_request(entry))
+    except SourceError as error:
+        return [refresh_failed(entry, error)]
+    crawl = crawled.crawl
+    detail = f"{crawl.pages} pages, {crawl.fetched} downloaded, {crawl.not_modified} not modified"
+    return [RefreshOutcome(library_id, crawl.start_url, "unchanged" if crawled.report is None else "updated", detail)]
+
+
+KIND = SourceKind("site", (SITE,), add_site, SiteSource, refresh_site, pages_have_urls=True)

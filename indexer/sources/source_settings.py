@@ -19,9 +19,9 @@ from pathlib import Path
 
 from docs_mcp.environment import environment
 from docs_mcp.errors import UsageError
-from docs_mcp.indexer.sources.fetch_pool import DEFAULT_CAPACITY
 from docs_mcp.indexer.sources.known_libraries import Registry, custom_path, load_registry
-from docs_mcp.indexer.sources.safety import DEFAULT_TIMEOUT, FetchPolicy, host_of, loopback_allowed
+from docs_mcp.indexer.sources.web.fetch_pool import DEFAULT_CAPACITY
+from docs_mcp.indexer.sources.web.safety import DEFAULT_TIMEOUT, FetchPolicy, host_of, loopback_allowed
 
 ALLOW_ENV = "DOCS_MCP_FETCH_ALLOW"
 CURATED_ENV = "DOCS_MCP_CURATED_LIBRARIES"

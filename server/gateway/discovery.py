@@ -19,8 +19,8 @@ from typing import Any, Protocol
 import anyio
 import orjson
 
-from docs_mcp.indexer.sources.fetch_pool import FetchPool
-from docs_mcp.indexer.sources.safety import host_of
+from docs_mcp.indexer.sources.web.fetch_pool import FetchPool
+from docs_mcp.indexer.sources.web.safety import host_of
 from docs_mcp.server.gateway.catalog_index import CatalogIndex
 from docs_mcp.server.gateway.explain import explain
 from docs_mcp.server.gateway.records import ToolEntry

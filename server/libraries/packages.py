@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from docs_mcp.environment import environment
 from docs_mcp.indexer.errors import PackageSpecError
-from docs_mcp.indexer.packages.refs import NPM, PYPI, package_ref
+from docs_mcp.indexer.sources.packages.refs import NPM, PYPI, package_ref
 
 if TYPE_CHECKING:  # the client (httpx) loads with the first lookup, not with the server
-    from docs_mcp.indexer.packages.registry_client import Lookup, RegistryClient
+    from docs_mcp.indexer.sources.packages.registry_client import Lookup, RegistryClient
 
 LOOKUPS_ENV = "DOCS_MCP_REGISTRY_LOOKUPS"
 KNOWN_RELEVANCE = 0.9  # an indexed library this close answers the query: no lookup

@@ -17,15 +17,16 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from docs_mcp.indexer.libraries.library import LOCAL, REMOTE, Library
 from docs_mcp.indexer.sources.errors import WrongToolError
+from docs_mcp.indexer.sources.kinds import fetches_on_demand
 from docs_mcp.indexer.sources.known_libraries import CONTEXT7, LLMS_TXT, RegisteredLibrary
 from docs_mcp.server.core.live_index import LiveIndex, ServedIndex
 from docs_mcp.server.libraries.pages import line_fields, window
 from docs_mcp.server.libraries.served_libraries import LibraryCatalog
 
 if TYPE_CHECKING:
-    from docs_mcp.indexer.packages.registry_client import RegistryClient
-    from docs_mcp.indexer.sources.fetch_pool import FetchPool
+    from docs_mcp.indexer.sources.packages.registry_client import RegistryClient
     from docs_mcp.indexer.sources.service import SourceService
+    from docs_mcp.indexer.sources.web.fetch_pool import FetchPool
 
 T = TypeVar("T")
 
@@ -65,7 +66,7 @@ class Sources:
         them (measured: about 0.2 CPU-s and 6 MB of a stdio server's start).  The test mode's warning
         stays a start-up one.
         """
-        from docs_mcp.indexer.sources.safety import warn_if_loopback_allowed
+        from docs_mcp.indexer.sources.web.safety import warn_if_loopback_allowed
 
         warn_if_loopback_allowed()
 
@@ -76,7 +77,7 @@ class Sources:
             return SourceService(source_settings(Path(index_dir)))
 
         def open_registry() -> RegistryClient | None:
-            from docs_mcp.indexer.packages.registry_client import RegistryClient, RegistrySettings
+            from docs_mcp.indexer.sources.packages.registry_client import RegistryClient, RegistrySettings
             from docs_mcp.server.libraries.packages import lookups_enabled
 
             return RegistryClient(RegistrySettings.for_index(Path(index_dir))) if lookups_enabled() else None
@@ -123,7 +124,7 @@ class Sources:
         """
         changed, stale, warnings = False, False, []
         for library in libraries:
-            if library.source != LOCAL or library.origin != LLMS_TXT:
+            if library.source != LOCAL or not fetches_on_demand(library.origin):
                 continue
             changed |= self.service.ensure_library(library.library_id)
             urls = self.service.pages_for_topic(library.library_id, topic) if topic else []

@@ -66,7 +66,7 @@ class LibraryCatalog:
     def from_metadata(cls, metadata: Mapping[str, Any], registered: tuple[Library, ...] = ()) -> LibraryCatalog:
         """The catalog of an index from its metadata.json content, plus the ``registered`` libraries it does not hold."""
         entries = catalog_entries(metadata)
-        indexed = {library_id: Library.from_entry(library_id, entry) for library_id, entry in entries.items()}
+        indexed = {library_id: Library.from_entry(entry) for library_id, entry in entries.items()}
         return cls({**{lib.library_id: lib for lib in registered if lib.library_id not in indexed}, **indexed})
 
     @property

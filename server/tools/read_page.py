@@ -135,15 +135,15 @@ def run(index: ServedIndex, args: PageArgs, sources: Sources) -> dict[str, Any]:
 
 def _crawled_path(catalog: LibraryCatalog, url: str) -> str | None:
     """The indexed path of ``url`` when it is a page of a crawled site or a repository library (None otherwise)."""
-    # Imported here: these modules bring the crawler's and the fetcher's (BeautifulSoup, httpx, the index
+    # Imported here: the kinds bring the crawler's and the fetcher's modules (BeautifulSoup, httpx, the index
     # writer), which a server that only searches never needs (tests/server/test_start_imports.py).
-    from docs_mcp.indexer.sources.repository import GITHUB
-    from docs_mcp.indexer.sources.site import SITE
-    from docs_mcp.indexer.sources.site_links import normal_url
+    from docs_mcp.indexer.sources.kinds import kind_of
+    from docs_mcp.indexer.sources.web.site_links import normal_url
 
     wanted = {url, normal_url(url)}
     for library in catalog.libraries.values():
-        if library.origin in (SITE, GITHUB):
+        kind = kind_of(library.origin)
+        if kind is not None and kind.pages_have_urls:
             for entry in library.toc:
                 if entry.url and entry.url in wanted:
                     return entry.path

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from docs_mcp.indexer.errors import PackageFetchError
-from docs_mcp.indexer.packages.archive import unpack_docs as unpack_release
-from docs_mcp.indexer.sources.archive_bounds import MAX_MEMBERS
-from docs_mcp.indexer.sources.repository_archive import ArchiveError
-from docs_mcp.indexer.sources.repository_archive import unpack_docs as unpack_repository
+from docs_mcp.indexer.sources.github_archive import ArchiveError
+from docs_mcp.indexer.sources.github_archive import unpack_docs as unpack_repository
+from docs_mcp.indexer.sources.packages.archive import unpack_docs as unpack_release
+from docs_mcp.indexer.sources.web.archive_bounds import MAX_MEMBERS
 
 README = b"# Pkg\n\nThe real readme.\n"
 

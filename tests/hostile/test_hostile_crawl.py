@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from hostile_site import Behaviour, HostileSite, lying_length, response_head, whole
 
-from docs_mcp.indexer.sources.crawl_store import PAGE, CrawlStore
-from docs_mcp.indexer.sources.crawler import CrawlLimits, SiteCrawler
 from docs_mcp.indexer.sources.errors import CrawlError
-from docs_mcp.indexer.sources.fetch import Fetcher
-from docs_mcp.indexer.sources.safety import FetchPolicy
+from docs_mcp.indexer.sources.web.crawl_store import PAGE, CrawlStore
+from docs_mcp.indexer.sources.web.crawler import CrawlLimits, SiteCrawler
+from docs_mcp.indexer.sources.web.fetch import Fetcher
+from docs_mcp.indexer.sources.web.safety import FetchPolicy
 
 LIB = "hostile/site"
 HTML = "text/html; charset=utf-8"

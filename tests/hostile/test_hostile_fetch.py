@@ -15,9 +15,9 @@ import pytest
 from hostile_site import deep_html, endless_body, lying_length, silent, slow_body, slow_headers, whole
 
 from docs_mcp.indexer.sources.errors import InvalidContentError, SourceUnavailableError, UrlNotAllowedError
-from docs_mcp.indexer.sources.fetch import Fetcher
-from docs_mcp.indexer.sources.fetch_pool import FetchPool
-from docs_mcp.indexer.sources.safety import FetchPolicy
+from docs_mcp.indexer.sources.web.fetch import Fetcher
+from docs_mcp.indexer.sources.web.fetch_pool import FetchPool
+from docs_mcp.indexer.sources.web.safety import FetchPolicy
 
 PAGE = b"# Retries\n\nThe client retries failed requests with exponential backoff.\n"
 POLICY = FetchPolicy(
@@ -143,7 +143,7 @@ def test_a_name_resolving_to_an_ipv6_address_that_carries_loopback_is_refused_be
 
 
 def test_deep_html_is_refused_with_what_it_is(hostile):
-    from docs_mcp.indexer.sources.convert import to_markdown
+    from docs_mcp.indexer.sources.web.convert import to_markdown
 
     url = hostile.route("/deep.html", whole(deep_html(330), "text/html"))
     f, _ = fetcher()

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-import docs_mcp.indexer.folder_source as build
+import docs_mcp.indexer.sources.folder as build
 from docs_mcp.cli import main
 from docs_mcp.indexer.generation import Progress
 

@@ -17,11 +17,11 @@ import pytest
 from docs_mcp.indexer.corpus.scan import scan_corpus
 from docs_mcp.indexer.errors import CorpusProblemsError, IndexFormatError, IndexWriteError
 from docs_mcp.indexer.faults import FAULT_ENV
-from docs_mcp.indexer.folder_source import build_index
 from docs_mcp.indexer.generation import Progress, fts_sql
 from docs_mcp.indexer.index_file import GENERATION_NAME, current_generation, open_index
 from docs_mcp.indexer.schema import CURRENT_FILE, FTS_SCHEMA, FULL_TEXT, HYBRID, METADATA_FILE
 from docs_mcp.indexer.search_text import embedding_windows
+from docs_mcp.indexer.sources.folder import build_index
 
 LONG_SECTION = " ".join(f"Step {i}: the client raises RateLimitError when the quota is spent." for i in range(60))
 DOCS = {

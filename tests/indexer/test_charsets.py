@@ -89,8 +89,8 @@ def test_a_fetched_page_is_kept_as_utf8_that_reads_the_same_without_its_header()
 
 
 def test_a_page_read_by_url_is_decoded_by_its_own_declaration_when_its_header_names_none() -> None:
-    from docs_mcp.indexer.sources.convert import to_markdown
-    from docs_mcp.indexer.sources.fetch import Fetched
+    from docs_mcp.indexer.sources.web.convert import to_markdown
+    from docs_mcp.indexer.sources.web.fetch import Fetched
 
     body = html("Café crème", '<meta charset="iso-8859-1">').encode("latin-1")
     converted = to_markdown(Fetched("https://docs.example.com/cafe.html", 200, body, "text/html", "", ""))

@@ -10,7 +10,6 @@ import duckdb
 import pytest
 
 from docs_mcp.indexer.errors import IndexFormatError, IndexLockedError, IndexNotFoundError
-from docs_mcp.indexer.folder_source import build_index
 from docs_mcp.indexer.index_file import (
     GENERATION_NAME,
     current_generation,
@@ -20,6 +19,7 @@ from docs_mcp.indexer.index_file import (
     write_lock,
 )
 from docs_mcp.indexer.schema import CURRENT_FILE, DB_FILE, META_TABLE
+from docs_mcp.indexer.sources.folder import build_index
 
 
 @pytest.fixture

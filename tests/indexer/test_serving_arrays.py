@@ -12,7 +12,6 @@ import pytest
 
 from docs_mcp.errors import UsageError
 from docs_mcp.indexer.errors import IndexFormatError
-from docs_mcp.indexer.folder_source import build_index
 from docs_mcp.indexer.index_file import current_generation, open_index
 from docs_mcp.indexer.schema import FTS_SCHEMA
 from docs_mcp.indexer.serving import writer as serving_writer
@@ -21,6 +20,7 @@ from docs_mcp.indexer.serving.page_records import CONTENT_OFFSETS_FILE, CONTENTS
 from docs_mcp.indexer.serving.reader import open_serving_arrays
 from docs_mcp.indexer.serving.vector_index import ANN_MIN_WINDOWS_VARIABLE
 from docs_mcp.indexer.serving.writer import read_postings
+from docs_mcp.indexer.sources.folder import build_index
 
 DOCS = {
     ".docs-mcp.json": json.dumps({"version": "1", "metadata": {"scope": "guide"}}),

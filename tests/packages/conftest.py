@@ -25,8 +25,8 @@ def session_registry() -> Iterator[LoopbackRegistry]:
 @pytest.fixture(scope="session")
 def versions_index(session_registry: LoopbackRegistry, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real index (default model) holding tomli 1.2.3 and 2.0.1 and ms 2.1.3, added from the loopback registry."""
-    from docs_mcp.indexer.packages.adding import add_package
-    from docs_mcp.indexer.packages.refs import parse_package_spec
+    from docs_mcp.indexer.sources.package import add_package
+    from docs_mcp.indexer.sources.packages.refs import parse_package_spec
 
     index = tmp_path_factory.mktemp("versions") / "index"
     client = client_for(session_registry, index)

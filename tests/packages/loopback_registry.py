@@ -147,6 +147,6 @@ def _handler(registry: LoopbackRegistry) -> type[BaseHTTPRequestHandler]:
 
 def client_for(registry: LoopbackRegistry, index: Path, **extra: str):
     """A RegistryClient of ``index`` reading the loopback registry, without retry waits."""
-    from docs_mcp.indexer.packages.registry_client import RegistryClient, RegistrySettings
+    from docs_mcp.indexer.sources.packages.registry_client import RegistryClient, RegistrySettings
 
     return RegistryClient(RegistrySettings.for_index(index, registry.environment(**extra)), delays=())

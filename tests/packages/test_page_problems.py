@@ -17,10 +17,10 @@ from pathlib import Path
 
 from loopback_registry import LoopbackRegistry, client_for
 
-from docs_mcp.indexer.packages.project import Dependency
-from docs_mcp.indexer.packages.refs import parse_package_spec
-from docs_mcp.indexer.packages.source import fetch_release
-from docs_mcp.indexer.packages.sync import FETCH, SyncItem, _write_batch
+from docs_mcp.indexer.sources.packages.project import Dependency
+from docs_mcp.indexer.sources.packages.refs import parse_package_spec
+from docs_mcp.indexer.sources.packages.source import fetch_release
+from docs_mcp.indexer.sources.packages.sync import FETCH, SyncItem, _write_batch
 
 ARCHIVE_PATH = "/site/tomli-2.0.1.tar.gz"
 DEEP = "its JSON nests 152 levels deep (at most 100 are converted); skipped it. Fix the file or exclude it (--exclude)."

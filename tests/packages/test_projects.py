@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from docs_mcp.indexer.packages.manifests import read_project
+from docs_mcp.indexer.sources.packages.manifests import read_project
 
 PYPROJECT = """
 [project]

@@ -7,8 +7,8 @@ import pytest
 from docs_mcp.indexer.errors import LibraryError, PackageSpecError
 from docs_mcp.indexer.libraries.spec import check_library_id
 from docs_mcp.indexer.libraries.versions import LibraryRef, default_versions, newest, parse_ref, version_facet
-from docs_mcp.indexer.packages.refs import parse_package_spec
-from docs_mcp.indexer.packages.specifiers import best_version
+from docs_mcp.indexer.sources.packages.refs import parse_package_spec
+from docs_mcp.indexer.sources.packages.specifiers import best_version
 
 
 @pytest.mark.parametrize(

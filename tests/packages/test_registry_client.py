@@ -8,9 +8,9 @@ import pytest
 from loopback_registry import client_for
 
 from docs_mcp.indexer.errors import PackageFetchError, PackageNotFoundError
-from docs_mcp.indexer.packages.metadata_cache import MetadataCache
-from docs_mcp.indexer.packages.refs import parse_package_spec
-from docs_mcp.indexer.packages.registry_client import RegistryClient, RegistrySettings
+from docs_mcp.indexer.sources.packages.metadata_cache import MetadataCache
+from docs_mcp.indexer.sources.packages.refs import parse_package_spec
+from docs_mcp.indexer.sources.packages.registry_client import RegistryClient, RegistrySettings
 
 
 def test_the_pypi_document_gives_name_summary_licence_urls_versions_and_archives(registry, tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ import pytest
 from loopback_registry import LoopbackRegistry, client_for
 
 from docs_mcp.indexer.errors import PackageFetchError, PackageSpecError
-from docs_mcp.indexer.packages.refs import PYPI, package_ref, parse_package_spec
+from docs_mcp.indexer.sources.packages.refs import PYPI, package_ref, parse_package_spec
 
 
 def _lie(

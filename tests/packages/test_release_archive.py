@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from docs_mcp.indexer.errors import PackageFetchError
-from docs_mcp.indexer.packages import archive
-from docs_mcp.indexer.packages.archive import unpack_docs
-from docs_mcp.indexer.sources import archive_bounds
+from docs_mcp.indexer.sources.packages import archive
+from docs_mcp.indexer.sources.packages.archive import unpack_docs
+from docs_mcp.indexer.sources.web import archive_bounds
 
 DATA = Path(__file__).parent / "registry"
 

@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 from loopback_registry import LoopbackRegistry, client_for
 
-from docs_mcp.indexer.packages import richer
-from docs_mcp.indexer.packages.adding import add_package, indexed_libraries
-from docs_mcp.indexer.packages.package_info import PackageInfo, Release
-from docs_mcp.indexer.packages.refs import parse_package_spec
-from docs_mcp.indexer.packages.site_crawl import DocsSiteCrawl
 from docs_mcp.indexer.sources.errors import SourceError
+from docs_mcp.indexer.sources.package import add_package, indexed_libraries
+from docs_mcp.indexer.sources.packages import richer
+from docs_mcp.indexer.sources.packages.package_info import PackageInfo, Release
+from docs_mcp.indexer.sources.packages.refs import parse_package_spec
+from docs_mcp.indexer.sources.packages.site_crawl import DocsSiteCrawl
 
 TESTS = Path(__file__).resolve().parents[1]
 GUIDE = TESTS.parent / "corpus" / "guide"
@@ -91,7 +91,7 @@ def test_an_older_release_takes_its_repositorys_docs_folder_at_the_release_tag(
         )  # the newest is 2.5.0: the tag is the exact source
     finally:
         client.close()
-    entry = indexed_libraries(index)[TOMLI]
+    entry = indexed_libraries(index)[TOMLI].json  # as stored in metadata.json
     sources = [(s["kind"], s["url"], s["revision"]) for s in entry["sources"]]
     assert sources[1:] == [("github", "https://github.com/hukkin/tomli/tree/2.0.1", sha)] and sources[0][0] == "archive"
     paths = sorted(t["path"].removeprefix(f"{TOMLI}/") for t in entry["toc"])
@@ -120,7 +120,7 @@ def test_a_repository_without_the_tag_is_a_note_and_the_release_is_indexed_from_
         add_package(index, parse_package_spec("pypi:tomli==2.0.1"), client)  # the lookalike knows no hukkin/tomli
     finally:
         client.close()
-    entry = indexed_libraries(index)[TOMLI]
+    entry = indexed_libraries(index)[TOMLI].json  # as stored in metadata.json
     assert [s["kind"] for s in entry["sources"]] == ["archive"]
     assert entry["source_notes"] == [
         "github: github.com/hukkin/tomli has no tag v2.0.1 or 2.0.1 (or is private); not read."
@@ -149,7 +149,7 @@ def test_the_newest_release_without_llms_txt_or_repository_docs_takes_a_bounded_
         add_package(index, parse_package_spec("npm:ms@2.1.3"), client)
     finally:
         client.close()
-    entry = indexed_libraries(index)[MS]
+    entry = indexed_libraries(index)[MS].json  # as stored in metadata.json
     assert [(s["kind"], s["url"]) for s in entry["sources"]][1:] == [("site", base)]
     paths = sorted(t["path"].removeprefix(f"{MS}/") for t in entry["toc"] if t["path"].startswith(f"{MS}/website/"))
     assert paths == sorted(["website/index.html", *(f"website/tutorial/{p}index.html" for p in

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from loopback_registry import LoopbackRegistry, client_for
 
-from docs_mcp.indexer.packages import richer
-from docs_mcp.indexer.packages.adding import add_package, indexed_libraries
-from docs_mcp.indexer.packages.package_info import PackageInfo, Release
-from docs_mcp.indexer.packages.refs import parse_package_spec
-from docs_mcp.indexer.packages.richer import LlmsTxtAtDocsSite, llms_txt_candidates
+from docs_mcp.indexer.sources.package import add_package, indexed_libraries
+from docs_mcp.indexer.sources.packages import richer
+from docs_mcp.indexer.sources.packages.package_info import PackageInfo, Release
+from docs_mcp.indexer.sources.packages.refs import parse_package_spec
+from docs_mcp.indexer.sources.packages.richer import LlmsTxtAtDocsSite, llms_txt_candidates
 
 GUIDE = Path(__file__).resolve().parents[2] / "corpus" / "guide"
 MS = "npm/ms/v2.1.3"
@@ -57,7 +57,7 @@ def test_the_newest_release_gains_the_pages_its_docs_sites_llms_txt_links_each_w
         add_package(index, parse_package_spec("npm:ms@2.1.3"), client)  # 2.1.3 is ms's newest release
     finally:
         client.close()
-    entry = indexed_libraries(index)[MS]
+    entry = indexed_libraries(index)[MS].json  # as stored in metadata.json
     assert [(s["kind"], s["url"].rsplit("/", 1)[-1]) for s in entry["sources"]] == [
         ("archive", "ms-2.1.3.tgz"),
         ("llms-txt", "llms.txt"),
@@ -96,7 +96,7 @@ def test_an_older_release_never_takes_the_pages_the_site_serves_for_the_newest(
     assert done.returncode == 0, done.stderr  # the newest is 2.5.0
     assert done.stdout.startswith("added pypi/tomli/v2.0.1: ") and done.stdout.rstrip().endswith("tomli-2.0.1.tar.gz")
     assert "note: llms-txt: " in done.stderr and "not 2.0.1" in done.stderr
-    entry = indexed_libraries(index)["pypi/tomli/v2.0.1"]
+    entry = indexed_libraries(index)["pypi/tomli/v2.0.1"].json  # as stored in metadata.json
     assert [s["kind"] for s in entry["sources"]] == ["archive"]
     assert not any(t["path"].startswith("pypi/tomli/v2.0.1/website/") for t in entry["toc"])
     llms, github, site = entry["source_notes"]  # the chain's three steps, in order

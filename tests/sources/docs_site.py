@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from docs_mcp.indexer.sources.fetch import Fetcher
-from docs_mcp.indexer.sources.safety import FetchPolicy
+from docs_mcp.indexer.sources.web.fetch import Fetcher
+from docs_mcp.indexer.sources.web.safety import FetchPolicy
 
 
 @dataclass

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from corpus_files import write_corpus
 
-from docs_mcp.indexer.packages.archive import unpack_docs as unpack_release_docs
-from docs_mcp.indexer.sources.repository_archive import ArchiveError, unpack_docs
+from docs_mcp.indexer.sources.github_archive import ArchiveError, unpack_docs
+from docs_mcp.indexer.sources.packages.archive import unpack_docs as unpack_release_docs
 
 
 def git(repo: Path, *args: str) -> bytes:

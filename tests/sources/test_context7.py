@@ -7,7 +7,7 @@ from docs_site import open_fetcher
 
 from docs_mcp.indexer.sources.context7 import Context7Client
 from docs_mcp.indexer.sources.errors import RemoteNotConfiguredError, RemotePageNotFoundError, SourceUnavailableError
-from docs_mcp.indexer.sources.safety import FetchPolicy
+from docs_mcp.indexer.sources.web.safety import FetchPolicy
 
 KEY = "c7-key-that-must-never-show"
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from docs_mcp.indexer.sources.paths import MAX_NAME_BYTES
-from docs_mcp.indexer.sources.robots import MAX_CRAWL_DELAY, Robots
-from docs_mcp.indexer.sources.site_links import in_scope, normal_url, page_links, page_path, scope_of, section_names
-from docs_mcp.indexer.sources.sitemap import MAX_SITEMAP_BYTES, parse_sitemap
+from docs_mcp.indexer.sources.web.paths import MAX_NAME_BYTES
+from docs_mcp.indexer.sources.web.robots import MAX_CRAWL_DELAY, Robots
+from docs_mcp.indexer.sources.web.site_links import in_scope, normal_url, page_links, page_path, scope_of, section_names
+from docs_mcp.indexer.sources.web.sitemap import MAX_SITEMAP_BYTES, parse_sitemap
 
 PYTHON_PAGE = Path(__file__).parents[1] / "indexer" / "fixtures" / "formats" / "html" / "library" / "bisect.html"
 URLSET = b"""<?xml version="1.0" encoding="UTF-8"?>

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from site_server import serve_site
 
-from docs_mcp.indexer.sources.crawl_store import DUPLICATE, FAILED, PAGE, SKIPPED, CrawlStore
-from docs_mcp.indexer.sources.crawler import CrawlLimits, CrawlStep, SiteCrawler
 from docs_mcp.indexer.sources.errors import CrawlError, UrlNotAllowedError
-from docs_mcp.indexer.sources.fetch import Fetcher
-from docs_mcp.indexer.sources.safety import FetchPolicy
+from docs_mcp.indexer.sources.web.crawl_store import DUPLICATE, FAILED, PAGE, SKIPPED, CrawlStore
+from docs_mcp.indexer.sources.web.crawler import CrawlLimits, CrawlStep, SiteCrawler
+from docs_mcp.indexer.sources.web.fetch import Fetcher
+from docs_mcp.indexer.sources.web.safety import FetchPolicy
 
 PAGES = Path(__file__).parents[1] / "indexer" / "fixtures" / "formats" / "html"
 LIB = "python/docs"

@@ -11,8 +11,8 @@ from docs_mcp.indexer.sources.errors import (
     SourceUnavailableError,
     UrlNotAllowedError,
 )
-from docs_mcp.indexer.sources.fetch import Fetcher
-from docs_mcp.indexer.sources.safety import FetchPolicy, check_address, check_url, host_allowed, loopback_allowed
+from docs_mcp.indexer.sources.web.fetch import Fetcher
+from docs_mcp.indexer.sources.web.safety import FetchPolicy, check_address, check_url, host_allowed, loopback_allowed
 
 PAGE = "# Retries\n\nThe client retries failed requests with exponential backoff.\n"
 LOOPBACK = FetchPolicy(allowed_domains=frozenset({"127.0.0.1", "localhost"}), allow_loopback=True, timeout=0.5)

@@ -10,10 +10,10 @@ import pytest
 from site_server import serve_site
 from test_archive import git, repository  # noqa: F401 - the repository fixture
 
-from docs_mcp.indexer.sources.fetch import Fetcher
-from docs_mcp.indexer.sources.github import GitHubClient, GitHubSettings, RepositoryError, parse_repo
-from docs_mcp.indexer.sources.repository_archive import unpack_docs
-from docs_mcp.indexer.sources.safety import FetchPolicy
+from docs_mcp.indexer.sources.github_api import GitHubClient, GitHubSettings, RepositoryError, parse_repo
+from docs_mcp.indexer.sources.github_archive import unpack_docs
+from docs_mcp.indexer.sources.web.fetch import Fetcher
+from docs_mcp.indexer.sources.web.safety import FetchPolicy
 
 TOKEN = "ghp_" + "s3cret" * 6
 

@@ -18,8 +18,8 @@ from docs_mcp.indexer.index_file import live_generation
 from docs_mcp.indexer.libraries.spec import requested_spec
 from docs_mcp.indexer.sources.ingest import SourcePages, index_pages
 from docs_mcp.indexer.sources.known_libraries import LLMS_TXT, RegisteredLibrary
-from docs_mcp.indexer.sources.llms_txt import parse_llms_txt
-from docs_mcp.indexer.sources.page_cache import CachedPage
+from docs_mcp.indexer.sources.llms_txt_parse import parse_llms_txt
+from docs_mcp.indexer.sources.web.page_cache import CachedPage
 
 DOC = {"index.md": "# {name}\n\n{name} documentation with enough words to index.\n"}
 

@@ -6,13 +6,13 @@ import hashlib
 
 import pytest
 
-from docs_mcp.indexer.sources.convert import to_markdown
 from docs_mcp.indexer.sources.errors import InvalidContentError, LlmsTxtNotFoundError
-from docs_mcp.indexer.sources.fetch import Fetched
 from docs_mcp.indexer.sources.known_libraries import load_registry
-from docs_mcp.indexer.sources.llms_txt import parse_llms_txt
-from docs_mcp.indexer.sources.page_cache import CachedPage, PageCache
-from docs_mcp.indexer.sources.paths import MAX_NAME_BYTES, page_path, page_paths
+from docs_mcp.indexer.sources.llms_txt_parse import parse_llms_txt
+from docs_mcp.indexer.sources.web.convert import to_markdown
+from docs_mcp.indexer.sources.web.fetch import Fetched
+from docs_mcp.indexer.sources.web.page_cache import CachedPage, PageCache
+from docs_mcp.indexer.sources.web.paths import MAX_NAME_BYTES, page_path, page_paths
 
 LLMS = """# Skyhook
 

@@ -11,7 +11,7 @@ from site_server import serve_site
 from test_source_commands import TEST_MODE, run
 
 from docs_mcp.indexer.sources.errors import UrlNotAllowedError
-from docs_mcp.indexer.sources.safety import FetchPolicy, check_address
+from docs_mcp.indexer.sources.web.safety import FetchPolicy, check_address
 
 PRIVATE_HINT = (
     "hint: Only public documentation sites are fetched. For a site on a private network, mirror it (e.g. wget --mirror "

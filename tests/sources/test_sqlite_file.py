@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from docs_mcp.indexer.packages.metadata_cache import MetadataCache
-from docs_mcp.indexer.sources.sqlite_file import open_sqlite_file
+from docs_mcp.indexer.sources.packages.metadata_cache import MetadataCache
+from docs_mcp.indexer.sources.web.sqlite_file import open_sqlite_file
 
 SCHEMA = ("CREATE TABLE IF NOT EXISTS answers (name TEXT PRIMARY KEY, body TEXT)",)
 
@@ -54,7 +54,7 @@ def test_the_registry_cache_opens_from_concurrent_lookups(tmp_path: Path) -> Non
 
 
 def test_a_registry_client_opens_one_cache_for_lookups_on_many_threads(tmp_path: Path) -> None:
-    from docs_mcp.indexer.packages.registry_client import RegistryClient, RegistrySettings
+    from docs_mcp.indexer.sources.packages.registry_client import RegistryClient, RegistrySettings
 
     client = RegistryClient(RegistrySettings(cache_path=tmp_path / "registry.sqlite"))
     barrier, seen = threading.Barrier(8), []
@@ -75,8 +75,8 @@ def test_a_registry_client_opens_one_cache_for_lookups_on_many_threads(tmp_path:
 
 
 def test_a_registry_cache_that_cannot_be_opened_is_an_error_that_says_what_to_do(tmp_path: Path) -> None:
-    from docs_mcp.indexer.packages.registry_client import CACHE_ENV, RegistryClient, RegistrySettings
     from docs_mcp.indexer.sources.errors import SourceUnavailableError
+    from docs_mcp.indexer.sources.packages.registry_client import CACHE_ENV, RegistryClient, RegistrySettings
 
     (tmp_path / "a-folder").mkdir()
     client = RegistryClient(RegistrySettings(cache_path=tmp_path / "a-folder"))  # a folder is no SQLite file

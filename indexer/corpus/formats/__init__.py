@@ -5,19 +5,43 @@ source. reStructuredText, HTML and Jupyter notebooks are converted to markdown f
 the HTML converter remote pages use, the notebook's JSON), and ``get_doc`` returns that markdown:
 the contract's ``get_doc`` answers in markdown, and raw HTML or notebook JSON would be unreadable.
 Chunk IDs are the same grammar for every format: the file's path, then its heading path.
-The converters load on first use: docutils and BeautifulSoup are slow to import.
+``CONVERTERS`` is the one table of the formats converted: suffix -> the format's name and its reader module,
+which exports ``read_page``. A new format is one module and one row. The readers load on first use:
+docutils and BeautifulSoup are slow to import.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib import import_module
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterable
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
-# Suffix -> the format's name, as messages say it.
-CONVERTED_FORMATS = {".rst": "reStructuredText", ".rest": "reStructuredText", ".html": "HTML", ".htm": "HTML", ".ipynb": "Jupyter notebook"}
-PAGE_SUFFIXES = MARKDOWN_SUFFIXES + tuple(CONVERTED_FORMATS)
+
+
+@dataclass(frozen=True)
+class Converter:
+    """A format converted to markdown: its name, as messages say it, and its reader's module in this package."""
+
+    name: str
+    module: str  # exports read_page(rel, path, root, text) -> Converted
+
+    def read(self, rel: str, path: Path, root: Path, text: str) -> Converted:
+        reader = import_module(f"{__name__}.{self.module}")
+        return reader.read_page(rel, path, root, text)
+
+
+HTML = Converter("HTML", "html")
+# The one table of the formats converted to markdown: suffix -> converter.
+CONVERTERS = {
+    ".rst": Converter("reStructuredText", "rst"),
+    ".rest": Converter("reStructuredText", "rst"),
+    ".html": HTML,
+    ".htm": HTML,
+    ".ipynb": Converter("Jupyter notebook", "notebook"),
+}
+PAGE_SUFFIXES = MARKDOWN_SUFFIXES + tuple(CONVERTERS)
 
 
 @dataclass(frozen=True)
@@ -65,32 +89,15 @@ def convert(rel: str, path: Path, root: Path, text: str) -> Converted:
         FormatError: the page is not valid in its format (a notebook that is not JSON), is past a bound the
             format's reader sets, or its reader failed on it in any way (one page never stops a build).
     """
-    suffix = PurePosixPath(rel).suffix.lower()
-    if suffix not in CONVERTED_FORMATS:
-        raise FormatError(f"no reader for {suffix or 'files without a suffix'}")
+    converter = CONVERTERS.get(PurePosixPath(rel).suffix.lower())
+    if converter is None:
+        raise FormatError(f"no reader for {PurePosixPath(rel).suffix.lower() or 'files without a suffix'}")
     try:
-        return _read(suffix, rel, path, root, text)
+        return converter.read(rel, path, root, text)
     except FormatError:
         raise
     # Whatever a reader raises is this page's problem: SystemExit too (a module a page once made docutils import
     # ran its main), and RecursionError or MemoryError from a page built to exhaust them. Ctrl-C still stops the build.
     except (Exception, SystemExit) as error:  # noqa: BLE001
         detail = f": {str(error).splitlines()[0][:200]}" if str(error).strip() else ""
-        raise FormatError(f"the {CONVERTED_FORMATS[suffix]} reader failed on it ({type(error).__name__}{detail})") from None
-
-
-def _read(suffix: str, rel: str, path: Path, root: Path, text: str) -> Converted:
-    if suffix in (".rst", ".rest"):
-        from docs_mcp.indexer.corpus.formats.rst import rst_to_markdown
-
-        markdown, warnings = rst_to_markdown(text, path, root)
-        return Converted(markdown, "", warnings)
-    if suffix in (".html", ".htm"):
-        from docs_mcp.indexer.corpus.formats.html import html_to_markdown
-
-        page = html_to_markdown(text, PurePosixPath(rel).stem)
-        return Converted(page.markdown, page.title)
-    from docs_mcp.indexer.corpus.formats.notebook import notebook_to_markdown
-
-    markdown, _ = notebook_to_markdown(text)
-    return Converted(markdown)
+        raise FormatError(f"the {converter.name} reader failed on it ({type(error).__name__}{detail})") from None

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from bs4 import BeautifulSoup, Tag
 from markdownify import MarkdownConverter
 
-from docs_mcp.indexer.corpus.formats import nesting_depth, too_deep
+from docs_mcp.indexer.corpus.formats import Converted, nesting_depth, too_deep
 from docs_mcp.indexer.corpus.formats.doctree_markdown import escape_markup, fenced
 
 _DROP = ("script", "style", "noscript", "nav", "header", "footer", "aside", "form", "svg", "iframe", "button", "template")
@@ -41,6 +41,12 @@ class HtmlPage:
 
     title: str
     markdown: str
+
+
+def read_page(rel: str, path: Path, root: Path, text: str) -> Converted:
+    """The HTML page ``text`` as markdown, titled by its own title (else by its file name)."""
+    page = html_to_markdown(text, PurePosixPath(rel).stem)
+    return Converted(page.markdown, page.title)
 
 
 def html_to_markdown(html: str, fallback_title: str) -> HtmlPage:

@@ -9,9 +9,10 @@ images, HTML, widgets and tracebacks never reach the index. Raw cells are droppe
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
-from docs_mcp.indexer.corpus.formats import FormatError, nesting_depth, too_deep
+from docs_mcp.indexer.corpus.formats import Converted, FormatError, nesting_depth, too_deep
 from docs_mcp.indexer.corpus.formats.doctree_markdown import fenced
 
 OUTPUT_LINES = 12
@@ -22,6 +23,12 @@ MAX_NOTEBOOK_DEPTH = 100
 
 class NotebookError(FormatError):
     """The file is not a notebook this reader understands (the message says why)."""
+
+
+def read_page(rel: str, path: Path, root: Path, text: str) -> Converted:
+    """The notebook ``text`` (its JSON) as markdown: markdown cells as written, code cells fenced."""
+    markdown, _ = notebook_to_markdown(text)
+    return Converted(markdown)
 
 
 def notebook_to_markdown(text: str) -> tuple[str, str]:

@@ -21,7 +21,7 @@ from docutils import nodes
 from docutils.core import publish_doctree
 from docutils.parsers.rst import directives, roles
 
-from docs_mcp.indexer.corpus.formats import nesting_depth, too_deep
+from docs_mcp.indexer.corpus.formats import Converted, nesting_depth, too_deep
 from docs_mcp.indexer.corpus.formats.doctree_markdown import to_markdown
 from docs_mcp.indexer.corpus.formats.rst_extensions import AnyDirective, any_role, directive_for
 from docs_mcp.indexer.corpus.formats.rst_includes import ContentOnlyCsvTable, LiteralInclude, RootInclude
@@ -37,6 +37,12 @@ INCLUDE_ADVICE = "To include the project's root files, index the project folder:
 # Elements inside elements (a list item in a list in a section is three). Real pages nest a few dozen at most;
 # docutils' parser and the markdown writer recurse per level, and docutils runs out of stack at about 300.
 MAX_RST_DEPTH = 120
+
+
+def read_page(rel: str, path: Path, root: Path, text: str) -> Converted:
+    """The reStructuredText page ``text`` (read from ``path`` under the docs ``root``) as markdown, with docutils' warnings."""
+    markdown, warnings = rst_to_markdown(text, path, root)
+    return Converted(markdown, "", warnings)
 
 
 def rst_to_markdown(text: str, path: Path, root: Path) -> tuple[str, tuple[str, ...]]:
