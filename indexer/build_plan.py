@@ -146,7 +146,7 @@ def plan_removal(index_dir: Path, library_id: str) -> BuildPlan:
     return BuildPlan(replace(combined, root=str(index_dir)), catalog)
 
 
-def _existing(index_dir: Path, keep: Callable[[str, Mapping[str, Any]], bool]) -> StoredLibraries:
+def _existing(index_dir: Path, keep: Callable[[str, CatalogEntry], bool]) -> StoredLibraries:
     try:
         return read_libraries(index_dir, keep)
     except (IndexNotFoundError, IndexFormatError):
