@@ -57,3 +57,31 @@ def test_a_registry_package_shows_name_summary_licence_versions_and_how_to_add_i
         and package["add"] == "docs-mcp add pypi:tomli==2.5.0"
     )
     assert "packages" in answer["hint"]
+
+
+def test_the_offer_is_the_version_the_project_pins_and_typescript_asks_npm(
+    registry: LoopbackRegistry, tmp_path: Path
+) -> None:
+    import json
+
+    from docs_mcp.indexer import build_index
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text("# Guide\n\nA small guide about deployment and configuration.\n")
+    build_index(docs, tmp_path / "index", embeddings="none")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "package.json").write_text(json.dumps({"dependencies": {"ms": "^2.0.0"}}))
+    lock = {
+        "lockfileVersion": 3,
+        "packages": {"": {"dependencies": {"ms": "^2.0.0"}}, "node_modules/ms": {"version": "2.0.0"}},
+    }
+    (project / "package-lock.json").write_text(json.dumps(lock))
+    env = registry.environment(DOCS_MCP_REGISTRY_LOOKUPS="1", DOCS_MCP_PROJECT=str(project))
+    with serve_over_stdio(tmp_path / "index", tmp_path / "server.log", env=env) as server:
+        answer = server.json("resolve_library", {"query": "ms", "language": "typescript"})
+    assert registry.requests == ["/ms"]  # typescript is npm's
+    (package,) = answer["packages"]
+    assert package["latest"] == "2.1.3" and package["pinned"] == "2.0.0"
+    assert package["add"] == "docs-mcp add npm:ms@2.0.0"  # the project's version, not the newest
