@@ -55,3 +55,13 @@ def test_an_unknown_language_names_the_languages_there_are(vald_server: McpSessi
     shape = vald_server.error_shape("get_docs", {"libraries": [VALD], "topic": "strings", "language": "cobol"})
     assert shape["code"] == "INVALID_INPUT" and "'cobol'" in shape["message"]
     assert shape["suggestion"] == "Languages here: javascript; pass one of them as 'language', or leave 'language' out."
+
+
+def test_get_docs_fills_its_budget_and_keeps_the_lines_that_answer(vald_server: McpSession) -> None:
+    answer = vald_server.json(
+        "get_docs", {"libraries": [VALD], "topic": "validate an email string", "max_tokens": 1500}
+    )
+    assert answer["chunks"][0]["heading"].endswith("String validation")
+    assert EMAIL_LINE in answer["content"]
+    assert answer["chunks"][0]["passage"] is False  # the whole section fits: a 1,200-character window of it was sent
+    assert answer["tokens"] <= 1500
