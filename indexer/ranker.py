@@ -66,7 +66,8 @@ def describe_ranking(recorded: Mapping[str, Any] | None, *, has_vectors: bool) -
     if not recorded:
         return (
             "fusion: no learned ranking was trained for this embedding model, so scores are not probabilities and "
-            "off-topic questions get hits (train one: docs-mcp train-ranking --out INDEX/rankers.json, then re-index)"
+            "off-topic questions are held back by the index's own gate, over its probe questions "
+            "(train one: docs-mcp train-ranking --out INDEX/rankers.json, then re-index)"
         )
     facts = ranking_facts(recorded)
     source = "shipped with docs-mcp" if facts["origin"] == PACKAGED else f"from {facts['origin']}"

@@ -159,8 +159,8 @@ def build_server(
     if settings.mode == Mode.hybrid and served.engine.has_vectors and served.engine.ranker is None:
         logger.warning(
             "the index records no learned ranking for its embedding model: hybrid search falls back to the fusion, "
-            "whose scores are not probabilities and which returns hits for off-topic queries; "
-            "re-index with the packaged model, or train a ranking for this one (docs-mcp train-ranking)"
+            "whose scores are not probabilities, and holds off-topic queries back by the index's own gate (over its "
+            "probe questions); re-index with the packaged model, or train a ranking for this one (docs-mcp train-ranking)"
         )
     sources = Sources.opened_on_use(Path(index_dir), live)
     registry = tool_registry(settings.mode, sources, gateway)

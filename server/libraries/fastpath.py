@@ -5,8 +5,10 @@ delimiters included; server/search/tokens.py).  Chunks go in best first.  A shor
 goes in whole; a long one (more than a quarter of the budget), or one that no longer fits
 whole, goes in as its best passage for the topic (server/search/passages.py) with a
 pointer to the whole (get_doc), so the budget holds the answers of several chunks rather
-than all of one.  Only when nothing fits at all is the best chunk cut, at a blank line
-outside any code block.
+than all of one.  The best chunk always goes in: only when nothing of it fits is it cut, at
+a blank line outside any code block.  The room left then widens the passages, best first
+(the lines that answer are often just past a 1,200-character window), up to whole chunks.
+Hits much less likely to answer than the best one stay out (they are related_pages).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from docs_mcp.server.libraries.errors import TopicNotFoundError
 from docs_mcp.server.libraries.served_libraries import LibraryCatalog
 from docs_mcp.server.ranking.confidence import confidence, term_coverage
 from docs_mcp.server.search.modes import Mode
-from docs_mcp.server.search.passages import best_passage
+from docs_mcp.server.search.passages import PassageWords
 from docs_mcp.server.search.records import Hit
 from docs_mcp.server.search.tokens import CHARS_PER_TOKEN, count_tokens
 
@@ -33,7 +35,8 @@ RELATED_PAGES = 5
 # A chunk much less likely to answer than the best one would only spend the agent's budget.
 RELATIVE_FLOOR = 0.6
 LONG_SHARE = 4  # a chunk whose block costs more than max_tokens / LONG_SHARE is long: its best passage goes in
-PACKED_PASSAGE_CHARS = 1_200
+PACKED_PASSAGE_CHARS = 1_200  # a long chunk's passage while the others are placed; the room left widens it
+MIN_PASSAGE_CHARS = 160  # less says nothing: the best chunk is cut to fit instead
 
 
 @dataclass(frozen=True)
@@ -126,37 +129,65 @@ def find_candidates(
 def pack(
     candidates: Sequence[Candidate], max_tokens: int, words: Sequence[str] = (), weak_words: Sequence[str] = ()
 ) -> list[Packed]:
-    """Best first within ``max_tokens``: short chunks whole, long ones (or ones no longer fitting whole) by their best
-    passage for ``words`` (``weak_words`` count less); the best chunk cut to fit when nothing does."""
-    best = candidates[0].confidence
+    """The budget filled best first: the best chunk always (cut to fit when nothing of it fits otherwise), then the
+    others nearly as likely to answer, short ones whole and long ones by their best passage for ``words``
+    (``weak_words`` count less); then the room left widens those passages, best first."""
+    chooser = PassageWords.of(words, weak_words)
+    floor = RELATIVE_FLOOR * candidates[0].confidence
     packed: list[Packed] = []
-    used = 0
-    for candidate in candidates:
-        if candidate.confidence < RELATIVE_FLOOR * best:
-            continue
-        for option in _options(candidate, max_tokens, words, weak_words):
-            cost = count_tokens(option.block) + (1 if packed else 0)  # +1: the blank line that joins blocks
-            if used + cost <= max_tokens:
-                packed.append(option)
-                used += cost
-                break
-    if not packed:
-        packed.append(_truncated(candidates[0], max_tokens))
-    return packed
+    for candidate in (c for c in candidates if c.confidence >= floor):
+        placed = _placed(candidate, max_tokens, _room(packed, max_tokens), chooser)
+        if placed is None and not packed:
+            placed = _truncated(candidate, max_tokens)
+        if placed is not None:
+            packed.append(placed)
+    return _widened(packed, max_tokens, chooser)
 
 
-def _options(candidate: Candidate, max_tokens: int, words: Sequence[str], weak_words: Sequence[str]) -> list[Packed]:
-    """How the chunk may go in, preferred first: whole (unless long), then its best passage (when shorter)."""
+def _room(packed: Sequence[Packed], max_tokens: int) -> int:
+    """The tokens left for one more block (the blank line that joins it to the others counted)."""
+    return max_tokens - sum(count_tokens(p.block) for p in packed) - len(packed)
+
+
+def _placed(candidate: Candidate, max_tokens: int, room: int, chooser: PassageWords) -> Packed | None:
+    """The chunk whole when it is short and fits ``room``, else its best passage within ``room``, else None."""
     whole = Packed(candidate, _block(candidate, candidate.content), truncated=False)
-    options = [] if count_tokens(whole.block) > max_tokens / LONG_SHARE else [whole]
-    passage = best_passage(candidate.content, words, weak_words, PACKED_PASSAGE_CHARS)
-    if passage.text and len(passage.text) < len(candidate.content.strip()):
-        note = (
-            f"\n\n[… a passage of this {count_tokens(candidate.content)}-token section; "
-            f"read it whole with get_doc(chunk_id='{candidate.hit.chunk_id}')]"
+    if count_tokens(whole.block) <= min(room, max_tokens / LONG_SHARE):
+        return whole
+    return _passage(candidate, min(room * CHARS_PER_TOKEN, PACKED_PASSAGE_CHARS), chooser)
+
+
+def _passage(candidate: Candidate, chars: int, chooser: PassageWords) -> Packed | None:
+    """The chunk's best passage with its pointer to the whole, within ``chars``; None when too little fits or the
+    passage would be the whole chunk."""
+    note = (
+        f"\n\n[… a passage of this {count_tokens(candidate.content)}-token section; "
+        f"read it whole with get_doc(chunk_id='{candidate.hit.chunk_id}')]"
+    )
+    # Tokens are counted on the whole block, rounded up: a token of slack.
+    text_chars = chars - CHARS_PER_TOKEN - len(_block(candidate, "")) - len(note)
+    if text_chars < MIN_PASSAGE_CHARS:
+        return None
+    passage = chooser.best(candidate.content, text_chars)
+    if not passage.text or len(passage.text) >= len(candidate.content.strip()):
+        return None
+    return Packed(candidate, _block(candidate, passage.text) + note, truncated=False, passage=True)
+
+
+def _widened(packed: list[Packed], max_tokens: int, chooser: PassageWords) -> list[Packed]:
+    """The passages grown into the room left, best first: the whole chunk when it now fits, else a longer passage."""
+    widened = list(packed)
+    for k, placed in enumerate(widened):
+        if not placed.passage:
+            continue
+        room = _room(widened, max_tokens) + count_tokens(placed.block)
+        whole = Packed(placed.candidate, _block(placed.candidate, placed.candidate.content), truncated=False)
+        wider = (
+            whole if count_tokens(whole.block) <= room else _passage(placed.candidate, room * CHARS_PER_TOKEN, chooser)
         )
-        options.append(Packed(candidate, _block(candidate, passage.text) + note, truncated=False, passage=True))
-    return options
+        if wider is not None and len(wider.block) > len(placed.block):
+            widened[k] = wider
+    return widened
 
 
 def related_pages(candidates: Sequence[Candidate], packed: Sequence[Packed], catalog: LibraryCatalog) -> list[dict]:

@@ -16,6 +16,7 @@ from docs_mcp.indexer.libraries.versions import default_versions, parse_ref, ver
 from docs_mcp.server.errors import quoted
 from docs_mcp.server.libraries.errors import LibraryNotFoundError, VersionNotFoundError
 from docs_mcp.server.libraries.fuzzy import best_score, compact, words
+from docs_mcp.server.libraries.languages import speaks
 
 MIN_RELEVANCE = 0.3
 TOKEN_FACTOR = 0.95  # one word of a longer query naming the library
@@ -118,7 +119,8 @@ class LibraryCatalog:
         """Every library that matches ``query`` (and has ``language``), best first, ties by ID.
 
         A library has the languages it lists and those ``tagged_languages`` gives for it
-        (its sections' language taxonomy values). A library held at several versions is matched
+        (its sections' language taxonomy values), each matching its family (``typescript`` an npm package's
+        ``javascript``: languages.py). A library held at several versions is matched
         once, by the version that answers for it (its ``versions`` lists the others).
         """
         matches = []
@@ -126,8 +128,7 @@ class LibraryCatalog:
         for library in self.libraries.values():
             if not self.is_default(library):
                 continue
-            languages = {lang.casefold() for lang in (*library.languages, *tagged.get(library.library_id, ()))}
-            if language and language.casefold() not in languages:
+            if language and not speaks(language, (*library.languages, *tagged.get(library.library_id, ()))):
                 continue
             relevance = _relevance(query, library)
             if relevance >= MIN_RELEVANCE:

@@ -53,6 +53,8 @@ PROBES = (
     "what is a black hole", "tips for a job interview",
 )  # fmt: skip
 FEATURES = CANDIDATE_FEATURES + QUERY_FEATURES
+PROBE_SPREADS = "probe_spreads"
+MIN_SPREAD = 0.01  # probes that all score alike (below a hundredth apart) give no scale
 # The gate's inputs: the query's features and the logit of its best candidate's score.
 GATE_FEATURES = QUERY_FEATURES + ("best_score",)
 LOOKUP_TIER_SCALE = OWN_HEADING + WHOLE_HEADING + PATH + TEXT
@@ -60,11 +62,13 @@ LOOKUP_TIER_SCALE = OWN_HEADING + WHOLE_HEADING + PATH + TEXT
 
 @dataclass(frozen=True)
 class Baselines:
-    """What a corpus scores for PROBES, questions it does not answer: the mean share of their words it knows, and the
-    mean best cosine (0 without vectors)."""
+    """What a corpus scores for PROBES, questions it does not answer: the mean share of their words it knows, the
+    mean best cosine (0 without vectors), and how far the probes' best cosines spread about it (their standard
+    deviation: the scale of the index's own gate, gate.own_gate)."""
 
     known_share: float
     cosine: float
+    cosine_spread: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,8 @@ class QuerySignals:
             "evidence": float(self.evidence.holds),
             "absent_name": float(bool(self.evidence.absent)),
             "lookup": float(self.evidence.lookup),
+            # Not a model's feature: the own gate's (gate.py) measure, the best cosine over the probes' in their spreads.
+            PROBE_SPREADS: (self.best_cosine - self.baselines.cosine) / max(self.baselines.cosine_spread, MIN_SPREAD),
         }
 
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from docs_mcp.indexer.duckdb_store import open_store
 from docs_mcp.indexer.index_store import ChunkColumns, IndexStore
+from docs_mcp.indexer.libraries.spec import LIBRARY_KEY
 from docs_mcp.indexer.ranker import is_current, ranker_for
 from docs_mcp.indexer.serving.arrays import ServingArrays
 from docs_mcp.indexer.serving.page_records import PageRecord
@@ -30,6 +31,7 @@ from docs_mcp.server.ranking.calibration import capped, non_increasing
 from docs_mcp.server.ranking.candidates import FAMILY_JACCARD, CandidatePool
 from docs_mcp.server.ranking.evidence import Evidence
 from docs_mcp.server.ranking.features import PROBES, Baselines, QuerySignals, candidate_table
+from docs_mcp.server.ranking.gate import own_gate_holds_back
 from docs_mcp.server.ranking.model import RERANK_DEPTH, LearnedRanking, by_probability
 from docs_mcp.server.search import lru_cache
 from docs_mcp.server.search.collapse import Collapser
@@ -137,9 +139,16 @@ class Engine:
         self._embedder = embedder
         self._columns: ChunkColumns | None = None
         self.ranker = _learned_ranking(self.metadata.get("ranker"), store, self.has_vectors, learned)
+        # Without a learned gate (another model), documentation searches are gated by the index's own probes.
+        self._own_gate = learned == "ranker" and self.has_vectors and self.ranker is None
         self._code_role = self.arrays.role_names.index("has_code")
         self._headings: LruCache[int, tuple[str, ...]] = LruCache("chunk-headings", lru_cache.WORD_SETS)
         self._baselines: Baselines | None = None
+        self._probes: list[np.ndarray] | None = None
+        self._per_library: dict[int, Baselines] = {}
+        # Several libraries: the query's signals are read within the library of its best candidate (_query_signals).
+        codes = self.taxonomy.codes.get(LIBRARY_KEY)
+        self._library_codes = codes if codes is not None and len(self.taxonomy.values[LIBRARY_KEY]) > 1 else None
         self._evidence = EvidenceFinder(self._lexical, self.arrays.records.read, self._chunk_headings, self.size)
 
     @property
@@ -325,7 +334,8 @@ class Engine:
         With a learned ranking, the head's order may be the learned one,
         scores are calibrated probabilities, and when ``abstain``, a query gets no candidates when the
         filters exclude a lookup's only matches, or when the corpus holds no evidence for it and no
-        candidate's probability reaches the floor.  The evidence is the full-text side's words (the query and an
+        candidate's probability reaches the floor; without one (another model), when it has no evidence and its best
+        cosine is not clearly above the index's probes' (gate.own_gate_holds_back).  The evidence is the full-text side's words (the query and an
         agent's keywords), the lookup the agent's query alone; the learned parts read every word the agent wrote
         (expansion.py).
         """
@@ -337,6 +347,8 @@ class Engine:
         ranking = self.ranker
         served = head
         scores = fusion.scores.copy()
+        if abstain and self._own_gate and not evidence.holds and own_gate_holds_back(table):
+            return (lambda wanted: head[:0]), np.zeros(len(fusion.ids))
         if ranking is not None:
             probability = ranking.score.probabilities(table)
             if abstain and not evidence.holds and ranking.answered(table) < ranking.floor:
@@ -393,16 +405,54 @@ class Engine:
 
     def _query_signals(self, query: str, fusion: _Fusion, head: np.ndarray, evidence: Evidence) -> QuerySignals:
         """What the query is as a whole: its known words, best cosine (within the filters), the best coverage and the
-        top cosine among the ``head`` (the fusion's best candidates, best first), and its evidence."""
+        top cosine among the ``head`` (the fusion's best candidates, best first), and its evidence.
+
+        In an index of several libraries the corpus is the library of the fusion's best candidate: its words, its
+        chunks' cosines and its baselines, as when it is indexed alone (the learned parts were fitted on single
+        libraries, and five libraries know more of any question than one)."""
         words = max(len(self._lexical.content_words(query)), 1)
         coverage = float(self._lexical.matches(fusion.terms.own, head).max()) / words if len(head) else 0.0
         cosines = np.asarray(fusion.vector.scores)
-        allowed = cosines if fusion.allowed is None else cosines[fusion.allowed]
+        library = self._library_mask(int(head[0])) if len(head) and self._library_codes is not None else None
+        within = _allowed(np.ones(len(cosines), dtype=bool) if library is None else library, fusion.allowed)
+        allowed = cosines if library is None and fusion.allowed is None else cosines[within]
         best = float(allowed.max()) if len(allowed) else 0.0
         top = float(cosines[head[0]]) if len(head) else 0.0
-        return QuerySignals(
-            self._lexical.known_share(query), _unit(best), min(coverage, 1.0), _unit(top), evidence, self.baselines
-        )
+        baselines = self.baselines if library is None else self._library_baselines(int(head[0]), library)
+        known = self._lexical.known_share(query, library)
+        return QuerySignals(known, _unit(best), min(coverage, 1.0), _unit(top), evidence, baselines)
+
+    def _library_mask(self, row: int) -> np.ndarray:
+        codes = self._library_codes
+        assert codes is not None
+        return codes == codes[row]
+
+    def _library_baselines(self, row: int, library: np.ndarray) -> Baselines:
+        """The baselines of the library that holds chunk ``row`` (features.PROBES within its chunks), computed once."""
+        code = int(self._library_codes[row]) if self._library_codes is not None else -1
+        with self._model_lock:
+            known = self._per_library.get(code)
+        if known is None:
+            best = [float(sims[library].max()) for sims in self._probe_similarities() if library.any()]
+            shares = [self._lexical.known_share(probe, library) for probe in PROBES]
+            known = Baselines(
+                float(np.mean(shares)),
+                float(np.mean(best)) if best else 0.0,
+                float(np.std(best)) if best else 0.0,
+            )
+            with self._model_lock:
+                self._per_library[code] = known
+        return known
+
+    def _probe_similarities(self) -> list[np.ndarray]:
+        """Every chunk's cosine to each of PROBES (none without vectors), computed once."""
+        with self._model_lock:
+            known = self._probes
+        if known is None:
+            known = [sims for probe in PROBES if (sims := self.query_similarities(probe)) is not None and len(sims)]
+            with self._model_lock:
+                self._probes = known
+        return known
 
     @property
     def baselines(self) -> Baselines:
@@ -410,13 +460,11 @@ class Engine:
         with self._model_lock:
             known = self._baselines
         if known is None:
-            best = [
-                float(sims.max())
-                for probe in PROBES
-                if (sims := self.query_similarities(probe)) is not None and len(sims)
-            ]
+            best = [float(sims.max()) for sims in self._probe_similarities()]
             shares = [self._lexical.known_share(probe) for probe in PROBES] if self.size else [0.0]
-            known = Baselines(float(np.mean(shares)), float(np.mean(best)) if best else 0.0)
+            known = Baselines(
+                float(np.mean(shares)), float(np.mean(best)) if best else 0.0, float(np.std(best)) if best else 0.0
+            )
             with self._model_lock:
                 self._baselines = known
         return known

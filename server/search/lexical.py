@@ -106,12 +106,18 @@ class LexicalScorer:
         """The query's words but the stopwords (which the index leaves out)."""
         return [w for w in tokenize(query) if w not in self._p.stopwords]
 
-    def known_share(self, query: str) -> float:
-        """Share of the query's words (stopwords aside) that occur anywhere in the index: 0 for a foreign query."""
+    def known_share(self, query: str, within: np.ndarray | None = None) -> float:
+        """Share of the query's words (stopwords aside) that occur anywhere in the index, or in the chunks ``within``
+        marks (one library of several): 0 for a foreign query."""
         words = self.content_words(query)
         if not words:
             return 0.0
-        return sum(1 for stem in self.stems(words) if self._term_id(stem) >= 0) / len(words)
+        ids = [self._term_id(stem) for stem in self.stems(words)]
+        return sum(1 for tid in ids if tid >= 0 and (within is None or self._occurs_within(tid, within))) / len(words)
+
+    def _occurs_within(self, tid: int, within: np.ndarray) -> bool:
+        p = self._p
+        return bool(within[p.docs[int(p.starts[tid]) : int(p.starts[tid + 1])]].any())
 
     def score(self, terms: QueryTerms) -> np.ndarray:
         """A dense (chunks,) array of BM25F scores; 0 where no query term occurs.

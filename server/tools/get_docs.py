@@ -3,10 +3,11 @@ long ones as their best passage), with its confidence and the pages to read next
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from docs_mcp.indexer.libraries.library import Library
 from docs_mcp.server.core.arguments import integer, json_type, schema_arguments, short_string, string
 from docs_mcp.server.core.facets import filter_values
 from docs_mcp.server.core.live_index import ServedIndex
@@ -14,7 +15,9 @@ from docs_mcp.server.core.tool_registry import ToolSpec
 from docs_mcp.server.errors import InvalidArgumentError, quoted, quoted_list
 from docs_mcp.server.libraries.answers import catalog_of, freshness
 from docs_mcp.server.libraries.fastpath import LANGUAGE_KEY, count_tokens, find_candidates, pack, related_pages
+from docs_mcp.server.libraries.languages import matching, speaks
 from docs_mcp.server.libraries.remote import Sources, refuse_remote
+from docs_mcp.server.libraries.served_libraries import LibraryCatalog
 from docs_mcp.server.search.engine import Engine
 from docs_mcp.server.search.modes import Mode
 from docs_mcp.server.tools.context import ToolContext
@@ -65,7 +68,7 @@ SCHEMA = closed_schema(
         "language": {
             "type": "string",
             "maxLength": MAX_LANGUAGE_CHARS,
-            "description": "Only sections about this language (e.g. 'python'), like search_docs's language filter; one of the index's language values.",
+            "description": "Only sections about this language (e.g. 'python'), like search_docs's language filter; its family counts ('typescript' matches 'javascript'), and a library written in it needs no tagged sections.",
         },
         "max_tokens": {**TOKENS, "description": "Budget for the returned content, counted as ceil(characters / 4)."},
     },
@@ -145,7 +148,7 @@ def run(index: ServedIndex, args: DocsArgs, mode: Mode, sources: Sources) -> dic
     index = prepared.index
     catalog = catalog_of(index, sources.registered())
     libraries = [catalog.get(library.library_id) for library in requested]
-    language = tagged_language(index.engine, args.language) if args.language else None
+    language = section_language(index.engine, libraries, catalog, args.language) if args.language else None
     candidates = find_candidates(index, catalog, libraries, args.topic, mode, language)
     packed = pack(candidates, args.max_tokens, index.engine.content_words(args.topic))
     content = "\n\n".join(p.block for p in packed)
@@ -183,21 +186,30 @@ def run(index: ServedIndex, args: DocsArgs, mode: Mode, sources: Sources) -> dic
     }
 
 
-def tagged_language(engine: Engine, language: str) -> str:
-    """The index's spelling of ``language`` among the values of its language taxonomy.
+def section_language(
+    engine: Engine, libraries: Sequence[Library], catalog: LibraryCatalog, language: str
+) -> str | None:
+    """The index's spelling of ``language``'s family among its language taxonomy values (the exact one first), to filter
+    sections by; None (no filter) when the index tags none of that family but every library asked for is written in it
+    (an npm package indexed as ``javascript``, asked for in ``typescript``: languages.py).
 
     Raises:
-        InvalidArgumentError: the index tags no section with that language.
+        InvalidArgumentError: neither a section nor a library asked for is of that language; the hint names those that are.
     """
     values = filter_values(engine.metadata).get(LANGUAGE_KEY, ())
-    match = next((value for value in values if value.casefold() == language.casefold()), None)
-    if match is None:
-        known = f"Pick one of: {', '.join(values)}" if values else "This index does not tag its sections by language"
-        raise InvalidArgumentError(
-            f"No section of this index is tagged with language {quoted(language)}.",
-            f"{known}, or leave 'language' out.",
-        )
-    return match
+    tagged = matching(language, values)
+    if tagged:
+        return tagged[0]
+    if all(speaks(language, library.languages) for library in libraries):
+        return None
+    spoken = {lang: None for lib in catalog.libraries.values() for lang in lib.languages}
+    known = sorted({*values, *spoken}, key=str.casefold)
+    raise InvalidArgumentError(
+        f"Neither the libraries asked for nor any section of this index are in language {quoted(language)}.",
+        f"Languages here: {', '.join(known)}; pass one of them as 'language', or leave 'language' out."
+        if known
+        else "This index records no language for its libraries or sections: leave 'language' out.",
+    )
 
 
 def spec(context: ToolContext) -> ToolSpec[DocsArgs]:

@@ -38,13 +38,7 @@ def test_an_unknown_name_is_looked_up_in_both_registries_and_an_outage_is_one_li
 def test_a_registry_package_shows_name_summary_licence_versions_and_how_to_add_it(
     registry: LoopbackRegistry, tmp_path: Path
 ) -> None:
-    from docs_mcp.indexer import build_index
-
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "guide.md").write_text("# Guide\n\nA small guide about deployment and configuration.\n")
-    index = tmp_path / "index"
-    build_index(docs, index, embeddings="none")
+    index = _index_without_packages(tmp_path)
     env = registry.environment(DOCS_MCP_REGISTRY_LOOKUPS="1")
     with serve_over_stdio(index, tmp_path / "server.log", env=env) as server:
         answer = server.json("resolve_library", {"query": "tomli"})
@@ -57,3 +51,37 @@ def test_a_registry_package_shows_name_summary_licence_versions_and_how_to_add_i
         and package["add"] == "docs-mcp add pypi:tomli==2.5.0"
     )
     assert "packages" in answer["hint"]
+
+
+def test_the_offer_is_the_version_the_project_pins_and_typescript_asks_npm(
+    registry: LoopbackRegistry, tmp_path: Path
+) -> None:
+    import json
+
+    index = _index_without_packages(tmp_path)
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "package.json").write_text(json.dumps({"dependencies": {"ms": "^2.0.0"}}))
+    lock = {
+        "lockfileVersion": 3,
+        "packages": {"": {"dependencies": {"ms": "^2.0.0"}}, "node_modules/ms": {"version": "2.0.0"}},
+    }
+    (project / "package-lock.json").write_text(json.dumps(lock))
+    env = registry.environment(DOCS_MCP_REGISTRY_LOOKUPS="1", DOCS_MCP_PROJECT=str(project))
+    with serve_over_stdio(index, tmp_path / "server.log", env=env) as server:
+        answer = server.json("resolve_library", {"query": "ms", "language": "typescript"})
+    assert registry.requests == ["/ms"]  # typescript is npm's
+    (package,) = answer["packages"]
+    assert package["latest"] == "2.1.3" and package["pinned"] == "2.0.0"
+    assert package["add"] == "docs-mcp add npm:ms@2.0.0"  # the project's version, not the newest
+
+
+def _index_without_packages(tmp_path: Path) -> Path:
+    """A real index (full text only) of one small page, which names no package."""
+    from docs_mcp.indexer import build_index
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text("# Guide\n\nA small guide about deployment and configuration.\n")
+    build_index(docs, tmp_path / "index", embeddings="none")
+    return tmp_path / "index"
