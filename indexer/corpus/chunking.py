@@ -115,7 +115,11 @@ def split_at_level(blocks: tuple[Block, ...], level: int) -> list[Segment]:
     first = next((i for i, (own, _) in heads.items() if own.level == level), None)
     if first is None:
         return [Segment("preamble", blocks)]
-    starts = [i for i, (own, _) in heads.items() if own.level == level or (i > first and own.level < level and _has_text(blocks, i))]
+    starts = [
+        i
+        for i, (own, _) in heads.items()
+        if own.level == level or (i > first and own.level < level and _has_text(blocks, i))
+    ]
     segments = [Segment("preamble", blocks[: starts[0]])] if starts[0] > 0 else []
     for start, end in zip(starts, starts[1:] + [len(blocks)]):
         own, parents = heads[start]
