@@ -4,8 +4,8 @@ The split follows the page's own outline where it departs from the strategy's: a
 heading at the split level is split at the highest level it uses below it (a page of ``###``
 sections under ``h2``), and a heading above the split level that comes after the first section
 (an ``# H1`` after a ``## H2``) starts a chunk of its own instead of joining the section before it.
-A chunk with no words beyond its headings (a title alone, an API object autodoc left empty) keeps
-its place and ID but gets no search text, so it never ranks.
+A section with no words beyond its headings (a bare heading, API objects autodoc left empty) keeps
+its place and ID but gets no search text, so it never ranks; a preamble that is the title alone does.
 
 An oversized section is split at the next heading level that it contains, then between
 top-level blocks (and between the items of an oversized list), so a code block, a table
@@ -217,8 +217,14 @@ def _materialize(page: Page, source: str, segments: list[Segment], title: str) -
 
 
 def _search_text(seg: Segment, filepath: str) -> str:
-    """The chunk's plain text, or ``""`` when it says nothing its headings do not (a title, an empty API entry)."""
+    """The chunk's plain text, or ``""`` for a section that says nothing its headings do not (an empty API entry).
+
+    A preamble keeps its text even when it is the title alone: the title names the page, and it is what
+    finds the page for a lookup of its name or a question about its topic.
+    """
     text = plain_text(seg.blocks, mdx=filepath.lower().endswith(".mdx"))
+    if seg.heading is None:
+        return text
     heading_words = set(_WORD.findall(" ".join(b.title for b in seg.blocks if b.level).lower()))
     return text if set(_WORD.findall(text.lower())) - heading_words else ""
 

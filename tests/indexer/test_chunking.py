@@ -85,12 +85,12 @@ def test_a_bare_heading_above_the_split_level_stays_at_the_end_of_the_section_be
     assert chunks[1].content == "## Setup\n\nA.\n\n# Part B"  # the reference's chunk, kept
 
 
-def test_a_chunk_with_no_words_beyond_its_headings_has_no_search_text() -> None:
+def test_a_section_with_no_words_beyond_its_headings_has_no_search_text() -> None:
     chunks = chunk(
         "# Title\n\n## Sessions\n\n### `requests.Session`\n\n`Session`\n\n## Use\n\nSessions persist cookies.\n"
     )
     assert [(c.chunk_id, c.text) for c in chunks] == [
-        ("doc.md#_preamble", ""),
+        ("doc.md#_preamble", "Title"),  # the title alone names the page: it still ranks
         ("doc.md#title/sessions", ""),
         ("doc.md#title/use", "Use\n\nSessions persist cookies."),
     ]
