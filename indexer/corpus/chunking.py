@@ -1,5 +1,12 @@
 """One markdown page -> its chunks: split at the strategy's heading level, then bound by size.
 
+The split follows the page's own outline where it departs from the strategy's: a page with no
+heading at the split level is split at the highest level it uses below it (a page of ``###``
+sections under ``h2``), and a heading above the split level that comes after the first section
+(an ``# H1`` after a ``## H2``) starts a chunk of its own instead of joining the section before it.
+A section with no words beyond its headings (a bare heading, API objects autodoc left empty) keeps
+its place and ID but gets no search text, so it never ranks; a preamble that is the title alone does.
+
 An oversized section is split at the next heading level that it contains, then between
 top-level blocks (and between the items of an oversized list), so a code block, a table
 or a list item is never cut. Chunk content is the source from a chunk's first block to
@@ -8,16 +15,18 @@ its last, exactly as written.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Mapping
 
 from docs_mcp.indexer.corpus import chunk_ids
-from docs_mcp.indexer.corpus.markdown import Block, list_items, parse_blocks, plain_text
+from docs_mcp.indexer.corpus.markdown import Block, list_items, mdx_title, parse_blocks, plain_text
 from docs_mcp.indexer.records import Chunk, Strategy
 
 _LEVELS = {"h1": 1, "h2": 2, "h3": 3}
 _DEEPEST = 6
+_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -58,8 +67,10 @@ def chunk_page(page: Page, source: str) -> tuple[Chunk, ...]:
     if page.strategy.chunk_by == "file":
         segments = [Segment("file", blocks)]
     else:
-        segments = split_at_level(blocks, _LEVELS[page.strategy.chunk_by])
+        segments = split_at_level(blocks, split_level(blocks, _LEVELS[page.strategy.chunk_by]))
     bounded = [piece for seg in segments for piece in bound_size(seg, source, page.strategy.max_chunk_size)]
+    if not page.front_title and page.filepath.lower().endswith(".mdx"):
+        page = replace(page, front_title=mdx_title(source, blocks))
     title = first_h1(blocks) or page.front_title or PurePosixPath(page.filepath).stem
     return _materialize(page, source, bounded, title)
 
@@ -87,17 +98,37 @@ def outline(blocks: tuple[Block, ...]) -> dict[int, tuple[Open, tuple[Open, ...]
     return result
 
 
+def split_level(blocks: tuple[Block, ...], level: int) -> int:
+    """``level`` if the page has a heading there, else the highest level it uses below it (else ``level``)."""
+    used = {b.level for b in blocks if b.level}
+    return level if level in used else min((n for n in used if n > level), default=level)
+
+
 def split_at_level(blocks: tuple[Block, ...], level: int) -> list[Segment]:
-    """Sections that start at each heading of ``level``, after an optional ``_preamble``."""
+    """Sections that start at each heading of ``level``, after an optional ``_preamble``.
+
+    After the first of them, a heading above ``level`` with text of its own starts a section
+    too, so its text does not land in the section before it. A bare one (its first child
+    follows at once) stays at that section's end, as the reference server has it.
+    """
     heads = outline(blocks)
-    starts = [i for i, (own, _) in heads.items() if own.level == level]
-    if not starts:
+    first = next((i for i, (own, _) in heads.items() if own.level == level), None)
+    if first is None:
         return [Segment("preamble", blocks)]
+    starts = [
+        i
+        for i, (own, _) in heads.items()
+        if own.level == level or (i > first and own.level < level and _has_text(blocks, i))
+    ]
     segments = [Segment("preamble", blocks[: starts[0]])] if starts[0] > 0 else []
     for start, end in zip(starts, starts[1:] + [len(blocks)]):
         own, parents = heads[start]
         segments.append(Segment("heading", blocks[start:end], parents, own))
     return segments
+
+
+def _has_text(blocks: tuple[Block, ...], heading: int) -> bool:
+    return heading + 1 < len(blocks) and not blocks[heading + 1].level
 
 
 def bound_size(segment: Segment, source: str, max_size: int) -> list[Segment]:
@@ -175,7 +206,7 @@ def _materialize(page: Page, source: str, segments: list[Segment], title: str) -
                 chunk_index=index,
                 file_chunk_count=len(segments),
                 content=source[seg.blocks[0].start : seg.blocks[-1].end],
-                text=plain_text(seg.blocks, mdx=page.filepath.lower().endswith(".mdx")),
+                text=_search_text(seg, page.filepath),
                 title=title,
                 metadata=dict(page.metadata),
                 heading_path=path,
@@ -183,6 +214,19 @@ def _materialize(page: Page, source: str, segments: list[Segment], title: str) -
             )
         )
     return tuple(chunks)
+
+
+def _search_text(seg: Segment, filepath: str) -> str:
+    """The chunk's plain text, or ``""`` for a section that says nothing its headings do not (an empty API entry).
+
+    A preamble keeps its text even when it is the title alone: the title names the page, and it is what
+    finds the page for a lookup of its name or a question about its topic.
+    """
+    text = plain_text(seg.blocks, mdx=filepath.lower().endswith(".mdx"))
+    if seg.heading is None:
+        return text
+    heading_words = set(_WORD.findall(" ".join(b.title for b in seg.blocks if b.level).lower()))
+    return text if set(_WORD.findall(text.lower())) - heading_words else ""
 
 
 def _heading_path(seg: Segment, front_title: str) -> tuple[str, ...]:

@@ -19,6 +19,8 @@ _START = "_start"
 
 # `## Use CORS { #use-cors }` (MkDocs attr_list, Hugo, kramdown `{: #id}`): not part of the title.
 _ATTR_LIST = re.compile(r"\s*\{:?\s*[#.][^{}]*\}\s*$")
+# `## Usage {/*usage*/}` (react.dev, MDX): the anchor in a JSX comment, seen after its `*...*` read as emphasis.
+_HEADING_ID_COMMENT = re.compile(r"\s*\{/\*?[^{}]*?\*?/\}\s*$")
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
 _HTML_TAG = re.compile(r"</?[A-Za-z][^<>]*>|<![A-Za-z][^<>]*>")
 # Inline code is kept verbatim (`Map<K, V>`, `{{ var }}`): its markup characters hide from the cleaners.
@@ -53,6 +55,8 @@ _LINE_MARKUP = (
 # MDX: a paragraph that starts an ES module statement (it runs to the next blank line), and Docusaurus'
 # fence whose content is MDX to render, not code to show.
 _ESM = re.compile(r"\s*(?:import|export)\s")
+# `export const title = "..."`: Nextra's and other MDX sites' page title and description, in the page's own ESM.
+_MDX_EXPORT = re.compile(r"""^[ \t]*export\s+const\s+(title|description)\s*=\s*(?:"([^"\n]+)"|'([^'\n]+)'|`([^`\n$]+)`)[ \t]*;?[ \t]*$""", re.MULTILINE)
 MDX_CODE_BLOCK = "mdx-code-block"
 
 
@@ -171,9 +175,10 @@ def list_items(source: str, block: Block) -> tuple[Block, ...]:
 
 
 def heading_title(token: Mapping[str, Any]) -> str:
-    """The visible text of a heading: inline markup, HTML and a trailing attribute list removed."""
+    """The visible text of a heading: inline markup, HTML and a trailing attribute list or id comment removed."""
     text = _strip_markup(_inline_text(token.get("children", ()), keep_autolinks=True))
-    return _ATTR_LIST.sub("", " ".join(text.split())).strip().translate(_RESTORE)
+    text = _HEADING_ID_COMMENT.sub("", _ATTR_LIST.sub("", " ".join(text.split())))
+    return text.strip().translate(_RESTORE)
 
 
 def clean_heading(text: str) -> str:
@@ -193,6 +198,16 @@ def plain_text(blocks: tuple[Block, ...] | list[Block], *, mdx: bool = False) ->
     return "\n\n".join(part for part in parts if part)
 
 
+def mdx_title(source: str, blocks: tuple[Block, ...]) -> str:
+    """The title an MDX page exports (``export const title = "..."`` in a top-level ESM block), or ``""``."""
+    for block in blocks:
+        text = source[block.start : block.end] if block.kind == "paragraph" else ""
+        for name, *values in _MDX_EXPORT.findall(text) if _ESM.match(text) else ():
+            if name == "title":
+                return "".join(values).strip()
+    return ""
+
+
 def _block_text(token: Mapping[str, Any], mdx: bool = False) -> str:
     kind = token["type"]
     if kind == "block_code":
@@ -206,7 +221,9 @@ def _block_text(token: Mapping[str, Any], mdx: bool = False) -> str:
         return _clean_prose(str(token.get("raw", "")), mdx)
     if kind in ("paragraph", "block_text", "table_cell"):
         text = _inline_text(token.get("children", ()), keep_autolinks=False)
-        return "" if mdx and _ESM.match(text) else _clean_prose(text, mdx)
+        if mdx and _ESM.match(text):  # code, but for the title and description it states
+            return "\n".join("".join(values) for _, *values in _MDX_EXPORT.findall(text))
+        return _clean_prose(text, mdx)
     if kind in ("table_head", "table_row"):
         return " | ".join(filter(None, (_block_text(cell, mdx) for cell in token.get("children", ()))))
     children = token.get("children")

@@ -11,6 +11,7 @@ from pathlib import Path, PurePosixPath
 
 from docs_mcp.indexer.corpus.charsets import declared_encoding, html_text
 from docs_mcp.indexer.corpus.chunking import Page, chunk_page
+from docs_mcp.indexer.corpus.code_includes import expand_code_includes
 from docs_mcp.indexer.corpus.discover import METADATA_NAME, Found, discover
 from docs_mcp.indexer.errors import CorpusNotFoundError, ManifestError
 from docs_mcp.indexer.corpus.file_rules import FileRules, Judge
@@ -90,7 +91,7 @@ def _scan_page(rel: str, path: Path, root: Path, manifest: Manifest | None, prob
     metadata.update(front.metadata)
     # No chunk from a page with front matter only (a site generator's redirect or section stub): it is
     # skipped without a problem, so --strict accepts such sites, and the build summary counts it.
-    return chunk_page(Page(rel, strategy, metadata, front.title), front.body)
+    return chunk_page(Page(rel, strategy, metadata, front.title), expand_code_includes(front.body, path, root))
 
 
 def _scan_converted(rel: str, path: Path, root: Path, text: str, manifest: Manifest | None, problems: list[Problem]) -> tuple[Chunk, ...]:

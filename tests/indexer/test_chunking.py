@@ -36,10 +36,23 @@ def test_text_before_the_first_split_heading_is_the_preamble() -> None:
     ]
 
 
-def test_a_page_without_split_level_headings_is_one_preamble() -> None:
-    chunks = chunk("# Only Title\n\nBody.\n\n### Deeper\n\nStill preamble.\n")
-    assert [c.chunk_id for c in chunks] == ["doc.md#_preamble"]
-    assert chunks[0].headings == ("Only Title", "Deeper")
+def test_a_page_without_split_level_headings_splits_at_the_highest_level_it_uses_below() -> None:
+    chunks = chunk(
+        "# Only Title\n\nBody.\n\n#### Deepest\n\nIntro.\n\n### Deeper\n\nOwn section.\n\n#### Inside\n\nStays.\n"
+    )
+    assert [(c.chunk_id, c.heading, c.headings) for c in chunks] == [
+        ("doc.md#_preamble", "", ("Only Title", "Deepest")),
+        ("doc.md#only-title/deeper", "Deeper", ("Deeper", "Inside")),
+    ]
+    assert ids("# Only Title\n\nBody.\n\n### Deeper\n\nText.\n", chunk_by="h3") == [
+        "doc.md#_preamble",
+        "doc.md#only-title/deeper",
+    ]
+
+
+def test_a_page_with_no_heading_below_the_split_level_is_one_preamble() -> None:
+    assert ids("# One\n\nA.\n\n# Two\n\nB.\n") == ["doc.md#_preamble"]
+    assert ids("Lead.\n\n## A\n\nA.\n", chunk_by="h3") == ["doc.md#_preamble"]
 
 
 def test_no_preamble_when_the_page_starts_with_a_split_heading() -> None:
@@ -56,10 +69,32 @@ def test_duplicate_headings_are_numbered_and_descendants_use_the_new_slug() -> N
     ]
 
 
-def test_a_second_h1_starts_new_ancestry_and_its_intro_joins_the_previous_chunk() -> None:
+def test_an_h1_after_an_h2_starts_a_chunk_with_its_intro() -> None:
     chunks = chunk("# Part A\n\n## Setup\n\nA.\n\n# Part B\n\nB intro.\n\n## Setup\n\nB.\n")
+    assert [(c.chunk_id, c.heading_level, c.content) for c in chunks] == [
+        ("doc.md#_preamble", 0, "# Part A"),
+        ("doc.md#part-a/setup", 2, "## Setup\n\nA."),
+        ("doc.md#part-b", 1, "# Part B\n\nB intro."),
+        ("doc.md#part-b/setup", 2, "## Setup\n\nB."),
+    ]
+
+
+def test_a_bare_heading_above_the_split_level_stays_at_the_end_of_the_section_before() -> None:
+    chunks = chunk("# Part A\n\n## Setup\n\nA.\n\n# Part B\n\n## Setup\n\nB.\n")
     assert [c.chunk_id for c in chunks] == ["doc.md#_preamble", "doc.md#part-a/setup", "doc.md#part-b/setup"]
-    assert chunks[1].content == "## Setup\n\nA.\n\n# Part B\n\nB intro."
+    assert chunks[1].content == "## Setup\n\nA.\n\n# Part B"  # the reference's chunk, kept
+
+
+def test_a_section_with_no_words_beyond_its_headings_has_no_search_text() -> None:
+    chunks = chunk(
+        "# Title\n\n## Sessions\n\n### `requests.Session`\n\n`Session`\n\n## Use\n\nSessions persist cookies.\n"
+    )
+    assert [(c.chunk_id, c.text) for c in chunks] == [
+        ("doc.md#_preamble", "Title"),  # the title alone names the page: it still ranks
+        ("doc.md#title/sessions", ""),
+        ("doc.md#title/use", "Use\n\nSessions persist cookies."),
+    ]
+    assert chunks[1].content == "## Sessions\n\n### `requests.Session`\n\n`Session`"  # get_doc still shows it
 
 
 def test_h1_and_h3_strategies() -> None:

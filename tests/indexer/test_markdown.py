@@ -25,6 +25,11 @@ def test_attribute_list_is_not_part_of_the_heading() -> None:
     assert headings(source) == [(2, "Use CORS"), (3, "Kramdown"), (2, "Braces {kept} in text")]
 
 
+def test_a_heading_id_in_a_jsx_comment_is_not_part_of_the_heading() -> None:
+    source = "## Usage {/*usage*/}\n\n### `useState(initial)` {/*usestate-initial*/}\n\n## Code `{/*x*/}` kept\n"
+    assert headings(source) == [(2, "Usage"), (3, "useState(initial)"), (2, "Code {/*x*/} kept")]
+
+
 def test_heading_text_drops_inline_markup_but_keeps_code_text() -> None:
     source = "## Use `client.send()` with [links](https://example.com) and *emphasis* <span>tag</span>\n"
     assert headings(source) == [(2, "Use client.send() with links and emphasis tag")]
@@ -104,6 +109,14 @@ def test_search_text_drops_mdx_imports_exports_and_jsx() -> None:
         "Import the module before use.\n"
     )
     assert plain_text(parse_blocks(source)) == "Python tab.\n\nImport the module before use."
+
+
+def test_mdx_search_text_keeps_the_exported_title_and_description_only() -> None:
+    source = (
+        "import {Callout} from 'nextra/components'\nexport const title = 'Rate limits'\n"
+        'export const description = "Requests per minute."\nexport const meta = {a: 1}\n\nBody.\n'
+    )
+    assert plain_text(parse_blocks(source), mdx=True) == "Rate limits\nRequests per minute.\n\nBody."
 
 
 def test_search_text_drops_include_directives() -> None:

@@ -99,7 +99,7 @@ def _covered(text: str, windows: list[str], context: str) -> None:
 def test_windows_cover_all_text(text: str) -> None:
     item = chunk(text)
     windows = embedding_windows(item)
-    assert windows
+    assert bool(windows) == bool(text.strip())  # no text, no window
     if len(PIECE.findall(text)) > WINDOW_PIECES:
         _covered(text, windows, context_line(item))
 
@@ -112,3 +112,9 @@ def test_windows_cover_a_long_real_text() -> None:
     windows = embedding_windows(item)
     assert len(windows) > 3
     _covered(text, windows, context_line(item))
+
+
+def test_a_chunk_without_search_text_is_neither_matched_nor_embedded() -> None:
+    empty = chunk("", heading_path=("Retries guide", "RateLimitError"))  # a heading alone (corpus/chunking.py)
+    assert search_fields(empty) == ("", "", "")
+    assert embedding_windows(empty) == []

@@ -1,11 +1,16 @@
 """../shared/conformance/get-doc/expected.json reproduced byte for byte by get_doc, over stdio,
-on a real index of ../shared/conformance/chunk-ids/corpus/ (skipped when ../shared is absent)."""
+on a real index of ../shared/conformance/chunk-ids/corpus/ (skipped when ../shared is absent).
+
+guides/two-h1.md is chunked by its own outline (its second H1 starts a chunk: see
+tests/indexer/test_conformance.py), so the one case that reads it is left out."""
 
 import json
 
 import pytest
 
 from docs_mcp.indexer import build_index
+
+RESHAPED = "guides/two-h1.md#"
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +33,11 @@ def _cases(conformance):
 @pytest.mark.contract("GD-DELIMITER", "GD-RAW-MARKDOWN", "GD-POSITION")
 def test_every_successful_case_matches_byte_for_byte(conformance, conformance_server):
     cases = [case for case in _cases(conformance) if not case["is_error"]]
-    assert len(cases) >= 8
+    assert [case["chunk_id"] for case in cases if case["chunk_id"].startswith(RESHAPED)] == [
+        "guides/two-h1.md#part-a/setup"
+    ]
+    cases = [case for case in cases if not case["chunk_id"].startswith(RESHAPED)]
+    assert len(cases) >= 7
     for case in cases:
         result = conformance_server.call("get_doc", {"chunk_id": case["chunk_id"], "context": case["context"]})
         assert not result.is_error, result.content[0].text

@@ -141,7 +141,9 @@ class AnyDirective(Directive):
             return [nodes.paragraph(synopsis, synopsis)] if synopsis else []
         if argument and (short in OBJECT_DIRECTIVES or ":" in self.name):
             return [self._description(short, argument)]
-        if argument and self.name in ("seealso", "tab", "tab-item", "dropdown", "card", "grid-item-card", "topic"):
+        if short == "code-tab":  # sphinx-tabs: `.. code-tab:: py [Label]`, its content is code
+            return self._code_tab(argument)
+        if argument and self.name in ("seealso", "tab", "group-tab", "tab-item", "dropdown", "card", "grid-item-card", "topic"):
             out.append(nodes.paragraph("", "", nodes.strong(argument, argument)))
         out.extend(self._body())
         return out
@@ -163,6 +165,14 @@ class AnyDirective(Directive):
         finally:
             document[CURRENT_OBJECT] = enclosing
         return node
+
+    def _code_tab(self, argument: str) -> list[nodes.Node]:
+        """A tab of code: its label (the given one, else the language), then the code in that language."""
+        language, _, label = argument.partition(" ")
+        label = label.strip() or language
+        block = nodes.literal_block("\n".join(self.content), "\n".join(self.content))
+        block["language"] = language
+        return [nodes.paragraph("", "", nodes.strong(label, label)), block] if label else [block]
 
     def _body(self) -> list[nodes.Node]:
         if not self.content:

@@ -30,7 +30,7 @@ MAX_INCLUDED_BYTES = 4_000_000
 _RST_PARSERS = frozenset(("rst", "rest", "restructuredtext", "rstx", "restx", "rtxt"))
 _ENCODINGS = frozenset(aliases) | frozenset(aliases.values())
 _INCLUDED = "docs_mcp_included"  # the document attribute counting (files, bytes) the page's includes read
-_SUFFIX_LANGUAGES = {
+SUFFIX_LANGUAGES = {
     ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript", ".ts": "typescript", ".json": "json",
     ".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".ini": "ini", ".cfg": "ini", ".sh": "bash", ".bash": "bash",
     ".c": "c", ".h": "c", ".cpp": "cpp", ".hpp": "cpp", ".rs": "rust", ".go": "go", ".java": "java", ".rb": "ruby",
@@ -126,7 +126,7 @@ class LiteralInclude(RootInclude):
         text = _selected_lines(self.read_file(target), self.options.get("lines", ""))
         text = "\n".join(filter(None, (self.options.get("prepend"), text.rstrip("\n"), self.options.get("append"))))
         block = nodes.literal_block(text, text)
-        block["language"] = self.options.get("language") or _SUFFIX_LANGUAGES.get(target.suffix.lower(), "")
+        block["language"] = self.options.get("language") or SUFFIX_LANGUAGES.get(target.suffix.lower(), "")
         caption = self.options.get("caption")
         return [nodes.paragraph("", "", nodes.strong(caption, caption)), block] if caption else [block]
 
