@@ -192,7 +192,8 @@ def add_site(
                           CrawlLimits(max_pages=max_pages, concurrency=concurrency, rate=rate))  # fmt: skip
     display = CrawlDisplay(quiet=quiet)
     try:
-        result = _interruptible(lambda: crawl_and_index(source_settings(index), request, embeddings=model, progress=display.show), display,
+        result = _interruptible(lambda: crawl_and_index(source_settings(index), request, embeddings=model, progress=display.show,
+                                                        build_progress=display.build), display,
                                 "the pages crawled so far are kept: run the same command to resume.")  # fmt: skip
     finally:
         display.close()

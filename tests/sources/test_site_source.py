@@ -232,3 +232,21 @@ def test_pages_in_another_charset_are_indexed_and_every_problem_counted_is_liste
     assert {"Café crème", "“Smart” quotes"} <= titles
     assert "  problems:     1 (listed above)" in added.stdout
     assert added.stderr.startswith("error: deep.html: its HTML nests")
+
+
+def test_add_site_shows_the_crawl_and_then_the_build_s_progress(mkdocs_site: Path, tmp_path: Path) -> None:
+    # stderr is a pipe here: plain lines. The build after the crawl (embedding every page) used to print nothing.
+    with serve_site(mkdocs_site, mkdocs_routes) as (base, _):
+        added = run(
+            "add", "site", base + "/", "--library", "fastapi/sample", "--index", str(tmp_path / "index"), env=TEST_MODE
+        )
+    assert added.returncode == 0, added.stderr
+    lines = added.stderr.splitlines()
+    crawled = [line for line in lines if line.startswith("crawling: ")]
+    assert len(crawled) == 1 and crawled[0].startswith("crawling: 10/10 URLs (")  # the last count, under LOG_EVERY
+    embedding = [line for line in lines if line.startswith("embedding ")]
+    total = embedding[0].split()[1].split("/")[1]
+    assert embedding[0] == f"embedding 0/{total} windows" and int(total) > 0
+    assert embedding[-1].startswith(f"embedding {total}/{total} windows (") and "windows/s" in embedding[-1]
+    assert lines.index(crawled[0]) < lines.index("reading the docs folder") < lines.index(embedding[0])
+    assert any(line.startswith("hybrid search is live (") for line in lines[lines.index(embedding[-1]) :])
