@@ -220,10 +220,12 @@ def add_github(
         [], "--exclude", help="Skip the repository's files matching this glob (repeatable)."
     ),
     model: str | None = typer.Option(None, "--model", help=MODEL_HELP),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
 ) -> None:
     """Index a GitHub repository's documentation (README, docs/, every page) at a ref; GITHUB_TOKEN for private ones, DOCS_MCP_GITHUB_API for GitHub Enterprise."""
     from docs_mcp.environment import environment
     from docs_mcp.indexer.corpus.file_rules import FileRules
+    from docs_mcp.indexer.display import BuildDisplay
     from docs_mcp.indexer.sources.github import GitHubSettings
     from docs_mcp.indexer.sources.repository import RepositoryRequest, add_repository
     from docs_mcp.indexer.sources.source_settings import source_settings
@@ -231,7 +233,9 @@ def add_github(
     request = RepositoryRequest(repository.strip(), library or "", name or "", description or "", _languages(languages),
                                 FileRules(tuple(include), tuple(exclude)))  # fmt: skip
     settings = source_settings(index)
-    result = add_repository(settings, GitHubSettings.from_environment(environment()), request, embeddings=model)
+    with BuildDisplay(quiet=quiet) as display:  # the build after the download: silent for minutes before
+        result = add_repository(settings, GitHubSettings.from_environment(environment()), request, embeddings=model,
+                                build_progress=display.show)  # fmt: skip
     resolved = result.resolved
     typer.echo(
         f"added {result.library_id}: github:{resolved.spec.full_name}@{resolved.ref} at commit {resolved.commit[:12]}"
