@@ -88,11 +88,14 @@ def add_llms_txt(
 def refresh(
     library: str | None = typer.Argument(None, help="Library ID to refresh [default: every web library of the index]."),
     index: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", help="Index folder whose web libraries to refresh."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
 ) -> None:
     """Revalidate web libraries now: llms.txt pages and crawled sites with conditional GETs, repositories by their ref; re-index what changed."""
     from docs_mcp.environment import environment
     from docs_mcp.errors import UsageError
+    from docs_mcp.indexer.display import BuildDisplay
     from docs_mcp.indexer.index_file import current_generation
+    from docs_mcp.indexer.sources.crawl_display import CrawlDisplay
     from docs_mcp.indexer.sources.errors import SourceError
     from docs_mcp.indexer.sources.github import GitHubSettings
     from docs_mcp.indexer.sources.repository import GITHUB, add_repository
@@ -122,7 +125,12 @@ def refresh(
             continue
         try:
             if entry.get("origin") == SITE:
-                crawled = crawl_and_index(settings, site_request(library_id, entry))
+                display = CrawlDisplay(quiet=quiet)
+                try:
+                    crawled = crawl_and_index(settings, site_request(library_id, entry), progress=display.show,
+                                              build_progress=display.build)  # fmt: skip
+                finally:
+                    display.close()
                 detail = f"{crawled.crawl.pages} pages, {crawled.crawl.fetched} downloaded, {crawled.crawl.not_modified} not modified"
                 outcomes.append(
                     RefreshOutcome(
@@ -133,9 +141,9 @@ def refresh(
                     )
                 )
             else:
-                pulled = add_repository(
-                    settings, GitHubSettings.from_environment(environment()), repository_request(library_id, entry)
-                )
+                with BuildDisplay(quiet=quiet) as build:
+                    pulled = add_repository(settings, GitHubSettings.from_environment(environment()),
+                                            repository_request(library_id, entry), build_progress=build.show)  # fmt: skip
                 status = "unchanged" if pulled.report is None else "updated"
                 outcomes.append(RefreshOutcome(library_id, f"github:{pulled.resolved.spec.full_name}@{pulled.resolved.ref}", status,
                                                f"commit {pulled.resolved.commit[:12]}"))  # fmt: skip

@@ -250,3 +250,32 @@ def test_add_site_shows_the_crawl_and_then_the_build_s_progress(mkdocs_site: Pat
     assert embedding[-1].startswith(f"embedding {total}/{total} windows (") and "windows/s" in embedding[-1]
     assert lines.index(crawled[0]) < lines.index("reading the docs folder") < lines.index(embedding[0])
     assert any(line.startswith("hybrid search is live (") for line in lines[lines.index(embedding[-1]) :])
+
+
+def test_refresh_shows_the_crawl_and_the_build_of_a_site_that_changed(mkdocs_site: Path, tmp_path: Path) -> None:
+    index = str(tmp_path / "index")
+    with serve_site(mkdocs_site, mkdocs_routes) as (base, _):
+        added = run(
+            "add",
+            "site",
+            base + "/",
+            "--library",
+            "fastapi/sample",
+            "--index",
+            index,
+            "--model",
+            "none",
+            "-q",
+            env=TEST_MODE,
+        )
+        page = mkdocs_site / "tutorial" / "background-tasks" / "index.html"
+        page.write_text(
+            page.read_text(encoding="utf-8").replace("Background Tasks", "Tasks After the Response"), encoding="utf-8"
+        )
+        refreshed = run("refresh", "--index", index, env=TEST_MODE)
+    assert added.returncode == 0 and refreshed.returncode == 0, added.stderr + refreshed.stderr
+    assert refreshed.stdout.splitlines()[-1] == "1 library: 1 updated, 0 unchanged, 0 failed"
+    lines = refreshed.stderr.splitlines()
+    crawled = [line for line in lines if line.startswith("crawling: 10/10 URLs (")]
+    assert len(crawled) == 1 and lines.index(crawled[0]) < lines.index("reading the docs folder")
+    assert any(line.startswith("full-text search is live (") for line in lines)
