@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -234,12 +235,15 @@ def test_pages_in_another_charset_are_indexed_and_every_problem_counted_is_liste
     assert added.stderr.startswith("error: deep.html: its HTML nests")
 
 
+def add_sample(base: str, index: str, *options: str) -> subprocess.CompletedProcess[str]:
+    """`docs-mcp add site` of the sample served at ``base`` into ``index``."""
+    return run("add", "site", base + "/", "--library", "fastapi/sample", "--index", index, *options, env=TEST_MODE)
+
+
 def test_add_site_shows_the_crawl_and_then_the_build_s_progress(mkdocs_site: Path, tmp_path: Path) -> None:
     # stderr is a pipe here: plain lines. The build after the crawl (embedding every page) used to print nothing.
     with serve_site(mkdocs_site, mkdocs_routes) as (base, _):
-        added = run(
-            "add", "site", base + "/", "--library", "fastapi/sample", "--index", str(tmp_path / "index"), env=TEST_MODE
-        )
+        added = add_sample(base, str(tmp_path / "index"))
     assert added.returncode == 0, added.stderr
     lines = added.stderr.splitlines()
     crawled = [line for line in lines if line.startswith("crawling: ")]
@@ -255,19 +259,7 @@ def test_add_site_shows_the_crawl_and_then_the_build_s_progress(mkdocs_site: Pat
 def test_refresh_shows_the_crawl_and_the_build_of_a_site_that_changed(mkdocs_site: Path, tmp_path: Path) -> None:
     index = str(tmp_path / "index")
     with serve_site(mkdocs_site, mkdocs_routes) as (base, _):
-        added = run(
-            "add",
-            "site",
-            base + "/",
-            "--library",
-            "fastapi/sample",
-            "--index",
-            index,
-            "--model",
-            "none",
-            "-q",
-            env=TEST_MODE,
-        )
+        added = add_sample(base, index, "--model", "none", "-q")
         page = mkdocs_site / "tutorial" / "background-tasks" / "index.html"
         page.write_text(
             page.read_text(encoding="utf-8").replace("Background Tasks", "Tasks After the Response"), encoding="utf-8"
