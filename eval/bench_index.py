@@ -129,9 +129,10 @@ class _StageClock:
         self._since = time.perf_counter()
 
     def __call__(self, step: Progress) -> None:
-        if step.stage != self._stage:
+        stage = "scan" if step.stage == "pages" else step.stage  # pages read: the scan's own progress
+        if stage != self._stage:
             self.stop()
-            self._stage = step.stage
+            self._stage = stage
 
     def stop(self) -> None:
         now = time.perf_counter()

@@ -56,7 +56,7 @@ class BuildDisplay:
         self._clock = clock
         self.console = Console(file=stream or sys.stderr, force_terminal=terminal, highlight=False)
         self.live: list[str] = []  # generations live so far, in order: "full text", "hybrid"
-        self._started = clock()
+        self._started = self._logged = clock()
         self._files = 0
         self._bars: Bars | None = None
         self._task: TaskID | None = None
@@ -85,6 +85,8 @@ class BuildDisplay:
         if step.stage == "live":
             self.live.append(step.label)
             self._say(f"{step.label} search is live ({self._elapsed():.1f} s)")
+        elif step.stage == "pages":
+            self._reading(step.done, step.total)
         elif step.stage == "files":
             self._files = step.done
         elif step.stage == "chunks":
@@ -93,6 +95,14 @@ class BuildDisplay:
             self._embedding(step)
         elif step.stage in _TITLES:
             self._begin(_TITLES[step.stage])
+
+    def _reading(self, done: int, total: int) -> None:
+        """Pages read of all: in the spinner's line, or a plain line at least every LOG_SECONDS (a large folder takes minutes)."""
+        text = f"{_TITLES['scan']}: {done}/{total} pages"
+        if self._bars is not None and self._task is not None:
+            self._bars.update(self._task, description=text)
+        elif self._bars is None and not self.quiet and self._clock() - self._logged >= LOG_SECONDS:
+            self._line(text)
 
     def _embedding(self, step: Progress) -> None:
         done, total = step.done, step.total
@@ -140,6 +150,7 @@ class BuildDisplay:
     def _line(self, text: str) -> None:
         self.console.file.write(f"{text}\n")
         self.console.file.flush()
+        self._logged = self._clock()
 
     def _elapsed(self) -> float:
         return self._clock() - self._started
