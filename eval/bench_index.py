@@ -3,11 +3,15 @@
 Each build runs in its own process so its peak RSS is its own (``os.wait4`` returns the
 child's resource usage). Runs: full text only, with embeddings, and the same again
 (incremental: nothing to embed), each timed by the build itself: when each generation went
-live (time to first search, time to hybrid) and the embedding throughput in windows/s.
+live (time to first search, time to hybrid) and the embedding throughput in windows/s. Each run also
+records its CPU time and the load average before and after it: on a machine shared with other work,
+figures of two runs compare only at a like load (the issue's builds were quoted from 44 windows/s idle
+to a tenth of that under load).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 import time
@@ -46,6 +50,8 @@ class BuildRun:
     stage_seconds: Mapping[str, float]  # scan, full-text, embed, publish, ... (from progress events)
     windows_per_second: float | None  # embedding throughput; None when nothing was embedded
     live_after: Mapping[str, float]  # "full-text", "hybrid" -> seconds from the start until it was live
+    cpu_seconds: float  # user and system time of the build's process
+    load_average: tuple[float, float] | None  # the machine's 1-minute load average before and after; None: unknown
 
 
 @dataclass(frozen=True)
@@ -77,6 +83,7 @@ def bench_index(docs_dir: Path, *, work_dir: Path | None = None) -> IndexBench:
 
 def timed_build(label: str, docs_dir: Path, out: Path, embeddings: str, scratch: Path) -> BuildRun:
     result = scratch / "report.json"
+    load_before = _load_average()
     child = run_child(
         "docs_mcp.eval.bench_index",
         [str(docs_dir), str(out), embeddings, str(result)],
@@ -85,6 +92,7 @@ def timed_build(label: str, docs_dir: Path, out: Path, embeddings: str, scratch:
         what=f"The benchmark build ({label}) of {docs_dir}",
     )
     report, peak = child.answer, child.peak_rss_bytes
+    load_after = _load_average()
     return BuildRun(
         label=label,
         embeddings=embeddings,
@@ -99,7 +107,17 @@ def timed_build(label: str, docs_dir: Path, out: Path, embeddings: str, scratch:
         stage_seconds=report["stage_seconds"],
         windows_per_second=None if report["windows_per_second"] is None else round(report["windows_per_second"], 2),
         live_after={label: round(seconds, 3) for label, seconds in report["live_after"].items()},
+        cpu_seconds=round(child.cpu_seconds, 2),
+        load_average=None if load_before is None or load_after is None else (load_before, load_after),
     )
+
+
+def _load_average() -> float | None:
+    """The 1-minute load average (None where the system does not say)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
 
 
 class _StageClock:
@@ -111,9 +129,10 @@ class _StageClock:
         self._since = time.perf_counter()
 
     def __call__(self, step: Progress) -> None:
-        if step.stage != self._stage:
+        stage = "scan" if step.stage == "pages" else step.stage  # pages read: the scan's own progress
+        if stage != self._stage:
             self.stop()
-            self._stage = step.stage
+            self._stage = stage
 
     def stop(self) -> None:
         now = time.perf_counter()

@@ -281,7 +281,10 @@ def bench_index_command(
     for run in result.runs:
         stages = ", ".join(f"{stage} {seconds:.1f}" for stage, seconds in run.stage_seconds.items() if seconds >= 0.05)
         live = ", ".join(f"{label} after {seconds:.1f} s" for label, seconds in run.live_after.items())
-        typer.echo(f"  {run.label}: live: {live}; seconds per stage: {stages}")
+        load = (
+            "" if run.load_average is None else f"; load average {run.load_average[0]:.2f} -> {run.load_average[1]:.2f}"
+        )
+        typer.echo(f"  {run.label}: live: {live}; seconds per stage: {stages}; CPU {run.cpu_seconds:.1f} s{load}")
     if json_file:
         json_file.write_bytes(orjson.dumps(result.as_json(), option=orjson.OPT_INDENT_2))
 

@@ -31,6 +31,7 @@ class ChildResult:
 
     answer: dict[str, Any]
     peak_rss_bytes: int
+    cpu_seconds: float = 0.0  # user and system time of the process: on a shared machine, steadier than the wall clock
 
     @property
     def peak_rss_mb(self) -> float:
@@ -61,7 +62,7 @@ def run_child(module: str, args: Sequence[str], *, answer: Path, log: Path, what
         raise _child_failure(answer, log, what)
     # ru_maxrss is in KiB on Linux, in bytes on macOS.
     peak = usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
-    return ChildResult(json.loads(answer.read_text()), peak)
+    return ChildResult(json.loads(answer.read_text()), peak, usage.ru_utime + usage.ru_stime)
 
 
 def _child_failure(answer: Path, log: Path, what: str) -> EvalRunError:

@@ -84,7 +84,8 @@ def write_source(
     if progress:
         progress(Progress("scan", 0, 0))
     with source.documents() as documents:
-        plan = plan_build(documents.root, Path(index_dir), source.spec, documents.metadata_file, documents.rules)
+        pages = (lambda done, total: progress(Progress("pages", done, total))) if progress else None
+        plan = plan_build(documents.root, Path(index_dir), source.spec, documents.metadata_file, documents.rules, pages)
     scan = plan.scan
     if strict and scan.problems:
         listed = "".join(f"\n  {problem.severity}: {problem}" for problem in scan.problems)

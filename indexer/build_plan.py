@@ -54,18 +54,22 @@ def plan_build(
     spec: LibrarySpec | None,
     metadata_file: Path | None = None,
     rules: FileRules | None = None,
+    on_page: Callable[[int, int], None] | None = None,
 ) -> BuildPlan:
-    """Scan ``docs_dir`` as library ``spec`` (None: the implicit library) and keep the index's other libraries.
+    """Scan ``docs_dir`` as library ``spec`` (None: the implicit library) and keep the index's other libraries;
+    ``on_page`` gets the pages read and in all as the scan goes.
 
     Raises:
         CorpusNotFoundError, ManifestError: from scanning the corpus.
         LibraryError: the library's paths would collide with another library's.
     """
-    return plan_builds([(Path(docs_dir), spec, metadata_file, rules)], index_dir)
+    return plan_builds([(Path(docs_dir), spec, metadata_file, rules)], index_dir, on_page=on_page)
 
 
 def plan_builds(
-    parts: Sequence[tuple[Path, LibrarySpec | None, Path | None, FileRules | None]], index_dir: Path
+    parts: Sequence[tuple[Path, LibrarySpec | None, Path | None, FileRules | None]],
+    index_dir: Path,
+    on_page: Callable[[int, int], None] | None = None,
 ) -> BuildPlan:
     """Scan each ``(docs_dir, spec, metadata_file, rules)`` as its library, all in one build, and keep the index's other libraries.
 
@@ -74,7 +78,7 @@ def plan_builds(
         LibraryError: two libraries' paths would collide, or a library is asked twice.
     """
     scans = [
-        scan_corpus(Path(docs_dir), metadata_file=metadata_file, rules=rules)
+        scan_corpus(Path(docs_dir), metadata_file=metadata_file, rules=rules, on_page=on_page)
         for docs_dir, _, metadata_file, rules in parts
     ]
     specs = [spec or implicit_spec(scan) for (_, spec, _, _), scan in zip(parts, scans)]

@@ -73,7 +73,7 @@ from docs_mcp.indexer.vectors import SESSION_THREADS, VectorPlan, VectorStats, p
 class Progress:
     """One step of a build.
 
-    ``stage`` is scan, files, chunks, full-text (writing chunks and the BM25 index), embed
+    ``stage`` is scan, pages (``done`` of ``total`` pages read, as the scan goes), files, chunks, full-text (writing chunks and the BM25 index), embed
     (``done`` of ``total`` windows, and ``work`` of ``work_total`` characters: windows are
     embedded shortest first, so their count runs ahead of the time spent), publish (a
     generation is about to go live) or live (it is); for publish and live, ``label`` says which

@@ -84,6 +84,7 @@ def add_llms_txt(
 def refresh(
     library: str | None = typer.Argument(None, help="Library ID to refresh [default: every web library of the index]."),
     index: Path = typer.Option(Path(DEFAULT_INDEX_DIR), "--index", help="Index folder whose web libraries to refresh."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
 ) -> None:
     """Revalidate web libraries now: llms.txt pages and crawled sites with conditional GETs, repositories by their ref; re-index what changed."""
     from docs_mcp.errors import UsageError
@@ -107,7 +108,7 @@ def refresh(
         # The llms.txt libraries first (in the index's order), then the others by ID.
         chosen = [lib_id for lib_id in listed if lib_id == library or (library is None and lib_id in entries)]
         chosen += [lib_id for lib_id in sorted(refreshed) if lib_id not in listed and library in (None, lib_id)]
-        refreshing = Refreshing(service.settings, service)
+        refreshing = Refreshing(service.settings, service, quiet=quiet)
         for lib_id in chosen:
             entry = entries.get(lib_id)
             outcomes.extend(_refresh_of(kind_of(entry.origin if entry else listed[lib_id]))(refreshing, lib_id, entry))
@@ -164,7 +165,8 @@ def add_site(
                           CrawlLimits(max_pages=max_pages, concurrency=concurrency, rate=rate))  # fmt: skip
     display = CrawlDisplay(quiet=quiet)
     try:
-        result = _interruptible(lambda: crawl_and_index(source_settings(index), request, embeddings=model, progress=display.show), display,
+        result = _interruptible(lambda: crawl_and_index(source_settings(index), request, embeddings=model, progress=display.show,
+                                                        build_progress=display.build), display,
                                 "the pages crawled so far are kept: run the same command to resume.")  # fmt: skip
     finally:
         display.close()
@@ -191,10 +193,12 @@ def add_github(
         [], "--exclude", help="Skip the repository's files matching this glob (repeatable)."
     ),
     model: str | None = typer.Option(None, "--model", help=MODEL_HELP),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
 ) -> None:
     """Index a GitHub repository's documentation (README, docs/, every page) at a ref; GITHUB_TOKEN for private ones, DOCS_MCP_GITHUB_API for GitHub Enterprise."""
     from docs_mcp.environment import environment
     from docs_mcp.indexer.corpus.file_rules import FileRules
+    from docs_mcp.indexer.display import BuildDisplay
     from docs_mcp.indexer.sources.github import RepositoryRequest, add_repository
     from docs_mcp.indexer.sources.github_api import GitHubSettings
     from docs_mcp.indexer.sources.source_settings import source_settings
@@ -202,7 +206,9 @@ def add_github(
     request = RepositoryRequest(repository.strip(), library or "", name or "", description or "", _languages(languages),
                                 FileRules(tuple(include), tuple(exclude)))  # fmt: skip
     settings = source_settings(index)
-    result = add_repository(settings, GitHubSettings.from_environment(environment()), request, embeddings=model)
+    with BuildDisplay(quiet=quiet) as display:  # the build after the download: silent for minutes before
+        result = add_repository(settings, GitHubSettings.from_environment(environment()), request, embeddings=model,
+                                build_progress=display.show)  # fmt: skip
     resolved = result.resolved
     typer.echo(
         f"added {result.library_id}: github:{resolved.spec.full_name}@{resolved.ref} at commit {resolved.commit[:12]}"

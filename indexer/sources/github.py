@@ -23,6 +23,7 @@ from docs_mcp.environment import environment
 from docs_mcp.indexer.build import Documents, write_source
 from docs_mcp.indexer.corpus.file_rules import FileRules
 from docs_mcp.indexer.corpus.readable_name import documentation_of
+from docs_mcp.indexer.display import BuildDisplay
 from docs_mcp.indexer.libraries.catalog_entry import CatalogEntry
 from docs_mcp.indexer.libraries.spec import LibrarySpec, check_library_id
 from docs_mcp.indexer.records import IndexReport
@@ -161,9 +162,13 @@ def refresh_repository(refreshing: Refreshing, library_id: str, entry: CatalogEn
     """Resolve the repository's ref again; download and write it only if it names another commit."""
     assert entry is not None  # a repository is refreshed once indexed
     try:
-        pulled = add_repository(
-            refreshing.settings, GitHubSettings.from_environment(environment()), refresh_request(entry)
-        )
+        with BuildDisplay(quiet=refreshing.quiet) as build:
+            pulled = add_repository(
+                refreshing.settings,
+                GitHubSettings.from_environment(environment()),
+                refresh_request(entry),
+                build_progress=build.show,
+            )
     except SourceError as error:
         return [refresh_failed(entry, error)]
     resolved = pulled.resolved

@@ -49,6 +49,7 @@ class Refreshing:
 
     settings: SourceSettings
     service: Any  # the index's SourceService (service.py, which uses this module: not named, no import cycle)
+    quiet: bool = False  # no crawl or build progress on stderr (`refresh --quiet`)
 
 
 # refresh(refreshing, library_id, its catalog entry: None when not indexed yet) -> one outcome per URL

@@ -34,6 +34,7 @@ from docs_mcp.indexer.sources.errors import InvalidContentError, SourceError
 from docs_mcp.indexer.sources.ingest import index_embeddings, stored_entry
 from docs_mcp.indexer.sources.kinds import Refreshing, RefreshOutcome, SourceKind, refresh_failed
 from docs_mcp.indexer.sources.source_settings import SOURCES_FOLDER, SourceSettings
+from docs_mcp.indexer.sources.web.crawl_display import CrawlDisplay
 from docs_mcp.indexer.sources.web.crawl_store import CrawlStore
 from docs_mcp.indexer.sources.web.crawler import CrawlLimits, CrawlReport, CrawlStep, SiteCrawler
 from docs_mcp.indexer.sources.web.fetch import Fetcher
@@ -211,10 +212,15 @@ def start_url_of(entry: CatalogEntry) -> str:
 def refresh_site(refreshing: Refreshing, library_id: str, entry: CatalogEntry | None) -> list[RefreshOutcome]:
     """Crawl the site again with conditional GETs; write the library only if a page changed."""
     assert entry is not None  # a site is refreshed once indexed
+    display = CrawlDisplay(quiet=refreshing.quiet)
     try:
-        crawled = add_site(refreshing.settings, refresh_request(entry))
+        crawled = add_site(
+            refreshing.settings, refresh_request(entry), progress=display.show, build_progress=display.build
+        )
     except SourceError as error:
         return [refresh_failed(entry, error)]
+    finally:
+        display.close()
     crawl = crawled.crawl
     detail = f"{crawl.pages} pages, {crawl.fetched} downloaded, {crawl.not_modified} not modified"
     return [RefreshOutcome(library_id, crawl.start_url, "unchanged" if crawled.report is None else "updated", detail)]

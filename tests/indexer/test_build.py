@@ -108,7 +108,10 @@ def test_every_window_has_a_normalised_vector(built) -> None:
 
 def test_progress_reports_each_stage(built) -> None:
     _, _, steps = built
-    stages = [(step.stage, step.label) for step in steps if step.stage != "embed"]
+    stages = [(step.stage, step.label) for step in steps if step.stage not in ("embed", "pages")]
+    # The scan reports each page read of all (a large folder takes minutes), between "scan" and "files".
+    pages = [(step.done, step.total) for step in steps if step.stage == "pages"]
+    assert pages == [(1, 3), (2, 3), (3, 3)] and steps[1 : 1 + len(pages)] == [s for s in steps if s.stage == "pages"]
     assert stages == [
         ("scan", ""),
         ("files", ""),
@@ -119,7 +122,7 @@ def test_progress_reports_each_stage(built) -> None:
         ("publish", HYBRID),
         ("live", HYBRID),
     ]
-    assert steps[1].done == 3
+    assert steps[1 + len(pages)].done == 3
     embeds = [step for step in steps if step.stage == "embed"]
     assert embeds[0].done == 0 and embeds[-1].done == embeds[-1].total > 0
     assert [step.done for step in embeds] == sorted(step.done for step in embeds)

@@ -210,3 +210,6 @@ def test_bench_index_reports_three_builds(cli, make_corpus, tmp_path: Path) -> N
     assert {"scan", "full-text", "publish"} <= set(runs[0]["stage_seconds"])
     assert [list(run["live_after"]) for run in runs] == [["full-text"], ["full-text", "hybrid"], ["hybrid"]]
     assert [run["windows_per_second"] is None for run in runs] == [True, False, True]
+    # Each run says what it cost and at what load, so figures from a shared machine can be compared.
+    assert all(run["cpu_seconds"] > 0 and len(run["load_average"]) == 2 for run in runs)
+    assert re.search(r"; CPU [\d.]+ s; load average [\d.]+ -> [\d.]+$", table[5])

@@ -85,3 +85,38 @@ def test_the_time_left_is_estimated_from_the_work_done_not_the_windows() -> None
         clock.now = 10.0  # 50 short windows, 1,000 of the 10,000 characters, in 10 s
         display.show(Progress("embed", 50, 100, work=1_000, work_total=10_000))
     assert stream.getvalue().splitlines()[-1] == "embedding 50/100 windows (5.0 windows/s, about 15 s left)"
+
+
+def test_a_long_embedding_logs_a_line_at_least_every_log_seconds() -> None:
+    # 1,000 windows at one a second: a tenth is 100 s, so the tenths alone left 100 s without a line.
+    from docs_mcp.indexer.display import LOG_SECONDS
+
+    now = [0.0]
+    stream = io.StringIO()
+    with BuildDisplay(stream=stream, terminal=False, clock=lambda: now[0]) as display:
+        for done in range(1001):
+            display.show(Progress("embed", done, 1000, work=done, work_total=1000))
+            now[0] += 1.0
+    done_at = [int(line.split()[1].split("/")[0]) for line in stream.getvalue().splitlines()]
+    assert done_at[0] == 0 and done_at[-1] == 1000
+    assert max(b - a for a, b in zip(done_at, done_at[1:])) <= LOG_SECONDS  # one window a second
+    assert {100, 500, 900} <= set(done_at)  # the tenths are still logged
+
+
+def test_a_long_scan_logs_the_pages_read_at_least_every_log_seconds() -> None:
+    # 527 pages at 0.25 s each (the Python documentation's HTML): "reading the docs folder", then 2 minutes of silence.
+    from docs_mcp.indexer.display import LOG_SECONDS
+
+    now = [0.0]
+    stream = io.StringIO()
+    with BuildDisplay(stream=stream, terminal=False, clock=lambda: now[0]) as display:
+        display.show(Progress("scan", 0, 0))
+        for done in range(1, 528):
+            now[0] += 0.25
+            display.show(Progress("pages", done, 527))
+        display.show(Progress("files", 527, 527))
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "reading the docs folder"
+    read = [int(line.split()[-2].split("/")[0]) for line in lines[1:]]
+    assert all(re.fullmatch(r"reading the docs folder: \d+/527 pages", line) for line in lines[1:])
+    assert len(read) == int(527 * 0.25 // LOG_SECONDS) and read[0] == LOG_SECONDS / 0.25

@@ -121,3 +121,15 @@ def test_a_hostile_repository_reads_nothing_outside_its_archive_and_each_bad_pag
         store.close()
     assert "Own words." in pages["page.rst"] and pages["heading.ipynb"].startswith("# Heading words")
     assert not any(TOKEN in text or "PATH=" in text for text in pages.values())
+
+
+def test_add_github_shows_the_build_s_progress_unless_quiet(repository: Path, tmp_path: Path) -> None:  # noqa: F811
+    # stderr is a pipe here: plain lines. The build after the download used to print nothing.
+    with github_serving(repository, tmp_path) as (_, env, _):
+        added = run("add", "github:acme/widget", "--index", str(tmp_path / "index"), "--model", "none", env=env)
+        quiet = run("add", "github:acme/widget", "--index", str(tmp_path / "other"), "--model", "none", "-q", env=env)
+    assert added.returncode == 0 and quiet.returncode == 0, added.stderr + quiet.stderr
+    lines = added.stderr.splitlines()
+    assert lines.index("reading the docs folder") < lines.index("writing the full-text index")
+    assert any(line.startswith("full-text search is live (") for line in lines)
+    assert "reading the docs folder" not in quiet.stderr and "search is live" not in quiet.stderr

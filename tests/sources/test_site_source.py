@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -232,3 +233,41 @@ def test_pages_in_another_charset_are_indexed_and_every_problem_counted_is_liste
     assert {"Café crème", "“Smart” quotes"} <= titles
     assert "  problems:     1 (listed above)" in added.stdout
     assert added.stderr.startswith("error: deep.html: its HTML nests")
+
+
+def add_sample(base: str, index: str, *options: str) -> subprocess.CompletedProcess[str]:
+    """`docs-mcp add site` of the sample served at ``base`` into ``index``."""
+    return run("add", "site", base + "/", "--library", "fastapi/sample", "--index", index, *options, env=TEST_MODE)
+
+
+def test_add_site_shows_the_crawl_and_then_the_build_s_progress(mkdocs_site: Path, tmp_path: Path) -> None:
+    # stderr is a pipe here: plain lines. The build after the crawl (embedding every page) used to print nothing.
+    with serve_site(mkdocs_site, mkdocs_routes) as (base, _):
+        added = add_sample(base, str(tmp_path / "index"))
+    assert added.returncode == 0, added.stderr
+    lines = added.stderr.splitlines()
+    crawled = [line for line in lines if line.startswith("crawling: ")]
+    assert len(crawled) == 1 and crawled[0].startswith("crawling: 10/10 URLs (")  # the last count, under LOG_EVERY
+    embedding = [line for line in lines if line.startswith("embedding ")]
+    total = embedding[0].split()[1].split("/")[1]
+    assert embedding[0] == f"embedding 0/{total} windows" and int(total) > 0
+    assert embedding[-1].startswith(f"embedding {total}/{total} windows (") and "windows/s" in embedding[-1]
+    assert lines.index(crawled[0]) < lines.index("reading the docs folder") < lines.index(embedding[0])
+    assert any(line.startswith("hybrid search is live (") for line in lines[lines.index(embedding[-1]) :])
+
+
+def test_refresh_shows_the_crawl_and_the_build_of_a_site_that_changed(mkdocs_site: Path, tmp_path: Path) -> None:
+    index = str(tmp_path / "index")
+    with serve_site(mkdocs_site, mkdocs_routes) as (base, _):
+        added = add_sample(base, index, "--model", "none", "-q")
+        page = mkdocs_site / "tutorial" / "background-tasks" / "index.html"
+        page.write_text(
+            page.read_text(encoding="utf-8").replace("Background Tasks", "Tasks After the Response"), encoding="utf-8"
+        )
+        refreshed = run("refresh", "--index", index, env=TEST_MODE)
+    assert added.returncode == 0 and refreshed.returncode == 0, added.stderr + refreshed.stderr
+    assert refreshed.stdout.splitlines()[-1] == "1 library: 1 updated, 0 unchanged, 0 failed"
+    lines = refreshed.stderr.splitlines()
+    crawled = [line for line in lines if line.startswith("crawling: 10/10 URLs (")]
+    assert len(crawled) == 1 and lines.index(crawled[0]) < lines.index("reading the docs folder")
+    assert any(line.startswith("full-text search is live (") for line in lines)
