@@ -98,7 +98,7 @@ def write_source(
         entries = {**catalog.libraries, library_id: source.catalog_entry(catalog.libraries[library_id])}
         catalog = replace(catalog, libraries=with_one_pin(entries, library_id))
     return write_index(scan, index_dir, embeddings=embeddings, annotate=catalog.annotate, progress=progress, started=started,
-                       planned_on=planned_on, embed_via=embed_via)  # fmt: skip
+                       planned_on=planned_on, embed_via=embed_via, vector_sources=vectors_of([source]))  # fmt: skip
 
 
 def write_sources(
@@ -131,5 +131,11 @@ def write_sources(
         entries = with_one_pin({**entries, library_id: source.catalog_entry(entries[library_id])}, library_id)
     catalog = replace(plan.catalog, libraries=entries)
     return write_index(
-        plan.scan, index_dir, embeddings=embeddings, annotate=catalog.annotate, started=started, planned_on=planned_on
-    )
+        plan.scan, index_dir, embeddings=embeddings, annotate=catalog.annotate, started=started, planned_on=planned_on,
+        vector_sources=vectors_of(sources),
+    )  # fmt: skip
+
+
+def vectors_of(sources: Sequence[Source]) -> list[Path]:
+    """The databases of window vectors some sources bring along (a library cache entry's, libraries/cached_release.py)."""
+    return [path for source in sources if (path := getattr(source, "vectors", None)) is not None]
