@@ -24,6 +24,7 @@ from docs_mcp.indexer.errors import CorpusProblemsError, LibraryError
 from docs_mcp.indexer.generation import ANY_GENERATION, EmbedVia, Progress, ProgressFn, write_index
 from docs_mcp.indexer.libraries.catalog import with_one_pin
 from docs_mcp.indexer.libraries.spec import LibrarySpec
+from docs_mcp.indexer.libraries.store import StoredLibraries
 from docs_mcp.indexer.records import IndexReport
 
 
@@ -80,6 +81,8 @@ def write_source(
         IndexChangedError: another writer swapped a generation in after ``planned_on``.
         IndexFormatError: ``index_dir`` holds something that is not an index.
     """
+    if stored_of(source) is not None:  # built before: nothing to scan (a library cache entry)
+        return write_sources([source], index_dir, embeddings=embeddings, planned_on=planned_on)
     started = time.perf_counter()
     if progress:
         progress(Progress("scan", 0, 0))
@@ -113,17 +116,20 @@ def write_sources(
     Raises:
         As :func:`write_source`; LibraryError also when a library is given twice or has no spec.
     """
-    if len(sources) == 1:
+    if len(sources) == 1 and stored_of(sources[0]) is None:
         return write_source(sources[0], index_dir, embeddings=embeddings, planned_on=planned_on)
     if any(source.spec is None for source in sources):
         raise LibraryError(
             "Only named libraries can be written together.", "Index a folder's implicit library on its own."
         )
     started = time.perf_counter()
+    scanned = [source for source in sources if stored_of(source) is None]
     with ExitStack() as stack:
-        documents = [stack.enter_context(source.documents()) for source in sources]
+        documents = [stack.enter_context(source.documents()) for source in scanned]
         plan = plan_builds(
-            [(d.root, source.spec, d.metadata_file, d.rules) for d, source in zip(documents, sources)], Path(index_dir)
+            [(d.root, source.spec, d.metadata_file, d.rules) for d, source in zip(documents, scanned)],
+            Path(index_dir),
+            [stored for source in sources if (stored := stored_of(source)) is not None],
         )
     entries = dict(plan.catalog.libraries)
     for source in sources:
@@ -137,5 +143,12 @@ def write_sources(
 
 
 def vectors_of(sources: Sequence[Source]) -> list[Path]:
-    """The databases of window vectors some sources bring along (a library cache entry's, libraries/cached_release.py)."""
+    """The databases of window vectors some sources bring along (a library cache entry's, sources/cached_release.py)."""
     return [path for source in sources if (path := getattr(source, "vectors", None)) is not None]
+
+
+def stored_of(source: Source) -> StoredLibraries | None:
+    """The library a source holds already built (chunks and catalog entry: a library cache entry's), which the build
+    adds as it is instead of scanning documents; None for a source of documents."""
+    built = getattr(source, "stored_libraries", None)
+    return built() if built is not None else None

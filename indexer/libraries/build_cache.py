@@ -1,12 +1,12 @@
 """The per-user cache of built libraries: a package release built once per machine, reused by every project.
 
 An entry is one release (registry, library ID with its version) built with one embedding model, in the form
-a project's build merges without embedding: the documents the build scanned, the library's catalog entry
-and its window vectors (libraries/cached_release.py writes and reads them). Entries are laid out as the
-fleet publishes a generation: every file's size and sha256 in ``checksums.json`` (fleet/checksum_manifest.py),
-so a team can point the cache at shared storage (a mounted folder):
+a project's build merges without reading, chunking or embedding anything: the library's chunks and catalog
+entry as the build stored them, and its window vectors (sources/cached_release.py writes and reads them).
+Entries are laid out as the fleet publishes a generation: every file's size and sha256 in ``checksums.json``
+(fleet/checksum_manifest.py), so a team can point the cache at shared storage (a mounted folder):
 
-    ROOT/<library id>/<key digest>/checksums.json, library.json, documents/..., vectors.duckdb
+    ROOT/<library id>/<key digest>/checksums.json, library.json, chunks.json, vectors.duckdb
 
 An entry is written aside and renamed into place, so it is complete or invisible; when two projects build the
 same release at once, the first rename wins and the other copy is dropped. It is read by copying it to a private

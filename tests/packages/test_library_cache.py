@@ -99,8 +99,10 @@ def test_a_corrupted_entry_is_deleted_and_built_again(registry: LoopbackRegistry
     cache = tmp_path / "cache"
     _sync(registry, cache, _project(tmp_path / "one"), tmp_path / "one-index")
     (entry,) = [e for e in LibraryCache(cache).entries() if e.library_id == "pypi/tomli/v1.2.3"]
-    page = next(p for p in (entry.path / "documents" / "docs").rglob("*") if p.is_file())
-    page.write_text(page.read_text() + "\nInjected text that no release of tomli holds.\n")
+    chunks = entry.path / "chunks.json"  # still well-formed: only its checksum can tell
+    chunks.write_text(
+        chunks.read_text().replace('"content":"', '"content":"Injected text that no release of tomli holds. ', 1)
+    )
 
     registry.requests.clear()
     second = _sync(registry, cache, _project(tmp_path / "two"), tmp_path / "two-index")
