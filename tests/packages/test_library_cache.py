@@ -197,3 +197,25 @@ def test_no_secret_of_a_registry_url_reaches_the_cache(registry: LoopbackRegistr
     assert "s3cret-value" in (tmp_path / "one-index" / "metadata.json").read_text()  # the project's index has it
     stored = [p for p in cache.rglob("*") if p.is_file()]
     assert stored and not any(b"s3cret-value" in p.read_bytes() for p in stored)
+
+
+def test_a_cache_that_cannot_be_written_costs_a_note_never_the_sync(registry: LoopbackRegistry, tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    rows = _sync(registry, blocker / "cache", _project(tmp_path / "one"), tmp_path / "one-index")
+    assert all(row["status"] == "added" for row in rows.values())
+    for row in rows.values():
+        assert any(f"library cache: {row['library_id']} was not stored in" in note for note in row["notes"]), row[
+            "notes"
+        ]
+    assert set(_catalog(tmp_path / "one-index")) == LIBRARIES
+
+
+def test_the_cache_command_says_when_the_cache_is_off(tmp_path: Path) -> None:
+    env = {**os.environ, "DOCS_MCP_LIBRARY_CACHE": "off"}
+    done = subprocess.run(
+        [sys.executable, "-m", "docs_mcp", "cache"], capture_output=True, text=True, env=env, check=False
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "error: The library cache is turned off (DOCS_MCP_LIBRARY_CACHE=off)." in done.stderr
+    assert "hint: Unset DOCS_MCP_LIBRARY_CACHE, or set it to the cache's folder." in done.stderr
