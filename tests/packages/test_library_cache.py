@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -219,3 +220,18 @@ def test_the_cache_command_says_when_the_cache_is_off(tmp_path: Path) -> None:
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "error: The library cache is turned off (DOCS_MCP_LIBRARY_CACHE=off)." in done.stderr
     assert "hint: Unset DOCS_MCP_LIBRARY_CACHE, or set it to the cache's folder." in done.stderr
+
+
+def test_an_entry_recording_another_key_is_deleted_and_built_again(registry: LoopbackRegistry, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    _sync(registry, cache, _project(tmp_path / "one"), tmp_path / "one-index")
+    entries = {entry.library_id: entry.path for entry in LibraryCache(cache).entries()}
+    ms = entries["npm/ms/v2.0.0"]
+    shutil.rmtree(ms)
+    shutil.copytree(entries["pypi/tomli/v1.2.3"], ms)  # whole and checksummed: only its key tells it is tomli's
+
+    registry.requests.clear()
+    second = _sync(registry, cache, _project(tmp_path / "two"), tmp_path / "two-index")
+    assert not second["npm/ms/v2.0.0"]["from_cache"] and second["pypi/tomli/v1.2.3"]["from_cache"]
+    assert any("records another key" in note for note in second["npm/ms/v2.0.0"]["notes"])
+    assert _catalog(tmp_path / "two-index")["npm/ms/v2.0.0"]["package"]["name"] == "ms"
