@@ -12,6 +12,7 @@ so a test or a wrapper may set a variable before the code that reads it runs.
     DOCS_MCP_ANN_MIN_WINDOWS        windows from which a build makes the approximate vector index
     DOCS_MCP_TEST_FAULT             tests only: a fault point and what happens there
     XDG_CACHE_HOME                  where docs-mcp's cache folder goes (default ~/.cache)
+    DOCS_MCP_LIBRARY_CACHE, DOCS_MCP_LIBRARY_CACHE_MB   the library cache's folder ("off") and size cap (indexer/libraries/build_cache.py)
     HF_HUB_OFFLINE                  the Hugging Face hub may not be reached (models other than the default)
     OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, MKL_NUM_THREADS   set to 1 unless given: one BLAS thread
     ORT_DISABLE_TELEMETRY           set to 1 unless given, before ONNX Runtime loads: it reports nothing

@@ -24,6 +24,7 @@ from docs_mcp.indexer.errors import CorpusProblemsError, LibraryError
 from docs_mcp.indexer.generation import ANY_GENERATION, EmbedVia, Progress, ProgressFn, write_index
 from docs_mcp.indexer.libraries.catalog import with_one_pin
 from docs_mcp.indexer.libraries.spec import LibrarySpec
+from docs_mcp.indexer.libraries.store import StoredLibraries
 from docs_mcp.indexer.records import IndexReport
 
 
@@ -80,6 +81,8 @@ def write_source(
         IndexChangedError: another writer swapped a generation in after ``planned_on``.
         IndexFormatError: ``index_dir`` holds something that is not an index.
     """
+    if stored_of(source) is not None:  # built before: nothing to scan (a library cache entry)
+        return write_sources([source], index_dir, embeddings=embeddings, planned_on=planned_on)
     started = time.perf_counter()
     if progress:
         progress(Progress("scan", 0, 0))
@@ -99,7 +102,7 @@ def write_source(
         entries = {**catalog.libraries, library_id: source.catalog_entry(catalog.libraries[library_id])}
         catalog = replace(catalog, libraries=with_one_pin(entries, library_id))
     return write_index(scan, index_dir, embeddings=embeddings, annotate=catalog.annotate, progress=progress, started=started,
-                       planned_on=planned_on, embed_via=embed_via)  # fmt: skip
+                       planned_on=planned_on, embed_via=embed_via, vector_sources=vectors_of([source]))  # fmt: skip
 
 
 def write_sources(
@@ -114,7 +117,7 @@ def write_sources(
     Raises:
         As :func:`write_source`; LibraryError also when a library is given twice or has no spec.
     """
-    if len(sources) == 1:
+    if len(sources) == 1 and stored_of(sources[0]) is None:
         return write_source(sources[0], index_dir, embeddings=embeddings, planned_on=planned_on)
     specs = [source.spec for source in sources if source.spec is not None]
     if len(specs) != len(sources):
@@ -122,10 +125,13 @@ def write_sources(
             "Only named libraries can be written together.", "Index a folder's implicit library on its own."
         )
     started = time.perf_counter()
+    scanned = [source for source in sources if stored_of(source) is None]
     with ExitStack() as stack:
-        documents = [stack.enter_context(source.documents()) for source in sources]
+        documents = [stack.enter_context(source.documents()) for source in scanned]
         plan = plan_builds(
-            [(d.root, source.spec, d.metadata_file, d.rules) for d, source in zip(documents, sources)], Path(index_dir)
+            [(d.root, source.spec, d.metadata_file, d.rules) for d, source in zip(documents, scanned)],
+            Path(index_dir),
+            [stored for source in sources if (stored := stored_of(source)) is not None],
         )
     entries = dict(plan.catalog.libraries)
     for source, spec in zip(sources, specs):
@@ -133,5 +139,18 @@ def write_sources(
         entries = with_one_pin({**entries, library_id: source.catalog_entry(entries[library_id])}, library_id)
     catalog = replace(plan.catalog, libraries=entries)
     return write_index(
-        plan.scan, index_dir, embeddings=embeddings, annotate=catalog.annotate, started=started, planned_on=planned_on
-    )
+        plan.scan, index_dir, embeddings=embeddings, annotate=catalog.annotate, started=started, planned_on=planned_on,
+        vector_sources=vectors_of(sources),
+    )  # fmt: skip
+
+
+def vectors_of(sources: Sequence[Source]) -> list[Path]:
+    """The databases of window vectors some sources bring along (a library cache entry's, sources/cached_release.py)."""
+    return [path for source in sources if (path := getattr(source, "vectors", None)) is not None]
+
+
+def stored_of(source: Source) -> StoredLibraries | None:
+    """The library a source holds already built (chunks and catalog entry: a library cache entry's), which the build
+    adds as it is instead of scanning documents; None for a source of documents."""
+    built = getattr(source, "stored_libraries", None)
+    return built() if built is not None else None

@@ -70,8 +70,11 @@ def plan_builds(
     parts: Sequence[tuple[Path, LibrarySpec | None, Path | None, FileRules | None]],
     index_dir: Path,
     on_page: Callable[[int, int], None] | None = None,
+    stored: Sequence[StoredLibraries] = (),
 ) -> BuildPlan:
-    """Scan each ``(docs_dir, spec, metadata_file, rules)`` as its library, all in one build, and keep the index's other libraries.
+    """Scan each ``(docs_dir, spec, metadata_file, rules)`` as its library, add the ``stored`` libraries as they were
+    built before (chunks, catalog entries: the library cache's entries), all in one build, and keep the index's
+    other libraries.
 
     Raises:
         CorpusNotFoundError, ManifestError: from scanning a corpus.
@@ -82,10 +85,14 @@ def plan_builds(
         for docs_dir, _, metadata_file, rules in parts
     ]
     specs = [spec or implicit_spec(scan) for (_, spec, _, _), scan in zip(parts, scans)]
-    if len({spec.library_id for spec in specs}) < len(specs):
+    stored_ids = [library_id for part in stored for library_id in part.libraries]
+    if len({spec.library_id for spec in specs} | set(stored_ids)) < len(specs) + len(stored_ids):
         raise LibraryError("One build was asked to write the same library twice.", "Write each library once.")
     kept = _existing(
-        Path(index_dir), lambda library_id, entry: not any(_replaces(spec, library_id, entry) for spec in specs)
+        Path(index_dir),
+        lambda library_id, entry: (
+            library_id not in stored_ids and not any(_replaces(spec, library_id, entry) for spec in specs)
+        ),
     )
     indexed_at = _now()
     libraries, prompts, marks, configs = dict(kept.libraries), list(kept.prompts), [kept.marks], dict(kept.configs)
@@ -93,6 +100,16 @@ def plan_builds(
     skipped: list[str] = []
     skipped_files: Counter[str] = Counter()
     other_files: Counter[str] = Counter()
+    for part in stored:
+        for library_id, entry in part.libraries.items():
+            _check_versions(library_id, libraries)
+            libraries[library_id] = {**entry, "indexed_at": indexed_at}
+        _check_collisions(part.files, files)
+        chunks += part.chunks
+        files.update(part.files)
+        prompts += part.prompts
+        marks.append(part.marks)
+        configs.update(part.configs)
     for (docs_dir, _, metadata_file, _), spec, scan in zip(parts, specs, scans):
         _check_versions(spec.library_id, libraries)
         templates, template_problems = find_templates(Path(docs_dir))
@@ -102,7 +119,7 @@ def plan_builds(
         prompts += prompt_entries(templates, spec, (p["name"] for p in prompts))
         mounted = mount(scan, spec)
         mounted_library = "" if spec.implicit else spec.library_id
-        _check_collisions(mounted, files)
+        _check_collisions(mounted.files, files)
         marks.append(resource_marks(Path(docs_dir), metadata_file))
         configs.update({key.name: key.config() for key in scan.taxonomy})
         chunks += mounted.chunks
@@ -113,10 +130,11 @@ def plan_builds(
         skipped_files.update(scan.skipped_files)
         other_files.update(scan.other_files)
     catalog = Catalog(libraries=libraries, prompts=tuple(prompts), resource_marks=merge_marks(*marks))
-    combined = _combine(chunks, files, configs, libraries, description=scans[0].corpus_description)
+    description = scans[0].corpus_description if scans else _single_description(libraries, kept.metadata)
+    combined = _combine(chunks, files, configs, libraries, description=description)
     plan = replace(
         combined,
-        root=scans[0].root,
+        root=scans[0].root if scans else str(index_dir),
         problems=tuple(problems),
         skipped=tuple(skipped),
         skipped_files=dict(skipped_files),
@@ -214,8 +232,8 @@ def _check_versions(library_id: str, kept: Mapping[str, Any]) -> None:
             )
 
 
-def _check_collisions(new: CorpusScan, taken: Mapping[str, str]) -> None:
-    clash = sorted(set(new.files) & set(taken))
+def _check_collisions(new: Mapping[str, str], taken: Mapping[str, str]) -> None:
+    clash = sorted(set(new) & set(taken))
     if clash:
         raise LibraryError(
             f"'{clash[0]}' would belong to two libraries ({len(clash)} path(s) collide).",

@@ -16,6 +16,7 @@ from docs_mcp.errors import DocsMcpError, UsageError
 from docs_mcp.indexer.build_summary import front_matter_only, human_size, problem_lines, summary
 from docs_mcp.indexer.faults import fault_point
 from docs_mcp.indexer.info import info
+from docs_mcp.indexer.libraries.cache_commands import register_cache
 from docs_mcp.indexer.libraries.commands import register_libraries
 from docs_mcp.indexer.sources.commands import register_sources
 from docs_mcp.indexer.sources.packages.commands import register_packages
@@ -43,6 +44,7 @@ def register(app: typer.Typer) -> None:
     app.command("validate")(validate)
     app.command("info")(info)
     register_libraries(app)
+    register_cache(app)
     register_packages(app, register_sources(app))
 
 

@@ -146,6 +146,7 @@ def write_index(
     started: float | None = None,
     planned_on: str | None | object = ANY_GENERATION,
     embed_via: EmbedVia | None = None,
+    vector_sources: Sequence[Path] = (),
 ) -> IndexReport:
     """Write ``scan`` as the index at ``out_dir``: full text live first, then hybrid when vectors are ready.
 
@@ -153,7 +154,8 @@ def write_index(
     ``planned_on`` is the live generation ``scan`` was planned from (None: no index yet);
     when given, the write is refused if another writer swapped a generation in since,
     because the scan would drop what that writer added. ``embed_via`` wraps the loaded model
-    for embedding the documents (the queries' model stays the local one).
+    for embedding the documents (the queries' model stays the local one). ``vector_sources``: more databases
+    to reuse window vectors from, after the index's own generations (the library cache's entries).
 
     Raises:
         ModelLoadError: the embedding model cannot be loaded.
@@ -187,9 +189,11 @@ def write_index(
         ensure_index_identity(out_dir)
         first = new_generation_name()
         with _discarded_on_failure(out_dir / first):
-            embedder, plan, stats = _write_first(build, first, model, _vector_sources(out_dir, previous))
+            sources = [*_vector_sources(out_dir, previous), *vector_sources]
+            embedder, plan, stats = _write_first(build, first, model, sources)
         hybrid_now = plan is not None and not plan.todo
-        source = {plan.source.parent.name} if plan and plan.source else set()
+        # The generations of this index that vectors are copied from stay until the hybrid one is live.
+        source = {db.parent.name for db, _ in plan.sources if db.parent.parent == out_dir} if plan else set()
         build.go_live(first, HYBRID if hybrid_now else FULL_TEXT, _named(previous, *source), live_after)
         last = first
         if embedder is not None and plan is not None and not hybrid_now:

@@ -21,9 +21,10 @@ from pathlib import Path
 
 import duckdb
 
+from docs_mcp.indexer.errors import StorageError
 from docs_mcp.indexer.models.loading import Embedder
 from docs_mcp.indexer.records import Chunk
-from docs_mcp.indexer.schema import META_TABLE, VECTORS_TABLE
+from docs_mcp.indexer.schema import CHUNKS_TABLE, META_TABLE, VECTORS_TABLE
 from docs_mcp.indexer.search_text import embedding_windows
 from docs_mcp.indexer.staging import load_rows
 
@@ -56,11 +57,12 @@ class VectorPlan:
 
     windows: tuple[Window, ...]
     todo: Mapping[str, str]  # key -> text of every distinct window to embed, shortest first
-    source: Path | None  # the database the other windows' vectors are copied from
+    # The databases the other windows' vectors are copied from, each with the keys taken from it.
+    sources: tuple[tuple[Path, frozenset[str]], ...] = ()
 
     @property
     def reused(self) -> int:
-        """Windows whose vector comes from ``source``."""
+        """Windows whose vector comes from one of ``sources``."""
         return sum(window.key not in self.todo for window in self.windows)
 
 
@@ -90,24 +92,30 @@ def plan_windows(chunks: Sequence[Chunk], checksum: str) -> list[Window]:
 def plan_vectors(
     conn: duckdb.DuckDBPyConnection, folder: Path, chunks: Sequence[Chunk], checksum: str, sources: Sequence[Path]
 ) -> VectorPlan:
-    """Plan the vectors of ``chunks``, reusing from the first of ``sources`` that is a finished hybrid generation.
+    """Plan the vectors of ``chunks``, reusing what the finished hybrid generations of ``sources`` hold, best first:
+    each window still missing is taken from the first source that has it (the live generation, then the
+    library cache's entries, indexer/libraries/build_cache.py), and only the rest is embedded.
 
     Raises:
         duckdb.Error: left to the caller, which translates it at its boundary.
     """
     windows = tuple(plan_windows(chunks, checksum))
-    source, have = None, set()
-    if sources:
-        _load_pending(conn, folder, windows)
+    missing = {window.key for window in windows}
+    taken: list[tuple[Path, frozenset[str]]] = []
+    for db in sources:
+        if not missing:
+            break
+        _load_pending(conn, folder, [window for window in windows if window.key in missing])
         try:
-            source, have = next(
-                ((db, keys) for db in sources if (keys := _known_keys(conn, db)) is not None), (None, set())
-            )
+            keys = _known_keys(conn, db)
         finally:
             conn.execute(f"DROP TABLE {_PENDING}")
-    todo = {window.key: window.text for window in windows if window.key not in have}
+        if keys:
+            taken.append((db, frozenset(keys)))
+            missing -= keys
+    todo = {window.key: window.text for window in windows if window.key in missing}
     # Embedding in length order keeps batches evenly padded (2.5x faster than corpus order).
-    return VectorPlan(windows, dict(sorted(todo.items(), key=lambda item: len(item[1]))), source if have else None)
+    return VectorPlan(windows, dict(sorted(todo.items(), key=lambda item: len(item[1]))), tuple(taken))
 
 
 def write_vectors(
@@ -125,8 +133,8 @@ def write_vectors(
         duckdb.Error: left to the caller, which translates it at its boundary.
     """
     conn.execute(f"CREATE TEMP TABLE {_STAGED} AS SELECT * FROM {VECTORS_TABLE} LIMIT 0")
-    if plan.source is not None:
-        _copy_reused(conn, folder, plan, plan.source)
+    for source, reused in plan.sources:
+        _copy_reused(conn, folder, plan, source, reused)
     places: dict[str, list[tuple[int, int]]] = defaultdict(list)
     for window in plan.windows:
         if window.key in plan.todo:
@@ -185,10 +193,11 @@ def _known_keys(conn: duckdb.DuckDBPyConnection, db: Path) -> set[str] | None:
     return {key for (key,) in rows}
 
 
-def _copy_reused(conn: duckdb.DuckDBPyConnection, folder: Path, plan: VectorPlan, source: Path) -> None:
-    """Copy the reused windows' vectors from ``source`` (the plan's) into the staging table."""
-    reused = [window for window in plan.windows if window.key not in plan.todo]
-    _load_pending(conn, folder, reused)
+def _copy_reused(
+    conn: duckdb.DuckDBPyConnection, folder: Path, plan: VectorPlan, source: Path, keys: frozenset[str]
+) -> None:
+    """Copy the vectors of the windows taken from ``source`` (those whose key is in ``keys``) into the staging table."""
+    _load_pending(conn, folder, [window for window in plan.windows if window.key in keys])
     _attach(conn, source)
     try:
         conn.execute(
@@ -205,3 +214,40 @@ def _copy_reused(conn: duckdb.DuckDBPyConnection, folder: Path, plan: VectorPlan
 def _attach(conn: duckdb.DuckDBPyConnection, db: Path) -> None:
     quoted = str(db).replace("'", "''")
     conn.execute(f"ATTACH '{quoted}' AS {_SOURCE} (READ_ONLY)")
+
+
+def export_vectors(db: Path, library: str, target: Path) -> int:
+    """Copy the vectors of ``library``'s chunks in the generation database ``db``, and its model, into a new database
+    ``target`` with the tables a generation has, which :func:`plan_vectors` reads as a source (the library cache's
+    entries); the number of windows copied (0: ``db`` has no vectors).
+
+    Raises:
+        StorageError: ``db`` cannot be read or ``target`` written.
+    """
+    try:
+        conn = duckdb.connect(str(target))
+    except duckdb.Error as error:
+        raise StorageError(
+            f"Cannot write {target}: {error}", "Free disk space or check the folder's permissions."
+        ) from None
+    try:
+        _attach(conn, db)
+        (model,) = conn.execute(f"SELECT value FROM {_SOURCE}.{META_TABLE} WHERE key = 'model'").fetchone() or ("null",)
+        if model == "null":
+            return 0
+        conn.execute(f"CREATE TABLE {META_TABLE} AS SELECT * FROM {_SOURCE}.{META_TABLE} WHERE key = 'model'")
+        conn.execute(
+            f"CREATE TABLE {VECTORS_TABLE} AS SELECT v.* FROM {_SOURCE}.{VECTORS_TABLE} v "
+            f"JOIN {_SOURCE}.{CHUNKS_TABLE} c ON c.id = v.chunk WHERE c.library = ?",
+            [library],
+        )
+        (count,) = conn.execute(f"SELECT count(*) FROM {VECTORS_TABLE}").fetchone() or (0,)
+        conn.execute(f"DETACH {_SOURCE}")
+        conn.execute("CHECKPOINT")
+        return int(count)
+    except duckdb.Error as error:
+        raise StorageError(
+            f"Cannot copy the vectors of {library} from {db}: {error}", "Index the library again."
+        ) from None
+    finally:
+        conn.close()

@@ -4,7 +4,9 @@ to versions that are not the newest.
     python scripts/bench_sync.py [--work DIR] [--report FILE]
 
 Writes the project (requirements.txt pinned with ==; package.json + package-lock.json v3), runs
-`docs-mcp sync --json` twice (the second run must fetch nothing), then asks every library through
+`docs-mcp sync --json` twice (the second run must fetch nothing), then syncs a second project with the same
+locks into an index of its own: with the library cache (a fresh one under the work folder, so the first
+project builds everything) it must download nothing and embed nothing. Then it asks every library through
 the real tool registry: `get_docs(libraries=[BASE_ID], topic=...)` must answer from the pinned
 version (its ``libraries`` and every chunk's provenance name it) and `resolve_library` must list it
 as the version it would use. Prints a markdown table of time, documents, chunks and source per
@@ -55,10 +57,11 @@ def write_project(root: Path) -> None:
     )
 
 
-def sync(project: Path, index: Path) -> tuple[float, dict]:
+def sync(project: Path, index: Path, cache: Path) -> tuple[float, dict]:
     started = time.perf_counter()
+    env = {**os.environ, "DOCS_MCP_LIBRARY_CACHE": str(cache)}
     done = subprocess.run([sys.executable, "-m", "docs_mcp", "sync", str(project), "--index", str(index), "--json"],
-                          capture_output=True, text=True, check=False)  # fmt: skip
+                          capture_output=True, text=True, check=False, env=env)  # fmt: skip
     seconds = time.perf_counter() - started
     if done.returncode != 0:
         sys.exit(f"sync failed ({done.returncode}):\n{done.stderr}")
@@ -121,13 +124,19 @@ def main() -> None:
     parser.add_argument("--report", type=Path, default=None, help="Also write the results as JSON here.")
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="docs-mcp-bench-sync-"))
-    project, index = work / "project", work / "index"
-    shutil.rmtree(index, ignore_errors=True)
+    project, index, cache = work / "project", work / "index", work / "library-cache"
+    other_project, other_index = work / "second-project", work / "second-index"
+    for folder in (index, cache, other_index):
+        shutil.rmtree(folder, ignore_errors=True)
     write_project(project)
+    write_project(other_project)
     load = os.getloadavg()[0]
-    first_seconds, first = sync(project, index)
-    second_seconds, second = sync(project, index)
+    first_seconds, first = sync(project, index, cache)
+    second_seconds, second = sync(project, index, cache)
+    load_before_other = os.getloadavg()[0]
+    other_seconds, other = sync(other_project, other_index, cache)
     checked = check_answers(index)
+    checked_other = check_answers(other_index)
     catalog = json.loads((index / "metadata.json").read_text())["libraries"]
     rows = []
     for dep in first["dependencies"]:
@@ -145,9 +154,18 @@ def main() -> None:
         "load_average_at_start": round(load, 1), "first_sync_seconds": round(first_seconds, 1), "second_sync_seconds": round(second_seconds, 1),
         "second_sync_statuses": sorted(rerun), "libraries": len(rows), "all_answers_name_the_pinned_version": all(r.get("names_pinned") for r in rows),
         "total_chunks": sum(r["chunks"] or 0 for r in rows),
+        "first_sync_embedded_largest_batch": max((d.get("embedded") or 0 for d in first["dependencies"]), default=0),
+        "second_project_seconds": round(other_seconds, 1), "load_average_before_second_project": round(load_before_other, 1),
+        "second_project_from_cache": sum(bool(d.get("from_cache")) for d in other["dependencies"]),
+        "second_project_embedded": max((d.get("embedded") or 0 for d in other["dependencies"]), default=0),
+        "second_project_answers_name_the_pinned_version": all(c.get("names_pinned") for c in checked_other.values()),
     }  # fmt: skip
     print(
         f"first sync {summary['first_sync_seconds']} s, second {summary['second_sync_seconds']} s ({', '.join(sorted(rerun))}); load {summary['load_average_at_start']}"
+    )
+    print(
+        f"second project, same locks: {summary['second_project_seconds']} s, {summary['second_project_from_cache']} of {len(rows)} "
+        f"from the library cache, {summary['second_project_embedded']} windows embedded; load {summary['load_average_before_second_project']}"
     )
     print("| library | pinned | newest | docs | chunks | s (download) | source | answers name the pin |")
     print("| --- | --- | --- | ---: | ---: | ---: | --- | --- |")

@@ -91,3 +91,6 @@ def corpus_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
 os.environ.setdefault("DOCS_MCP_REGISTRY_LOOKUPS", "0")
 os.environ.setdefault("DOCS_MCP_PYPI_URL", "http://127.0.0.1:9")
 os.environ.setdefault("DOCS_MCP_NPM_URL", "http://127.0.0.1:9")
+# Nor does it share built libraries between tests through the user's cache folder: the library cache's own tests
+# (tests/packages/test_library_cache.py) point it at a folder of their own.
+os.environ.setdefault("DOCS_MCP_LIBRARY_CACHE", "off")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import typer
@@ -14,15 +15,23 @@ INDEX_HELP = "Index folder built by `docs-mcp index`."
 
 def register_libraries(app: typer.Typer) -> None:
     """Add the `libraries` command group to the root `docs-mcp` app."""
-    group = typer.Typer(
-        name="libraries",
-        help="List the libraries an index holds (see `docs-mcp index --library`), or remove one.",
-        invoke_without_command=True,
-        rich_markup_mode=None,
-    )
-    group.callback()(libraries)
-    group.command("remove")(remove)
-    app.add_typer(group, name="libraries")
+    listing_group(app, "libraries", "List the libraries an index holds (see `docs-mcp index --library`), or remove one.",
+                  libraries, {"remove": remove})  # fmt: skip
+
+
+def listing_group(
+    app: typer.Typer,
+    name: str,
+    help_text: str,
+    listing: Callable[..., None],
+    commands: Mapping[str, Callable[..., None]],
+) -> None:
+    """Add a command group to ``app`` that lists when called alone (``listing``) and has ``commands``."""
+    group = typer.Typer(name=name, help=help_text, invoke_without_command=True, rich_markup_mode=None)
+    group.callback()(listing)
+    for command, run in commands.items():
+        group.command(command)(run)
+    app.add_typer(group, name=name)
 
 
 def libraries(

@@ -93,11 +93,18 @@ def _chunk(row: tuple[Any, ...], several: bool) -> Chunk:
     values = dict(zip(_COLUMNS, row))
     for name in _JSON_COLUMNS:
         values[name] = orjson.loads(values[name])
-    values["heading_path"] = tuple(values["heading_path"])
-    values["headings"] = tuple(values["headings"])
+    return chunk_from_json(values, several)
+
+
+def chunk_from_json(values: Mapping[str, Any], several: bool = False) -> Chunk:
+    """A chunk from its fields as JSON holds them (lists for its tuples): a stored row, a library cache entry's.
+
+    ``several``: the fields were stored in an index of several libraries, whose library facet is dropped.
+    """
+    fields = {**values, "heading_path": tuple(values["heading_path"]), "headings": tuple(values["headings"])}
     if several:  # the library facet is derived from the library set at every build, not part of the chunk
-        values["metadata"] = {k: v for k, v in values["metadata"].items() if k != LIBRARY_KEY}
-    return Chunk(**values)
+        fields["metadata"] = {k: v for k, v in fields["metadata"].items() if k != LIBRARY_KEY}
+    return Chunk(**fields)
 
 
 def _legacy_entry(metadata: Mapping[str, Any]) -> dict[str, Any]:

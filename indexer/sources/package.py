@@ -15,11 +15,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from docs_mcp.indexer.libraries.build_cache import CacheKey, LibraryCache
 from docs_mcp.indexer.libraries.catalog_entry import CatalogEntry
 from docs_mcp.indexer.libraries.store import catalog_entries
 from docs_mcp.indexer.records import IndexReport, Problem
 from docs_mcp.indexer.schema import METADATA_FILE
-from docs_mcp.indexer.sources.ingest import index_pages
+from docs_mcp.indexer.sources.cached_release import CachedRelease, cached_release, keep_or_say, release_key
+from docs_mcp.indexer.sources.ingest import index_embeddings, index_pages
 from docs_mcp.indexer.sources.kinds import SourceKind
 from docs_mcp.indexer.sources.packages.refs import NPM, PYPI, PackageRef
 from docs_mcp.indexer.sources.packages.registry_client import RegistryClient
@@ -43,6 +45,7 @@ class Added:
     richer: str = ""  # the richer source's URL (sources/packages/richer.py), '' when none had this version
     notes: tuple[str, ...] = ()  # what the richer sources could not give, and why
     problems: tuple[Problem, ...] = ()  # the build's problems with this library's pages (each one skipped or cut short)
+    from_cache: bool = False  # indexed from the library cache (libraries/build_cache.py): nothing downloaded
 
 
 def indexed_libraries(index_dir: Path) -> dict[str, CatalogEntry]:
@@ -82,6 +85,14 @@ def add_package(
         ModelLoadError, IndexLockedError, IndexFormatError: as for any build.
     """
     started = time.perf_counter()
+    cache, problem = LibraryCache.from_environment(), ""
+    # Read before any write: a new index takes ``model``.
+    embeddings = index_embeddings(Path(index_dir), model) if cache is not None else ""
+    if cache is not None and ref.version and ref.library_id not in indexed_libraries(index_dir):
+        # A release named by its version and built before on this machine: no registry request, no download.
+        hit, problem = cached_release(cache, cache_key(ref, client, embeddings), pinned=pinned, added_by=added_by)
+        if hit is not None:
+            return index_cached(index_dir, hit, started, sleep=sleep, model=model)
     info, release = client.release(ref)
     ref = ref.at(release.version)
     entry = indexed_libraries(index_dir).get(ref.library_id)
@@ -91,11 +102,35 @@ def add_package(
         )
     source = fetch_release(client, ref, pinned=pinned, added_by=added_by)
     report = index_pages(Path(index_dir), source, sleep=sleep, model=model)
+    stored = keep_or_say(cache, cache_key(ref, client, embeddings), source, index_dir) if cache is not None else ""
     written = indexed_libraries(index_dir).get(ref.library_id)
     documents, chunks = (written.documents, written.chunks) if written else (0, 0)
+    notes = tuple(note for note in (*source.notes, problem, stored) if note)
     return Added(ref.library_id, ADDED, documents, chunks, source.archive.url,
-                 time.perf_counter() - started, report.embedded, source.richer.url if source.richer else "", source.notes,
+                 time.perf_counter() - started, report.embedded, source.richer.url if source.richer else "", notes,
                  library_problems(report, ref.library_id))  # fmt: skip
+
+
+def cache_key(ref: PackageRef, client: RegistryClient, embeddings: str) -> CacheKey:
+    """The library cache's key of release ``ref`` (with its version) read through ``client`` into an index embedded
+    with ``embeddings`` (sources/ingest.py's ``index_embeddings``)."""
+    registry = client.settings.pypi_url if ref.ecosystem == PYPI else client.settings.npm_url
+    return release_key(ref.library_id, registry, embeddings)
+
+
+def index_cached(
+    index_dir: Path, hit: CachedRelease, started: float, *, sleep: Callable[[float], None], model: str | None
+) -> Added:
+    """Index a release from its library cache entry (its private copy is deleted after)."""
+    try:
+        report = index_pages(Path(index_dir), hit, sleep=sleep, model=model)
+    finally:
+        hit.close()
+    written = indexed_libraries(index_dir).get(hit.spec.library_id)
+    documents, chunks = (written.documents, written.chunks) if written else (0, 0)
+    return Added(hit.spec.library_id, ADDED, documents, chunks, hit.source_url,
+                 time.perf_counter() - started, report.embedded, hit.richer_url, hit.notes,
+                 library_problems(report, hit.spec.library_id), from_cache=True)  # fmt: skip
 
 
 KIND = SourceKind("package", (PYPI, NPM), add_package, PackageSource)

@@ -67,8 +67,11 @@ def _add(ecosystem: str, spec: str, index: Path, model: str | None) -> None:
         typer.echo(line, err=True)
     verb = "already indexed" if added.status == UNCHANGED else "added"
     also = f" and {added.richer}" if added.richer else ""
+    cached = (
+        f" (from the library cache: nothing downloaded, {added.embedded} windows embedded)" if added.from_cache else ""
+    )
     typer.echo(
-        f"{verb} {added.library_id}: {added.documents} documents, {added.chunks} chunks in {added.seconds:.1f} s, from {added.source}{also}"
+        f"{verb} {added.library_id}: {added.documents} documents, {added.chunks} chunks in {added.seconds:.1f} s, from {added.source}{also}{cached}"
     )
     for note in added.notes:
         typer.echo(f"note: {note}", err=True)
@@ -181,6 +184,7 @@ class _Progress:
 
         line = f"{item.status:<10} {item.label}" + (
             f"  {item.added.chunks} chunks, {item.seconds:.1f} s"
+            + (", from the library cache" if item.added.from_cache else "")
             if item.added
             else f"  {item.detail}"
             if item.detail
@@ -208,6 +212,7 @@ def _print_outcome(items, files, *, dry_run: bool, as_json: bool) -> None:
              "detail": i.detail, "documents": i.added.documents if i.added else None, "chunks": i.added.chunks if i.added else None,
              "seconds": round(i.seconds, 2), "download_seconds": round(i.download_seconds, 2), "source": i.added.source if i.added else None,
              "richer_source": i.added.richer if i.added else None, "notes": list(i.added.notes) if i.added else [],
+             "from_cache": bool(i.added and i.added.from_cache), "embedded": i.added.embedded if i.added else 0,
              "problems": [{"severity": p.severity, "path": p.path, "message": p.message} for p in (i.added.problems if i.added else ())]}
             for i in items
         ]  # fmt: skip

@@ -23,12 +23,14 @@ from pathlib import Path
 from docs_mcp.errors import DocsMcpError
 from docs_mcp.indexer.errors import PackageSpecError
 from docs_mcp.indexer.index_file import interrupted
+from docs_mcp.indexer.libraries.build_cache import LibraryCache
 from docs_mcp.indexer.libraries.catalog_entry import CatalogEntry
 from docs_mcp.indexer.libraries.ops import remove_library
 from docs_mcp.indexer.libraries.versions import parse_ref
 from docs_mcp.indexer.records import IndexReport
-from docs_mcp.indexer.sources.ingest import index_pages
-from docs_mcp.indexer.sources.package import ADDED, Added, indexed_libraries, library_problems
+from docs_mcp.indexer.sources.cached_release import CachedRelease, cached_release, keep_or_say
+from docs_mcp.indexer.sources.ingest import index_embeddings, index_pages
+from docs_mcp.indexer.sources.package import ADDED, Added, cache_key, indexed_libraries, library_problems
 from docs_mcp.indexer.sources.packages.project import Dependency, Project
 from docs_mcp.indexer.sources.packages.refs import PackageRef, package_ref
 from docs_mcp.indexer.sources.packages.registry_client import RegistryClient
@@ -112,17 +114,22 @@ def run_sync(
         report(item)
     todo = [item for item in items if item.status == FETCH]
     pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="docs-mcp-sync")
+    cache = _release_cache(index_dir, client, model)
     try:
         indexed = indexed_libraries(index_dir)
         # A version added by hand and now locked keeps saying so: sync never removes what it did not add.
-        started = {pool.submit(_timed_fetch, client, item.ref, _added_by(indexed.get(item.ref.library_id))): item
+        started = {cache.fetch(pool, item.ref, _added_by(indexed.get(item.ref.library_id))): item
                    for item in todo if item.ref}  # fmt: skip
         pending: set[Future] = set(started)
         while pending:
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
             # Every download finished by now goes into one build: one new generation, not one per library.
             for outcome in _write_batch(
-                [(started[f], f) for f in sorted(finished, key=lambda f: started[f].label)], index_dir, sleep, model
+                [(started[f], f) for f in sorted(finished, key=lambda f: started[f].label)],
+                index_dir,
+                sleep,
+                model,
+                cache,
             ):
                 done.append(outcome)  # before it is reported: a Ctrl-C after its line counts it done
                 report(outcome)
@@ -146,49 +153,114 @@ def _timed_fetch(client: RegistryClient, ref: PackageRef, added_by: str) -> tupl
     return fetch_release(client, ref, pinned=True, added_by=added_by), time.perf_counter() - started
 
 
+class _ReleaseCache:
+    """Sync's use of the library cache: a locked release built before comes from it, a release built is kept in it."""
+
+    def __init__(self, cache: LibraryCache | None, client: RegistryClient | None, embeddings: str) -> None:
+        self.cache, self.client, self.embeddings = cache, client, embeddings
+        self.notes: dict[str, list[str]] = {}  # library ID -> what went wrong with its cache entry
+
+    def fetch(self, pool: ThreadPoolExecutor, ref: PackageRef, added_by: str) -> Future:
+        """The release from the cache (a future already done: no registry request, no download), else downloaded."""
+        if self.cache is not None and self.client is not None:
+            hit, problem = cached_release(
+                self.cache, cache_key(ref, self.client, self.embeddings), pinned=True, added_by=added_by
+            )
+            self.notes.setdefault(ref.library_id, []).append(problem)
+            if hit is not None:
+                done: Future = Future()
+                done.set_result((hit, 0.0))
+                return done
+        return pool.submit(_timed_fetch, self.client, ref, added_by)
+
+    def keep(self, source: PackageSource | CachedRelease, index_dir: Path) -> None:
+        """After its build, a downloaded release goes into the cache."""
+        if self.cache is not None and self.client is not None and isinstance(source, PackageSource):
+            key = cache_key(source.ref, self.client, self.embeddings)
+            self.notes.setdefault(source.ref.library_id, []).append(keep_or_say(self.cache, key, source, index_dir))
+
+
+def _release_cache(index_dir: Path, client: RegistryClient, model: str | None) -> _ReleaseCache:
+    library_cache = LibraryCache.from_environment()
+    try:
+        embeddings = index_embeddings(Path(index_dir), model) if library_cache is not None else ""
+    except DocsMcpError:  # an unreadable index: each build reports it, as it does without the cache
+        library_cache, embeddings = None, ""
+    return _ReleaseCache(library_cache, client, embeddings)
+
+
 def _write_batch(
-    batch: list[tuple[SyncItem, Future]], index_dir: Path, sleep: Callable[[float], None], model: str | None = None
+    batch: list[tuple[SyncItem, Future]],
+    index_dir: Path,
+    sleep: Callable[[float], None],
+    model: str | None = None,
+    cache: _ReleaseCache | None = None,
 ) -> list[SyncItem]:
     """Index the downloads of ``batch`` in one build; if that fails, one by one (a release without documentation,
     or any failure of one package's own, must not keep the others out)."""
+    cache = cache or _ReleaseCache(None, None, "")
     outcomes, fetched = [], []
     for item, future in batch:
         try:
             fetched.append((item, *future.result()))
         except Exception as error:  # the fetch's failure, whatever it is, is this package's alone
             outcomes.append(replace(item, status=FAILED, detail=_message(error)))
-    if len(fetched) > 1:
-        started = time.perf_counter()
-        try:
-            report = index_pages(Path(index_dir), [source for _, source, _ in fetched], sleep=sleep, model=model)
-        except Exception as error:
-            _reraise_interrupt(error)  # written one by one below, each failure reported with its own cause
-        else:
-            write_seconds = time.perf_counter() - started
-            return outcomes + [
-                _added(item, source, seconds, write_seconds, report, index_dir) for item, source, seconds in fetched
-            ]
-    for item, source, seconds in fetched:
-        started = time.perf_counter()
-        try:
-            report = index_pages(Path(index_dir), source, sleep=sleep, model=model)
-        except Exception as error:
-            _reraise_interrupt(error)
-            outcomes.append(replace(item, status=FAILED, detail=_message(error)))
-            continue
-        outcomes.append(_added(item, source, seconds, time.perf_counter() - started, report, index_dir))
-    return outcomes
+    try:
+        if len(fetched) > 1:
+            started = time.perf_counter()
+            try:
+                report = index_pages(Path(index_dir), [source for _, source, _ in fetched], sleep=sleep, model=model)
+            except Exception as error:
+                _reraise_interrupt(error)  # written one by one below, each failure reported with its own cause
+            else:
+                write_seconds = time.perf_counter() - started
+                for _, source, _ in fetched:
+                    cache.keep(source, index_dir)
+                return outcomes + [
+                    _added(item, source, seconds, write_seconds, report, index_dir, cache.notes)
+                    for item, source, seconds in fetched
+                ]
+        for item, source, seconds in fetched:
+            started = time.perf_counter()
+            try:
+                report = index_pages(Path(index_dir), source, sleep=sleep, model=model)
+            except Exception as error:
+                _reraise_interrupt(error)
+                outcomes.append(replace(item, status=FAILED, detail=_message(error)))
+                continue
+            cache.keep(source, index_dir)
+            outcomes.append(
+                _added(item, source, seconds, time.perf_counter() - started, report, index_dir, cache.notes)
+            )
+        return outcomes
+    finally:
+        for _, source, _ in fetched:
+            if isinstance(source, CachedRelease):
+                source.close()  # also when its build failed
 
 
 def _added(
-    item: SyncItem, source: PackageSource, download: float, write: float, report: IndexReport, index_dir: Path
+    item: SyncItem,
+    source: PackageSource | CachedRelease,
+    download: float,
+    write: float,
+    report: IndexReport,
+    index_dir: Path,
+    cache_notes: dict[str, list[str]],
 ) -> SyncItem:
     """The item as added, with its share of the build's report: the embedding count is the batch's, the problems its own."""
-    library_id = source.ref.library_id
+    library_id = source.spec.library_id
     written = indexed_libraries(index_dir).get(library_id)
     documents, chunks = (written.documents, written.chunks) if written else (0, 0)
-    added = Added(library_id, ADDED, documents, chunks, source.archive.url, download + write,
-                  report.embedded, source.richer.url if source.richer else "", source.notes, library_problems(report, library_id))  # fmt: skip
+    cached = isinstance(source, CachedRelease)
+    url, richer = (
+        (source.source_url, source.richer_url)
+        if cached
+        else (source.archive.url, source.richer.url if source.richer else "")
+    )
+    notes = tuple(note for note in (*source.notes, *cache_notes.get(library_id, ())) if note)
+    added = Added(library_id, ADDED, documents, chunks, url, download + write,
+                  report.embedded, richer, notes, library_problems(report, library_id), from_cache=cached)  # fmt: skip
     return replace(item, status=ADDED, added=added, seconds=download + write, download_seconds=download)
 
 
