@@ -69,8 +69,9 @@ def plan_build(
 def plan_builds(
     parts: Sequence[tuple[Path, LibrarySpec | None, Path | None, FileRules | None]],
     index_dir: Path,
-    on_page: Callable[[int, int], None] | None = None,
     stored: Sequence[StoredLibraries] = (),
+    *,
+    on_page: Callable[[int, int], None] | None = None,
 ) -> BuildPlan:
     """Scan each ``(docs_dir, spec, metadata_file, rules)`` as its library, add the ``stored`` libraries as they were
     built before (chunks, catalog entries: the library cache's entries), all in one build, and keep the index's
