@@ -16,9 +16,9 @@ its last, exactly as written.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
-from typing import Mapping
 
 from docs_mcp.indexer.corpus import chunk_ids
 from docs_mcp.indexer.corpus.markdown import Block, list_items, mdx_title, parse_blocks, plain_text

@@ -13,14 +13,14 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Mapping
 
-from docs_mcp.indexer.errors import CorpusNotFoundError
 from docs_mcp.indexer.corpus.file_rules import GITIGNORE, FileRules, Judge, count_files
 from docs_mcp.indexer.corpus.formats import MARKDOWN_SUFFIXES, is_markdown, is_page
 from docs_mcp.indexer.corpus.manifest import MANIFEST_NAME
+from docs_mcp.indexer.errors import CorpusNotFoundError
 from docs_mcp.indexer.records import Problem
 
 __all__ = ["MARKDOWN_SUFFIXES", "METADATA_NAME", "TEMPLATE_MARK", "Found", "discover"]
@@ -123,7 +123,10 @@ def _addressable(rel: str, problems: list[Problem]) -> bool:
     """Whether chunk IDs of this path can be parsed back: '#' separates path from heading path."""
     if "#" in rel or _UNPRINTABLE.search(rel):
         problems.append(
-            Problem(rel, "its path contains '#' or a control character, which chunk IDs cannot carry; skipped it. Rename the file.")
+            Problem(
+                rel,
+                "its path contains '#' or a control character, which chunk IDs cannot carry; skipped it. Rename the file.",
+            )
         )
         return False
     return True
@@ -147,7 +150,10 @@ def _inside(path: Path, real_root: Path, rel: str, problems: list[Problem]) -> b
         return False
     if not target.is_relative_to(real_root):
         problems.append(
-            Problem(rel, f"symlink leaves the docs root (points to {target}); skipped it. Copy the file into the docs folder instead.")
+            Problem(
+                rel,
+                f"symlink leaves the docs root (points to {target}); skipped it. Copy the file into the docs folder instead.",
+            )
         )
         return False
     return True

@@ -25,7 +25,9 @@ if TYPE_CHECKING:  # pathspec loads when a walk reads a .gitignore, not when the
 
 GITIGNORE = ".gitignore"
 DEPENDENCY_DIRS = frozenset({"node_modules", "bower_components", "jspm_packages", "site-packages", "__pypackages__"})
-BUILD_DIRS = frozenset({"_build", "build", "dist", "site", "_site", "target", "__pycache__", "htmlcov", ".tox", ".nox", ".eggs"})
+BUILD_DIRS = frozenset(
+    {"_build", "build", "dist", "site", "_site", "target", "__pycache__", "htmlcov", ".tox", ".nox", ".eggs"}
+)
 # Folders that are a Python or conda environment, whatever their name.
 ENVIRONMENT_MARKERS = ("pyvenv.cfg", "conda-meta")
 # Pages documentation generators write that only list other pages (Sphinx, MkDocs).

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
@@ -71,9 +72,13 @@ def _split(text: str) -> tuple[dict[str, Any], str, tuple[str, ...]]:
             # ValueError: a well-formed scalar with an impossible value, e.g. date 2020-13-45.
             mark = getattr(exc, "problem_mark", None)
             where = f" (line {mark.line + 2})" if mark else f" ({exc})" if isinstance(exc, ValueError) else ""
-            return _loose_pairs(block), body, (
-                f"front matter is not valid YAML{where}; indexed its text and the fields that could be read. "
-                "Fix the YAML (quote values that contain ': ' or start with special characters).",
+            return (
+                _loose_pairs(block),
+                body,
+                (
+                    f"front matter is not valid YAML{where}; indexed its text and the fields that could be read. "
+                    "Fix the YAML (quote values that contain ': ' or start with special characters).",
+                ),
             )
         if not isinstance(data, (dict, type(None))):
             return {}, body, ("front matter is not a YAML mapping; ignored it. Write `key: value` lines.",)
@@ -156,6 +161,8 @@ def _comment_hint(body: str, warnings: list[str]) -> str | None:
         warnings.append("the mcp_chunking_hint comment is not a JSON object; ignored it.")
         return None
     if chunk_by not in CHUNK_STRATEGIES:
-        warnings.append(f"the mcp_chunking_hint comment: chunk_by must be one of {', '.join(CHUNK_STRATEGIES)}; ignored it.")
+        warnings.append(
+            f"the mcp_chunking_hint comment: chunk_by must be one of {', '.join(CHUNK_STRATEGIES)}; ignored it."
+        )
         return None
     return str(chunk_by)

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
-from docs_mcp.indexer.errors import ManifestError
 from docs_mcp.indexer.corpus.frontmatter import strategy_from
+from docs_mcp.indexer.errors import ManifestError
 from docs_mcp.indexer.records import KeyConfig, Strategy
 
 MANIFEST_NAME = ".docs-mcp.json"
@@ -125,11 +126,13 @@ def key_config(conf: Mapping[str, Any], where: str) -> KeyConfig:
     keeps_unset, keeps = conf.get("filter_keeps_unset", False), conf.get("filter_keeps", {})
     if not isinstance(description, str) or not isinstance(collapse, bool) or not isinstance(keeps_unset, bool):
         raise ManifestError(
-            f"`{where}`: description must be text; vector_collapse and filter_keeps_unset true or false.", "Fix the values."
+            f"`{where}`: description must be text; vector_collapse and filter_keeps_unset true or false.",
+            "Fix the values.",
         )
     if not isinstance(keeps, dict) or not all(isinstance(v, str) and v for v in keeps.values()):
         raise ManifestError(
-            f"`{where}.filter_keeps` must map a taxonomy key to a glob of its values.", 'Write "filter_keeps": {"scope": "global*"}.'
+            f"`{where}.filter_keeps` must map a taxonomy key to a glob of its values.",
+            'Write "filter_keeps": {"scope": "global*"}.',
         )
     return KeyConfig(description.strip(), collapse, keeps_unset, tuple(sorted((str(k), v) for k, v in keeps.items())))
 

@@ -8,8 +8,9 @@ token with the offset it starts at.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping, cast
+from typing import Any, cast
 
 import mistune
 from mistune.block_parser import BlockParser
@@ -56,7 +57,10 @@ _LINE_MARKUP = (
 # fence whose content is MDX to render, not code to show.
 _ESM = re.compile(r"\s*(?:import|export)\s")
 # `export const title = "..."`: Nextra's and other MDX sites' page title and description, in the page's own ESM.
-_MDX_EXPORT = re.compile(r"""^[ \t]*export\s+const\s+(title|description)\s*=\s*(?:"([^"\n]+)"|'([^'\n]+)'|`([^`\n$]+)`)[ \t]*;?[ \t]*$""", re.MULTILINE)
+_MDX_EXPORT = re.compile(
+    r"""^[ \t]*export\s+const\s+(title|description)\s*=\s*(?:"([^"\n]+)"|'([^'\n]+)'|`([^`\n$]+)`)[ \t]*;?[ \t]*$""",
+    re.MULTILINE,
+)
 MDX_CODE_BLOCK = "mdx-code-block"
 
 
@@ -213,7 +217,9 @@ def _block_text(token: Mapping[str, Any], mdx: bool = False) -> str:
     if kind == "block_code":
         raw = str(token.get("raw", ""))
         if mdx and str(token.get("attrs", {}).get("info", "")).split(" ", 1)[0] == MDX_CODE_BLOCK:
-            return "\n".join(filter(None, (_clean_prose(part, mdx) for part in re.split(r"\n\s*\n", raw) if not _ESM.match(part))))
+            return "\n".join(
+                filter(None, (_clean_prose(part, mdx) for part in re.split(r"\n\s*\n", raw) if not _ESM.match(part)))
+            )
         return raw.strip("\n")
     if kind == "heading":
         return heading_title(token)

@@ -13,8 +13,12 @@ import re
 from pathlib import Path
 
 # Folders named for what they hold, not for whose it is: the name is looked for further up.
-GENERIC_FOLDERS = frozenset({"docs", "doc", "documentation", "html", "_build", "build", "site", "_site", "public", "source", "src", "content"})
-_LANGUAGE_FOLDER = re.compile(r"^[a-z]{2}([-_][a-z]{2,4})?$", re.IGNORECASE)  # a translation's folder: en, zh, pt-BR, zh_Hant
+GENERIC_FOLDERS = frozenset(
+    {"docs", "doc", "documentation", "html", "_build", "build", "site", "_site", "public", "source", "src", "content"}
+)
+_LANGUAGE_FOLDER = re.compile(
+    r"^[a-z]{2}([-_][a-z]{2,4})?$", re.IGNORECASE
+)  # a translation's folder: en, zh, pt-BR, zh_Hant
 _MAX_LEVELS = 4  # docs/zh/docs/html: at most this many folders up
 _MAX_CONFIG_BYTES = 64 * 1024
 _MKDOCS = ("mkdocs.yml", "mkdocs.yaml")
@@ -32,7 +36,11 @@ def readable_name(root: Path) -> str:
     if configured:
         return configured
     for candidate in [folder, *folder.parents][:_MAX_LEVELS]:
-        if candidate.name and candidate.name.lower() not in GENERIC_FOLDERS and not _LANGUAGE_FOLDER.match(candidate.name):
+        if (
+            candidate.name
+            and candidate.name.lower() not in GENERIC_FOLDERS
+            and not _LANGUAGE_FOLDER.match(candidate.name)
+        ):
             return candidate.name
     return folder.name or "local"
 

@@ -14,15 +14,15 @@ from docs_mcp.indexer.corpus.charsets import declared_encoding, html_text
 from docs_mcp.indexer.corpus.chunking import Page, chunk_page
 from docs_mcp.indexer.corpus.code_includes import expand_code_includes
 from docs_mcp.indexer.corpus.discover import METADATA_NAME, Found, discover
-from docs_mcp.indexer.errors import CorpusNotFoundError, ManifestError
 from docs_mcp.indexer.corpus.file_rules import FileRules, Judge
 from docs_mcp.indexer.corpus.formats import CONVERTERS, HTML, PAGE_SUFFIXES, FormatError, convert, is_markdown
 from docs_mcp.indexer.corpus.frontmatter import read_front_matter
 from docs_mcp.indexer.corpus.manifest import MANIFEST_NAME, KeyConfig, Manifest, load_manifest, resolve
 from docs_mcp.indexer.corpus.readable_name import documentation_of, readable_name
-from docs_mcp.indexer.records import Chunk, CorpusScan, Problem
 from docs_mcp.indexer.corpus.skip_report import describe_skipped
 from docs_mcp.indexer.corpus.taxonomy import discover_taxonomy, load_corpus_metadata, merge_configs
+from docs_mcp.indexer.errors import CorpusNotFoundError, ManifestError
+from docs_mcp.indexer.records import Chunk, CorpusScan, Problem
 
 __all__ = ["METADATA_NAME", "scan_corpus"]
 
@@ -83,7 +83,9 @@ def scan_corpus(
     )
 
 
-def _scan_page(rel: str, path: Path, root: Path, manifest: Manifest | None, problems: list[Problem]) -> tuple[Chunk, ...]:
+def _scan_page(
+    rel: str, path: Path, root: Path, manifest: Manifest | None, problems: list[Problem]
+) -> tuple[Chunk, ...]:
     text = _read_text(rel, path, problems)
     if text is None:
         return ()
@@ -104,7 +106,9 @@ def _scan_page(rel: str, path: Path, root: Path, manifest: Manifest | None, prob
     return chunk_page(Page(rel, strategy, metadata, front.title), expand_code_includes(front.body, path, root))
 
 
-def _scan_converted(rel: str, path: Path, root: Path, text: str, manifest: Manifest | None, problems: list[Problem]) -> tuple[Chunk, ...]:
+def _scan_converted(
+    rel: str, path: Path, root: Path, text: str, manifest: Manifest | None, problems: list[Problem]
+) -> tuple[Chunk, ...]:
     """A reStructuredText, HTML or notebook page: converted to markdown, then chunked as markdown is."""
     try:
         converted = convert(rel, path, root, text)
@@ -129,8 +133,14 @@ def _read_text(rel: str, path: Path, problems: list[Problem]) -> str | None:
         text = html_text(data) if html and declared_encoding(data) else data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         where = f"byte {exc.object[exc.start]:#04x} at offset {exc.start}"
-        fix = 'Re-save it as UTF-8, or declare its encoding (<meta charset="windows-1252">).' if html else "Re-save it as UTF-8."
-        problems.append(Problem(rel, f"not UTF-8 text ({where}){' and no charset declared' if html else ''}; skipped it. {fix}"))
+        fix = (
+            'Re-save it as UTF-8, or declare its encoding (<meta charset="windows-1252">).'
+            if html
+            else "Re-save it as UTF-8."
+        )
+        problems.append(
+            Problem(rel, f"not UTF-8 text ({where}){' and no charset declared' if html else ''}; skipped it. {fix}")
+        )
         return None
     # Offsets into the page (chunk content) are taken after line ends are normalised, as mistune needs.
     return text.replace("\r\n", "\n").replace("\r", "\n")
@@ -165,7 +175,9 @@ def _root_globs(root: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 def _nested_globs(found: Found, manifests: dict[str, Manifest]) -> Found:
     """``found`` less the pages a manifest below the root excludes (its globs are relative to its folder)."""
-    nested = {folder: manifest for folder, manifest in manifests.items() if folder and (manifest.include or manifest.exclude)}
+    nested = {
+        folder: manifest for folder, manifest in manifests.items() if folder and (manifest.include or manifest.exclude)
+    }
     if not nested:
         return found
     skipped = dict(found.skipped)
@@ -195,7 +207,9 @@ def _nearest(manifests: dict[str, Manifest], rel: str) -> Manifest | None:
 
 def _corpus_metadata(root: Path, given: Path | None, problems: list[Problem]) -> tuple[str, dict[str, KeyConfig]]:
     if given is not None and not given.is_file():
-        raise ManifestError(f"metadata file {given} does not exist.", "Pass an existing metadata.json, or leave the option out.")
+        raise ManifestError(
+            f"metadata file {given} does not exist.", "Pass an existing metadata.json, or leave the option out."
+        )
     path = given or next((p for p in (root / METADATA_NAME, root.parent / METADATA_NAME) if p.is_file()), None)
     if path is None:
         return "", {}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from docs_mcp.indexer.corpus.file_rules import REASONS
 
@@ -18,7 +18,9 @@ def describe_skipped(skipped: Mapping[str, int], other_files: Mapping[str, int])
     parts = []
     total = sum(skipped.values())
     if total:
-        reasons = ", ".join(f"{count:,} {REASONS.get(reason, reason)}" for reason, count in _largest_first(skipped) if count)
+        reasons = ", ".join(
+            f"{count:,} {REASONS.get(reason, reason)}" for reason, count in _largest_first(skipped) if count
+        )
         parts.append(f"skipped {total:,} file{'s' if total != 1 else ''}: {reasons}")
     others = sum(other_files.values())
     if others:

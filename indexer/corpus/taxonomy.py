@@ -7,11 +7,12 @@ to describe the corpus and to offer each facet's values as a search filter.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
-from docs_mcp.indexer.errors import ManifestError
 from docs_mcp.indexer.corpus.manifest import KeyConfig, taxonomy_configs
+from docs_mcp.indexer.errors import ManifestError
 from docs_mcp.indexer.records import Chunk, CorpusScan, ModelIdentity, TaxonomyKey
 
 METADATA_VERSION = "1"
@@ -28,9 +29,13 @@ def load_corpus_metadata(path: Path) -> tuple[str, dict[str, KeyConfig]]:
     except (OSError, UnicodeDecodeError) as exc:
         raise ManifestError(f"cannot read {path}: {exc}.", "Fix the file or pass another with --metadata.") from exc
     except json.JSONDecodeError as exc:
-        raise ManifestError(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}.", "Fix the JSON.") from exc
+        raise ManifestError(
+            f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}.", "Fix the JSON."
+        ) from exc
     if not isinstance(data, dict):
-        raise ManifestError("metadata.json must be a JSON object.", 'Write {"corpus_description": "...", "taxonomy": {}}.')
+        raise ManifestError(
+            "metadata.json must be a JSON object.", 'Write {"corpus_description": "...", "taxonomy": {}}.'
+        )
     description = data.get("corpus_description", "")
     if not isinstance(description, str):
         raise ManifestError("`corpus_description` must be text.", "Quote it.")

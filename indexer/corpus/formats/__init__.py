@@ -12,10 +12,11 @@ docutils and BeautifulSoup are slow to import.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path, PurePosixPath
-from typing import Any, Callable, Iterable
+from typing import Any
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 

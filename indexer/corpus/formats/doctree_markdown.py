@@ -138,10 +138,15 @@ class _Writer:
         rows = [row for row in node.findall(nodes.row)]
         if not rows:
             return ""
-        cells = [[" ".join(self.blocks(entry.children, depth).split()).replace("|", "\\|") for entry in row.children] for row in rows]
+        cells = [
+            [" ".join(self.blocks(entry.children, depth).split()).replace("|", "\\|") for entry in row.children]
+            for row in rows
+        ]
         width = max(len(row) for row in cells)
         cells = [row + [""] * (width - len(row)) for row in cells]
-        head_rows = len(list(node.findall(nodes.thead))) and len(list(next(node.findall(nodes.thead)).findall(nodes.row)))
+        head_rows = len(list(node.findall(nodes.thead))) and len(
+            list(next(node.findall(nodes.thead)).findall(nodes.row))
+        )
         header, body = (cells[0], cells[1:]) if head_rows else ([""] * width, cells)
         lines = [_row(header), _row(["---"] * width), *(_row(row) for row in body)]
         title = next((child for child in node.children if isinstance(child, nodes.title)), None)
@@ -243,4 +248,3 @@ def escape_markup(text: str, characters: re.Pattern[str] = _HTML_ESCAPE, *, line
 
 def _has_blocks(node: nodes.Element) -> bool:
     return any(isinstance(child, (nodes.Body, nodes.section)) for child in node.children)
-

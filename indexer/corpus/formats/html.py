@@ -22,9 +22,24 @@ from markdownify import MarkdownConverter
 from docs_mcp.indexer.corpus.formats import Converted, nesting_depth, too_deep
 from docs_mcp.indexer.corpus.formats.doctree_markdown import escape_markup, fenced
 
-_DROP = ("script", "style", "noscript", "nav", "header", "footer", "aside", "form", "svg", "iframe", "button", "template")
+_DROP = (
+    "script",
+    "style",
+    "noscript",
+    "nav",
+    "header",
+    "footer",
+    "aside",
+    "form",
+    "svg",
+    "iframe",
+    "button",
+    "template",
+)
 # Sphinx and MkDocs sidebars and related-page bars live in divs, not in <nav>.
-_DROP_CLASSES = frozenset(("headerlink", "sphinxsidebar", "related", "toctree-wrapper", "md-sidebar", "md-header", "md-footer", "skip-link"))
+_DROP_CLASSES = frozenset(
+    ("headerlink", "sphinxsidebar", "related", "toctree-wrapper", "md-sidebar", "md-header", "md-footer", "skip-link")
+)
 # Sphinx domains whose <dl> entries document an API object; the first four name it by its qualified ID.
 _API_DOMAINS = frozenset(("py", "c", "cpp", "js", "rst", "std", "describe"))
 _QUALIFIED_DOMAINS = frozenset(("py", "c", "cpp", "js"))
@@ -71,7 +86,9 @@ def _page(soup: BeautifulSoup, fallback_title: str) -> HtmlPage:
     _api_headings(soup)
     root = soup.find("main") or soup.find("article") or soup.find(attrs={"role": "main"}) or soup.body or soup
     converter = _Converter(heading_style="ATX", bullets="-", strip=["img"], escape_underscores=False)
-    markdown = converter.convert_soup(root).strip()  # the tree already parsed: markdownify would parse it again from text
+    markdown = converter.convert_soup(
+        root
+    ).strip()  # the tree already parsed: markdownify would parse it again from text
     markdown = "\n".join(line.rstrip() for line in markdown.split("\n"))
     markdown = _BLANK_RUNS.sub("\n\n", markdown) + "\n"
     heading = markdown_title(markdown)
@@ -105,7 +122,10 @@ def _api_headings(soup: BeautifulSoup) -> None:
             continue
         depth = sum(1 for parent in entry.parents if isinstance(parent, Tag) and _opens_level(parent))
         qualified = str(signature.get("id") or "") if _QUALIFIED_DOMAINS.intersection(entry.get("class") or ()) else ""
-        heading, code = soup.new_tag(f"h{min(depth + 1, 6)}"), soup.new_tag("code")  # as code: `__init__` is no emphasis
+        heading, code = (
+            soup.new_tag(f"h{min(depth + 1, 6)}"),
+            soup.new_tag("code"),
+        )  # as code: `__init__` is no emphasis
         code.string = qualified or " ".join(signature.get_text("").split())
         heading.append(code)
         signature.insert_before(heading)
@@ -114,7 +134,11 @@ def _api_headings(soup: BeautifulSoup) -> None:
 def _opens_level(tag: Tag) -> bool:
     """A Sphinx section (``<section>``, older ``div.section``) or an enclosing API object (a class holding methods)."""
     classes = tag.get("class") or ()
-    return tag.name == "section" or (tag.name == "div" and "section" in classes) or (tag.name == "dl" and bool(_API_DOMAINS.intersection(classes)))
+    return (
+        tag.name == "section"
+        or (tag.name == "div" and "section" in classes)
+        or (tag.name == "dl" and bool(_API_DOMAINS.intersection(classes)))
+    )
 
 
 def markdown_title(markdown: str) -> str:
@@ -144,7 +168,9 @@ class _Converter(MarkdownConverter):  # type: ignore[misc]
 
     def convert_code(self, el: Tag, text: str, parent_tags: Any) -> str:
         if "_noformat" not in parent_tags:
-            text = " ".join((text or "").split("\n"))  # a line break in a code span could start a heading on the next line
+            text = " ".join(
+                (text or "").split("\n")
+            )  # a line break in a code span could start a heading on the next line
         return super().convert_code(el, text, parent_tags)
 
     def convert_dt(self, el: Tag, text: str, parent_tags: Any) -> str:

@@ -51,7 +51,12 @@ def notebook_to_markdown(text: str) -> tuple[str, str]:
         raise NotebookError("a notebook is a JSON object with a list of cells")
     cells = data.get("cells")
     if cells is None and isinstance(data.get("worksheets"), list):  # nbformat 3
-        cells = [cell for sheet in data["worksheets"] if isinstance(sheet, dict) and isinstance(sheet.get("cells"), list) for cell in sheet["cells"]]
+        cells = [
+            cell
+            for sheet in data["worksheets"]
+            if isinstance(sheet, dict) and isinstance(sheet.get("cells"), list)
+            for cell in sheet["cells"]
+        ]
     if not isinstance(cells, list):
         raise NotebookError("a notebook is a JSON object with a list of cells")
     language = _language(data.get("metadata"))

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from docutils import nodes
 from docutils.core import publish_doctree
@@ -66,7 +67,11 @@ def rst_to_markdown(text: str, path: Path, root: Path) -> tuple[str, tuple[str, 
     return to_markdown(document), warnings
 
 
-_OWN_DIRECTIVES: dict[str, type] = {"include": RootInclude, "literalinclude": LiteralInclude, "csv-table": ContentOnlyCsvTable}
+_OWN_DIRECTIVES: dict[str, type] = {
+    "include": RootInclude,
+    "literalinclude": LiteralInclude,
+    "csv-table": ContentOnlyCsvTable,
+}
 
 
 @contextmanager

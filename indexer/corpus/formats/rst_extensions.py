@@ -38,12 +38,19 @@ CODE_DIRECTIVES = frozenset("code-block sourcecode code testcode doctest testout
 _TEST_LANGUAGES = {"testcode": "python", "doctest": "pycon", "testoutput": "text"}
 # docutils' ``class`` directive sets classes (``.. class:: special``); Sphinx's documents a class.
 _CLASS_NAMES = re.compile(r"[a-z][a-z0-9_-]*(?:\s+[a-z][a-z0-9_-]*)*")
-VERSION_DIRECTIVES = {"versionadded": "Added in version", "versionchanged": "Changed in version", "deprecated": "Deprecated since version", "versionremoved": "Removed in version"}
+VERSION_DIRECTIVES = {
+    "versionadded": "Added in version",
+    "versionchanged": "Changed in version",
+    "deprecated": "Deprecated since version",
+    "versionremoved": "Removed in version",
+}
 HIGHLIGHT = "highlight_language"
 CURRENT_MODULE = "docs_mcp_current_module"  # the document attribute a `module` directive sets
 CURRENT_OBJECT = "docs_mcp_current_object"  # the API object whose description is being read
 # Object descriptions Sphinx names with the current module (a method or attribute sits in its class).
-_MODULE_LEVEL = frozenset("function class exception data decorator autofunction autoclass autoexception autodata autodecorator".split())  # the attribute of the marker a `highlight` directive leaves
+_MODULE_LEVEL = frozenset(
+    "function class exception data decorator autofunction autoclass autoexception autodata autodecorator".split()
+)  # the attribute of the marker a `highlight` directive leaves
 _TARGET = re.compile(r"^(?P<title>.*?)\s*<(?P<target>[^<>]+)>$", re.DOTALL)
 
 
@@ -131,7 +138,12 @@ class AnyDirective(Directive):
     def run(self) -> list[nodes.Node]:
         short = self.name.rsplit(":", 1)[-1]
         argument = " ".join(self.arguments).strip()
-        if short in ("module", "currentmodule") and self.name in ("module", "currentmodule", "py:module", "py:currentmodule"):
+        if short in ("module", "currentmodule") and self.name in (
+            "module",
+            "currentmodule",
+            "py:module",
+            "py:currentmodule",
+        ):
             self.state.document[CURRENT_MODULE] = argument  # Sphinx shows the functions that follow with it
         if self.name in SILENT_DIRECTIVES or short in SILENT_DIRECTIVES:
             return []
@@ -143,7 +155,16 @@ class AnyDirective(Directive):
             return [self._description(short, argument)]
         if short == "code-tab":  # sphinx-tabs: `.. code-tab:: py [Label]`, its content is code
             return self._code_tab(argument)
-        if argument and self.name in ("seealso", "tab", "group-tab", "tab-item", "dropdown", "card", "grid-item-card", "topic"):
+        if argument and self.name in (
+            "seealso",
+            "tab",
+            "group-tab",
+            "tab-item",
+            "dropdown",
+            "card",
+            "grid-item-card",
+            "topic",
+        ):
             out.append(nodes.paragraph("", "", nodes.strong(argument, argument)))
         out.extend(self._body())
         return out
@@ -155,7 +176,9 @@ class AnyDirective(Directive):
         enclosing = str(document.get(CURRENT_OBJECT) or "")
         signatures = [line.strip() for line in argument.split("\n") if line.strip()]
         name = object_name(signatures[0])
-        prefix = enclosing or (module if short in _MODULE_LEVEL and (":" not in self.name or self.name.startswith("py:")) else "")
+        prefix = enclosing or (
+            module if short in _MODULE_LEVEL and (":" not in self.name or self.name.startswith("py:")) else ""
+        )
         qualified = name if not prefix or name.startswith(prefix + ".") else f"{prefix}.{name}"
         node = object_description(name=qualified)
         node.extend(nodes.paragraph("", "", nodes.literal(signature, signature)) for signature in signatures)
@@ -221,7 +244,9 @@ def directive_for(name: str) -> type[Directive] | None:
     return None
 
 
-def any_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any, options: Any = None, content: Any = None) -> tuple[list[nodes.Node], list[nodes.Node]]:
+def any_role(
+    name: str, rawtext: str, text: str, lineno: int, inliner: Any, options: Any = None, content: Any = None
+) -> tuple[list[nodes.Node], list[nodes.Node]]:
     """A role nobody registered: ``:func:`x``` as code, ``:ref:`Title <label>``` as its title."""
     text = text.replace("\x00", "")
     match = _TARGET.match(text)
@@ -231,4 +256,3 @@ def any_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any, opti
     if short in CODE_ROLES or (":" in name and short not in ("ref", "doc", "term", "numref", "any")):
         return [nodes.literal(rawtext, shown)], []
     return [nodes.inline(rawtext, shown)], []
-

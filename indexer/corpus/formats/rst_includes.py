@@ -36,7 +36,13 @@ SUFFIX_LANGUAGES = {
     ".c": "c", ".h": "c", ".cpp": "cpp", ".hpp": "cpp", ".rs": "rust", ".go": "go", ".java": "java", ".rb": "ruby",
     ".html": "html", ".css": "css", ".sql": "sql", ".rst": "rst", ".md": "markdown", ".xml": "xml", ".txt": "text",
 }  # fmt: skip
-_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a device"),
+    (stat.S_ISBLK, "a device"),
+)
 
 
 def rst_parser_only(argument: str) -> str:
@@ -80,12 +86,17 @@ class RootInclude(Include):
             status = os.stat(target)  # never opens it: opening a FIFO waits for a writer
         except OSError as error:
             raise self._refused(f"cannot be read ({error.strerror})") from None
-        kind = next((name for test, name in _KINDS if test(status.st_mode)), "" if stat.S_ISREG(status.st_mode) else "not a regular file")
+        kind = next(
+            (name for test, name in _KINDS if test(status.st_mode)),
+            "" if stat.S_ISREG(status.st_mode) else "not a regular file",
+        )
         if kind:
             raise self._refused(f"is {kind}, not a file")
         files, total = self.state.document.get(_INCLUDED, (0, 0))
         if files >= MAX_INCLUDES or total + status.st_size > MAX_INCLUDED_BYTES:
-            raise self._refused(f"is past the page's include budget ({MAX_INCLUDES} files, {MAX_INCLUDED_BYTES:,} bytes in all)")
+            raise self._refused(
+                f"is past the page's include budget ({MAX_INCLUDES} files, {MAX_INCLUDED_BYTES:,} bytes in all)"
+            )
         self.state.document[_INCLUDED] = (files + 1, total + status.st_size)
         return super().read_file(str(target))
 
@@ -122,7 +133,11 @@ class LiteralInclude(RootInclude):
                              self.options.get("end-before") or self.options.get("end-at"))  # fmt: skip
         argument = self.arguments[0]
         source = Path(self.state.document.current_source or ".")
-        target = Path(self.settings.docs_root) / argument.lstrip("/") if argument.startswith("/") else source.parent / argument
+        target = (
+            Path(self.settings.docs_root) / argument.lstrip("/")
+            if argument.startswith("/")
+            else source.parent / argument
+        )
         text = _selected_lines(self.read_file(target), self.options.get("lines", ""))
         text = "\n".join(filter(None, (self.options.get("prepend"), text.rstrip("\n"), self.options.get("append"))))
         block = nodes.literal_block(text, text)
