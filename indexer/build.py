@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from docs_mcp.indexer.build_plan import plan_build, plan_builds
 from docs_mcp.indexer.corpus.file_rules import FileRules
@@ -54,8 +54,31 @@ class Source(Protocol):
         ...
 
 
+@runtime_checkable
+class Stored(Protocol):
+    """What a source that holds its library already built has (checked with ``isinstance``: by this method only)."""
+
+    def stored_libraries(self) -> StoredLibraries:
+        """The library as built before: chunks and catalog entry, which the build adds as they are."""
+        ...
+
+
+class StoredSource(Stored, Protocol):
+    """A library built before (a library cache entry, sources/cached_release.py): written as it is, no documents
+    scanned; the writer takes it wherever it takes a ``Source``."""
+
+    @property
+    def spec(self) -> LibrarySpec | None:
+        """The library the chunks are indexed as."""
+        ...
+
+    def catalog_entry(self, planned: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The library's catalog entry, from the one planning made of it (what this build adds: its pin...)."""
+        ...
+
+
 def write_source(
-    source: Source,
+    source: Source | StoredSource,
     index_dir: Path,
     *,
     embeddings: str = "default",
@@ -81,7 +104,7 @@ def write_source(
         IndexChangedError: another writer swapped a generation in after ``planned_on``.
         IndexFormatError: ``index_dir`` holds something that is not an index.
     """
-    if stored_of(source) is not None:  # built before: nothing to scan (a library cache entry)
+    if isinstance(source, Stored):  # built before: nothing to scan (a library cache entry)
         return write_sources([source], index_dir, embeddings=embeddings, planned_on=planned_on)
     started = time.perf_counter()
     if progress:
@@ -106,7 +129,7 @@ def write_source(
 
 
 def write_sources(
-    sources: Sequence[Source],
+    sources: Sequence[Source | StoredSource],
     index_dir: Path,
     *,
     embeddings: str = "default",
@@ -125,7 +148,7 @@ def write_sources(
             "Only named libraries can be written together.", "Index a folder's implicit library on its own."
         )
     started = time.perf_counter()
-    scanned = [source for source in sources if stored_of(source) is None]
+    scanned = [source for source in sources if not isinstance(source, Stored)]
     with ExitStack() as stack:
         documents = [stack.enter_context(source.documents()) for source in scanned]
         plan = plan_builds(
@@ -144,13 +167,12 @@ def write_sources(
     )  # fmt: skip
 
 
-def vectors_of(sources: Sequence[Source]) -> list[Path]:
+def vectors_of(sources: Sequence[Source | StoredSource]) -> list[Path]:
     """The databases of window vectors some sources bring along (a library cache entry's, sources/cached_release.py)."""
     return [path for source in sources if (path := getattr(source, "vectors", None)) is not None]
 
 
-def stored_of(source: Source) -> StoredLibraries | None:
+def stored_of(source: Source | StoredSource) -> StoredLibraries | None:
     """The library a source holds already built (chunks and catalog entry: a library cache entry's), which the build
     adds as it is instead of scanning documents; None for a source of documents."""
-    built = getattr(source, "stored_libraries", None)
-    return built() if built is not None else None
+    return source.stored_libraries() if isinstance(source, Stored) else None

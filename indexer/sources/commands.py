@@ -7,14 +7,16 @@ the `add` group sends an argument ``SCHEME:...`` to its command named SCHEME.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import click
 import typer
 from typer.core import TyperGroup
 
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
 from docs_mcp.redact import redact
+
+if TYPE_CHECKING:  # typer vendors click (typer._click): its groups take and give that copy's classes, not click's
+    from typer._click import Command, Context
 
 INDEX_HELP = "Index folder to add the library to (created if needed)."
 MODEL_HELP = "Embedding model for a new index (as `docs-mcp index --model`); an existing index keeps its own."
@@ -23,9 +25,7 @@ MODEL_HELP = "Embedding model for a new index (as `docs-mcp index --model`); an 
 class SchemeGroup(TyperGroup):
     """A command group whose commands may also be named by a scheme: `add github:acme/widget` runs `add github github:acme/widget`."""
 
-    def resolve_command(
-        self, ctx: click.Context, args: list[str]
-    ) -> tuple[str | None, click.Command | None, list[str]]:
+    def resolve_command(self, ctx: Context, args: list[str]) -> tuple[str | None, Command | None, list[str]]:
         scheme, colon, _ = args[0].partition(":") if args else ("", "", "")
         if colon and scheme in self.commands:
             return scheme, self.commands[scheme], args

@@ -69,7 +69,7 @@ def unpack_docs(archive: IO[bytes], destination: Path, name: str = "the archive"
                     )
                     page = False
                 source = tar.extractfile(member) if page else None
-                if source is None:
+                if source is None or relative is None:  # relative is set when page is
                     skipped += 1
                     continue
                 if files + 1 > MAX_FILES or total + member.size > MAX_TOTAL_BYTES:

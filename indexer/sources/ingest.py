@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from docs_mcp.indexer.build import Documents, Source, write_source, write_sources
+from docs_mcp.indexer.build import Documents, Source, StoredSource, write_source, write_sources
 from docs_mcp.indexer.corpus.readable_name import documentation_of
 from docs_mcp.indexer.errors import IndexChangedError, IndexLockedError
 from docs_mcp.indexer.index_file import live_generation, open_index
@@ -89,7 +89,7 @@ class SourcePages:
 
 def index_pages(
     index_dir: Path,
-    source: Source | Sequence[Source],
+    source: Source | StoredSource | Sequence[Source | StoredSource],
     *,
     sleep: Callable[[float], None],
     delays: Iterable[float] = (1.0, 3.0),

@@ -170,8 +170,13 @@ def add_site(
     )
     source = SiteSource(request, crawl, pages, spec)
     previous = stored_entry(index_dir, request.library_id)
-    same_site = previous is not None and previous.origin == SITE and start_url_of(previous) == crawl.start_url
-    if same_site and dict(previous.pages) == source.digests() and _same_spec(previous, spec):
+    if (
+        previous is not None
+        and previous.origin == SITE  # the same site
+        and start_url_of(previous) == crawl.start_url
+        and dict(previous.pages) == source.digests()
+        and _same_spec(previous, spec)
+    ):
         return SiteResult(crawl, None)  # every page as indexed: nothing to write
     chosen = index_embeddings(index_dir, embeddings)
     return SiteResult(crawl, write_source(source, index_dir, embeddings=chosen, progress=build_progress))

@@ -84,7 +84,7 @@ def _page(soup: BeautifulSoup, fallback_title: str) -> HtmlPage:
     title = " ".join(soup.title.get_text(" ").split()) if soup.title else ""  # one line: it may become the H1
     _prune(soup)
     _api_headings(soup)
-    root = soup.find("main") or soup.find("article") or soup.find(attrs={"role": "main"}) or soup.body or soup
+    root = soup.find("main") or soup.find("article") or soup.find(None, {"role": "main"}) or soup.body or soup
     converter = _Converter(heading_style="ATX", bullets="-", strip=["img"], escape_underscores=False)
     markdown = converter.convert_soup(
         root
@@ -147,7 +147,7 @@ def markdown_title(markdown: str) -> str:
     return match.group(1).strip() if match else ""
 
 
-class _Converter(MarkdownConverter):  # type: ignore[misc]
+class _Converter(MarkdownConverter):
     """markdownify, with definition lists as markdown reads them, and text that stays text whatever it holds.
 
     markdownify writes PHP Markdown Extra's ``: definition``, indented; markdown parsers without that
@@ -160,7 +160,8 @@ class _Converter(MarkdownConverter):  # type: ignore[misc]
 
     def escape(self, text: str, parent_tags: Any) -> str:
         # A heading's or a table cell's text is one line after its marker: no line of it starts a block.
-        return str(super().escape(escape_markup(text, line_starts="_inline" not in parent_tags), parent_tags))
+        # escape (and convert_code below) are markdownify's, but its stub (__init__.pyi) omits them
+        return str(super().escape(escape_markup(text, line_starts="_inline" not in parent_tags), parent_tags))  # type: ignore[misc]
 
     def convert_pre(self, el: Tag, text: str, parent_tags: Any) -> str:
         text = (text or "").strip("\n")
@@ -171,7 +172,7 @@ class _Converter(MarkdownConverter):  # type: ignore[misc]
             text = " ".join(
                 (text or "").split("\n")
             )  # a line break in a code span could start a heading on the next line
-        return super().convert_code(el, text, parent_tags)
+        return super().convert_code(el, text, parent_tags)  # type: ignore[misc]  # markdownify's, not in its stub
 
     def convert_dt(self, el: Tag, text: str, parent_tags: Any) -> str:
         text = " ".join((text or "").split())

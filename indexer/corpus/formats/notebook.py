@@ -90,7 +90,9 @@ def _printed(outputs: Any) -> str:
         if output.get("output_type") == "stream":
             texts.append(_text(output.get("text", "")))
         elif output.get("output_type") in ("execute_result", "display_data", "pyout"):
-            data = output.get("data") if isinstance(output.get("data"), dict) else output
+            data = output.get("data")
+            if not isinstance(data, dict):
+                data = output
             texts.append(_text(data.get("text/plain", data.get("text", ""))))
     text = "\n".join(t.rstrip("\n") for t in texts if t.strip())
     lines = text.split("\n")

@@ -111,7 +111,7 @@ class VersionNote(Directive):
         return [lead, *body.children]
 
 
-class _AnyOptions(dict):  # type: ignore[type-arg]
+class _AnyOptions(dict[str, Any]):
     """An option spec that accepts every option as text."""
 
     def __contains__(self, key: object) -> bool:

@@ -23,6 +23,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path, PurePosixPath
 
 from docs_mcp.indexer.errors import PackageFetchError
@@ -146,13 +147,11 @@ def _opened(data: bytes, name: str) -> Iterator[list[_Member]]:
             infos = archive.infolist()
             check_expanded(len(data), sum(i.file_size for i in infos))
             with archive:
-                yield [
-                    _Member(i.filename, i.file_size, _zip_regular(i), lambda i=i: _read_zip(archive, i)) for i in infos
-                ]
+                yield [_Member(i.filename, i.file_size, _zip_regular(i), partial(_read_zip, archive, i)) for i in infos]
             return
         with open_tar(data, compression) as tar:
-            infos = list(tar_members(tar, len(data)))
-            yield [_Member(i.name, i.size, i.isfile(), lambda i=i: _read_tar(tar, i)) for i in infos]
+            members = list(tar_members(tar, len(data)))
+            yield [_Member(m.name, m.size, m.isfile(), partial(_read_tar, tar, m)) for m in members]
     except ArchiveError:
         raise
     # zipfile's own besides BadZipFile: an encrypted member (RuntimeError), an unknown method (NotImplementedError),

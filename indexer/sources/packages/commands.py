@@ -9,13 +9,16 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
 from docs_mcp.indexer.sources.commands import MODEL_HELP
 from docs_mcp.tables import table_lines
+
+if TYPE_CHECKING:
+    from rich.progress import Progress  # imported when a bar is drawn (_Progress): the command starts without it
 
 INDEX_HELP = "Index folder to add the documentation to (created if needed)."
 
@@ -162,7 +165,7 @@ class _Progress:
     def __init__(self, total: int) -> None:
         self._total = total
         self._done = 0
-        self._bar = None
+        self._bar: Progress | None = None
 
     def __enter__(self) -> _Progress:
         if sys.stderr.isatty() and self._total:
@@ -218,13 +221,13 @@ def _print_outcome(items, files, *, dry_run: bool, as_json: bool) -> None:
         ]  # fmt: skip
         typer.echo(orjson.dumps({"files": list(files), "dependencies": rows}, option=orjson.OPT_INDENT_2).decode())
         return
-    rows = [("STATUS", "LIBRARY", "DOCS", "CHUNKS", "SECONDS", "DETAIL")]
+    table: list[tuple[str, ...]] = [("STATUS", "LIBRARY", "DOCS", "CHUNKS", "SECONDS", "DETAIL")]
     for i in items:
         status = "would fetch" if dry_run and i.status == FETCH else i.status
-        rows.append((status, i.ref.library_id if i.ref else i.label, str(i.added.documents) if i.added else "", str(i.added.chunks) if i.added else "",
+        table.append((status, i.ref.library_id if i.ref else i.label, str(i.added.documents) if i.added else "", str(i.added.chunks) if i.added else "",
                      f"{i.seconds:.1f}" if i.added else "", i.added.source if i.added else i.detail))  # fmt: skip
     typer.echo(f"read {', '.join(files)}")
-    for line in table_lines(rows, right_aligned={2, 3, 4}):
+    for line in table_lines(table, right_aligned={2, 3, 4}):
         typer.echo(line)
     # Which pages a library was indexed without (or cut short), and why a library holds only its README (its docs
     # site serves another release, its repository cannot be read...): what `add` prints, each under its library.

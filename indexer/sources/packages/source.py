@@ -135,9 +135,10 @@ class PackageSource:
 
     def _provenance(self, member: str) -> dict[str, str]:
         """Where one document came from: a member of the archive (its URL + ``#member``), or the registry's document."""
-        page = next((p for p in self.richer.pages if p.path == member), None) if self.richer else None
-        if page is not None:
-            return {"url": page.url, "revision": page.revision, "fetched_at": self.richer.fetched_at}
+        richer = self.richer
+        page = next((p for p in richer.pages if p.path == member), None) if richer is not None else None
+        if richer is not None and page is not None:
+            return {"url": page.url, "revision": page.revision, "fetched_at": richer.fetched_at}
         if member == REGISTRY_DOCUMENT:
             return {"url": self.info.registry_url, "revision": "", "fetched_at": self.fetched_at}
         return {"url": f"{self.archive.url}#{member}", "revision": self.archive.digest, "fetched_at": self.fetched_at}

@@ -22,6 +22,8 @@ _PARTIAL = re.compile(r"v?(\d+|[xX*])(?:\.(\d+|[xX*]))?(?:\.(\d+|[xX*]))?(?:-([0
 _OPERATOR = re.compile(r"\s*(<=|>=|<|>|=|\^|~>?)?\s*([^\s<>=^~]\S*)")
 
 Semver = tuple[int, int, int, tuple]
+# A comparator: its test, and the version it names, which admits pre-releases of its major.minor.patch (None: none).
+Clause = tuple[Callable[[Semver], bool], Semver | None]
 
 
 def best_version(ecosystem: str, specifier: str, versions: Iterable[str]) -> str:
@@ -83,11 +85,14 @@ def _npm_range(specifier: str) -> Callable[[str], bool] | None:
     return allows
 
 
-def _comparators(text: str) -> list[tuple[Callable[[Semver], bool], Semver | None]] | None:
+def _comparators(text: str) -> list[Clause] | None:
     if " - " in text:
         low, high = (p.strip() for p in text.split(" - ", 1))
-        return _comparators(f">={low}") + _comparators(f"<={high}") if _partial(low) and _partial(high) else None  # type: ignore[operator]
-    out: list[tuple[Callable[[Semver], bool], Semver | None]] = []
+        if not (_partial(low) and _partial(high)):
+            return None
+        lower, upper = _comparators(f">={low}"), _comparators(f"<={high}")
+        return lower + upper if lower is not None and upper is not None else None  # both are: each end is a version
+    out: list[Clause] = []
     for match in _OPERATOR.finditer(text or "*"):
         operator, operand = match.group(1) or "", match.group(2)
         partial = _partial(operand)
@@ -105,9 +110,11 @@ def _partial(text: str) -> tuple[int | None, int | None, int | None, tuple] | No
     return (numbers[0], numbers[1], numbers[2], _pre(match.group(4)))
 
 
-def _expand(operator: str, partial: tuple) -> list[tuple[Callable[[Semver], bool], Semver | None]]:
+def _expand(operator: str, partial: tuple) -> list[Clause]:
+    # Each test reads the bound it closes over (low or high), which no later line of its path assigns again.
     major, minor, patch, pre = partial
-    low = (major or 0, minor or 0, patch or 0, pre)
+    low: Semver = (major or 0, minor or 0, patch or 0, pre)
+    high: Semver
     if major is None:
         return [(lambda v: True, None)]
     if operator == "^":
@@ -117,26 +124,26 @@ def _expand(operator: str, partial: tuple) -> list[tuple[Callable[[Semver], bool
             high = (0, minor + 1, 0, ())
         else:
             high = (0, 0, (patch or 0) + 1, ())
-        return [(lambda v, b=low: _cmp(v, b) >= 0, low), (lambda v, b=high: _cmp(v, b) < 0 and v[:3] != b[:3], None)]
+        return [(lambda v: _cmp(v, low) >= 0, low), (lambda v: _cmp(v, high) < 0 and v[:3] != high[:3], None)]
     if operator in ("~", "~>"):
         high = (major + 1, 0, 0, ()) if minor is None else (major, minor + 1, 0, ())
-        return [(lambda v, b=low: _cmp(v, b) >= 0, low), (lambda v, b=high: _cmp(v, b) < 0 and v[:3] != b[:3], None)]
+        return [(lambda v: _cmp(v, low) >= 0, low), (lambda v: _cmp(v, high) < 0 and v[:3] != high[:3], None)]
     if minor is None or patch is None:  # an x-range: the span it covers
         high = (major + 1, 0, 0, ()) if minor is None else (major, minor + 1, 0, ())
-        below = [(lambda v, b=high: v[:3] < b[:3], None)]
+        below: list[Clause] = [(lambda v: v[:3] < high[:3], None)]
         if operator in ("", "="):
-            return [(lambda v, b=low: v[:3] >= b[:3], low), *below]
+            return [(lambda v: v[:3] >= low[:3], low), *below]
         if operator == ">":
-            return [(lambda v, b=high: v[:3] >= b[:3], None)]
+            return [(lambda v: v[:3] >= high[:3], None)]
         if operator == ">=":
-            return [(lambda v, b=low: v[:3] >= b[:3], low)]
+            return [(lambda v: v[:3] >= low[:3], low)]
         if operator == "<":
-            return [(lambda v, b=low: v[:3] < b[:3], None)]
+            return [(lambda v: v[:3] < low[:3], None)]
         return below  # <=
-    tests = {
-        "": lambda v, b=low: _cmp(v, b) == 0, "=": lambda v, b=low: _cmp(v, b) == 0,
-        ">": lambda v, b=low: _cmp(v, b) > 0, ">=": lambda v, b=low: _cmp(v, b) >= 0,
-        "<": lambda v, b=low: _cmp(v, b) < 0, "<=": lambda v, b=low: _cmp(v, b) <= 0,
+    tests: dict[str, Callable[[Semver], bool]] = {
+        "": lambda v: _cmp(v, low) == 0, "=": lambda v: _cmp(v, low) == 0,
+        ">": lambda v: _cmp(v, low) > 0, ">=": lambda v: _cmp(v, low) >= 0,
+        "<": lambda v: _cmp(v, low) < 0, "<=": lambda v: _cmp(v, low) <= 0,
     }  # fmt: skip
     return [(tests[operator], low)]
 

@@ -162,7 +162,9 @@ class _ReleaseCache:
 
     def fetch(self, pool: ThreadPoolExecutor, ref: PackageRef, added_by: str) -> Future:
         """The release from the cache (a future already done: no registry request, no download), else downloaded."""
-        if self.cache is not None and self.client is not None:
+        if self.client is None:  # the stand-in of _write_batch, which only keeps: run_sync's always has its client
+            raise ValueError("a release cache without a registry client cannot fetch")
+        if self.cache is not None:
             hit, problem = cached_release(
                 self.cache, cache_key(ref, self.client, self.embeddings), pinned=True, added_by=added_by
             )
@@ -253,11 +255,10 @@ def _added(
     written = indexed_libraries(index_dir).get(library_id)
     documents, chunks = (written.documents, written.chunks) if written else (0, 0)
     cached = isinstance(source, CachedRelease)
-    url, richer = (
-        (source.source_url, source.richer_url)
-        if cached
-        else (source.archive.url, source.richer.url if source.richer else "")
-    )
+    if isinstance(source, CachedRelease):  # its URLs as its catalog entry holds them
+        url, richer = source.source_url, source.richer_url
+    else:
+        url, richer = source.archive.url, source.richer.url if source.richer else ""
     notes = tuple(note for note in (*source.notes, *cache_notes.get(library_id, ())) if note)
     added = Added(library_id, ADDED, documents, chunks, url, download + write,
                   report.embedded, richer, notes, library_problems(report, library_id), from_cache=cached)  # fmt: skip

@@ -18,7 +18,7 @@ import gzip
 import io
 import lzma
 import tarfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO
 
 MAX_MEMBERS = 100_000  # the largest real sdists and repositories hold tens of thousands of files
@@ -30,7 +30,11 @@ GZIP, BZIP2, XZ, ZIP, TAR = "gzip", "bzip2", "xz", "zip", "tar"
 _MAGIC = ((b"\x1f\x8b", GZIP), (b"BZh", BZIP2), (b"\xfd7zXZ\x00", XZ), (b"PK\x03\x04", ZIP), (b"PK\x05\x06", ZIP))
 _DECLARED = ((".tar.gz", GZIP), (".tgz", GZIP), (".tar.bz2", BZIP2), (".tbz2", BZIP2), (".tar.xz", XZ), (".zip", ZIP),
              (".whl", ZIP), (".tar", TAR))  # fmt: skip
-_DECOMPRESSORS = {GZIP: lambda raw: gzip.GzipFile(fileobj=raw, mode="rb"), BZIP2: bz2.BZ2File, XZ: lzma.LZMAFile}
+_DECOMPRESSORS: dict[str, Callable[[IO[bytes]], io.BufferedIOBase]] = {
+    GZIP: lambda raw: gzip.GzipFile(fileobj=raw, mode="rb"),
+    BZIP2: bz2.BZ2File,
+    XZ: lzma.LZMAFile,
+}
 _ZIP_ENTRY = b"PK\x01\x02"  # a zip's central directory entry
 
 
@@ -122,14 +126,15 @@ def tar_members(tar: tarfile.TarFile, archive_bytes: int) -> Iterator[tarfile.Ta
             raise too_many()
         if member.offset_data + member.size > limit:
             raise too_large(archive_bytes)
-        tar.members.clear()  # tarfile keeps every header it read: the walk needs none of them again
+        # tarfile keeps every header it read: the walk needs none of them again (typeshed omits TarFile.members)
+        tar.members.clear()  # type: ignore[attr-defined]
         yield member
 
 
 class _Expanding(io.RawIOBase):
     """A decompressed stream that refuses to go past the expanded limit of an archive of ``archive_bytes``."""
 
-    def __init__(self, stream: IO[bytes], archive_bytes: int) -> None:
+    def __init__(self, stream: io.BufferedIOBase, archive_bytes: int) -> None:
         super().__init__()
         self._stream, self._archive_bytes, self._limit = stream, archive_bytes, expanded_limit(archive_bytes)
 
@@ -158,7 +163,7 @@ class _Expanding(io.RawIOBase):
             raise too_large(self._archive_bytes)
         return body
 
-    def readinto(self, buffer) -> int:  # type: ignore[override]
+    def readinto(self, buffer) -> int:
         body = self.read(len(buffer))
         buffer[: len(body)] = body
         return len(body)

@@ -237,11 +237,12 @@ class SiteCrawler:
             store.record(library_id, url, SKIPPED, note=f"not an HTML page ({media or 'no content type'})", body=b"", etag=etag,
                          last_modified=last_modified)  # fmt: skip
             return "skipped"
-        keep = {"body": body, "etag": etag, "last_modified": last_modified, "digest": hashlib.sha256(body).hexdigest()}
-        state, note = self._judge(library_id, scope, url, final, body, keep["digest"])
+        digest = hashlib.sha256(body).hexdigest()
+        state, note = self._judge(library_id, scope, url, final, body, digest)
+        # validators kept for every HTML page: its next fetch may be a 304
         store.record(
-            library_id, url, state, note=note, **keep
-        )  # validators kept for every HTML page: its next fetch may be a 304
+            library_id, url, state, note=note, body=body, etag=etag, last_modified=last_modified, digest=digest
+        )
         return "not-modified" if fetched.not_modified and state == PAGE else state
 
     def _judge(self, library_id: str, scope: str, url: str, final: str, body: bytes, digest: str) -> tuple[str, str]:

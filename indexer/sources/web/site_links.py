@@ -121,7 +121,9 @@ def page_links(html: str, url: str) -> PageLinks:
     base = urljoin(url, str(base_tag["href"])) if base_tag else url
     robots = " ".join(
         str(tag.get("content", ""))
-        for tag in soup.find_all("meta", attrs={"name": lambda n: n and n.lower() in ("robots", "docs-mcp")})
+        for tag in soup.find_all(
+            "meta", attrs={"name": lambda n: n is not None and n.lower() in ("robots", "docs-mcp")}
+        )
     )
     links: dict[str, None] = {}
     for anchor in soup.find_all("a", href=True):

@@ -19,7 +19,7 @@ def open_sqlite_file(
     """
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     connection = sqlite3.connect(
-        str(path), check_same_thread=False, timeout=timeout, isolation_level=None if autocommit else ""
+        str(path), check_same_thread=False, timeout=timeout, isolation_level=None if autocommit else "DEFERRED"
     )
     _write_ahead_log(connection, timeout)
     for statement in schema:
