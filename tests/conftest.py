@@ -14,12 +14,20 @@ default embedding model with its weights' checksum (read from the model package;
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DIR = REPO_ROOT.parent / "shared"
+
+# A suite started in the background by a shell without job control (`.ci/run &` in a script) inherits SIGINT
+# ignored, and so would every `docs-mcp` child the Ctrl-C tests interrupt: it would never see the signal (a paused
+# build stopped again at each progress step, and the run hung). A handler of our own is reset to the default at
+# exec, so the children start as from a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

@@ -260,7 +260,12 @@ def _paused_build(
 def _signalled(child: subprocess.Popen[bytes], sig: int) -> int:
     os.kill(child.pid, sig)
     os.kill(child.pid, signal.SIGCONT)
-    return child.wait()
+    try:
+        return child.wait(timeout=300)  # a signal the child never saw fails the test, never hangs the suite
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait()
+        raise
 
 
 @pytest.fixture
