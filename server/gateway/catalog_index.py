@@ -50,7 +50,9 @@ logger = logging.getLogger(__name__)
 def tool_chunk(entry: ToolEntry, doc: ToolDoc | None) -> Chunk:
     """The chunk that stands for one tool; its ID is the tool key."""
     description = entry.description or (doc.summary if doc else "") or entry.name
-    text = "\n".join(part for part in (_parameters_text(entry.input_schema), _doc_text(doc)) if part)
+    # A chunk without text is a heading alone to the index (never matched: indexer/search_text.py), so a tool that
+    # has nothing but its description carries the description as its text too.
+    text = "\n".join(part for part in (_parameters_text(entry.input_schema), _doc_text(doc)) if part) or description
     title = " ".join(part for part in (entry.name, entry.title) if part)
     return Chunk(
         chunk_id=entry.key,
