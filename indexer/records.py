@@ -28,6 +28,9 @@ class Chunk:
     ``heading_path`` is the cleaned heading texts from the top of the file down to
     this chunk's own heading; ``headings`` is every cleaned heading inside the chunk
     (its own first), which lets golden files name a section by heading text.
+    ``searchable`` is False for a section that says nothing beyond its headings (the chunker decides:
+    corpus/chunking.py): it keeps its ID and get_doc text but is never matched or embedded. The index
+    stores such a section with an empty ``text`` (schema.py), which is how a stored row reads back.
     """
 
     chunk_id: str
@@ -44,6 +47,7 @@ class Chunk:
     heading_path: tuple[str, ...] = ()
     headings: tuple[str, ...] = ()
     library: str = ""
+    searchable: bool = True
 
 
 @dataclass(frozen=True)

@@ -66,7 +66,7 @@ def ddl(dimensions: int | None) -> list[str]:
             file_chunk_count INTEGER NOT NULL,
             title VARCHAR NOT NULL,
             content VARCHAR NOT NULL,        -- raw markdown, as written
-            text VARCHAR NOT NULL,           -- plain text for search and snippets
+            text VARCHAR NOT NULL,           -- plain text for search and snippets; '' for a section not searchable
             metadata VARCHAR NOT NULL,       -- JSON object: taxonomy key -> value
             heading_path VARCHAR NOT NULL,   -- JSON array of cleaned headings, top down
             headings VARCHAR NOT NULL,       -- JSON array of every cleaned heading inside the chunk

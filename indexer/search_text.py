@@ -46,9 +46,9 @@ def tokenize(text: str) -> list[str]:
 def search_fields(chunk: Chunk) -> tuple[str, str, str]:
     """The (fts_title, fts_heading, fts_body) texts of ``chunk``, identifiers split, CJK text in bigrams.
 
-    A chunk without search text (a heading alone: see corpus/chunking.py) gets none: it is never matched.
+    A chunk that is not searchable (a heading alone: see corpus/chunking.py) gets none: it is never matched.
     """
-    if not chunk.text.strip():
+    if not chunk.searchable:
         return "", "", ""
     path_words = _PATH_SEPARATORS.sub(" ", _PAGE_SUFFIX.sub("", chunk.filepath)).strip()
     title = _with_splits(" ".join(part for part in (chunk.title, path_words) if part))
@@ -78,10 +78,10 @@ def embedding_windows(chunk: Chunk) -> list[str]:
     """The texts the embedding model sees for ``chunk``: one, or several overlapping windows.
 
     Every window starts with the chunk's context (title > heading path), then a slice of its
-    text; together the windows cover all of the text. A chunk without search text (a heading alone:
+    text; together the windows cover all of the text. A chunk that is not searchable (a heading alone:
     see corpus/chunking.py) has no window, so it never ranks by similarity either.
     """
-    if not chunk.text.strip():
+    if not chunk.searchable:
         return []
     context = context_line(chunk)
     context_pieces = len(_PIECE.findall(context))

@@ -194,8 +194,10 @@ def _size(blocks: tuple[Block, ...]) -> int:
 def _materialize(page: Page, source: str, segments: list[Segment], title: str) -> tuple[Chunk, ...]:
     ids = chunk_ids.make_unique([_chunk_id(page.filepath, seg) for seg in segments])
     chunks = []
+    mdx = page.filepath.lower().endswith(".mdx")
     for index, (seg, chunk_id) in enumerate(zip(segments, ids)):
         path = _heading_path(seg, page.front_title)
+        searchable = _says_more_than_its_headings(seg, text := plain_text(seg.blocks, mdx=mdx))
         chunks.append(
             Chunk(
                 chunk_id=chunk_id,
@@ -206,27 +208,27 @@ def _materialize(page: Page, source: str, segments: list[Segment], title: str) -
                 chunk_index=index,
                 file_chunk_count=len(segments),
                 content=source[seg.blocks[0].start : seg.blocks[-1].end],
-                text=_search_text(seg, page.filepath),
+                text=text if searchable else "",
                 title=title,
                 metadata=dict(page.metadata),
                 heading_path=path,
                 headings=_headings(seg),
+                searchable=searchable,
             )
         )
     return tuple(chunks)
 
 
-def _search_text(seg: Segment, filepath: str) -> str:
-    """The chunk's plain text, or ``""`` for a section that says nothing its headings do not (an empty API entry).
+def _says_more_than_its_headings(seg: Segment, text: str) -> bool:
+    """Whether a section is worth searching: False for one with no word its headings do not have (an empty API entry).
 
-    A preamble keeps its text even when it is the title alone: the title names the page, and it is what
-    finds the page for a lookup of its name or a question about its topic.
+    A preamble with any text is, even when it is the title alone: the title names the page, and it is
+    what finds the page for a lookup of its name or a question about its topic.
     """
-    text = plain_text(seg.blocks, mdx=filepath.lower().endswith(".mdx"))
     if seg.heading is None:
-        return text
+        return bool(text.strip())
     heading_words = set(_WORD.findall(" ".join(b.title for b in seg.blocks if b.level).lower()))
-    return text if set(_WORD.findall(text.lower())) - heading_words else ""
+    return bool(set(_WORD.findall(text.lower())) - heading_words)
 
 
 def _heading_path(seg: Segment, front_title: str) -> tuple[str, ...]:

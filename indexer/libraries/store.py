@@ -102,6 +102,8 @@ def chunk_from_json(values: Mapping[str, Any], several: bool = False) -> Chunk:
     ``several``: the fields were stored in an index of several libraries, whose library facet is dropped.
     """
     fields = {**values, "heading_path": tuple(values["heading_path"]), "headings": tuple(values["headings"])}
+    # The index stores a section that is not searchable with an empty text (schema.py), and nothing else so.
+    fields["searchable"] = bool(fields["text"])
     if several:  # the library facet is derived from the library set at every build, not part of the chunk
         fields["metadata"] = {k: v for k, v in fields["metadata"].items() if k != LIBRARY_KEY}
     return Chunk(**fields)

@@ -17,6 +17,7 @@ from pathlib import Path
 from docs_mcp.indexer import build_index
 from docs_mcp.indexer.corpus.code_includes import MAX_INCLUDED_BYTES
 from docs_mcp.indexer.corpus.scan import scan_corpus
+from docs_mcp.indexer.libraries.store import read_libraries
 from docs_mcp.indexer.records import Chunk
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -30,7 +31,7 @@ def chunks_of(root: Path, filepath: str) -> list[Chunk]:
 def shape(chunks: list[Chunk]) -> list[dict[str, object]]:
     """What the snapshots keep: IDs, heading paths, whether search sees the chunk, and how its content starts."""
     return [
-        {"id": c.chunk_id, "heading_path": list(c.heading_path), "searched": bool(c.text), "content": c.content[:120]}
+        {"id": c.chunk_id, "heading_path": list(c.heading_path), "searched": c.searchable, "content": c.content[:120]}
         for c in chunks
     ]
 
@@ -73,8 +74,9 @@ def test_a_page_of_h3_sections_splits_at_h3_and_drops_heading_id_comments_react_
 
 def test_sections_that_hold_only_autodoc_directives_have_no_search_text_requests_api(snapshot) -> None:
     chunks = chunks_of(FIXTURES / "formats" / "rst", "api.rst")
-    empty = [c.chunk_id for c in chunks if not c.text]
-    assert [c.chunk_id for c in chunks if c.text] == [
+    empty = [c.chunk_id for c in chunks if not c.searchable]
+    assert all(not c.text for c in chunks if not c.searchable)  # how the index stores them
+    assert [c.chunk_id for c in chunks if c.searchable] == [
         "api.rst#_preamble",
         "api.rst#developer-interface/main-interface",
         "api.rst#developer-interface/migrating-to-1x",
@@ -97,6 +99,11 @@ def test_an_empty_section_never_ranks_and_the_section_with_words_does(tmp_path: 
     assert _search(tmp_path / "index", "Session", "hybrid")[0] == "api.rst#developer-interface/migrating-to-1x"
     get = _cli("get", "api.rst#developer-interface/request-sessions", "--index", str(tmp_path / "index"))
     assert "requests.Session" in get
+    # Read back from the index (as a build of several libraries reads the ones it keeps), they stay unsearchable.
+    stored = read_libraries(tmp_path / "index", lambda _library, _entry: True).chunks
+    assert [c.chunk_id for c in stored if not c.searchable] == [
+        c.chunk_id for c in chunks_of(docs, "api.rst") if not c.searchable
+    ]
 
 
 def test_sphinx_tab_labels_and_code_tabs_are_kept_sphinx_tabs(snapshot) -> None:

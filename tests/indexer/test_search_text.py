@@ -22,7 +22,11 @@ PIECE = re.compile(r"\w+|[^\w\s]")
 
 
 def chunk(
-    text: str = "Body.", *, heading_path: tuple[str, ...] = ("Retries guide", "Backoff"), title: str = "Retries guide"
+    text: str = "Body.",
+    *,
+    heading_path: tuple[str, ...] = ("Retries guide", "Backoff"),
+    title: str = "Retries guide",
+    searchable: bool = True,
 ) -> Chunk:
     return Chunk(
         chunk_id="guides/retries.md#retries-guide/backoff",
@@ -36,6 +40,7 @@ def chunk(
         text=text,
         title=title,
         heading_path=heading_path,
+        searchable=searchable,
     )
 
 
@@ -99,7 +104,7 @@ def _covered(text: str, windows: list[str], context: str) -> None:
 def test_windows_cover_all_text(text: str) -> None:
     item = chunk(text)
     windows = embedding_windows(item)
-    assert bool(windows) == bool(text.strip())  # no text, no window
+    assert windows  # a searchable chunk always has one, its context at least
     if len(PIECE.findall(text)) > WINDOW_PIECES:
         _covered(text, windows, context_line(item))
 
@@ -114,7 +119,16 @@ def test_windows_cover_a_long_real_text() -> None:
     _covered(text, windows, context_line(item))
 
 
-def test_a_chunk_without_search_text_is_neither_matched_nor_embedded() -> None:
-    empty = chunk("", heading_path=("Retries guide", "RateLimitError"))  # a heading alone (corpus/chunking.py)
-    assert search_fields(empty) == ("", "", "")
-    assert embedding_windows(empty) == []
+def test_a_chunk_that_is_not_searchable_is_neither_matched_nor_embedded() -> None:
+    # A heading alone (corpus/chunking.py decides); the stored form of one has an empty text.
+    bare = chunk("", heading_path=("Retries guide", "RateLimitError"), searchable=False)
+    assert search_fields(bare) == ("", "", "")
+    assert embedding_windows(bare) == []
+
+
+def test_a_searchable_chunk_without_body_text_is_found_by_its_title_and_headings() -> None:
+    # A tool the gateway knows only by name and description: no body, but its headings say what it does.
+    tool = chunk("", heading_path=("Create an issue in a repository",), title="create_issue")
+    title, heading, body = search_fields(tool)
+    assert title.startswith("create_issue") and heading == "Create an issue in a repository" and body == ""
+    assert embedding_windows(tool) == [context_line(tool)]
