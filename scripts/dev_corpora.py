@@ -47,6 +47,7 @@ class Release:
     licence: str
     kind: str  # one line: what sort of documentation this is (for SOURCE.txt)
     docs: str = "docs"  # the archive's documentation folder, below its top folder
+    notes: str = ""  # shape notes for SOURCE.txt: what a chunker or a golden set meets in these pages
 
 
 RELEASES = (
@@ -60,6 +61,10 @@ RELEASES = (
         sha256="0ef0e52b8a9cd932855379197dd8f94047b359ca0a78695144304cb45f87c9eb",
         licence="BSD-3-Clause (LICENSE.txt: Copyright 2010 Pallets)",
         kind="Python web framework documentation, reStructuredText for Sphinx, English",
+        notes="Sphinx roles and directives throughout (:func:, :doc:, .. code-block::, .. admonition::); api.rst is\n"
+        "autodoc directives, so most of its sections hold no text. changes.rst and license.rst include files outside\n"
+        "docs/ (../CHANGES.rst, ../LICENSE.txt): the indexer warns and indexes the rest. The configuration keys\n"
+        "(SECRET_KEY, MAX_CONTENT_LENGTH...) are `.. py:data::` entries inside one long section, not headings.",
     ),
     Release(
         corpus="fastify",
@@ -71,6 +76,10 @@ RELEASES = (
         sha256="459048aabd9311309f4f95b36e8ca065e3a4613ded292bcf50442926931e4748",
         licence="MIT (LICENSE: Copyright (c) 2016-present The Fastify team)",
         kind="JavaScript web framework documentation, GitHub markdown (Guides/, Reference/), English",
+        notes="Reference pages start with an HTML <h1> logo block and `## Title` (no markdown H1). Headings are followed by\n"
+        "<a id=...> anchors; Reference/Server.md and Reply.md are deep (####/##### options and methods), Errors.md and\n"
+        "Warnings.md hold the FST_ERR_*/FSTWRN*/FSTDEP* codes in tables. Guides/Ecosystem.md lists hundreds of\n"
+        "plugins, so many off-topic words (Redis, JWT, CORS, webpack) appear there.",
     ),
     Release(
         corpus="click",
@@ -82,6 +91,9 @@ RELEASES = (
         sha256="9bbfada76703fd1d784b83eea012e3e8c6a001a876543ef104fa56aaaeb072b4",
         licence="BSD-3-Clause (LICENSE.txt: Copyright 2014 Pallets)",
         kind="Python command-line library documentation, MyST markdown for Sphinx, English",
+        notes="MyST roles and directives ({func}`echo`, ```{code-block}, ```{note}); api.md is autodoc\n"
+        "directives. changes.md includes ../CHANGES.md, outside docs/. faqs.md puts every question under one\n"
+        "`## General`, so the FAQ is one long section.",
     ),
 )
 
@@ -150,6 +162,7 @@ def source_text(release: Release, files: tuple[str, ...], target: Path) -> str:
         f"License    : {release.licence}\n"
         f"Files      : {len(files)} files, {size:,} bytes\n"
         f"Fetched    : {datetime.date.today().isoformat()} by scripts/dev_corpora.py\n"
+        + (f"\nShape notes:\n{release.notes}\n" if release.notes else "")
     )
 
 
