@@ -7,14 +7,16 @@ from typing import Any
 from docs_mcp.eval.bootstrap import Interval
 from docs_mcp.eval.loco import Figures, HeldOut, LocoReport
 
-STYLE_ORDER = ("keyword/identifier", "natural", "paraphrase")
+# The query styles of eval/devsets/, each a column (a corpus whose sets do not ask in one shows "-" there).
+STYLE_ORDER = ("keyword/identifier", "natural", "paraphrase", "comparison", "troubleshooting")
+STYLE_WIDTHS = (18, 7, 10, 10, 15)
 
 
 def render_loco(report: LocoReport) -> str:
     """The report as text: per held-out corpus, the fusion against hybrid search (NDCG@5 with 95% intervals, per
     style, on-topic and off-topic zero hits, identifier lookups), then calibration and what ships."""
-    lines = ["held-out corpus  ranking        NDCG@5 [95% CI]          keyword/identifier  natural  paraphrase  "
-             "on-topic 0 hits  off-topic 0 hits  identifiers in top 5"]  # fmt: skip
+    lines = ["held-out corpus  ranking        NDCG@5 [95% CI]          " + "  ".join(STYLE_ORDER)
+             + "  on-topic 0 hits  off-topic 0 hits  identifiers in top 5"]  # fmt: skip
     for held in report.held_out:
         rows = [("fusion", held.fusion), ("hybrid", held.hybrid), ("rules only", held.rules_only), ("rules + gate", held.with_gate),
                 ("rules + order", held.with_ordering), ("rules + demote", held.with_demotion)]  # fmt: skip
@@ -54,7 +56,7 @@ def render_loco(report: LocoReport) -> str:
 
 
 def _row(corpus: str, label: str, f: Figures) -> str:
-    styles = "  ".join(f"{_mean(f.by_style.get(style)):>{width}}" for style, width in zip(STYLE_ORDER, (18, 7, 10)))
+    styles = "  ".join(f"{_mean(f.by_style.get(style)):>{width}}" for style, width in zip(STYLE_ORDER, STYLE_WIDTHS))
     off = f"{f.off_topic_zero}/{f.off_topic}" if f.off_topic else "-"
     found, asked = f.identifier_hits
     return f"{corpus:<16} {label:<14} {str(f.ndcg):<24} {styles}  {f'{f.on_topic_zero}/{f.on_topic}':>15}  {off:>16}  {f'{found}/{asked}' if asked else '-':>20}"

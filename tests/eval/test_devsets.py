@@ -35,6 +35,12 @@ CORPUS_OF = {  # set file stem -> corpus folder under ../shared/corpora
     "fastapi-zh-report": "fastapi-zh",
     "python-docs-report": "/usr/share/doc/python3/html",  # Debian's python3-doc
     "opentelemetry-identifiers": "opentelemetry",
+    "flask-report": "flask",  # these six: scripts/dev_corpora.py fetches the corpora
+    "flask-identifiers": "flask",
+    "fastify-report": "fastify",
+    "fastify-identifiers": "fastify",
+    "click-report": "click",
+    "click-identifiers": "click",
     "corpus-identifiers": BUNDLED,
     "corpus-offtopic": BUNDLED,
 }
@@ -102,3 +108,13 @@ def test_an_identifier_set_asks_at_least_20_bare_identifiers(name):
     queries = load_golden(DEVSETS / f"{name}.jsonl")
     assert len(queries) >= 20 and {q.category for q in queries} == {"identifier"}
     assert all(is_lookup(q.query) for q in queries)
+
+
+@pytest.mark.parametrize("name", ["flask-report", "fastify-report", "click-report"])
+def test_the_package_sets_ask_in_five_styles_and_hold_off_topic_queries(name):
+    """The sets of scripts/dev_corpora.py's corpora add comparisons and pasted errors to the three styles."""
+    queries = load_golden(DEVSETS / f"{name}.jsonl")
+    styles = {"keyword", "natural", "paraphrase", "comparison", "troubleshooting"}
+    assert {q.category for q in queries} == styles | {"off-topic"}
+    assert all(sum(q.category == style for q in queries) >= 8 for style in styles)
+    assert sum(not q.off_topic for q in queries) >= 40 and sum(q.off_topic for q in queries) >= 20

@@ -83,3 +83,21 @@ def test_the_plain_fusion_answers_everything_and_the_record_reads_back():
     learned = LearnedRanking.from_metadata(record)
     assert learned.floor == record["floor"] and learned.gate is not None
     assert learned.answered(ON_TOPIC[9].table) > learned.floor > learned.answered(OFF_TOPIC[0].table)
+
+
+def test_the_loco_table_has_a_column_for_comparison_and_troubleshooting_queries():
+    from docs_mcp.eval.loco import CalibrationFigures, HeldOut, LocoReport
+    from docs_mcp.eval.loco_report import render_loco
+
+    asked = {"natural": ON_TOPIC[:3], "comparison": ON_TOPIC[3:6], "troubleshooting": ON_TOPIC[6:]}
+    pools = [replace(p, query=replace(p.query, category=style)) for style, group in asked.items() for p in group]
+    figures = measure(pools + OFF_TOPIC, FUSION)
+    calibration = CalibrationFigures(brier=0.1, base_brier=0.2, ece=0.05, hits=10)
+    held = HeldOut("flask", *[figures] * 6, calibration=calibration, floor=0.3)
+
+    header, fusion_row = render_loco(LocoReport((held,), ordering_ships=False, floor_ships=False)).splitlines()[:2]
+
+    for style in ("natural", "comparison", "troubleshooting"):
+        end = header.index(style) + len(style)  # each figure ends under its column's name
+        assert fusion_row[:end].endswith(f"{figures.by_style[style].mean:.3f}"), style
+    assert fusion_row[: header.index("paraphrase") + len("paraphrase")].endswith("-")
