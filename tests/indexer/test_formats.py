@@ -9,10 +9,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from bs4 import BeautifulSoup, Tag
 from corpus_files import write_corpus
 
 from docs_mcp.indexer.corpus.file_rules import FileRules
 from docs_mcp.indexer.corpus.formats import convert
+from docs_mcp.indexer.corpus.formats.html import _Element
 from docs_mcp.indexer.corpus.formats.notebook import OUTPUT_LINES
 from docs_mcp.indexer.corpus.scan import scan_corpus
 from docs_mcp.indexer.records import Chunk
@@ -235,3 +237,13 @@ def test_api_objects_are_sections_named_by_their_qualified_names(scan) -> None:
         "requests.head",
         "requests.get",
     )  # .. autofunction:: in .. module:: requests
+
+
+def test_the_converters_quick_parent_lookup_answers_as_bs4s_on_a_real_page() -> None:
+    page = (FORMATS / "html" / "library" / "bisect.html").read_text(encoding="utf-8")
+    soup = BeautifulSoup(page, "html.parser", element_classes={Tag: _Element})
+    tags = soup.find_all(True)
+    assert any(tag.find_parent("pre") for tag in tags)  # the page has code, so both answers occur
+    for tag in tags:
+        for name in ("pre", "dl", "section", "html", "nothing"):
+            assert tag.find_parent(name) is Tag.find_parent(tag, name), (tag.name, name)
