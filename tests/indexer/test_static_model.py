@@ -81,6 +81,8 @@ def test_an_index_built_with_it_is_served_and_searched(cli, tmp_path: Path) -> N
     code, out, err = cli("index", str(docs), "--out", str(tmp_path / "ix"), "--model", "minilm-static")
     assert code == 0, err
     assert "model:        minilm-static (256 dimensions, weights sha256 " + TABLE_SHA256[:12] in out
+    # Its own learned ranking ships beside the default model's (indexer/rankers.json).
+    assert "ranking:      calibrated scores (shipped with docs-mcp), the fusion's order; off-topic floor 0.25" in out
     code, out, err = cli(
         "search", "log in with a user name and password", "--index", str(tmp_path / "ix"), "--mode", "vector", "--json"
     )
