@@ -109,9 +109,30 @@ def _verdict(recorded: ModelIdentity, installed: ModelIdentity) -> str:
         installed.dimensions,
     ):
         return "the same (search embeds queries with it)"
+    from docs_mcp.indexer.models.static_model import STATIC_PROVIDER
+
+    if recorded.provider == STATIC_PROVIDER:
+        return _static_verdict(recorded)
     if recorded.name != installed.name:
         return f"{recorded.name}, another fastembed model: search loads it from fastembed's cache (downloading it once if needed)"
     return "different weights: search refuses this index until it is rebuilt (docs-mcp index DOCS_DIR)"
+
+
+def _static_verdict(recorded: ModelIdentity) -> str:
+    """Whether docs-mcp's static model installed here is the one that built the index (its table is package data)."""
+    from docs_mcp.indexer.models.loading import load_embedder
+    from docs_mcp.indexer.models.static_model import STATIC_MODEL
+
+    try:
+        here = load_embedder(STATIC_MODEL).identity
+    except DocsMcpError as error:
+        return f"{recorded.name}, docs-mcp's static model, which does not load here: {error.message} {error.hint}"
+    if (here.checksum, here.dimensions) == (recorded.checksum, recorded.dimensions):
+        return f"{recorded.name}, docs-mcp's static model: the same table is installed here (search embeds queries with it)"
+    return (
+        f"{recorded.name} with another table (sha256 {recorded.checksum[:12]}; installed here: {here.checksum[:12]}): "
+        f"search refuses this index until it is rebuilt (docs-mcp index DOCS_DIR --model {STATIC_MODEL})"
+    )
 
 
 def _as_json(reader: IndexReader | None, installed: ModelIdentity | DocsMcpError) -> dict[str, Any]:

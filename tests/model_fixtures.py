@@ -1,11 +1,13 @@
 """What the default embedding model produced, recorded so tests prove it never silently changes.
 
-Shared by the tests that read them (tests/ is on sys.path) and runnable to record them. Two
-fixtures, both recorded with the real default model:
+Shared by the tests that read them (tests/ is on sys.path) and runnable to record them. Three
+fixtures, each recorded with the real model:
 
 - ``tests/indexer/fixtures/default_model_vectors.npz``: the document and query vectors of the
   fixed texts in ``default_model_texts.json`` (tests/indexer/test_model_fixture.py compares them
   by cosine);
+- ``tests/indexer/fixtures/static_model_vectors.npz``: the vectors minilm-static gives the same texts
+  (tests/indexer/test_static_model.py; a static model reads queries and documents alike);
 - ``tests/eval/fixtures/corpus_rankings.json``: for every golden query of
   ``eval/golden/corpus.jsonl``, the chunk IDs hybrid search ranks in its top 10 on ``corpus/``,
   with a digest of the corpus they were recorded on (tests/eval/test_corpus_rankings.py).
@@ -15,6 +17,7 @@ the vectors when the default model changes deliberately, the rankings when ``cor
 file changed and the vectors test still passes.
 
     python tests/model_fixtures.py vectors
+    python tests/model_fixtures.py static
     python tests/model_fixtures.py rankings
 """
 
@@ -32,6 +35,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 TEXTS = REPO / "tests/indexer/fixtures/default_model_texts.json"
 VECTORS = REPO / "tests/indexer/fixtures/default_model_vectors.npz"
+STATIC_VECTORS = REPO / "tests/indexer/fixtures/static_model_vectors.npz"
 RANKINGS = REPO / "tests/eval/fixtures/corpus_rankings.json"
 GOLDEN = REPO / "eval/golden/corpus.jsonl"
 CORPUS = REPO / "corpus"
@@ -70,6 +74,15 @@ def record_vectors() -> None:
     )
 
 
+def record_static_vectors() -> None:
+    from docs_mcp.indexer.models.loading import load_embedder
+
+    embedder = load_embedder("minilm-static")
+    documents = embedder.embed_documents([text for _, text in fixed_texts()])
+    np.savez_compressed(STATIC_VECTORS, documents=documents.astype(np.float32))
+    print(f"{STATIC_VECTORS.relative_to(REPO)}: {len(documents)} texts, table {embedder.identity.checksum[:12]}")
+
+
 def record_rankings() -> None:
     from docs_mcp.eval.golden import load_golden
     from docs_mcp.indexer import build_index
@@ -103,9 +116,9 @@ def record_rankings() -> None:
 
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("vectors", "rankings"))
+    parser.add_argument("what", choices=("vectors", "static", "rankings"))
     args = parser.parse_args(argv)
-    record_vectors() if args.what == "vectors" else record_rankings()
+    {"vectors": record_vectors, "static": record_static_vectors, "rankings": record_rankings}[args.what]()
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from docs_mcp.indexer.errors import ModelLoadError, ModelMismatchError
 from docs_mcp.indexer.models.model_files import verified_files
 from docs_mcp.indexer.models.runtime import PROVIDER, package_version, translated
 from docs_mcp.indexer.models.sentence_model import unit_rows
+from docs_mcp.indexer.models.static_model import STATIC_MODEL, STATIC_PROVIDER
 from docs_mcp.indexer.records import ModelIdentity
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -96,7 +97,7 @@ class Embedder:
 
 
 def load_embedder(name: str = "default", *, threads: int | None = None) -> Embedder:
-    """Load the model a build asks for: ``"default"`` (offline), a packaged model's name (packaged_models) or a fastembed model name.
+    """Load the model a build asks for: ``"default"`` (offline), ``"minilm-static"`` (static_model), a packaged model's name (packaged_models) or a fastembed model name.
 
     The default model's name always means the packaged int8 weights, never a download.
     Loaded models are kept for the life of the process (a server reloading an index, or a
@@ -108,6 +109,8 @@ def load_embedder(name: str = "default", *, threads: int | None = None) -> Embed
     from docs_mcp.indexer.models.packaged import packaged
 
     shipped = packaged(name)
+    if name.lower() == STATIC_MODEL:
+        return _cached_load(STATIC_MODEL, None)  # a table lookup: no threads to set
     return _cached_load(DEFAULT_MODEL if name == "default" else shipped.name if shipped else name, threads)
 
 
@@ -115,6 +118,10 @@ def load_embedder(name: str = "default", *, threads: int | None = None) -> Embed
 def _cached_load(name: str, threads: int | None) -> Embedder:
     if name == DEFAULT_MODEL:
         return _load_default(threads)
+    if name == STATIC_MODEL:
+        from docs_mcp.indexer.models.static_model import load_static
+
+        return Embedder(*load_static())
     from docs_mcp.indexer.models.packaged import load_packaged, packaged
 
     shipped = packaged(name)
@@ -135,7 +142,7 @@ def load_model(identity: ModelIdentity, *, threads: int | None = None) -> Embedd
     """
     from docs_mcp.indexer.models.packaged import PROVIDERS
 
-    if identity.provider != PROVIDER and identity.provider not in PROVIDERS:
+    if identity.provider not in {PROVIDER, STATIC_PROVIDER, *PROVIDERS}:
         raise ModelLoadError(
             f"The index was embedded by provider '{identity.provider}', which this docs-mcp does not support.",
             "Rebuild the index with `docs-mcp index DOCS_DIR`.",

@@ -72,6 +72,18 @@ def verified_files() -> tuple[InstalledFile, ...]:
     return (weights, *tokenizer)
 
 
+def verified_tokenizer() -> ModelFile:
+    """The default model's tokenizer.json (which the static model reads too), checked against its recorded sha256.
+
+    Raises:
+        ModelLoadError: the file is missing or differs from its recorded digest.
+    """
+    name = "tokenizer.json"
+    installed = InstalledFile(TOKENIZER_DIR / name, ModelFile(name, DIGESTS[name], f"docs-mcp {__version__}"))
+    _check(installed, _REINSTALL_DOCS_MCP)
+    return installed.record
+
+
 def sha256_of(path: Path) -> str:
     """The hex sha256 of a file, read in 1 MiB blocks.
 

@@ -51,13 +51,21 @@ class SentenceModel:
         encodings = self._tokenizer.encode_batch(list(texts))
         input_ids = np.array([encoding.ids for encoding in encodings], dtype=np.int64)
         attention_mask = np.array([encoding.attention_mask for encoding in encodings], dtype=np.int64)
-        feed = {"input_ids": input_ids, "attention_mask": attention_mask, "token_type_ids": np.zeros_like(input_ids)}
-        (token_vectors,) = self._session.run(["last_hidden_state"], {name: feed[name] for name in self._inputs})
-        return unit_rows(mean_pooled(token_vectors, attention_mask)).astype(token_vectors.dtype)
+        return unit_rows(self._pooled(input_ids, attention_mask)).astype(np.float32)
 
     def embed_query(self, text: str) -> np.ndarray:
         """The unit vector of one query (this model reads queries and documents alike)."""
         return self.embed([text])[0]
+
+    def pooled(self, input_ids: np.ndarray) -> np.ndarray:
+        """Mean-pooled, unnormalised vectors of a batch of token ids of one length, shape (rows, dimensions):
+        what the static model's distillation (scripts/distill_static_model.py) reads of each token."""
+        return self._pooled(input_ids, np.ones_like(input_ids))
+
+    def _pooled(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+        feed = {"input_ids": input_ids, "attention_mask": attention_mask, "token_type_ids": np.zeros_like(input_ids)}
+        (token_vectors,) = self._session.run(["last_hidden_state"], {name: feed[name] for name in self._inputs})
+        return mean_pooled(token_vectors, attention_mask)
 
     def token_counts(self, texts: Sequence[str]) -> list[int]:
         """How many tokens the model reads of each text (after truncation, without padding)."""
