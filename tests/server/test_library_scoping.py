@@ -5,6 +5,8 @@ bundled SDK pages, the default model).
   so a search filtered to one library scores its chunks as when that library is indexed alone.
 - A hybrid search without a library filter ranks within the library of its best candidate: the hits, their scores
   and whether the query is held back are those of the library's own index, without the other library's pages.
+- When that library holds the question back, the next candidates' libraries are tried: a question is held back only
+  when every library holds it back (one real FastAPI page beside this guide; fixtures/fastapi-page/README.md).
 """
 
 from __future__ import annotations
@@ -79,3 +81,31 @@ def test_the_fusion_alone_still_ranks_every_library(engines: tuple[Engine, Engin
         hit.metadata.get("library") for hit in both.search("how do I page through results", mode=Mode.fusion).hits
     }
     assert libraries == {"acme/python", "acme/typescript"}
+
+
+def test_a_question_held_back_by_its_first_library_is_answered_by_another(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    from docs_mcp.indexer import build_index
+    from docs_mcp.indexer.libraries.spec import requested_spec
+
+    root = tmp_path_factory.mktemp("library-fallthrough")
+    shutil.copytree(Path(__file__).parent / "fixtures" / "fastapi-page", root / "fastapi", ignore=_readme)
+    shutil.copytree(SDK_PAGES.parent / "guide", root / "guide")
+    build_index(root / "fastapi", root / "index", library=requested_spec(root / "fastapi", "fastapi/security"))
+    build_index(root / "guide", root / "index", library=requested_spec(root / "guide", "acme/guide"))
+    engine = open_engine(root / "index")
+    try:
+        query = "what if the machine dies halfway through a rebuild"
+        first = engine.search(query, mode=Mode.fusion, limit=1).hits[0]
+        assert first.metadata["library"] == "fastapi/security"  # the whole index's best candidate
+        hits = engine.search(query, mode=Mode.hybrid, limit=3).hits
+        assert hits and {hit.metadata["library"] for hit in hits} == {"acme/guide"}
+        assert hits[0].filepath.endswith("reindexing.md")
+        assert engine.search("how do I bake sourdough bread at home", mode=Mode.hybrid).hits == ()
+    finally:
+        engine.close()
+
+
+def _readme(folder: str, names: list[str]) -> list[str]:
+    return [name for name in names if name == "README.md"]
