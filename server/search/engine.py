@@ -12,7 +12,7 @@ learned ranking (server/ranking) scores them, may hold the query back, and looku
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -39,6 +39,7 @@ from docs_mcp.server.search.evidence_finder import EvidenceFinder
 from docs_mcp.server.search.expansion import EXTRA_WEIGHT, Expansions, QueryLegs
 from docs_mcp.server.search.filters import FilterRule, TaxonomyColumns, filter_mask
 from docs_mcp.server.search.fusion import select_fusion
+from docs_mcp.server.search.identifiers import is_lookup
 from docs_mcp.server.search.lexical import DEFAULT_FIELD_WEIGHTS, HEADING_FIELD, LexicalScorer, QueryTerms, tokenize
 from docs_mcp.server.search.lru_cache import LruCache
 from docs_mcp.server.search.modes import MODES, Mode
@@ -127,7 +128,14 @@ class Engine:
         self.taxonomy = _taxonomy_columns(self.arrays, keys)
         self.collapse_keys = tuple(k for k in keys if (self.metadata["taxonomy"][k] or {}).get("vector_collapse"))
         self.filter_rules = {k: FilterRule.from_entry(self.metadata["taxonomy"][k] or {}) for k in keys}
-        self._lexical = LexicalScorer(self.arrays.postings, store.stems, self.settings.field_weights)
+        # Several libraries: a search within one library scores BM25 with that library's statistics, a hybrid search
+        # without a library filter ranks within the library of its best answer (_library_scoped), and the query's
+        # signals are read within the library of its best candidate (_query_signals).
+        codes = self.taxonomy.codes.get(LIBRARY_KEY)
+        self._library_codes = codes if codes is not None and len(self.taxonomy.values[LIBRARY_KEY]) > 1 else None
+        self._lexical = LexicalScorer(
+            self.arrays.postings, store.stems, self.settings.field_weights, libraries=self._library_codes
+        )
         self._vectors = self.arrays.vectors if store.model is not None else None
         self._word_sets: LruCache[int, frozenset[str]] = LruCache("word-sets", lru_cache.WORD_SETS)
         self._query_vectors = QueryVectors(self._query_embedder)
@@ -146,9 +154,6 @@ class Engine:
         self._baselines: Baselines | None = None
         self._probes: list[np.ndarray] | None = None
         self._per_library: dict[int, Baselines] = {}
-        # Several libraries: the query's signals are read within the library of its best candidate (_query_signals).
-        codes = self.taxonomy.codes.get(LIBRARY_KEY)
-        self._library_codes = codes if codes is not None and len(self.taxonomy.values[LIBRARY_KEY]) > 1 else None
         self._evidence = EvidenceFinder(self._lexical, self.arrays.records.read, self._chunk_headings, self.size)
 
     @property
@@ -270,7 +275,7 @@ class Engine:
         scores = fusion.scores
         ranked: Callable[[int], np.ndarray] = partial(top_k, fusion.ids, fusion.scores)
         if mode == Mode.hybrid and len(fusion.ids):
-            ranked, scores = self._hybrid(legs, fusion, abstain)
+            ranked, scores, fusion = self._hybrid_by_library(legs, filters, fusion, abstain)
         collapse = [k for k in self.collapse_keys if k not in filters]
         order = self._collapsed(ranked, len(fusion.ids), collapse, stop_after) if collapse else ranked(stop_after)
         shown = scores[fusion.at(order)] if len(order) else np.zeros(0)
@@ -287,8 +292,14 @@ class Engine:
                 self._query_vectors.begin(text)  # the query embeds on an encoder thread while the words are scored
         allowed = filter_mask(self.taxonomy, filters, self.size, self.filter_rules)
         terms = self._lexical.query_terms(legs.lexical) if mode != Mode.vector and self.size else QueryTerms(())
-        lexical = self._lexical_signal(terms, mode, allowed, legs.lexical_extra)
+        lexical = self._lexical_signal(terms, mode, allowed, legs.lexical_extra, per_library=LIBRARY_KEY in filters)
         vector = self._vector_signal(legs.vector, words, mode, allowed, lexical)
+        return self._fused(terms, lexical, vector, allowed, mode)
+
+    def _fused(
+        self, terms: QueryTerms, lexical: Signal, vector: Signal, allowed: np.ndarray | None, mode: Mode
+    ) -> _Fusion:
+        """The fusion of the two signals over the chunks ``allowed`` marks (the signals are already masked by it)."""
         candidates = lexical.present | (vector.present & (vector.scores >= self.settings.similarity_floor))
         ids = np.flatnonzero(candidates)
         if mode == Mode.bm25:
@@ -301,13 +312,18 @@ class Engine:
         scores = fused + self.settings.file_boost * file_best if self.settings.file_boost else fused
         return _Fusion(ids, scores, fused, file_best, terms, lexical, vector, allowed)
 
-    def _lexical_signal(self, terms: QueryTerms, mode: Mode, allowed: np.ndarray | None, extra: str = "") -> Signal:
+    def _lexical_signal(
+        self, terms: QueryTerms, mode: Mode, allowed: np.ndarray | None, extra: str = "", *, per_library: bool = False
+    ) -> Signal:
+        """BM25F over the chunks ``allowed`` marks; ``per_library`` (a search within one library of several): with
+        each library's own statistics."""
         if mode == Mode.vector or not self.size:
             return Signal.absent(self.size, 0.0)
-        scores = self._lexical.score(terms)
+        scores = self._lexical.score(terms, per_library=per_library)
         added = [term for term in self._lexical.query_terms(extra).own if term not in terms.all] if extra else []
         if added:  # an expansion's question and answer: their own terms, at a lower weight
-            scores = (scores + EXTRA_WEIGHT * self._lexical.score(QueryTerms(tuple(added)))).astype(np.float32)
+            more = self._lexical.score(QueryTerms(tuple(added)), per_library=per_library)
+            scores = (scores + EXTRA_WEIGHT * more).astype(np.float32)
         return Signal(scores, _allowed(scores > 0, allowed))
 
     def _vector_signal(
@@ -325,9 +341,45 @@ class Engine:
             scores[best] = chunk_similarities(self._vectors, query_vector, best, self.arrays.vector_index)
         return Signal(scores, _allowed(scores >= self.settings.vector_base, allowed))
 
+    def _hybrid_by_library(
+        self, legs: QueryLegs, filters: Mapping[str, str], whole: _Fusion, abstain: bool
+    ) -> tuple[Callable[[int], np.ndarray], np.ndarray, _Fusion]:
+        """Hybrid search over the whole index's fusion, or in an index of several libraries within one library
+        (_library_fusions): the first that does not hold the query back, else the last tried."""
+        tried = None
+        for scoped in self._library_fusions(legs, filters, whole):
+            tried = self._hybrid(legs, scoped, abstain, whole)
+            if len(tried[0](1)):
+                return tried  # held back in one library, a question may still be another's
+        return tried if tried is not None else self._hybrid(legs, whole, abstain)
+
+    def _library_fusions(self, legs: QueryLegs, filters: Mapping[str, str], fusion: _Fusion) -> Iterator[_Fusion]:
+        """In an index of several libraries, for a hybrid search without a library filter: the fusion within each
+        library, with that library's BM25 statistics, first the library of the best answer over the whole index, then
+        those of the fusion's next candidates (nothing otherwise). A question about one library is ranked, and held
+        back or not, as when that library is indexed alone, without other libraries' pages that share its words; it
+        is held back only when every library among its candidates holds it back.
+
+        The best answer is the fusion's first candidate, or for a lookup the first of those that name its identifiers
+        best (as hybrid search orders them): the whole index's statistics keep the libraries comparable, where each
+        library's own would favour a small library's rare words."""
+        codes = self._library_codes
+        if codes is None or LIBRARY_KEY in filters:
+            return
+        head = top_k(fusion.ids, fusion.scores, RERANK_DEPTH)
+        first = int(head[0])
+        if is_lookup(legs.asked):
+            first = int(head[int(np.argmax(self._evidence.lookup_tiers(legs.asked, head)))])  # the first of the best
+        for code in dict.fromkeys([int(codes[first]), *codes[head].tolist()]):
+            library = codes == code
+            allowed = library if fusion.allowed is None else library & fusion.allowed
+            lexical = self._lexical_signal(fusion.terms, Mode.hybrid, allowed, legs.lexical_extra, per_library=True)
+            vector = Signal(fusion.vector.scores, fusion.vector.present & library)
+            yield self._fused(fusion.terms, lexical, vector, allowed, Mode.hybrid)
+
     def _hybrid(
-        self, legs: QueryLegs, fusion: _Fusion, abstain: bool
-    ) -> tuple[Callable[[int], np.ndarray], np.ndarray]:
+        self, legs: QueryLegs, fusion: _Fusion, abstain: bool, unscoped: _Fusion | None = None
+    ) -> tuple[Callable[[int], np.ndarray], np.ndarray, _Fusion]:
         """How hybrid search orders the fusion's candidates, and their scores (aligned with ``fusion.ids``).
 
         A lookup's best candidates come first by how their headings name its identifiers (evidence_finder.py).
@@ -337,22 +389,26 @@ class Engine:
         candidate's probability reaches the floor; without one (another model), when it has no evidence and its best
         cosine is not clearly above the index's probes' (gate.own_gate_holds_back).  The evidence is the full-text side's words (the query and an
         agent's keywords), the lookup the agent's query alone; the learned parts read every word the agent wrote
-        (expansion.py).
+        (expansion.py). ``unscoped``: the whole index's fusion, when ``fusion`` is one library's (_library_fusions); a
+        lookup whose identifiers only other libraries write is ranked over the whole index. The fusion ranked is
+        returned with the order and the scores (aligned with its ``ids``).
         """
         head = top_k(fusion.ids, fusion.scores, RERANK_DEPTH)
         evidence = self._evidence.find(legs.lexical, fusion.lexical.scores, fusion.allowed, asked=legs.asked)
+        if unscoped is not None and evidence.only_elsewhere:
+            return self._hybrid(legs, unscoped, abstain)
         if abstain and evidence.only_elsewhere:
-            return (lambda wanted: head[:0]), np.zeros(len(fusion.ids))
+            return (lambda wanted: head[:0]), np.zeros(len(fusion.ids)), fusion
         table = self._table(legs, head, fusion, evidence, first_rank=0)
         ranking = self.ranker
         served = head
         scores = fusion.scores.copy()
         if abstain and self._own_gate and not evidence.holds and own_gate_holds_back(table):
-            return (lambda wanted: head[:0]), np.zeros(len(fusion.ids))
+            return (lambda wanted: head[:0]), np.zeros(len(fusion.ids)), fusion
         if ranking is not None:
             probability = ranking.score.probabilities(table)
             if abstain and not evidence.holds and ranking.answered(table) < ranking.floor:
-                return (lambda wanted: head[:0]), np.zeros(len(fusion.ids))
+                return (lambda wanted: head[:0]), np.zeros(len(fusion.ids)), fusion
             if ranking.ordering is not None:
                 served = by_probability(head, ranking.ordering.logits(table))
         if evidence.lookup:
@@ -372,7 +428,7 @@ class Engine:
                 scores[fusion.at(tail)] = capped(ranking.score.probabilities(rest), last)
             return np.concatenate([served, tail])
 
-        return ranked, scores
+        return ranked, scores, fusion
 
     def _table(
         self,

@@ -19,7 +19,7 @@ import numpy as np
 from docs_mcp.indexer.schema import FTS_FIELDS
 from docs_mcp.indexer.search_text import identifier_splits, tokenize
 from docs_mcp.indexer.serving.arrays import Postings
-from docs_mcp.indexer.serving.bm25f import DEFAULT_FIELD_WEIGHTS, bm25f_weights
+from docs_mcp.indexer.serving.bm25f import DEFAULT_FIELD_WEIGHTS, bm25f_weights, library_bm25f_weights
 from docs_mcp.server.search import lru_cache
 from docs_mcp.server.search.lru_cache import LruCache
 
@@ -61,9 +61,12 @@ class QueryTerms:
 class LexicalScorer:
     """Scores chunks for a query with BM25F: a sum of precomputed per-posting weights.
 
-    The weights were computed by the build at the default field weights; other weights
-    (``RankingSettings.field_weights``) are recomputed once, here, from the stored term
-    frequencies (in memory: one float per posting).
+    The weights were computed by the build at the default field weights over the whole index; other
+    weights (``RankingSettings.field_weights``) are recomputed once, here, from the stored term frequencies
+    (in memory: one float per posting). In an index of several libraries (``libraries``: a code per chunk),
+    a second set of weights scores each library's chunks with that library's statistics, as when it is indexed
+    alone: what a search within one library uses (``score(..., per_library=True)``); the whole index's weights
+    keep scores comparable across libraries.
     """
 
     def __init__(
@@ -71,6 +74,7 @@ class LexicalScorer:
         postings: Postings,
         stem: Callable[[Sequence[str]], list[str]],
         weights: Sequence[float] = DEFAULT_FIELD_WEIGHTS,
+        libraries: np.ndarray | None = None,
     ) -> None:
         self._p = postings
         self._stem_words = stem
@@ -81,6 +85,13 @@ class LexicalScorer:
             self._weights = bm25f_weights(
                 postings.tf, postings.docs, _posting_df(postings), postings.field_lengths, weights
             )
+        self._library_weights = (
+            None
+            if libraries is None
+            else library_bm25f_weights(
+                postings.tf, postings.docs, postings.starts, postings.field_lengths, weights, libraries
+            )
+        )
 
     def stems(self, words: Sequence[str]) -> list[str]:
         """The Porter stems of ``words``; unseen words are stemmed in one batch and remembered."""
@@ -119,17 +130,19 @@ class LexicalScorer:
         p = self._p
         return bool(within[p.docs[int(p.starts[tid]) : int(p.starts[tid + 1])]].any())
 
-    def score(self, terms: QueryTerms) -> np.ndarray:
-        """A dense (chunks,) array of BM25F scores; 0 where no query term occurs.
+    def score(self, terms: QueryTerms, *, per_library: bool = False) -> np.ndarray:
+        """A dense (chunks,) array of BM25F scores; 0 where no query term occurs. ``per_library``: each chunk scored
+        with its library's statistics (an index of several libraries; the whole index's otherwise).
 
         The other spellings of an identifier only score chunks that hold none of the query's
         own words, at ``SPELLING_WEIGHT``: ``nextCursor`` finds a page that writes
         ``next_cursor``, but never outranks one that writes it as asked.
         """
-        own = self._bm25(terms.own)
+        weights = self._library_weights if per_library and self._library_weights is not None else self._weights
+        own = self._bm25(terms.own, weights)
         if not terms.spellings:
             return own
-        return np.where(own > 0, own, SPELLING_WEIGHT * self._bm25(terms.spellings)).astype(np.float32)
+        return np.where(own > 0, own, SPELLING_WEIGHT * self._bm25(terms.spellings, weights)).astype(np.float32)
 
     def matches(self, term_ids: Sequence[int], chunks: np.ndarray, field: int | None = None) -> np.ndarray:
         """How many of ``term_ids`` occur in each of ``chunks``: in the field numbered ``field`` (FTS_FIELDS order), or anywhere."""
@@ -175,7 +188,7 @@ class LexicalScorer:
         tid = self._p.term_id(stemmed)
         return -1 if tid is None else tid
 
-    def _bm25(self, term_ids: Sequence[int]) -> np.ndarray:
+    def _bm25(self, term_ids: Sequence[int], weights: np.ndarray) -> np.ndarray:
         p = self._p
         scores = np.zeros(p.num_docs, dtype=np.float32)
         for i, tid in enumerate(term_ids):
@@ -184,9 +197,9 @@ class LexicalScorer:
             # would; np.add.at does it in place, without that expression's gathered copy (2x faster), and the
             # first term's weights are put, not added to zeros (0 + w is w): ~3x faster in all at 300k postings.
             if i:
-                np.add.at(scores, p.docs[lo:hi], self._weights[lo:hi])
+                np.add.at(scores, p.docs[lo:hi], weights[lo:hi])
             else:
-                np.put(scores, p.docs[lo:hi], self._weights[lo:hi])
+                np.put(scores, p.docs[lo:hi], weights[lo:hi])
         return scores
 
 

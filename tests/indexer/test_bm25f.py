@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from docs_mcp.indexer.serving.bm25f import DEFAULT_FIELD_WEIGHTS, K1, B, bm25f_weights
+from docs_mcp.indexer.serving.bm25f import DEFAULT_FIELD_WEIGHTS, K1, B, bm25f_weights, library_bm25f_weights
 
 
 def reference_bm25f(
@@ -69,3 +69,35 @@ def test_a_heavier_field_scores_higher_and_scores_saturate():
     )[0]
     idf = math.log10((2 - 1 + 0.5) / (1 + 0.5) + 1.0)
     assert many < idf * (K1 + 1)  # the saturation bound
+
+
+@settings(max_examples=100, deadline=None)
+@given(postings(), st.data())
+def test_per_library_weights_are_each_librarys_own(case, data):
+    """Each library's postings score as in an index of that library alone: its chunks, lengths and frequencies."""
+    tf, docs, _, lengths, weights = case
+    chunks = len(lengths)
+    libraries = np.asarray([data.draw(st.integers(-1, 2)) for _ in range(chunks)], dtype=np.int32)
+    # Postings by term, each term's by chunk, as the serving arrays hold them: one posting per (term, chunk).
+    pairs = sorted({(data.draw(st.integers(0, 3)), doc) for doc in docs})
+    terms = np.asarray([term for term, _ in pairs], dtype=np.int64)
+    docs_array = np.asarray([doc for _, doc in pairs], dtype=np.int64)
+    fields = len(weights)
+    tf_array = np.asarray([tf[k % len(tf)] for k in range(len(pairs))], dtype=np.float32).reshape(len(pairs), fields)
+    starts = np.searchsorted(terms, np.arange(5))
+    ours = library_bm25f_weights(
+        tf_array, docs_array, starts, np.asarray(lengths, dtype=np.float32), weights, libraries
+    )
+    for library in set(libraries.tolist()):
+        members = np.flatnonzero(libraries == library)
+        local = {int(chunk): k for k, chunk in enumerate(members)}
+        mine = [k for k, doc in enumerate(docs_array.tolist()) if libraries[doc] == library]
+        df = [sum(1 for j in mine if terms[j] == terms[k]) for k in mine]
+        alone = reference_bm25f(
+            tf_array[mine].tolist(),
+            [local[int(docs_array[k])] for k in mine],
+            df,
+            [lengths[c] for c in members],
+            weights,
+        )
+        assert np.allclose(ours[mine], alone, rtol=1e-5, atol=1e-6)
