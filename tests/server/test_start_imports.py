@@ -96,3 +96,28 @@ def test_the_sdk_package_runs_its_own_imports_when_a_name_of_it_is_asked_for() -
     names, missing = done.stdout.strip().splitlines()
     assert names == "Client MCPError StdioServerParameters MCPServer True"
     assert "cannot import name 'NoSuchName' from 'mcp'" in missing
+
+
+SERVE_HELP = """
+import sys
+
+from docs_mcp.cli import main
+
+sys.argv = ["docs-mcp", *sys.argv[1:]]
+try:
+    main()
+except SystemExit:
+    pass
+print(sorted(name for name in ("docs_mcp.eval.commands", "docs_mcp.indexer.commands") if name in sys.modules))
+"""
+
+
+def test_serve_mounts_alone_and_the_root_help_still_lists_every_area() -> None:
+    serve = subprocess.run(
+        [sys.executable, "-c", SERVE_HELP, "serve", "--help"], capture_output=True, text=True, timeout=300
+    )
+    assert serve.returncode == 0, serve.stderr
+    assert "--index" in serve.stdout and serve.stdout.strip().splitlines()[-1] == "[]"
+    root = subprocess.run([sys.executable, "-c", SERVE_HELP, "--help"], capture_output=True, text=True, timeout=300)
+    assert root.returncode == 0, root.stderr
+    assert all(f" {command} " in root.stdout for command in ("index", "serve", "search", "bench-serve"))
