@@ -10,6 +10,7 @@ from docs_mcp.eval.bench_serve import (
     OURS_BM25,
     OURS_HYBRID,
     ServePlan,
+    _servers,
     corpus_queries,
     render_serve_bench,
     run_serve_bench,
@@ -44,3 +45,15 @@ def test_a_reference_checkout_that_is_not_built_is_refused_before_anything_runs(
     with pytest.raises(EvalRunError) as refused:
         run_serve_bench(ServePlan(docs=SKYLINE / "docs", reference=tmp_path), tmp_path / "work")
     assert "packages/server/dist/bin.js" in str(refused.value)
+
+
+def test_our_servers_may_write_the_bytecode_cache_when_the_shell_forbids_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server started from a clone without its bytecode cache compiles every module at each start: not a user's."""
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    monkeypatch.setenv("DOCS_MCP_BENCH_MARK", "kept")
+    servers = _servers(ServePlan(docs=SKYLINE / "docs"), tmp_path / "index", None)
+    for label in (OURS_HYBRID, OURS_BM25):
+        env = servers[label].env
+        assert env is not None and "PYTHONDONTWRITEBYTECODE" not in env and env["DOCS_MCP_BENCH_MARK"] == "kept"
