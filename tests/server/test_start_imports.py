@@ -4,8 +4,9 @@ Spawn to the first answered search is mostly imports (issue 28): the page fetche
 (httpx, BeautifulSoup, the index writer) load when a library tool first needs them, the
 gateway's modules only for a server with upstream servers, the MCP SDK's client, its
 ``mcp.types`` models and its high-level server only when something asks the SDK's package
-for them (issue 40).  A fresh interpreter shows which modules a server's start and its first
-search loaded.
+for them, PyYAML and mistune when a page's front matter, a prompt template or a description
+is first read (issue 40).  A fresh interpreter shows which modules a server's start and its
+first search loaded.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ DEFERRED = (
     "mcp.client",
     "mcp.types",
     "mcp.server.mcpserver",
+    "yaml",
+    "mistune",
 )
 
 SERVE_AND_SEARCH = """
