@@ -255,6 +255,7 @@ def _cold_starts(
                 server.request("tools/list", {})
                 answer = server.call_tool("search_docs", {"query": query})
                 seconds[label].append(time.perf_counter() - server.started)
+                _check_answer(label, query, answer)
             except BaseException:
                 server.kill()
                 raise
@@ -272,7 +273,7 @@ def _warm_searches(servers: dict[str, _Server], queries: Sequence[str], work: Pa
             running[label].initialize()
             running[label].request("tools/list", {})
             for query in queries[:WARMUP_QUERIES]:
-                running[label].call_tool("search_docs", {"query": query})
+                _check_answer(label, query, running[label].call_tool("search_docs", {"query": query}))
         timed = queries[WARMUP_QUERIES:]
         latencies: dict[str, list[float]] = {label: [] for label in servers}
         first: dict[str, Any] = {}
@@ -282,6 +283,7 @@ def _warm_searches(servers: dict[str, _Server], queries: Sequence[str], work: Pa
                 start = time.perf_counter()
                 answer = running[label].call_tool("search_docs", {"query": query})
                 latencies[label].append((time.perf_counter() - start) * 1000)
+                _check_answer(label, query, answer)
                 if number == 0:
                     first[label] = _comparable(answer)
         cpu = {label: _cpu_seconds(server.pid) - cpu_before[label] for label, server in running.items()}
@@ -294,6 +296,17 @@ def _warm_searches(servers: dict[str, _Server], queries: Sequence[str], work: Pa
         label: _Warm(latencies[label], exited[label].peak_rss_mb, cpu[label] * 1000 / max(len(timed), 1), first[label])
         for label in servers
     }
+
+
+def _check_answer(label: str, query: str, answer: dict[str, Any]) -> None:
+    """A search answered with a tool error is not a search: timing it would report a fast failure as a fast answer."""
+    if answer.get("isError"):
+        content = answer.get("content") or [{}]
+        said = str(content[0].get("text", "")) if isinstance(content[0], dict) else ""
+        raise EvalRunError(
+            f"{label} answered the search {query!r} with an error: {said[:300]}",
+            "Check that the server can search this index (its log is in --work-dir), then run the benchmark again.",
+        )
 
 
 def _start(server: _Server, log: Path) -> StdioServer:

@@ -10,12 +10,16 @@ from docs_mcp.eval.bench_serve import (
     OURS_BM25,
     OURS_HYBRID,
     ServePlan,
+    _Server,
     _servers,
+    _warm_searches,
     corpus_queries,
+    our_server_command,
     render_serve_bench,
     run_serve_bench,
 )
 from docs_mcp.eval.errors import EvalRunError
+from docs_mcp.indexer import build_index
 
 SKYLINE = Path(__file__).parent / "fixtures" / "skyline"
 
@@ -57,3 +61,13 @@ def test_our_servers_may_write_the_bytecode_cache_when_the_shell_forbids_it(
     for label in (OURS_HYBRID, OURS_BM25):
         env = servers[label].env
         assert env is not None and "PYTHONDONTWRITEBYTECODE" not in env and env["DOCS_MCP_BENCH_MARK"] == "kept"
+
+
+def test_a_server_that_answers_a_search_with_an_error_fails_the_benchmark(tmp_path: Path) -> None:
+    """Timing tool errors would report a fast failure as a fast search (a server refusing its index's model)."""
+    build_index(SKYLINE / "docs", tmp_path / "index", embeddings="none")
+    vector_only = (*our_server_command(), "serve", "--index", str(tmp_path / "index"), "--mode", "vector")
+    with pytest.raises(EvalRunError) as failed:
+        _warm_searches({"vector search of a text-only index": _Server(vector_only)}, ["rust client"] * 12, tmp_path)
+    assert "vector search of a text-only index answered the search 'rust client' with an error" in str(failed.value)
+    assert "has no vectors" in str(failed.value) and "--work-dir" in (failed.value.hint or "")
