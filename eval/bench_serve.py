@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from docs_mcp.environment import environment
 from docs_mcp.eval.bench import sampled_query
 from docs_mcp.eval.bench_index import BuildRun, timed_build
 from docs_mcp.eval.cpu_load import CpuLoad, load_average
@@ -237,7 +238,7 @@ def our_server_environment() -> dict[str, str]:
     With PYTHONDONTWRITEBYTECODE set (as on shared development machines), a clone whose cache was never written
     compiles its 160-odd modules from source at every start: 0.2 CPU-s more from spawn to the first answer.
     """
-    return {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    return {name: value for name, value in environment().items() if name != "PYTHONDONTWRITEBYTECODE"}
 
 
 def _cold_starts(
