@@ -138,6 +138,9 @@ class StdioServer:
         if self._process.returncode is None:
             self._process.kill()
             self._process.wait()
+        for pipe in (self._process.stdin, self._process.stdout):
+            if pipe:
+                pipe.close()
         self._log.close()
 
     def _send(self, message: Mapping[str, Any]) -> None:

@@ -12,6 +12,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from docs_mcp.lazy import lazy_exports
+from docs_mcp.server.core.sdk_models import watch_sdk_imports
+
+# Before anything imports the MCP SDK: its protocol models are built on first use (core/sdk_models.py).
+watch_sdk_imports()
 
 # The one list of this package's public names, by home module; __all__ follows its order.
 _EXPORTS = {

@@ -46,13 +46,18 @@ def register(app: typer.Typer) -> None:
     from docs_mcp.server.setup.commands import register_setup
     from docs_mcp.server.team.commands import register_team
 
-    app.command("serve")(serve)
+    register_serve(app)
     app.command("search")(search)
     app.command("get")(get)
     register_team(app)
     register_gateway(app)
     register_fleet(app)
     register_setup(app)
+
+
+def register_serve(app: typer.Typer) -> None:
+    """Add `docs-mcp serve` alone (the root mounts it so when the command line asks for it)."""
+    app.command("serve")(serve)
 
 
 def serve(

@@ -12,9 +12,8 @@ import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
-
-import yaml
 
 from docs_mcp.indexer.records import CHUNK_STRATEGIES, Strategy
 
@@ -24,10 +23,16 @@ _LOOSE_PAIR = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.*?)[ \t]*$")
 # <!-- mcp_chunking_hint: {"chunk_by": "h3"} --> anywhere in the page (reference behaviour).
 _COMMENT_HINT = re.compile(r"<!--\s*mcp_chunking_hint:\s*(\{[^}]+\})\s*-->")
 
-try:  # the C loader is ~10x faster on large corpora; fall back when libyaml is absent
-    _Loader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - depends on the PyYAML build
-    _Loader = yaml.SafeLoader
+
+@cache
+def _yaml() -> tuple[Any, Any]:
+    """PyYAML and its safe loader, imported on the first YAML block: a server's start reads none (20 ms)."""
+    import yaml
+
+    try:  # the C loader is ~10x faster on large corpora; fall back when libyaml is absent
+        return yaml, yaml.CSafeLoader
+    except AttributeError:  # pragma: no cover - depends on the PyYAML build
+        return yaml, yaml.SafeLoader
 
 
 @dataclass(frozen=True)
@@ -66,8 +71,9 @@ def _split(text: str) -> tuple[dict[str, Any], str, tuple[str, ...]]:
     m = _YAML_BLOCK.match(text)
     if m:
         block, body = m.group(1) or "", text[m.end() :]
+        yaml, loader = _yaml()
         try:
-            data = yaml.load(block, Loader=_Loader)  # noqa: S506 - a safe loader
+            data = yaml.load(block, Loader=loader)  # noqa: S506 - a safe loader
         except (yaml.YAMLError, ValueError, RecursionError) as exc:
             # ValueError: a well-formed scalar with an impossible value, e.g. date 2020-13-45.
             mark = getattr(exc, "problem_mark", None)

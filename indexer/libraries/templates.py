@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from docs_mcp.indexer.corpus.discover import MARKDOWN_SUFFIXES, TEMPLATE_MARK
 from docs_mcp.indexer.records import Problem
 
@@ -93,6 +91,8 @@ def parse_template(path: str, text: str) -> PromptTemplate:
     match = _FRONT.match(text)
     data: Any = {}
     if match:
+        import yaml  # here, not at the top: a server's start reads no template (PyYAML, 20 ms)
+
         try:
             data = yaml.safe_load(match.group(1) or "") or {}
         except yaml.YAMLError as exc:

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import cache
 from itertools import groupby
 from typing import Any, cast
-
-import mistune
 
 from docs_mcp.indexer.corpus.manifest import glob_regex
 from docs_mcp.indexer.libraries.library import TocEntry
@@ -25,7 +24,14 @@ ROOT_SECTION = "Overview"
 _NOT_PROSE = ("!!!", "???", "///", ":::", "{{", "{%", "import ", "export ", "<", "|", "[!")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*_\[(\"'])")
 _SPACE = re.compile(r"\s+")
-_parse = mistune.create_markdown(renderer=None)
+
+
+@cache
+def _markdown_parser() -> Any:
+    """mistune's parser, imported on first use: a server's start describes no document (30 ms)."""
+    import mistune
+
+    return mistune.create_markdown(renderer=None)
 
 
 def toc_entries(
@@ -71,7 +77,7 @@ def describe(contents: Iterable[str]) -> str:
 
 def _tokens(markdown: str) -> list[dict[str, Any]]:
     # Without a renderer mistune returns its tokens; its annotation also allows the rendered text.
-    return cast(list[dict[str, Any]], _parse(markdown))
+    return cast(list[dict[str, Any]], _markdown_parser()(markdown))
 
 
 def one_line(text: str, limit: int = DESCRIPTION_CHARS) -> str:

@@ -10,11 +10,16 @@ from docs_mcp.eval.bench_serve import (
     OURS_BM25,
     OURS_HYBRID,
     ServePlan,
+    _Server,
+    _servers,
+    _warm_searches,
     corpus_queries,
+    our_server_command,
     render_serve_bench,
     run_serve_bench,
 )
 from docs_mcp.eval.errors import EvalRunError
+from docs_mcp.indexer import build_index
 
 SKYLINE = Path(__file__).parent / "fixtures" / "skyline"
 
@@ -44,3 +49,25 @@ def test_a_reference_checkout_that_is_not_built_is_refused_before_anything_runs(
     with pytest.raises(EvalRunError) as refused:
         run_serve_bench(ServePlan(docs=SKYLINE / "docs", reference=tmp_path), tmp_path / "work")
     assert "packages/server/dist/bin.js" in str(refused.value)
+
+
+def test_our_servers_may_write_the_bytecode_cache_when_the_shell_forbids_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server started from a clone without its bytecode cache compiles every module at each start: not a user's."""
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    monkeypatch.setenv("DOCS_MCP_BENCH_MARK", "kept")
+    servers = _servers(ServePlan(docs=SKYLINE / "docs"), tmp_path / "index", None)
+    for label in (OURS_HYBRID, OURS_BM25):
+        env = servers[label].env
+        assert env is not None and "PYTHONDONTWRITEBYTECODE" not in env and env["DOCS_MCP_BENCH_MARK"] == "kept"
+
+
+def test_a_server_that_answers_a_search_with_an_error_fails_the_benchmark(tmp_path: Path) -> None:
+    """Timing tool errors would report a fast failure as a fast search (a server refusing its index's model)."""
+    build_index(SKYLINE / "docs", tmp_path / "index", embeddings="none")
+    vector_only = (*our_server_command(), "serve", "--index", str(tmp_path / "index"), "--mode", "vector")
+    with pytest.raises(EvalRunError) as failed:
+        _warm_searches({"vector search of a text-only index": _Server(vector_only)}, ["rust client"] * 12, tmp_path)
+    assert "vector search of a text-only index answered the search 'rust client' with an error" in str(failed.value)
+    assert "has no vectors" in str(failed.value) and "--work-dir" in (failed.value.hint or "")

@@ -4,8 +4,9 @@ Spawn to the first answered search is mostly imports (issue 28): the page fetche
 (httpx, BeautifulSoup, the index writer) load when a library tool first needs them, the
 gateway's modules only for a server with upstream servers, the MCP SDK's client, its
 ``mcp.types`` models and its high-level server only when something asks the SDK's package
-for them (issue 40).  A fresh interpreter shows which modules a server's start and its first
-search loaded.
+for them, PyYAML and mistune when a page's front matter, a prompt template or a description
+is first read (issue 40).  A fresh interpreter shows which modules a server's start and its
+first search loaded.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ DEFERRED = (
     "mcp.client",
     "mcp.types",
     "mcp.server.mcpserver",
+    "yaml",
+    "mistune",
 )
 
 SERVE_AND_SEARCH = """
@@ -96,3 +99,28 @@ def test_the_sdk_package_runs_its_own_imports_when_a_name_of_it_is_asked_for() -
     names, missing = done.stdout.strip().splitlines()
     assert names == "Client MCPError StdioServerParameters MCPServer True"
     assert "cannot import name 'NoSuchName' from 'mcp'" in missing
+
+
+SERVE_HELP = """
+import sys
+
+from docs_mcp.cli import main
+
+sys.argv = ["docs-mcp", *sys.argv[1:]]
+try:
+    main()
+except SystemExit:
+    pass
+print(sorted(name for name in ("docs_mcp.eval.commands", "docs_mcp.indexer.commands") if name in sys.modules))
+"""
+
+
+def test_serve_mounts_alone_and_the_root_help_still_lists_every_area() -> None:
+    serve = subprocess.run(
+        [sys.executable, "-c", SERVE_HELP, "serve", "--help"], capture_output=True, text=True, timeout=300
+    )
+    assert serve.returncode == 0, serve.stderr
+    assert "--index" in serve.stdout and serve.stdout.strip().splitlines()[-1] == "[]"
+    root = subprocess.run([sys.executable, "-c", SERVE_HELP, "--help"], capture_output=True, text=True, timeout=300)
+    assert root.returncode == 0, root.stderr
+    assert all(f" {command} " in root.stdout for command in ("index", "serve", "search", "bench-serve"))
