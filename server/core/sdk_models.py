@@ -71,9 +71,11 @@ def defer_sdk_model_builds() -> None:
 
     def deferring_sdk_models(cls: type[ConfigWrapper], *args: Any, **kwargs: Any) -> ConfigWrapper:
         wrapper: ConfigWrapper = settings_of(cls, *args, **kwargs)
-        namespace = args[1] if len(args) > 1 else kwargs.get("namespace", {})
-        if _is_sdk_module(namespace.get("__module__")):
-            wrapper.config_dict.setdefault("defer_build", True)
+        # Read defensively: should pydantic change what it passes, models are built as defined, never refused.
+        namespace = args[1] if len(args) > 1 else kwargs.get("namespace")
+        config = getattr(wrapper, "config_dict", None)
+        if isinstance(namespace, dict) and isinstance(config, dict) and _is_sdk_module(namespace.get("__module__")):
+            config.setdefault("defer_build", True)
         return wrapper
 
     deferring_sdk_models.defers_sdk_models = True  # type: ignore[attr-defined]
@@ -91,7 +93,8 @@ def _defer_sdk_type_adapters() -> None:
     configured = defer_build.fget
 
     def deferring_sdk_adapters(adapter: TypeAdapter[Any]) -> bool:
-        explicit = adapter._config is not None and "defer_build" in adapter._config
+        settings = getattr(adapter, "_config", None)
+        explicit = isinstance(settings, dict) and "defer_build" in settings
         if not explicit and _is_sdk_module(getattr(adapter, "_module_name", None)):
             return True
         return bool(configured(adapter))
