@@ -54,6 +54,7 @@ PROBES = (
 )  # fmt: skip
 FEATURES = CANDIDATE_FEATURES + QUERY_FEATURES
 PROBE_SPREADS = "probe_spreads"
+UNKNOWN_NAME = "unknown_name"  # 1 when a word the query capitalises is nowhere in the corpus (the own gate reads it)
 MIN_SPREAD = 0.01  # probes that all score alike (below a hundredth apart) give no scale
 # The gate's inputs: the query's features and the logit of its best candidate's score.
 GATE_FEATURES = QUERY_FEATURES + ("best_score",)
@@ -92,8 +93,10 @@ class QuerySignals:
             "evidence": float(self.evidence.holds),
             "absent_name": float(self.evidence.missing_name),
             "lookup": float(self.evidence.lookup),
-            # Not a model's feature: the own gate's (gate.py) measure, the best cosine over the probes' in their spreads.
+            # Not a model's features: the own gate's (gate.py) measures, the best cosine over the probes' in their spreads
+            # and whether the query names a thing the corpus never writes.
             PROBE_SPREADS: (self.best_cosine - self.baselines.cosine) / max(self.baselines.cosine_spread, MIN_SPREAD),
+            UNKNOWN_NAME: float(bool(self.evidence.unknown_names)),
         }
 
 
