@@ -24,11 +24,19 @@ class Evidence:
     term: tuple[str, ...] = ()  # the word of a one-word query, when chunks within the filters hold it
     unknown_words: tuple[str, ...] = ()  # words (stop words aside) that no chunk holds
     lookup: bool = False  # the query names things rather than asks (identifiers.is_lookup)
+    # Words the query capitalises (a product or a standard: ``Django``, ``CORS``, ``APNs``) that no chunk holds: a
+    # question about a thing the corpus never names, like an absent identifier.
+    unknown_names: tuple[str, ...] = ()
+
+    @property
+    def missing_name(self) -> bool:
+        """An identifier or a capitalised name of the query is written nowhere in the corpus."""
+        return bool(self.absent or self.unknown_names)
 
     @property
     def holds(self) -> bool:
         """The corpus answers the query within the filters, whatever the gate estimates."""
-        return bool((self.within and not self.absent) or self.heading or self.term)
+        return bool((self.within and not self.missing_name) or self.heading or self.term)
 
     @property
     def only_elsewhere(self) -> bool:

@@ -41,7 +41,7 @@ QUERY_FEATURES = (
     "best_coverage",  # the largest share of the query's words one candidate holds
     "top_lift",  # the cosine of the fusion's best candidate, minus the baseline
     "evidence",  # 1 when the corpus holds evidence for the query (evidence.Evidence.holds)
-    "absent_name",  # 1 when an identifier of the query is written nowhere in the corpus
+    "absent_name",  # 1 when an identifier or a capitalised name of the query is written nowhere in the corpus
     "lookup",  # 1 for a lookup (identifiers only, or one word)
 )
 # Questions no documentation set answers, far from any technical topic: how much of them a corpus knows and how close
@@ -54,6 +54,7 @@ PROBES = (
 )  # fmt: skip
 FEATURES = CANDIDATE_FEATURES + QUERY_FEATURES
 PROBE_SPREADS = "probe_spreads"
+UNKNOWN_NAME = "unknown_name"  # 1 when a word the query capitalises is nowhere in the corpus (the own gate reads it)
 MIN_SPREAD = 0.01  # probes that all score alike (below a hundredth apart) give no scale
 # The gate's inputs: the query's features and the logit of its best candidate's score.
 GATE_FEATURES = QUERY_FEATURES + ("best_score",)
@@ -90,10 +91,12 @@ class QuerySignals:
             "best_coverage": self.best_coverage,
             "top_lift": self.top_cosine - self.baselines.cosine,
             "evidence": float(self.evidence.holds),
-            "absent_name": float(bool(self.evidence.absent)),
+            "absent_name": float(self.evidence.missing_name),
             "lookup": float(self.evidence.lookup),
-            # Not a model's feature: the own gate's (gate.py) measure, the best cosine over the probes' in their spreads.
+            # Not a model's features: the own gate's (gate.py) measures, the best cosine over the probes' in their spreads
+            # and whether the query names a thing the corpus never writes.
             PROBE_SPREADS: (self.best_cosine - self.baselines.cosine) / max(self.baselines.cosine_spread, MIN_SPREAD),
+            UNKNOWN_NAME: float(bool(self.evidence.unknown_names)),
         }
 
 

@@ -5,8 +5,8 @@ estimate can be wrong, so it only decides when the corpus holds no evidence for 
 within the search's filters:
 
 - an identifier of the query (identifiers.py) that a chunk writes as the query does, when no other
-  identifier of the query is missing from the corpus (``RemoteSigned`` in a question about PowerShell
-  asked of docs that only mention PowerShell);
+  identifier of the query, and no word it capitalises, is missing from the corpus (``RemoteSigned`` in a
+  question about PowerShell asked of docs that only mention PowerShell; ``VACUUM`` beside ``PostgreSQL``);
 - a section named by the query: a heading whose words (at least two) all occur in the query, or
   that holds every word of a query of one or two words;
 - the word of a one-word query, when the corpus holds it (a term lookup: ``lifespan``, ``kubernetes``).
@@ -25,7 +25,14 @@ import numpy as np
 from docs_mcp.indexer.serving.page_records import PageRecord
 from docs_mcp.server.ranking.evidence import OWN_HEADING, PATH, TEXT, WHOLE_HEADING, Evidence
 from docs_mcp.server.search import lru_cache
-from docs_mcp.server.search.identifiers import Name, is_lookup, names_in, query_identifiers, query_words
+from docs_mcp.server.search.identifiers import (
+    Name,
+    is_identifier,
+    is_lookup,
+    names_in,
+    query_identifiers,
+    query_words,
+)
 from docs_mcp.server.search.lexical import LexicalScorer
 from docs_mcp.server.search.lru_cache import LruCache
 from docs_mcp.server.search.topk import top_k
@@ -81,7 +88,19 @@ class EvidenceFinder:
             heading=self._names_a_section(stems, found, lexical_scores),
             term=self._held_words(words, stems, allowed) if len(query_words(query)) == 1 else (),
             unknown_words=unknown, lookup=is_lookup(query if asked is None else asked),
+            unknown_names=self._unknown_names(query),
         )  # fmt: skip
+
+    def _unknown_names(self, query: str) -> tuple[str, ...]:
+        """The words ``query`` capitalises (``Django``, ``CORS``, ``iOS``; identifiers aside: their evidence is
+        where they are written) none of whose words any chunk holds."""
+        names = []
+        for written in query_words(query):
+            words = self._lexical.content_words(written)
+            if written.lower() != written and words and not is_identifier(written):
+                if all(self._lexical.term_id(stem) < 0 for stem in self._lexical.stems(words)):
+                    names.append(written)
+        return tuple(dict.fromkeys(names))
 
     def lookup_tiers(self, query: str, rows: np.ndarray) -> np.ndarray:
         """For a lookup, how strongly each chunk of ``rows`` names its identifiers (0 for other queries).

@@ -135,3 +135,17 @@ def test_a_section_named_by_the_query_is_found_again_without_reading_its_candida
         assert evidence("declare the dependency") == first and read == []
     finally:
         engine.close()
+
+
+def test_a_name_the_docs_never_write_takes_away_an_identifiers_evidence(sdk_index):
+    # "PostgreSQL VACUUM and table bloat" asked of Fastify's docs, whose plugin list writes PostgreSQL: a question
+    # about a thing the docs never name (VACUUM, Django) is not answered because they write one of its identifiers.
+    engine = open_engine(sdk_index)
+    try:
+        assert engine.search("WidgetClientV2 VACUUM and table bloat", limit=3).hits == ()
+        assert engine.search("Django ORM migrations with WidgetClientV2", limit=3).hits == ()
+        # Names the docs write, and capitalised words of a sentence, are no such thing.
+        assert engine.search("WidgetClientV2 for TypeScript", limit=3).hits
+        assert engine.search("Construct the client with an API key", limit=3).hits
+    finally:
+        engine.close()
