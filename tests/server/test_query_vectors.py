@@ -91,10 +91,10 @@ def test_a_hybrid_search_begins_embedding_the_query_before_it_scores_the_words(t
     engine = open_engine(tmp_path / "index", embedder=Announces())
     score = engine._lexical.score
 
-    def score_once_the_query_embeds(terms):
+    def score_once_the_query_embeds(terms, **options):
         # A search that embedded only after scoring the words would leave this waiting, and fail.
         assert embedding.wait(WAIT), "the query was not embedding while the words were scored"
-        return score(terms)
+        return score(terms, **options)
 
     monkeypatch.setattr(engine._lexical, "score", score_once_the_query_embeds)
     try:
