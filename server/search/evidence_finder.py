@@ -88,18 +88,21 @@ class EvidenceFinder:
             heading=self._names_a_section(stems, found, lexical_scores),
             term=self._held_words(words, stems, allowed) if len(query_words(query)) == 1 else (),
             unknown_words=unknown, lookup=is_lookup(query if asked is None else asked),
-            unknown_names=self._unknown_names(query),
+            unknown_names=self._unknown_names(query, unknown),
         )  # fmt: skip
 
-    def _unknown_names(self, query: str) -> tuple[str, ...]:
+    def _unknown_names(self, query: str, unknown: tuple[str, ...]) -> tuple[str, ...]:
         """The words ``query`` capitalises (``Django``, ``CORS``, ``iOS``; identifiers aside: their evidence is
-        where they are written) none of whose words any chunk holds."""
-        names = []
-        for written in query_words(query):
-            words = self._lexical.content_words(written)
-            if written.lower() != written and words and not is_identifier(written):
-                if all(self._lexical.term_id(stem) < 0 for stem in self._lexical.stems(words)):
-                    names.append(written)
+        where they are written) all of whose words are among the query's ``unknown`` ones (no chunk holds them)."""
+        missing = set(unknown)
+        names = [
+            written
+            for written in query_words(query)
+            if written.lower() != written
+            and not is_identifier(written)
+            and (parts := self._lexical.content_words(written))
+            and missing.issuperset(parts)
+        ]
         return tuple(dict.fromkeys(names))
 
     def lookup_tiers(self, query: str, rows: np.ndarray) -> np.ndarray:
