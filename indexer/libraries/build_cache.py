@@ -113,9 +113,13 @@ class LibraryCache:
             megabytes = DEFAULT_MB
         return cls(Path(where).expanduser() if where else cache_dir() / "libraries", megabytes << 20)
 
+    def holds(self, key: CacheKey) -> bool:
+        """Whether a complete entry of ``key`` is there (not checked: ``lookup`` checks it when it is used)."""
+        return (self._folder(key) / MANIFEST_FILE).is_file()
+
     def lookup(self, key: CacheKey) -> CacheLookup:
         """The entry of ``key``, copied aside and checked byte for byte; a miss when there is none or it fails."""
-        folder = self.root / key.library_id / key.digest
+        folder = self._folder(key)
         if not (folder / MANIFEST_FILE).is_file():
             return CacheLookup()
         private = Path(tempfile.mkdtemp(prefix="docs-mcp-cached-"))
@@ -155,7 +159,7 @@ class LibraryCache:
             body = {**record, "key": key.as_json(), "stored_at": time.time()}
             (incoming / RECORD_FILE).write_bytes(orjson.dumps(body, option=orjson.OPT_SORT_KEYS))
             (incoming / MANIFEST_FILE).write_bytes(build_manifest(incoming).to_bytes())
-            target = self.root / key.library_id / key.digest
+            target = self._folder(key)
             target.parent.mkdir(parents=True, exist_ok=True)
             try:
                 os.rename(incoming, target)
@@ -167,6 +171,9 @@ class LibraryCache:
             shutil.rmtree(incoming, ignore_errors=True)
         self.evict(keep=target)
         return True
+
+    def _folder(self, key: CacheKey) -> Path:
+        return self.root / key.library_id / key.digest
 
     def entries(self) -> list[CachedEntry]:
         """Every complete entry, used longest ago first."""

@@ -90,6 +90,19 @@ def test_another_model_or_another_version_misses(registry: LoopbackRegistry, tmp
     again = _sync(registry, cache, _project(tmp_path / "three"), tmp_path / "three-index", "--model", "none")
     assert all(row["from_cache"] for row in again.values()) and registry.requests == []
 
+    # A dry run says which releases the cache holds for this index's model, and builds nothing.
+    planned = _sync(registry, cache, _project(tmp_path / "four", tomli="2.0.1"), tmp_path / "four-index", "--dry-run")
+    assert {k: (row["status"], row["from_cache"]) for k, row in planned.items()} == {
+        "pypi/tomli/v2.0.1": ("would fetch", False), "npm/ms/v2.0.0": ("would reuse", True)}  # fmt: skip
+    table = _run(registry, cache, "sync", str(tmp_path / "four"), "--index", str(tmp_path / "four-index"), "--dry-run")
+    assert table.returncode == 0, table.stderr
+    ms_line = next(line for line in table.stdout.splitlines() if "npm/ms/v2.0.0" in line)
+    assert ms_line.startswith("would reuse") and "from the library cache: nothing to download or embed" in ms_line
+    assert not (tmp_path / "four-index").exists()
+    other_model = _run(registry, cache, "sync", str(tmp_path / "four"), "--index", str(tmp_path / "x"), "--dry-run",
+                      "--json", "--model", "minilm-static")  # fmt: skip
+    assert {row["status"] for row in json.loads(other_model.stdout)["dependencies"]} == {"would fetch"}
+
     moved = _sync(registry, cache, _project(tmp_path / "four", tomli="2.0.1"), tmp_path / "four-index")
     assert not moved["pypi/tomli/v2.0.1"]["from_cache"] and moved["npm/ms/v2.0.0"]["from_cache"]
     assert any("/pypi/tomli/" in path for path in registry.requests)

@@ -103,7 +103,15 @@ def sync(
     from docs_mcp.indexer.errors import SyncIncompleteError
     from docs_mcp.indexer.sources.packages.manifests import read_project
     from docs_mcp.indexer.sources.packages.registry_client import RegistryClient, RegistrySettings
-    from docs_mcp.indexer.sources.packages.sync import FAILED, FETCH, UNRESOLVED, SyncInterrupted, plan_sync, run_sync
+    from docs_mcp.indexer.sources.packages.sync import (
+        FAILED,
+        FETCH,
+        UNRESOLVED,
+        SyncInterrupted,
+        mark_cached,
+        plan_sync,
+        run_sync,
+    )
 
     if not project.is_dir():
         raise UsageError(
@@ -120,7 +128,9 @@ def sync(
     client = RegistryClient(RegistrySettings.for_index(index))
     try:
         items = plan_sync(found, index, client, include_dev=include_dev)
-        if not dry_run:
+        if dry_run:
+            items = mark_cached(items, index, client, model)
+        else:
             with _Progress(sum(item.status == FETCH for item in items)) as progress:
                 items = run_sync(items, index, client, workers=workers, report=progress.report, model=model)
     except SyncInterrupted as stopped:
@@ -202,20 +212,28 @@ class _Progress:
             typer.echo(line, err=True)
 
 
+def _status(item, dry_run: bool) -> str:
+    """An item's status as printed: a dry run says what would happen to a dependency to fetch."""
+    from docs_mcp.indexer.sources.packages.sync import FETCH
+
+    if not dry_run or item.status != FETCH:
+        return item.status
+    return "would reuse" if item.cached else "would fetch"
+
+
 def _print_outcome(items, files, *, dry_run: bool, as_json: bool) -> None:
     from docs_mcp.indexer.build_summary import problem_lines
-    from docs_mcp.indexer.sources.packages.sync import FETCH
 
     if as_json:
         import orjson
 
         rows = [
             {"ecosystem": i.dependency.ecosystem, "name": i.dependency.name, "library_id": i.ref.library_id if i.ref else None,
-             "version": i.ref.version if i.ref else None, "status": "would fetch" if dry_run and i.status == FETCH else i.status,
+             "version": i.ref.version if i.ref else None, "status": _status(i, dry_run),
              "detail": i.detail, "documents": i.added.documents if i.added else None, "chunks": i.added.chunks if i.added else None,
              "seconds": round(i.seconds, 2), "download_seconds": round(i.download_seconds, 2), "source": i.added.source if i.added else None,
              "richer_source": i.added.richer if i.added else None, "notes": list(i.added.notes) if i.added else [],
-             "from_cache": bool(i.added and i.added.from_cache), "embedded": i.added.embedded if i.added else 0,
+             "from_cache": bool(i.added and i.added.from_cache or i.cached), "embedded": i.added.embedded if i.added else 0,
              "problems": [{"severity": p.severity, "path": p.path, "message": p.message} for p in (i.added.problems if i.added else ())]}
             for i in items
         ]  # fmt: skip
@@ -223,9 +241,9 @@ def _print_outcome(items, files, *, dry_run: bool, as_json: bool) -> None:
         return
     table: list[tuple[str, ...]] = [("STATUS", "LIBRARY", "DOCS", "CHUNKS", "SECONDS", "DETAIL")]
     for i in items:
-        status = "would fetch" if dry_run and i.status == FETCH else i.status
-        table.append((status, i.ref.library_id if i.ref else i.label, str(i.added.documents) if i.added else "", str(i.added.chunks) if i.added else "",
-                     f"{i.seconds:.1f}" if i.added else "", i.added.source if i.added else i.detail))  # fmt: skip
+        detail = "from the library cache: nothing to download or embed" if i.cached else i.detail
+        table.append((_status(i, dry_run), i.ref.library_id if i.ref else i.label, str(i.added.documents) if i.added else "", str(i.added.chunks) if i.added else "",
+                     f"{i.seconds:.1f}" if i.added else "", i.added.source if i.added else detail))  # fmt: skip
     typer.echo(f"read {', '.join(files)}")
     for line in table_lines(table, right_aligned={2, 3, 4}):
         typer.echo(line)

@@ -67,6 +67,7 @@ class SyncItem:
     download_seconds: float = (
         0.0  # of which: reading the registry and downloading (the rest is indexing, shared by its batch)
     )
+    cached: bool = False  # planned: the library cache holds its build (``mark_cached``, for --dry-run)
 
     @property
     def label(self) -> str:
@@ -95,6 +96,16 @@ def plan_sync(project: Project, index_dir: Path, client: RegistryClient, *, incl
         )
         items.append(SyncItem(dep, ref, status, how))
     return items
+
+
+def mark_cached(
+    items: Sequence[SyncItem], index_dir: Path, client: RegistryClient, model: str | None = None
+) -> list[SyncItem]:
+    """The plan with each dependency to fetch that the library cache holds marked ``cached``: run_sync would take
+    it from there (no download, no embedding), unless its entry fails its check then."""
+    cache = _release_cache(index_dir, client, model)
+    return [replace(item, cached=True) if item.status == FETCH and item.ref and cache.holds(item.ref) else item
+            for item in items]  # fmt: skip
 
 
 def run_sync(
@@ -174,6 +185,14 @@ class _ReleaseCache:
                 done.set_result((hit, 0.0))
                 return done
         return pool.submit(_timed_fetch, self.client, ref, added_by)
+
+    def holds(self, ref: PackageRef) -> bool:
+        """Whether the cache has an entry for ``ref`` (what ``fetch`` would try first)."""
+        return (
+            self.cache is not None
+            and self.client is not None
+            and self.cache.holds(cache_key(ref, self.client, self.embeddings))
+        )
 
     def keep(self, source: PackageSource | CachedRelease, index_dir: Path) -> None:
         """After its build, a downloaded release goes into the cache."""
