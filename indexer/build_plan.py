@@ -26,9 +26,8 @@ from docs_mcp.indexer.libraries.catalog import (
     resource_marks,
 )
 from docs_mcp.indexer.libraries.catalog_entry import CatalogEntry
+from docs_mcp.indexer.libraries.key_settings import LibraryConfigs, library_taxonomy, own_configs
 from docs_mcp.indexer.libraries.spec import (
-    LIBRARY_KEY,
-    LIBRARY_KEY_DESCRIPTION,
     LibrarySpec,
     implicit_spec,
     mount,
@@ -37,7 +36,7 @@ from docs_mcp.indexer.libraries.spec import (
 from docs_mcp.indexer.libraries.store import StoredLibraries, catalog_entries, read_libraries
 from docs_mcp.indexer.libraries.templates import find_templates
 from docs_mcp.indexer.libraries.versions import parse_ref
-from docs_mcp.indexer.records import Chunk, CorpusScan, KeyConfig
+from docs_mcp.indexer.records import Chunk, CorpusScan
 
 
 @dataclass(frozen=True)
@@ -122,7 +121,7 @@ def plan_builds(
         mounted_library = "" if spec.implicit else spec.library_id
         _check_collisions(mounted.files, files)
         marks.append(resource_marks(Path(docs_dir), metadata_file))
-        configs.update({key.name: key.config() for key in scan.taxonomy})
+        configs[spec.library_id] = own_configs(scan.taxonomy)
         chunks += mounted.chunks
         files.update(mounted.files)
         skipped += mounted.skipped
@@ -185,22 +184,24 @@ def _replaces(spec: LibrarySpec, library_id: str, entry: CatalogEntry) -> bool:
 def _combine(
     chunks: Iterable[Chunk],
     files: Mapping[str, str],
-    configs: Mapping[str, KeyConfig],
+    configs: LibraryConfigs,
     libraries: Mapping[str, Mapping[str, Any]],
     *,
     description: str,
 ) -> CorpusScan:
     owners = {("" if entry["implicit"] else library_id): library_id for library_id, entry in libraries.items()}
     tagged = tag_libraries(sorted(chunks, key=lambda c: (c.library, c.filepath, c.chunk_index)), owners)
-    configs = dict(configs)
     if len(libraries) > 1:
-        configs[LIBRARY_KEY] = KeyConfig(LIBRARY_KEY_DESCRIPTION)
+        # Each library keeps its own settings of a key; only the description and the collapse flag are merged.
+        taxonomy = library_taxonomy(tagged, configs)
         description = _several_description(libraries)
+    else:
+        taxonomy = discover_taxonomy(tagged, configs.get(next(iter(libraries), ""), {}))
     return CorpusScan(
         root="",
         chunks=tagged,
         files=dict(sorted(files.items())),
-        taxonomy=discover_taxonomy(tagged, configs),
+        taxonomy=taxonomy,
         corpus_description=description,
         problems=(),
     )

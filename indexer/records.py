@@ -99,6 +99,10 @@ class KeyConfig:
             tuple(sorted({**dict(other.filter_keeps), **dict(self.filter_keeps)}.items())),
         )
 
+    def as_entry(self) -> dict[str, Any]:
+        """The whole config as a metadata.json taxonomy entry states it (description included)."""
+        return {"description": self.description, **self.as_json()}
+
     def as_json(self) -> dict[str, Any]:
         """The search-behaviour properties for metadata.json (only the ones that are set)."""
         out: dict[str, Any] = {"vector_collapse": self.vector_collapse}
@@ -119,6 +123,9 @@ class TaxonomyKey:
     vector_collapse: bool = False
     filter_keeps_unset: bool = False  # see KeyConfig
     filter_keeps: tuple[tuple[str, str], ...] = ()
+    # In an index of several libraries: each library's own config of the key (library ID, config), for the libraries
+    # that configure it. The filter settings then apply to each library's chunks only (indexer/libraries/key_settings.py).
+    by_library: tuple[tuple[str, KeyConfig], ...] = ()
 
     def config(self) -> KeyConfig:
         """The key's configuration, as a manifest or metadata.json states it."""

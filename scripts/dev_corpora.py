@@ -1,6 +1,10 @@
 """Development corpora from real packages' release archives: each pinned archive downloaded, checked, and its docs
 folder extracted, with a SOURCE.txt saying where it came from.
 
+Downloads go through the indexer's web fetcher (indexer/sources/web/fetch.py), like every remote source: the
+pinned URL's host only, never a private address (each redirect and the address reached are checked), bounded in
+bytes and seconds.
+
 The archives are pinned (exact version, URL, size and sha256), so every engineer's corpus is the same bytes as the
 dev sets of eval/devsets/ were written against; a mismatch is refused, never extracted. Extraction is the indexer's
 own (sources/packages/archive.unpack_docs): regular files only, no absolute path, ``..``, link or device, and its
@@ -20,17 +24,18 @@ import hashlib
 import shutil
 import sys
 import tempfile
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
 from docs_mcp.errors import DocsMcpError
+from docs_mcp.indexer.sources.errors import InvalidContentError, SourceError, UrlNotAllowedError
 from docs_mcp.indexer.sources.packages.archive import unpack_docs
+from docs_mcp.indexer.sources.web.fetch import Fetcher
+from docs_mcp.indexer.sources.web.safety import FetchPolicy, host_of, loopback_allowed, warn_if_loopback_allowed
 
 DEFAULT_ROOT = Path("/work/shared/corpora")
 MAX_ARCHIVE_BYTES = 20 * 1024 * 1024  # the pinned sdists and tarballs are under 1 MB; a download stops past this
-TIMEOUT_SECONDS = 60.0
-_READ_BYTES = 1024 * 1024
+TIMEOUT_SECONDS = 60.0  # the whole download: connecting, redirects, retries and the body
 
 
 @dataclass(frozen=True)
@@ -103,21 +108,29 @@ class CorpusFetchError(DocsMcpError):
 
 
 def download(url: str, limit: int = MAX_ARCHIVE_BYTES, timeout: float = TIMEOUT_SECONDS) -> bytes:
-    """The archive's bytes, read in bounded pieces: at most ``limit`` (one more byte is a refusal)."""
+    """The archive's bytes through the indexer's web fetcher (indexer/sources/web/fetch.py): only the pinned URL's host,
+    never a private address (each redirect and the address reached checked too), at most ``limit`` bytes and
+    ``timeout`` seconds in all. ``DOCS_MCP_ALLOW_PRIVATE_FETCH=1`` (tests) allows loopback, as for every remote source."""
+    warn_if_loopback_allowed()
+    policy = FetchPolicy(
+        allowed_domains=frozenset({host_of(url)}), allow_loopback=loopback_allowed(), max_bytes=limit, timeout=timeout
+    )
+    fetcher = Fetcher(policy)
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310 (pinned https URLs)
-            data = bytearray()
-            while chunk := response.read(_READ_BYTES):
-                data += chunk
-                if len(data) > limit:
-                    raise CorpusFetchError(
-                        f"{url} is larger than {limit:,} bytes.", "The pin names a small archive: check the URL."
-                    )
-    except OSError as error:
+        return fetcher.get(url).body
+    except InvalidContentError as error:
+        raise CorpusFetchError(error.message, "The pin names a small archive: check the URL.") from None
+    except UrlNotAllowedError as error:
         raise CorpusFetchError(
-            f"cannot download {url} ({error}).", "Check the network, or pass --archive FILE."
+            f"cannot download {url}: {error.message}",
+            "Only the pinned URL's host is read, never a private address: check the pin's URL, or pass --archive FILE.",
         ) from None
-    return bytes(data)
+    except SourceError as error:
+        raise CorpusFetchError(
+            f"cannot download {url}: {error.message}", "Check the network, or pass --archive FILE."
+        ) from None
+    finally:
+        fetcher.close()
 
 
 def checked(data: bytes, release: Release) -> bytes:

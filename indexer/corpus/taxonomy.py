@@ -70,15 +70,19 @@ def discover_taxonomy(chunks: Iterable[Chunk], configs: Mapping[str, KeyConfig])
     )
 
 
+def _taxonomy_entry(key: TaxonomyKey) -> dict[str, Any]:
+    entry = {"description": key.description, "values": list(key.values), **key.config().as_json()}
+    if key.by_library:
+        entry["by_library"] = {library_id: conf.as_entry() for library_id, conf in key.by_library}
+    return entry
+
+
 def build_metadata(scan: CorpusScan, *, indexed_at: str, embedding: ModelIdentity | None) -> dict[str, Any]:
     """The content of an index's ``metadata.json`` (``indexed_at``: ISO-8601 UTC time of the build)."""
     return {
         "metadata_version": METADATA_VERSION,
         "corpus_description": scan.corpus_description,
-        "taxonomy": {
-            key.name: {"description": key.description, "values": list(key.values), **key.config().as_json()}
-            for key in scan.taxonomy
-        },
+        "taxonomy": {key.name: _taxonomy_entry(key) for key in scan.taxonomy},
         "stats": {"chunks": len(scan.chunks), "files": len(scan.files), "indexed_at": indexed_at},
         "embedding": None
         if embedding is None

@@ -13,9 +13,9 @@ from typing import Any
 
 import orjson
 
-from docs_mcp.indexer.corpus.manifest import key_config
 from docs_mcp.indexer.libraries.catalog import marks_from_metadata
 from docs_mcp.indexer.libraries.catalog_entry import CatalogEntry
+from docs_mcp.indexer.libraries.key_settings import stored_configs
 from docs_mcp.indexer.libraries.spec import IMPLICIT_OWNER, LIBRARY_KEY
 from docs_mcp.indexer.libraries.toc import section_of
 from docs_mcp.indexer.records import Chunk, KeyConfig
@@ -34,14 +34,14 @@ LEGACY_ID = f"{IMPLICIT_OWNER}/docs"
 
 @dataclass(frozen=True)
 class StoredLibraries:
-    """The libraries of one generation: chunks (mounted, as stored), catalog parts and taxonomy configs."""
+    """The libraries of one generation: chunks (mounted, as stored), catalog parts and each library's taxonomy configs."""
 
     chunks: tuple[Chunk, ...] = ()
     files: Mapping[str, str] = field(default_factory=dict)
     libraries: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # the kept entries as stored
     prompts: tuple[Mapping[str, Any], ...] = ()
     marks: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    configs: Mapping[str, KeyConfig] = field(default_factory=dict)
+    configs: Mapping[str, Mapping[str, KeyConfig]] = field(default_factory=dict)  # library ID -> key -> its own config
     metadata: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -71,14 +71,13 @@ def read_libraries(index_dir: Path, keep: Callable[[str, CatalogEntry], bool]) -
     several = len(catalog_entries(metadata)) > 1
     chunks = tuple(_chunk(row, several) for row in rows)
     paths = {chunk.filepath for chunk in chunks}
-    taxonomy = metadata.get("taxonomy") or {}
     return StoredLibraries(
         chunks=chunks,
         files={path: title for path, title in (metadata.get("files") or {}).items() if path in paths},
         libraries={library_id: entry.json for library_id, entry in libraries.items()},
         prompts=tuple(p for p in metadata.get("prompts") or () if p.get("library") in libraries),
         marks=marks_from_metadata(metadata),
-        configs={k: key_config(e, f"taxonomy.{k}") for k, e in taxonomy.items() if k != LIBRARY_KEY},
+        configs=stored_configs(metadata.get("taxonomy") or {}, libraries),
         metadata=metadata,
     )
 

@@ -26,7 +26,7 @@ from docs_mcp.indexer.corpus.manifest import key_config
 from docs_mcp.indexer.errors import IndexerError
 from docs_mcp.indexer.index_file import live_generation
 from docs_mcp.indexer.libraries.build_cache import CacheKey, LibraryCache
-from docs_mcp.indexer.libraries.spec import LIBRARY_KEY, LibrarySpec
+from docs_mcp.indexer.libraries.spec import LibrarySpec
 from docs_mcp.indexer.libraries.store import StoredLibraries, chunk_from_json, read_libraries
 from docs_mcp.indexer.schema import DB_FILE
 from docs_mcp.indexer.vectors import export_vectors
@@ -97,7 +97,8 @@ def cached_release(
             files=dict(library["files"]),
             libraries={key.library_id: dict(library["entry"])},
             prompts=tuple(library.get("prompts") or ()),
-            configs={name: key_config(entry, f"taxonomy.{name}") for name, entry in (library.get("taxonomy") or {}).items()},
+            configs={key.library_id: {name: key_config(entry, f"taxonomy.{name}")
+                                      for name, entry in (library.get("taxonomy") or {}).items()}},
         )  # fmt: skip
         release = CachedRelease(
             LibrarySpec(str(spec["library_id"]), str(spec["name"]), str(spec.get("description") or ""),
@@ -126,8 +127,8 @@ def keep_built(cache: LibraryCache, key: CacheKey, source: Source, index_dir: Pa
     built = read_libraries(Path(index_dir), lambda library_id, _entry: library_id == key.library_id)
     if key.library_id not in built.libraries:
         return False
-    keys = {name for chunk in built.chunks for name in chunk.metadata} - {LIBRARY_KEY}
-    taxonomy = {name: entry for name, entry in (built.metadata.get("taxonomy") or {}).items() if name in keys}
+    # The library's own settings of its keys, not the index's merge of every library's.
+    taxonomy = {name: conf.as_entry() for name, conf in built.configs.get(key.library_id, {}).items()}
     record = {
         "spec": {"library_id": spec.library_id, "name": spec.name, "description": spec.description,
                  "languages": list(spec.languages), "version": spec.version, "aliases": list(spec.aliases)},

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from docs_mcp.indexer.libraries.library import Library
 from docs_mcp.indexer.libraries.spec import LIBRARY_KEY
@@ -69,28 +70,21 @@ def find_candidates(
 ) -> list[Candidate]:
     """The hits for ``topic`` within ``libraries``, with content and confidence, best first.
 
-        One search covers every library when all are
-        asked for (each at its default version); otherwise each library is searched on its own and the hits are merged
-        by confidence, which, unlike the fused score, is comparable across searches: in hybrid mode it is the hit's
-        calibrated score; without one (another embedding model, full text only, bm25 mode) a curve over the chunk's
-        similarity and term coverage (confidence.py).
-        A ``language`` (a value of the index's language taxonomy) filters like search_docs's
-        ``language`` filter (which may keep untagged or shared sections, as metadata.json says).
-        In bm25 ``mode`` the confidence rests on term coverage alone, as without vectors: the
-        query model is never loaded for it.  Searches and similarities run where the server searches
-    (``ServedIndex.search``: in a search worker when there is a pool).
+    Each library is searched on its own (one search when the index holds one library) and the hits are merged by
+    confidence, which, unlike the fused score, is comparable across searches: in hybrid mode it is the hit's
+    calibrated score; without one (another embedding model, full text only, bm25 mode) a curve over the chunk's
+    similarity and term coverage (confidence.py). One search over every library would not do: a hybrid search without
+    a library filter ranks within the library of its best answer (engine.py), so the other libraries asked for would
+    have no say. A ``language`` (a value of the index's language taxonomy) filters like search_docs's ``language``
+    filter (which may keep untagged or shared sections, as metadata.json says). In bm25 ``mode`` the confidence rests
+    on term coverage alone, as without vectors: the query model is never loaded for it. Searches and similarities run
+    where the server searches (``ServedIndex.search``: in a search worker when there is a pool).
 
-        Raises:
-            TopicNotFoundError: nothing in those libraries matches.
-            IndexFormatError: the index cannot be read.
+    Raises:
+        TopicNotFoundError: nothing in those libraries matches.
+        IndexFormatError: the index cannot be read.
     """
-    # A search without a library filter covers every library at its default version (older versions only when named).
-    every = {lib.library_id for lib in libraries} == set(catalog.libraries) and all(
-        catalog.is_default(lib) for lib in libraries
-    )
-    scopes: list[Mapping[str, str]] = (
-        [{}] if every or not catalog.several else [{LIBRARY_KEY: lib.library_id} for lib in libraries]
-    )
+    scopes: list[Mapping[str, str]] = [{LIBRARY_KEY: lib.library_id} for lib in libraries] if catalog.several else [{}]
     if language:
         scopes = [{**scope, LANGUAGE_KEY: language} for scope in scopes]
     hits: dict[str, Hit] = {}
@@ -124,6 +118,25 @@ def find_candidates(
         for hit, value in zip(hits.values(), confidences)
     ]
     return found if len(scopes) == 1 else sorted(found, key=lambda c: (-c.confidence, c.hit.chunk_id))
+
+
+def answering_libraries(
+    candidates: Sequence[Candidate], packed: Sequence[Packed], libraries: Sequence[Library]
+) -> list[dict[str, Any]]:
+    """Each library asked for, best first: its best hit's confidence (0 without hits) and how many of its chunks were packed,
+    so an answer over several libraries says which of them have something to say and how sure each is."""
+    best: dict[str, float] = {}
+    for candidate in candidates:
+        best[candidate.library_id] = max(best.get(candidate.library_id, 0.0), candidate.confidence)
+    shown = [
+        {
+            "library_id": lib.library_id,
+            "confidence": best.get(lib.library_id, 0.0),
+            "chunks": sum(p.candidate.library_id == lib.library_id for p in packed),
+        }
+        for lib in libraries
+    ]
+    return sorted(shown, key=lambda entry: -entry["confidence"])
 
 
 def pack(

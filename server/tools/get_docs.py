@@ -14,7 +14,14 @@ from docs_mcp.server.core.live_index import ServedIndex
 from docs_mcp.server.core.tool_registry import ToolSpec
 from docs_mcp.server.errors import InvalidArgumentError, quoted, quoted_list
 from docs_mcp.server.libraries.answers import catalog_of, freshness
-from docs_mcp.server.libraries.fastpath import LANGUAGE_KEY, count_tokens, find_candidates, pack, related_pages
+from docs_mcp.server.libraries.fastpath import (
+    LANGUAGE_KEY,
+    answering_libraries,
+    count_tokens,
+    find_candidates,
+    pack,
+    related_pages,
+)
 from docs_mcp.server.libraries.languages import matching, speaks
 from docs_mcp.server.libraries.remote import Sources, refuse_remote
 from docs_mcp.server.libraries.served_libraries import LibraryCatalog
@@ -160,6 +167,8 @@ def run(index: ServedIndex, args: DocsArgs, mode: Mode, sources: Sources) -> dic
         # A library asked for without a version answers at its default one (pinned, else newest), and says so.
         **({"resolved_versions": resolved} if resolved else {}),
         "confidence": top,
+        # Several libraries: which of them answer, best first, and how sure each is (its best hit's confidence).
+        **({"by_library": answering_libraries(candidates, packed, libraries)} if len(libraries) > 1 else {}),
         "content": content,
         "tokens": count_tokens(content),
         "max_tokens": args.max_tokens,

@@ -1,7 +1,8 @@
 """scripts/dev_corpora.py: a pinned release archive becomes a development corpus only if it is the pinned bytes,
 and only its docs folder is written, within bounds.
 
-Archives are real tar.gz files built here; downloads come from a real HTTP server on 127.0.0.1 (no other network).
+Archives are real tar.gz files built here; downloads come from a real HTTP server on 127.0.0.1 (no other network)
+through the indexer's web fetcher, with its test-only loopback allowance.
 The script is loaded from its file and also run as a real subprocess for its error messages.
 """
 
@@ -13,14 +14,15 @@ import io
 import subprocess
 import sys
 import tarfile
-import threading
 from collections.abc import Iterator
 from dataclasses import replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from loopback_http import Answer, LoopbackServer, serve_loopback
+
+from docs_mcp.indexer.sources.web.safety import LOOPBACK_ENV
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "dev_corpora.py"
 
@@ -137,36 +139,45 @@ def test_a_file_over_the_size_cap_is_left_out_and_a_larger_archive_is_refused_un
         dev_corpora.fetch_corpus(_release(b""), tmp_path / "other", archive=sparse)
 
 
+ARCHIVE_PATH = "/tiny-1.0.tar.gz"
+
+
 @pytest.fixture
-def loopback_archive() -> Iterator[tuple[str, bytes]]:
-    """An HTTP server on 127.0.0.1 serving one archive (as /tiny-1.0.tar.gz): its URL and bytes."""
+def loopback_archive(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[LoopbackServer, bytes]]:
+    """An HTTP server on 127.0.0.1 serving one archive (as /tiny-1.0.tar.gz, other paths redirect to a cloud metadata
+    address), with the fetcher's test-only loopback allowance on: the server and the archive's bytes."""
     body = _tar_gz({"tiny-1.0/docs/index.md": b"# Tiny\n\n" + b"words " * 2000})
+    monkeypatch.setenv(LOOPBACK_ENV, "1")
 
-    class Archive(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    def answer(path: str) -> Answer:
+        if path == ARCHIVE_PATH:
+            return Answer(body)
+        return Answer(status=302, headers={"Location": "http://169.254.169.254/latest/meta-data/"})
 
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Archive)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/tiny-1.0.tar.gz", body
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_loopback(answer) as server:
+        yield server, body
 
 
 def test_a_download_is_read_up_to_its_cap_and_refused_past_it(loopback_archive):
-    url, body = loopback_archive
+    server, body = loopback_archive
+    url = server.url + ARCHIVE_PATH
     assert dev_corpora.download(url, limit=len(body)) == body
-    with pytest.raises(dev_corpora.CorpusFetchError, match=f"larger than {len(body) - 1:,} bytes"):
+    with pytest.raises(dev_corpora.CorpusFetchError, match=f"larger than {len(body) - 1} bytes"):
         dev_corpora.download(url, limit=len(body) - 1)
+
+
+def test_a_download_goes_through_the_fetchers_address_checks(loopback_archive, monkeypatch: pytest.MonkeyPatch):
+    """A redirect to a private address is refused before it is requested, and loopback itself only in test mode."""
+    server, _body = loopback_archive
+    with pytest.raises(dev_corpora.CorpusFetchError, match="169.254.169.254") as redirected:
+        dev_corpora.download(server.url + "/moved.tar.gz")
+    assert "Only the pinned URL's host is read" in redirected.value.hint
+    assert server.asked == ["/moved.tar.gz"]
+    monkeypatch.delenv(LOOPBACK_ENV)
+    with pytest.raises(dev_corpora.CorpusFetchError, match="cannot download") as refused:
+        dev_corpora.download(server.url + ARCHIVE_PATH)
+    assert "127.0.0.1" in refused.value.message
+    assert server.asked == ["/moved.tar.gz"]  # refused before connecting
 
 
 def test_an_existing_corpus_is_kept_unless_replaced(tmp_path):

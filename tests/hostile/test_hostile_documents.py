@@ -8,12 +8,11 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from loopback_http import Answer, serve_loopback
 
 from docs_mcp.indexer.corpus.formats.rst_includes import MAX_INCLUDES
 from docs_mcp.indexer.corpus.scan import scan_corpus
@@ -41,28 +40,8 @@ def _indexed_text(index: Path, *pages: str) -> str:
 @pytest.fixture
 def loopback_url() -> Iterator[tuple[str, list[str]]]:
     """A loopback HTTP server that records every path asked and would answer with the secret."""
-    asked: list[str] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - the http.server hook
-            asked.append(self.path)
-            body = f"a,{SECRET}\n".encode()
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *_args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", asked
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_loopback(lambda _path: Answer(f"a,{SECRET}\n".encode())) as server:
+        yield server.url, server.asked
 
 
 def test_an_include_parsed_as_rst_reads_no_file_outside_and_fetches_no_url(tmp_path: Path, loopback_url) -> None:
