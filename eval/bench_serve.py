@@ -71,6 +71,9 @@ class ServerFigures:
     label: str
     start_p50_s: float
     starts_s: tuple[float, ...]
+    # CPU time of the process from spawn to its first answered search: what a start costs, which the machine's load
+    # moves much less than the wall clock.
+    start_cpu_p50_s: float
     search_p50_ms: float
     search_p95_ms: float
     peak_rss_mb: float
@@ -140,7 +143,7 @@ def run_serve_bench(plan: ServePlan, work_dir: Path | None = None, progress: Pro
                 time.sleep(5)  # let the hogs lift the load average before the first figure
             loads["start"] = load_average()
             say("cold starts")
-            starts, first_answers = _cold_starts(servers, queries[WARMUP_QUERIES], plan.starts, work)
+            starts, start_cpu, first_answers = _cold_starts(servers, queries[WARMUP_QUERIES], plan.starts, work)
             loads["after starts"] = load_average()
             say("warm searches")
             warm = _warm_searches(servers, queries, work)
@@ -150,6 +153,7 @@ def run_serve_bench(plan: ServePlan, work_dir: Path | None = None, progress: Pro
             label=label,
             start_p50_s=percentile(starts[label], 50),
             starts_s=tuple(round(s, 4) for s in starts[label]),
+            start_cpu_p50_s=percentile(start_cpu[label], 50),
             search_p50_ms=percentile(warm[label].latencies, 50),
             search_p95_ms=percentile(warm[label].latencies, 95),
             peak_rss_mb=warm[label].peak_rss_mb,
@@ -243,9 +247,11 @@ def our_server_environment() -> dict[str, str]:
 
 def _cold_starts(
     servers: dict[str, _Server], query: str, rounds: int, work: Path
-) -> tuple[dict[str, list[float]], dict[str, list[Any]]]:
-    """Spawn to the first answered search, ``rounds`` times per server, servers taking turns."""
+) -> tuple[dict[str, list[float]], dict[str, list[float]], dict[str, list[Any]]]:
+    """Spawn to the first answered search (seconds, and the process's CPU seconds), ``rounds`` times per server,
+    servers taking turns."""
     seconds: dict[str, list[float]] = {label: [] for label in servers}
+    cpu: dict[str, list[float]] = {label: [] for label in servers}
     answers: dict[str, list[Any]] = {label: [] for label in servers}
     labels = list(servers)
     for round_number in range(rounds):
@@ -256,13 +262,14 @@ def _cold_starts(
                 server.request("tools/list", {})
                 answer = server.call_tool("search_docs", {"query": query})
                 seconds[label].append(time.perf_counter() - server.started)
+                cpu[label].append(_cpu_seconds(server.pid))
                 _check_answer(label, query, answer)
             except BaseException:
                 server.kill()
                 raise
             server.close()
             answers[label].append(_comparable(answer))
-    return seconds, answers
+    return seconds, cpu, answers
 
 
 def _warm_searches(servers: dict[str, _Server], queries: Sequence[str], work: Path) -> dict[str, _Warm]:
@@ -416,6 +423,8 @@ def render_serve_bench(bench: ServeBench) -> str:
             "server",
             "spawn to 1st search s",
             "vs ref",
+            "its CPU s",
+            "vs ref",
             "search p50 ms",
             "vs ref",
             "p95 ms",
@@ -431,6 +440,8 @@ def render_serve_bench(bench: ServeBench) -> str:
                 s.label,
                 f"{s.start_p50_s:.3f}",
                 _vs(s.start_p50_s, reference.start_p50_s if reference else None),
+                f"{s.start_cpu_p50_s:.3f}",
+                _vs(s.start_cpu_p50_s, reference.start_cpu_p50_s if reference else None),
                 f"{s.search_p50_ms:.2f}",
                 _vs(s.search_p50_ms, reference.search_p50_ms if reference else None),
                 f"{s.search_p95_ms:.2f}",

@@ -72,6 +72,7 @@ class DuckDBStore:
         self._local = threading.local()
         self._opened: list[duckdb.DuckDBPyConnection] = []
         self._lock = threading.Lock()
+        self._fts_loaded = False
 
     def chunk_window(self, chunk_id: str, context: int) -> list[StoredChunk]:
         return [_stored_chunk(row) for row in self._query(WINDOW_SQL, {"chunk_id": chunk_id, "context": context})]
@@ -90,6 +91,7 @@ class DuckDBStore:
         return porter_stems(words)  # in process: DuckDB's stem() as a statement costs a millisecond a call
 
     def query_terms(self, words: Sequence[str]) -> list[QueryTerm]:
+        self._load_fts()  # its stem(): get_docs' term coverage asks, a search never does
         return [
             QueryTerm(word, term, bool(stopword))
             for word, term, stopword in self._query(QUERY_TERMS_SQL, {"words": list(words)})
@@ -143,6 +145,12 @@ class DuckDBStore:
         except duckdb.Error as error:  # a closed store
             raise translate(error, self.path / self.generation / DB_FILE) from error
         return fetch_all(cursor, sql, parameters)
+
+    def _load_fts(self) -> None:
+        with self._lock:
+            if not self._fts_loaded:
+                self._reader.load_fts()
+                self._fts_loaded = True
 
     def _cursor(self) -> duckdb.DuckDBPyConnection:
         """The calling thread's cursor."""

@@ -55,13 +55,24 @@ _SWAP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 @dataclass(frozen=True)
 class IndexReader:
-    """The live generation of an index, open read-only with the fts extension loaded."""
+    """The live generation of an index, open read-only; DuckDB's fts extension is not loaded (``load_fts``)."""
 
     path: Path  # the index folder (DIR)
     generation: str
     conn: duckdb.DuckDBPyConnection
     metadata: Mapping[str, Any]  # the generation's metadata.json
     model: ModelIdentity | None  # None: a full-text-only index
+
+    def load_fts(self) -> None:
+        """Load the fts extension into the database, for a statement that calls its functions (``stem``).
+
+        Opening does not load it: 50 ms of CPU at every server start (twice with a model to prefetch), and searching
+        uses none of its functions (the full-text tables it wrote are plain tables). Loading twice is harmless.
+
+        Raises:
+            ExtensionLoadError: the extension package is missing or does not load.
+        """
+        load_extensions(self.conn)
 
     def close(self) -> None:
         """Close the connection; the reader is unusable afterwards."""
@@ -124,7 +135,7 @@ def open_generation(index_dir: Path, generation: str) -> IndexReader:
         raise IndexFormatError(
             f"The index at {index_dir} names generation {generation}, which is missing.", _rebuild_hint(index_dir)
         )
-    conn = connect(db_path, read_only=True)
+    conn = connect(db_path, read_only=True, fts=False)
     try:
         metadata, model = _read_meta(conn, db_path)
     except IndexerError:
@@ -133,8 +144,8 @@ def open_generation(index_dir: Path, generation: str) -> IndexReader:
     return IndexReader(index_dir, generation, conn, metadata, model)
 
 
-def connect(db_path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
-    """A DuckDB connection to ``db_path`` with fts loaded from its package.
+def connect(db_path: Path, *, read_only: bool, fts: bool = True) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection to ``db_path``, with fts loaded from its package unless ``fts`` is False.
 
     Raises:
         IndexLockedError, IndexFormatError: translated from DuckDB's errors.
@@ -145,6 +156,8 @@ def connect(db_path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
         conn = duckdb.connect(str(db_path), read_only=read_only, config=dict(OFFLINE_CONFIG))
     except duckdb.Error as error:
         raise translate(error, db_path) from error
+    if not fts:
+        return conn
     try:
         load_extensions(conn)
     except IndexerError:

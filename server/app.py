@@ -23,7 +23,7 @@ from docs_mcp import __version__
 from docs_mcp.server.capacity import DEFAULT_SLOW_PER_CALLER, DEFAULT_SLOW_THREADS, TooBusyError, ToolCapacity
 from docs_mcp.server.contract.cursor import cursor_generation
 from docs_mcp.server.core.live_index import LiveIndex, ServedIndex
-from docs_mcp.server.core.mcp_sdk import MCPError, Server, ServerRequestContext
+from docs_mcp.server.core.mcp_sdk import MCPError, Server, ServerRequestContext, without_idle_tracing
 from docs_mcp.server.core.tool_registry import ToolAnswer, ToolCall, ToolRegistry, ToolSpec
 from docs_mcp.server.errors import quoted
 from docs_mcp.server.instructions import IndexSummary, server_instructions
@@ -181,7 +181,7 @@ def build_server(
             await anyio.to_thread.run_sync(sources.close)
             await anyio.to_thread.run_sync(live.close)
 
-    return Server(
+    server = Server(
         SERVER_NAME,
         version=__version__,
         # When to search, which tool first, how to read a hit: built from what the index holds (server/instructions.py).
@@ -197,6 +197,7 @@ def build_server(
         on_list_prompts=prompts.on_list_prompts,
         on_get_prompt=prompts.on_get_prompt,
     )
+    return without_idle_tracing(server)
 
 
 async def _list_tools(

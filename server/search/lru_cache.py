@@ -25,6 +25,8 @@ QUERY_VECTORS = 64
 HEADING_STEMS = 16_384
 # Word sets of chunks compared by collapse (a chunk's distinct words, a few KiB each).
 WORD_SETS = 4_096
+# Block spans of chunks a search chose passages from, keyed by the chunk's markdown (a few KiB each, the text held).
+PASSAGE_BLOCKS = 1_024
 
 
 class LruCache(Generic[K, V]):

@@ -29,6 +29,7 @@ def test_both_of_our_modes_are_timed_over_stdio_from_a_build_of_the_corpus(tmp_p
     assert [figures.label for figures in bench.servers] == [OURS_HYBRID, OURS_BM25]
     for figures in bench.servers:
         assert len(figures.starts_s) == 2 and all(start > 0 for start in figures.starts_s)
+        assert 0 < figures.start_cpu_p50_s  # the process's CPU from spawn to its first answer (the load moves it less)
         assert 0 < figures.search_p50_ms <= figures.search_p95_ms
         assert figures.peak_rss_mb > 50 and figures.cpu_ms_per_search > 0
         assert figures.first_answer_identical  # a fresh server answers its first search as a warm one does
@@ -36,7 +37,7 @@ def test_both_of_our_modes_are_timed_over_stdio_from_a_build_of_the_corpus(tmp_p
     assert build.seconds > 0 and set(build.live_after) >= {"full-text"}
     assert bench.queries == 10 and set(bench.load) == {"start", "after starts", "end"}
     table = render_serve_bench(bench)
-    assert OURS_HYBRID in table and "spawn to 1st search s" in table
+    assert OURS_HYBRID in table and "spawn to 1st search s" in table and "its CPU s" in table
 
 
 def test_the_queries_are_distinct_and_the_same_for_a_seed() -> None:

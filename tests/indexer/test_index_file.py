@@ -152,3 +152,24 @@ def test_a_read_on_a_damaged_index_is_one_index_format_error(tmp_path: Path) -> 
         fetch_all(conn, "SELECT * FROM chunks")
     assert "The index could not be read" in str(caught.value)
     assert "docs-mcp index" in caught.value.hint
+
+
+def _fts_loaded(conn: duckdb.DuckDBPyConnection) -> bool:
+    return conn.execute("SELECT loaded FROM duckdb_extensions() WHERE extension_name = 'fts'").fetchone() == (True,)
+
+
+def test_a_reader_opens_without_the_fts_extension_which_the_store_loads_for_stem_alone(text_index: Path) -> None:
+    """Loading fts costs 50 ms of CPU at each server start, and a search calls none of its functions."""
+    from docs_mcp.indexer.duckdb_store import open_store
+
+    store = open_store(text_index)
+    try:
+        conn = store._reader.conn
+        assert not _fts_loaded(conn)
+        assert store.contents(["guide.md#guide/install"]) and store.stems(["installing"]) == ["instal"]
+        assert not _fts_loaded(conn)  # what a search reads: plain tables, stems in process
+        assert [(term.word, term.term) for term in store.query_terms(["installing"])] == [("installing", "instal")]
+        assert _fts_loaded(conn)
+        assert store.query_terms(["calls"])[0].term == "call"  # loaded once, then kept
+    finally:
+        store.close()

@@ -200,3 +200,19 @@ def test_the_windows_scored_pick_the_passage_scoring_every_window_picks(pieces, 
     markdown = "".join(pieces)
     passage = best_passage(markdown, strong, weak, max_chars)
     assert (passage.text, passage.start, passage.end) == _exhaustive_passage(markdown, strong, weak, max_chars)
+
+
+def test_a_chunks_blocks_are_split_once_however_often_searches_choose_its_passage(monkeypatch):
+    """A session's searches come back to the same chunks: their markdown is split into blocks once, not per search."""
+    splits: list[str] = []
+
+    def counted(markdown: str) -> list[tuple[int, int]]:
+        splits.append(markdown)
+        return markdown_blocks(markdown)
+
+    monkeypatch.setattr(passages, "markdown_blocks", counted)
+    text = DOC + "\nA line only this test's chunk holds.\n"
+    first = best_passage(text, ["max_retries"], max_chars=160)
+    again = best_passage(text, ["cursor"], ["pages"], max_chars=160)
+    assert splits == [text]
+    assert first.text.startswith("Set `max_retries`") and "cursor" in again.text
