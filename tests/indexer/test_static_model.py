@@ -1,8 +1,9 @@
-"""minilm-static, the static model distilled from the default one (issue 40), run for real: its shipped table, the
-script that made it, its vectors, and an index built, served and searched with it."""
+"""minilm-static, the static model distilled from the default one and refined toward it on real text (issue 40), run
+for real: its shipped table, the scripts that made it, its vectors, and an index built, served and searched with it."""
 
 from __future__ import annotations
 
+import importlib
 import shutil
 import sys
 from pathlib import Path
@@ -14,8 +15,15 @@ from model_fixtures import STATIC_VECTORS, fixed_texts
 
 from docs_mcp.indexer.index_file import connect, current_generation
 from docs_mcp.indexer.models.loading import load_embedder
-from docs_mcp.indexer.models.model_files import DIGESTS, sha256_of
-from docs_mcp.indexer.models.static_model import STATIC_PROVIDER, TABLE_PATH, TABLE_SHA256
+from docs_mcp.indexer.models.model_files import DIGESTS, TOKENIZER_DIR, sha256_of
+from docs_mcp.indexer.models.static_model import (
+    STATIC_PROVIDER,
+    TABLE_PATH,
+    TABLE_SHA256,
+    StaticEncoder,
+    load_table,
+    static_tokenizer,
+)
 from docs_mcp.indexer.schema import DB_FILE, META_TABLE
 
 REPO = Path(__file__).resolve().parents[2]
@@ -39,29 +47,61 @@ def test_the_identity_records_the_shipped_table(static) -> None:
     assert load_embedder("MiniLM-Static") is static  # names are case-insensitive, as other models'
 
 
-def test_the_script_reproduces_the_shipped_table(tmp_path: Path) -> None:
-    """The shipped table is the reference: ONNX Runtime's int8 kernels may differ in the last bits between CPUs,
-    so the script's table must give each token the same vector (cosine), and here the very same bytes."""
+# sha256 of scripts/distill_static_model.py's table: the base the shipped table was refined from.
+DISTILLED_SHA256 = "2fda694e91ee228d8ceefbc57b9fe274a4723f41ad344384d407b285137e4950"
+
+
+def _script(name: str):
     sys.path.insert(0, str(REPO / "scripts"))
     try:
-        import distill_static_model
+        return importlib.import_module(name)
     finally:
         sys.path.remove(str(REPO / "scripts"))
-    out = tmp_path / "table.npy"
-    assert distill_static_model.main(["--out", str(out)]) == 0
-    made, shipped = np.load(out), np.load(TABLE_PATH)
-    assert made.dtype == shipped.dtype and made.shape == shipped.shape == (30522,)
 
-    def rows(table: np.ndarray) -> np.ndarray:
-        return table["values"].astype(np.float64) * table["scale"][:, None]
 
-    a, b = rows(made), rows(shipped)
-    norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
-    used = norms > 0
-    assert np.array_equal(used, np.linalg.norm(b, axis=1) > 0)
-    cosines = np.sum(a[used] * b[used], axis=1) / norms[used]
-    assert cosines.min() > 0.999, np.argsort(cosines)[:10]
-    assert sha256_of(out) == TABLE_SHA256  # bit-stable on this machine's ONNX Runtime
+@pytest.fixture(scope="module")
+def distilled(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The table scripts/distill_static_model.py makes from the installed default model."""
+    out = tmp_path_factory.mktemp("distilled") / "table.npy"
+    assert _script("distill_static_model").main(["--out", str(out)]) == 0
+    return out
+
+
+def test_the_distilling_script_reproduces_the_recorded_base(distilled: Path) -> None:
+    assert np.load(distilled).shape == (30522,)
+    assert sha256_of(distilled) == DISTILLED_SHA256  # bit-stable on this machine's ONNX Runtime
+
+
+def test_refining_moves_seen_tokens_toward_the_teacher_and_keeps_the_rest(cli, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    shutil.copytree(PAGES, docs)
+    index = tmp_path / "ix"
+    assert cli("index", str(docs), "--out", str(index))[0] == 0  # the default model: its vectors are the teacher's
+    refine = _script("refine_static_model")
+    base = TABLE_PATH  # any table will do: the shipped one spares distilling one here
+    out = tmp_path / "refined.npy"
+    assert refine.main([str(index), "--base", str(base), "--out", str(out)]) == 0
+    again = tmp_path / "again.npy"
+    assert refine.main([str(index), "--base", str(base), "--out", str(again)]) == 0
+    assert sha256_of(out) == sha256_of(again)  # reproducible
+
+    texts, teacher = refine.teacher_windows(index)
+    assert len(texts) == len(teacher) > 5
+    tokenizer = static_tokenizer(TOKENIZER_DIR / "tokenizer.json")
+    before, after = load_table(base), load_table(out)
+    seen = np.unique(np.concatenate([e.ids for e in tokenizer.encode_batch(texts, add_special_tokens=False)]))
+    unseen = np.setdiff1d(np.arange(len(before)), seen)
+    assert np.array_equal(np.load(out)[unseen], np.load(base)[unseen])
+    assert not np.allclose(after[seen], before[seen])
+
+    def fit(rows: np.ndarray) -> float:
+        """How well the windows' pairwise cosines follow the teacher's."""
+        vectors = StaticEncoder(rows, tokenizer).embed(texts)
+        unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+        above = np.triu_indices(len(texts), 1)
+        return float(np.corrcoef((unit @ unit.T)[above], (teacher @ teacher.T)[above])[0, 1])
+
+    assert fit(after) > fit(before) + 0.05, (fit(after), fit(before))
 
 
 def test_vectors_of_real_texts_match_the_recorded_ones(static) -> None:
