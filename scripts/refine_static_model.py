@@ -16,9 +16,9 @@ Rows of tokens no training text holds stay as distilled.
 Usage:  python scripts/distill_static_model.py --out /tmp/distilled.npy
         python scripts/refine_static_model.py INDEX [INDEX ...] --base /tmp/distilled.npy [--out TABLE]
 
-The shipped table was refined from the default model's indexes of the eight development corpora (FastAPI, this
-guide, OpenTelemetry, Dub, Flask, Fastify, Click, PowerShell 7.5) with the defaults below; corpus/guide/ranking.md
-has what it was measured on, each corpus held out of its own table's fit.
+A table refined from the default model's indexes of the eight development corpora with the defaults below was
+measured with each corpus held out of its own table's fit (corpus/guide/ranking.md, "A static model: minilm-static"):
+better overall, worse on Dub, so the shipped table is still the distilled one.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ import numpy as np
 import orjson
 from distill_static_model import quantised
 
+from docs_mcp.errors import DocsMcpError, UsageError
 from docs_mcp.indexer.index_file import connect, current_generation
 from docs_mcp.indexer.models.model_files import TOKENIZER_DIR, verified_tokenizer
 from docs_mcp.indexer.models.static_model import TABLE_PATH, load_table, static_tokenizer
@@ -53,7 +54,10 @@ def teacher_windows(index: Path) -> tuple[list[str], np.ndarray]:
         (model,) = conn.execute(f"SELECT value FROM {META_TABLE} WHERE key = 'model'").fetchone() or ("null",)
         identity = orjson.loads(model)
         if not identity:
-            raise SystemExit(f"error: {index} has no vectors (a full-text index)")
+            raise UsageError(
+                f"{index} holds no vectors (a full-text index).",
+                f"Build it with the default model: docs-mcp index DOCS_DIR --out {index}",
+            )
         texts: dict[tuple[int, int], str] = {}
         for row, text, title, heading, path in conn.execute(
             f"SELECT id, text, title, heading, heading_path FROM {CHUNKS_TABLE} ORDER BY id"
@@ -67,7 +71,10 @@ def teacher_windows(index: Path) -> tuple[list[str], np.ndarray]:
         ).fetchall():
             text = texts.get((row, number))
             if text is None or window_key(identity["checksum"], text) != key:
-                raise SystemExit(f"error: {index}: window {number} of chunk {row} is not this version's text")
+                raise UsageError(
+                    f"{index}: window {number} of chunk {row} is not the text this docs-mcp makes of its chunk.",
+                    f"Rebuild it with this version: docs-mcp index DOCS_DIR --out {index}",
+                )
             found[key] = (text, vector)
     finally:
         conn.close()
@@ -173,7 +180,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ridge", type=float, default=RIDGE, help="how strongly rows stay near the distilled ones")
     parser.add_argument("--iterations", type=int, default=ITERATIONS, help="conjugate gradient steps")
     args = parser.parse_args(argv)
-    rows, seen = refine(args.indexes, load_table(args.base), args.ridge, args.iterations)
+    if not args.base.is_file():
+        print(
+            f"error: no table at {args.base}.\nhint: make one: python scripts/distill_static_model.py --out {args.base}",
+            file=sys.stderr,
+        )
+        return 1
+    try:
+        rows, seen = refine(args.indexes, load_table(args.base), args.ridge, args.iterations)
+    except DocsMcpError as error:
+        print(f"error: {error.message}\nhint: {error.hint}", file=sys.stderr)
+        return 1
     # The other rows keep their stored bytes (quantising a row again may move a value by one step).
     table = np.load(args.base, allow_pickle=False)
     table[seen] = quantised(rows[seen].astype(np.float64))
