@@ -34,6 +34,7 @@ from distill_static_model import quantised
 
 from docs_mcp.errors import DocsMcpError, UsageError
 from docs_mcp.indexer.index_file import connect, current_generation
+from docs_mcp.indexer.models.loading import DEFAULT_MODEL
 from docs_mcp.indexer.models.model_files import TOKENIZER_DIR, verified_tokenizer
 from docs_mcp.indexer.models.static_model import TABLE_PATH, load_table, static_tokenizer
 from docs_mcp.indexer.records import Chunk
@@ -53,9 +54,11 @@ def teacher_windows(index: Path) -> tuple[list[str], np.ndarray]:
     try:
         (model,) = conn.execute(f"SELECT value FROM {META_TABLE} WHERE key = 'model'").fetchone() or ("null",)
         identity = orjson.loads(model)
-        if not identity:
+        if not identity or identity.get("name") != DEFAULT_MODEL:
+            # The teacher is the default model: another model's vectors (the static one's too) teach nothing.
+            held = f"vectors of {identity['name']}" if identity else "no vectors (a full-text index)"
             raise UsageError(
-                f"{index} holds no vectors (a full-text index).",
+                f"{index} holds {held}, not the default model's.",
                 f"Build it with the default model: docs-mcp index DOCS_DIR --out {index}",
             )
         texts: dict[tuple[int, int], str] = {}

@@ -102,16 +102,25 @@ def test_refining_moves_seen_tokens_toward_the_teacher_and_keeps_the_rest(cli, t
     assert refined > distilled + 0.05, (refined, distilled)
 
 
-def test_refining_a_full_text_index_says_what_to_build(cli, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("options", "held"),
+    [
+        (("--embeddings", "none"), "no vectors (a full-text index)"),
+        (("--model", "minilm-static"), "vectors of minilm-static"),
+    ],
+)
+def test_refining_from_an_index_without_the_default_models_vectors_says_what_to_build(
+    cli, tmp_path: Path, capsys: pytest.CaptureFixture[str], options: tuple[str, str], held: str
+) -> None:
     docs = tmp_path / "docs"
     shutil.copytree(PAGES, docs)
     index = tmp_path / "ix"
-    assert cli("index", str(docs), "--out", str(index), "--embeddings", "none")[0] == 0
+    assert cli("index", str(docs), "--out", str(index), *options)[0] == 0
     capsys.readouterr()
     out = tmp_path / "refined.npy"
     assert _script("refine_static_model").main([str(index), "--base", str(TABLE_PATH), "--out", str(out)]) == 1
     assert capsys.readouterr().err == (
-        f"error: {index} holds no vectors (a full-text index).\n"
+        f"error: {index} holds {held}, not the default model's.\n"
         f"hint: Build it with the default model: docs-mcp index DOCS_DIR --out {index}\n"
     )
     assert not out.exists()
