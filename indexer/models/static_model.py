@@ -85,9 +85,7 @@ def load_static() -> tuple[StaticEncoder, ModelIdentity]:
                 f"expected {TABLE_SHA256[:12]}): it is damaged or was replaced.",
                 _REINSTALL,
             )
-        stored = np.load(TABLE_PATH, allow_pickle=False)
-        rows = (stored["values"].astype(np.float32) * stored["scale"][:, None]).astype(np.float32)
-        encoder = StaticEncoder(rows, _tokenizer(TOKENIZER_DIR / tokenizer_file.name))
+        encoder = StaticEncoder(load_table(TABLE_PATH), static_tokenizer(TOKENIZER_DIR / tokenizer_file.name))
     origin = f"docs-mcp {__version__}"
     identity = ModelIdentity(
         STATIC_PROVIDER,
@@ -100,7 +98,13 @@ def load_static() -> tuple[StaticEncoder, ModelIdentity]:
     return encoder, identity
 
 
-def _tokenizer(path: Path) -> Any:
+def load_table(path: Path) -> np.ndarray:
+    """The token rows of a stored table (row_type), as float32."""
+    stored = np.load(path, allow_pickle=False)
+    return (stored["values"].astype(np.float32) * stored["scale"][:, None]).astype(np.float32)
+
+
+def static_tokenizer(path: Path) -> Any:
     """The default model's WordPiece tokenizer, reading the whole text (no truncation, no padding)."""
     from tokenizers import Tokenizer
 

@@ -1,8 +1,10 @@
 """minilm-static, the static model distilled from the default one (issue 40), run for real: its shipped table, the
-script that made it, its vectors, and an index built, served and searched with it."""
+script that made it, the one that refines a table toward the default model, its vectors, and an index built, served
+and searched with it."""
 
 from __future__ import annotations
 
+import importlib
 import shutil
 import sys
 from pathlib import Path
@@ -14,8 +16,15 @@ from model_fixtures import STATIC_VECTORS, fixed_texts
 
 from docs_mcp.indexer.index_file import connect, current_generation
 from docs_mcp.indexer.models.loading import load_embedder
-from docs_mcp.indexer.models.model_files import DIGESTS, sha256_of
-from docs_mcp.indexer.models.static_model import STATIC_PROVIDER, TABLE_PATH, TABLE_SHA256
+from docs_mcp.indexer.models.model_files import DIGESTS, TOKENIZER_DIR, sha256_of
+from docs_mcp.indexer.models.static_model import (
+    STATIC_PROVIDER,
+    TABLE_PATH,
+    TABLE_SHA256,
+    StaticEncoder,
+    load_table,
+    static_tokenizer,
+)
 from docs_mcp.indexer.schema import DB_FILE, META_TABLE
 
 REPO = Path(__file__).resolve().parents[2]
@@ -39,16 +48,19 @@ def test_the_identity_records_the_shipped_table(static) -> None:
     assert load_embedder("MiniLM-Static") is static  # names are case-insensitive, as other models'
 
 
+def _script(name: str):
+    sys.path.insert(0, str(REPO / "scripts"))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(REPO / "scripts"))
+
+
 def test_the_script_reproduces_the_shipped_table(tmp_path: Path) -> None:
     """The shipped table is the reference: ONNX Runtime's int8 kernels may differ in the last bits between CPUs,
     so the script's table must give each token the same vector (cosine), and here the very same bytes."""
-    sys.path.insert(0, str(REPO / "scripts"))
-    try:
-        import distill_static_model
-    finally:
-        sys.path.remove(str(REPO / "scripts"))
     out = tmp_path / "table.npy"
-    assert distill_static_model.main(["--out", str(out)]) == 0
+    assert _script("distill_static_model").main(["--out", str(out)]) == 0
     made, shipped = np.load(out), np.load(TABLE_PATH)
     assert made.dtype == shipped.dtype and made.shape == shipped.shape == (30522,)
 
@@ -62,6 +74,63 @@ def test_the_script_reproduces_the_shipped_table(tmp_path: Path) -> None:
     cosines = np.sum(a[used] * b[used], axis=1) / norms[used]
     assert cosines.min() > 0.999, np.argsort(cosines)[:10]
     assert sha256_of(out) == TABLE_SHA256  # bit-stable on this machine's ONNX Runtime
+
+
+def test_refining_moves_seen_tokens_toward_the_teacher_and_keeps_the_rest(cli, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    shutil.copytree(PAGES, docs)
+    index = tmp_path / "ix"
+    assert cli("index", str(docs), "--out", str(index))[0] == 0  # the default model: its vectors are the teacher's
+    refine = _script("refine_static_model")
+    base = TABLE_PATH  # any table will do: the shipped one spares distilling one here
+    out = tmp_path / "refined.npy"
+    assert refine.main([str(index), "--base", str(base), "--out", str(out)]) == 0
+    again = tmp_path / "again.npy"
+    assert refine.main([str(index), "--base", str(base), "--out", str(again)]) == 0
+    assert sha256_of(out) == sha256_of(again)  # reproducible
+
+    texts, teacher = refine.teacher_windows(index)
+    assert len(texts) == len(teacher) > 5
+    tokenizer = static_tokenizer(TOKENIZER_DIR / "tokenizer.json")
+    before, after = load_table(base), load_table(out)
+    seen = np.unique(np.concatenate([e.ids for e in tokenizer.encode_batch(texts, add_special_tokens=False)]))
+    unseen = np.setdiff1d(np.arange(len(before)), seen)
+    assert np.array_equal(np.load(out)[unseen], np.load(base)[unseen])
+    assert not np.allclose(after[seen], before[seen])
+
+    refined, distilled = (_agreement(StaticEncoder(rows, tokenizer).embed(texts), teacher) for rows in (after, before))
+    assert refined > distilled + 0.05, (refined, distilled)
+
+
+@pytest.mark.parametrize(
+    ("options", "held"),
+    [
+        (("--embeddings", "none"), "no vectors (a full-text index)"),
+        (("--model", "minilm-static"), "vectors of minilm-static"),
+    ],
+)
+def test_refining_from_an_index_without_the_default_models_vectors_says_what_to_build(
+    cli, tmp_path: Path, capsys: pytest.CaptureFixture[str], options: tuple[str, str], held: str
+) -> None:
+    docs = tmp_path / "docs"
+    shutil.copytree(PAGES, docs)
+    index = tmp_path / "ix"
+    assert cli("index", str(docs), "--out", str(index), *options)[0] == 0
+    capsys.readouterr()
+    out = tmp_path / "refined.npy"
+    assert _script("refine_static_model").main([str(index), "--base", str(TABLE_PATH), "--out", str(out)]) == 1
+    assert capsys.readouterr().err == (
+        f"error: {index} holds {held}, not the default model's.\n"
+        f"hint: Build it with the default model: docs-mcp index DOCS_DIR --out {index}\n"
+    )
+    assert not out.exists()
+
+
+def _agreement(vectors: np.ndarray, teacher: np.ndarray) -> float:
+    """How well the texts' pairwise cosines follow the teacher's (unit vectors): their correlation."""
+    above = np.triu_indices(len(vectors), 1)
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    return float(np.corrcoef((unit @ unit.T)[above], (teacher @ teacher.T)[above])[0, 1])
 
 
 def test_vectors_of_real_texts_match_the_recorded_ones(static) -> None:
