@@ -30,6 +30,7 @@ from pathlib import Path
 from docs_mcp.errors import DocsMcpError
 from docs_mcp.indexer.sources.errors import InvalidContentError, SourceError, UrlNotAllowedError
 from docs_mcp.indexer.sources.packages.archive import unpack_docs
+from docs_mcp.indexer.sources.packages.registry_client import registry_networks
 from docs_mcp.indexer.sources.web.fetch import Fetcher
 from docs_mcp.indexer.sources.web.safety import FetchPolicy, host_of, loopback_allowed, warn_if_loopback_allowed
 
@@ -110,10 +111,16 @@ class CorpusFetchError(DocsMcpError):
 def download(url: str, limit: int = MAX_ARCHIVE_BYTES, timeout: float = TIMEOUT_SECONDS) -> bytes:
     """The archive's bytes through the indexer's web fetcher (indexer/sources/web/fetch.py): only the pinned URL's host,
     never a private address (each redirect and the address reached checked too), at most ``limit`` bytes and
-    ``timeout`` seconds in all. ``DOCS_MCP_ALLOW_PRIVATE_FETCH=1`` (tests) allows loopback, as for every remote source."""
+    ``timeout`` seconds in all. The archives are the registries' files, so the private networks an operator trusts for
+    registry requests (DOCS_MCP_REGISTRY_NETWORKS: a mirror, a proxy) are reached as `sync` reaches them.
+    ``DOCS_MCP_ALLOW_PRIVATE_FETCH=1`` (tests) allows loopback, as for every remote source."""
     warn_if_loopback_allowed()
     policy = FetchPolicy(
-        allowed_domains=frozenset({host_of(url)}), allow_loopback=loopback_allowed(), max_bytes=limit, timeout=timeout
+        allowed_domains=frozenset({host_of(url)}),
+        allow_loopback=loopback_allowed(),
+        max_bytes=limit,
+        timeout=timeout,
+        allowed_networks=registry_networks(),
     )
     fetcher = Fetcher(policy)
     try:
@@ -123,7 +130,8 @@ def download(url: str, limit: int = MAX_ARCHIVE_BYTES, timeout: float = TIMEOUT_
     except UrlNotAllowedError as error:
         raise CorpusFetchError(
             f"cannot download {url}: {error.message}",
-            "Only the pinned URL's host is read, never a private address: check the pin's URL, or pass --archive FILE.",
+            "Only the pinned URL's host is read, never a private address: check the pin's URL, set"
+            " DOCS_MCP_REGISTRY_NETWORKS to the network of a registry proxy you trust, or pass --archive FILE.",
         ) from None
     except SourceError as error:
         raise CorpusFetchError(

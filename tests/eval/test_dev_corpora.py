@@ -178,6 +178,11 @@ def test_a_download_goes_through_the_fetchers_address_checks(loopback_archive, m
         dev_corpora.download(server.url + ARCHIVE_PATH)
     assert "127.0.0.1" in refused.value.message
     assert server.asked == ["/moved.tar.gz"]  # refused before connecting
+    # A registry proxy on a network the operator trusts for registry requests is reached as `sync` reaches it.
+    monkeypatch.setenv("DOCS_MCP_REGISTRY_NETWORKS", "127.0.0.0/8")
+    assert dev_corpora.download(server.url + ARCHIVE_PATH) == _body
+    with pytest.raises(dev_corpora.CorpusFetchError, match="169.254.169.254"):
+        dev_corpora.download(server.url + "/moved.tar.gz")  # never a metadata address
 
 
 def test_an_existing_corpus_is_kept_unless_replaced(tmp_path):

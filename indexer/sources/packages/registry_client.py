@@ -93,7 +93,7 @@ class RegistrySettings:
             npm_url=(env.get(NPM_ENV) or DEFAULT_NPM).rstrip("/"),
             ttl_hours=max(0.0, ttl),
             allow_loopback=loopback_allowed(env),
-            networks=_networks(env.get(NETWORKS_ENV, "")),
+            networks=registry_networks(env),
             github=GitHubSettings.from_environment(env),
         )
 
@@ -312,8 +312,12 @@ def _with(policy: FetchPolicy, fetcher: Fetcher) -> FetchPolicy:
     return replace(policy, timeout=min(policy.timeout, fetcher.policy.timeout))
 
 
-def _networks(text: str) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
-    """The CIDRs of DOCS_MCP_REGISTRY_NETWORKS; a malformed one is skipped with a warning."""
+def registry_networks(
+    environ: Mapping[str, str] | None = None,
+) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    """The CIDRs of DOCS_MCP_REGISTRY_NETWORKS (the private networks a registry or its mirror is reached on); a
+    malformed one is skipped with a warning."""
+    text = (environment() if environ is None else environ).get(NETWORKS_ENV, "")
     networks = []
     for part in (p.strip() for p in text.split(",")):
         if not part:
