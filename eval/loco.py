@@ -57,7 +57,7 @@ ORDERING_FEATURES = (
 FLOORS = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7)
 TIE = 5e-4  # NDCG@5 differences this small are ties (the same top 5)
 MAX_WITHHELD = 1  # on-topic queries a golden set may lose to the floor, on a corpus the gate was not fitted on
-OFF_TOPIC_TARGET = 0.8
+OFF_TOPIC_TARGET = 0.85  # issue 39's acceptance criterion: off-topic questions held back on every held-out corpus
 STYLES = {
     "keyword": "keyword/identifier",
     "identifier": "keyword/identifier",
@@ -145,7 +145,7 @@ def choose_floor(train: Mapping[str, list[Pool]], parts: Parts, penalty: float) 
         for floor in FLOORS:
             figures = measure(pools, replace(inner_parts, floor=floor))
             answers[floor] &= max(figures.zero_by_set.values(), default=0) <= MAX_WITHHELD
-            safe[floor] &= _gate_holds(figures)
+            safe[floor] &= gate_holds(figures)
     middle = [floor for floor in FLOORS if safe[floor]]
     if middle:
         return middle[(len(middle) - 1) // 2]
@@ -277,7 +277,7 @@ def validate(pools: Mapping[str, list[Pool]], progress: Progress | None = None, 
     ordering_ships = (
         min(gains) >= -TIE and float(np.mean(gains)) > TIE
     )  # worse on no held-out corpus, better on the whole
-    floor_ships = gate and all(_gate_holds(gated[n]) for n in gated)
+    floor_ships = gate and all(gate_holds(gated[n]) for n in gated)
     held_out = []
     for name, train, parts, base_rate in folds:
         held = pools[name]
@@ -305,7 +305,9 @@ def _tradeoff(held: Sequence[Pool], parts: Parts) -> dict[float, tuple[int, floa
     return {floor: (max(f.zero_by_set.values(), default=0), f.abstention) for floor, f in figures.items()}
 
 
-def _gate_holds(figures: Figures) -> bool:
+def gate_holds(figures: Figures) -> bool:
+    """Whether a gate meets issue 39's targets on one corpus: no golden set loses more than ``MAX_WITHHELD`` on-topic
+    queries to it, and at least ``OFF_TOPIC_TARGET`` of the off-topic ones are held back."""
     rate = figures.abstention
     return max(figures.zero_by_set.values(), default=0) <= MAX_WITHHELD and (rate is None or rate >= OFF_TOPIC_TARGET)
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 
 from docs_mcp.eval.golden import GoldenQuery
-from docs_mcp.eval.loco import RULES, choose_floor, fit_parts, measure, record_of
+from docs_mcp.eval.loco import RULES, choose_floor, fit_parts, gate_holds, measure, record_of
 from docs_mcp.eval.metrics import Judgment
 from docs_mcp.eval.training import FUSION, Pool, fit_gate, fit_score, served, shown_scores, withheld
 from docs_mcp.server.ranking.evidence import Evidence
@@ -63,6 +63,18 @@ def test_the_floor_is_chosen_where_the_gate_was_not_fitted_and_holds_back_off_to
     assert not any(withheld(p, parts) for p in ON_TOPIC)
     assert all(withheld(p, parts) for p in OFF_TOPIC)
     assert served(ON_TOPIC[0], parts) == ["q0-0", "q0-1", "q0-2"]  # the fusion's order: no ordering was fitted
+
+
+def test_a_gate_ships_only_when_it_holds_back_85_percent_of_the_off_topic_queries():
+    """Issue 39's target: 16 of 20 off-topic questions held back (80%) is not enough, 17 (85%) is."""
+    score = fit_score(ON_TOPIC + OFF_TOPIC, FEATURES, penalty=1.0)
+    parts = replace(RULES, score=score, gate=fit_gate(ON_TOPIC + OFF_TOPIC, score), floor=0.5)
+    far = [pool(f"f{i}", cosine=0.15 + i * 0.01, off_topic=True) for i in range(17)]
+    near = [pool(f"n{i}", cosine=0.7, off_topic=True) for i in range(4)]  # as close as the answered questions
+    for held_back, asked in ((16, far[:16] + near), (17, far + near[:3])):
+        figures = measure(ON_TOPIC + asked, parts)
+        assert (figures.on_topic_zero, figures.off_topic_zero, figures.off_topic) == (0, held_back, 20)
+        assert gate_holds(figures) is (held_back == 17), held_back
 
 
 def test_evidence_overrides_the_gate_and_a_lookup_found_only_elsewhere_gets_nothing():
