@@ -264,6 +264,13 @@ def test_a_fleet_behind_haproxy(tmp_path: Path, services: list[Any]) -> None:  #
     publisher.join()
     bravo = published["generation"]
     assert published["outcome"] == "live" and sorted(published["warmed"]) == ["r1", "r2", "r3"]
+    # Each replica's agent records "serving" at its next pass after the flip: on a loaded machine that can come
+    # after the traffic above has ended (a CI run saw r2's arrive late), so wait for all three, bounded.
+    wait_until(
+        lambda: {replica for _, replica, event in events(cluster, bravo) if event == "serving"} == {"r1", "r2", "r3"},
+        "every replica to record serving the new generation",
+        timeout=120,
+    )
     log = events(cluster, bravo)
     warmed = {replica: at for at, replica, event in log if event == "warmed"}
     live_at = next(at for at, _, event in log if event == "live")

@@ -82,6 +82,7 @@ def test_metadata_is_in_the_database_and_both_files(built, default_embedder) -> 
 def test_full_text_tables_are_in_the_file(built) -> None:
     _, index, _ = built
     with open_index(index) as reader:
+        reader.load_fts()  # match_bm25 is the extension's macro; a reader opens without it
         fields = reader.conn.execute(f"SELECT fieldid, field FROM {FTS_SCHEMA}.fields ORDER BY fieldid").fetchall()
         assert fields == [(0, "fts_title"), (1, "fts_heading"), (2, "fts_body")]
         for table in ("dict", "terms", "docs", "stats"):
@@ -136,6 +137,7 @@ def test_full_text_goes_live_before_embedding(make_corpus, tmp_path: Path) -> No
     def search_when_full_text_is_live(step: Progress) -> None:
         if (step.stage, step.label) == ("live", FULL_TEXT):
             with open_index(index) as reader:  # as a server does on its next request
+                reader.load_fts()  # for match_bm25 (a server's search reads the tables it wrote, without it)
                 match = f"SELECT chunk_id FROM chunks WHERE {FTS_SCHEMA}.match_bm25(id, 'quota') IS NOT NULL"
                 seen.append((reader.model, reader.metadata["embedding"], reader.conn.execute(match).fetchall()))
 
