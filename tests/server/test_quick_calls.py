@@ -12,6 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from corpus_files import write_corpus
+
+from docs_mcp.indexer import build_index
+
 TIMEOUT = 300  # seconds; a bound against hangs, never waited on when things work
 
 SESSION = """
@@ -22,14 +26,14 @@ import threading
 import anyio
 from mcp import Client
 
-from docs_mcp.server.app import ServerSettings, build_server, open_live
+from docs_mcp.indexer import build_index
+from docs_mcp.server.app import ServerSettings, build_server
+from docs_mcp.server.search.engine import Engine
 from docs_mcp.server.search.modes import Mode
 
 settings = ServerSettings(mode=Mode(sys.argv[2]), warm=False)
-live = open_live(sys.argv[1], settings)
-engine = live.current().engine
 searched_on = []
-search = engine.search
+search = Engine.search
 
 
 def recorded_search(*args, **kwargs):
@@ -37,14 +41,18 @@ def recorded_search(*args, **kwargs):
     return search(*args, **kwargs)
 
 
-engine.search = recorded_search
+Engine.search = recorded_search
 
 
 async def main() -> None:
     seen = {}
-    async with Client(build_server(sys.argv[1], settings, live=live), mode="legacy") as client:
+    async with Client(build_server(sys.argv[1], settings), mode="legacy") as client:
         idle = await client.call_tool("search_docs", {"query": "alpha setup"})
         seen["idle"] = {"thread": searched_on[-1], "text": idle.content[0].text}
+        if len(sys.argv) > 3:  # rebuild the index from these docs: the next search has a generation to open first
+            build_index(sys.argv[3], sys.argv[1], embeddings="none")
+            rebuilt = await client.call_tool("search_docs", {"query": "alpha setup"})
+            seen["after_rebuild"] = {"thread": searched_on[-1], "text": rebuilt.content[0].text}
         release = threading.Event()
         async with anyio.create_task_group() as tasks:
             # Another call holding one of the shared threads, as a slow get_doc would.
@@ -61,9 +69,10 @@ anyio.run(main)
 """
 
 
-def _session(index: Path, mode: str) -> dict:
+def _session(index: Path, mode: str, rebuild_from: Path | None = None) -> dict:
+    rebuild = [str(rebuild_from)] if rebuild_from else []
     done = subprocess.run(
-        [sys.executable, "-c", SESSION, str(index), mode], capture_output=True, text=True, timeout=TIMEOUT
+        [sys.executable, "-c", SESSION, str(index), mode, *rebuild], capture_output=True, text=True, timeout=TIMEOUT
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -87,3 +96,14 @@ def test_a_hybrid_search_with_the_default_model_keeps_its_worker_thread(tiny_ind
     # Its query embedding alone takes milliseconds: on the loop it would hold up every other request.
     seen = _session(tiny_index, "hybrid")
     assert seen["idle"]["thread"] == "AnyIO worker thread"
+
+
+def test_a_search_after_a_rebuild_opens_the_new_generation_on_a_worker_thread(tmp_path: Path) -> None:
+    # Opening a generation reads its arrays (and would warm a model): never on the loop, where it would stall the server.
+    first = write_corpus(tmp_path / "first", {"a.md": "# Alpha\n\n## Setup\n\nThe alpha guide explains the setup.\n"})
+    second = write_corpus(tmp_path / "second", {"a.md": "# Alpha\n\n## Setup\n\nThe rebuilt alpha setup.\n"})
+    build_index(first, tmp_path / "index", embeddings="none")
+    seen = _session(tmp_path / "index", "bm25", rebuild_from=second)
+    assert seen["idle"]["thread"] == "MainThread"
+    assert seen["after_rebuild"]["thread"] == "AnyIO worker thread"
+    assert "rebuilt alpha setup" in seen["after_rebuild"]["text"]
