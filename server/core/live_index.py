@@ -86,6 +86,10 @@ class ServedIndex:
                 self._derived[key] = make()
             return cast(T, self._derived[key])
 
+    def answers_quickly(self, mode: Mode) -> bool:
+        """Whether a search in ``mode`` runs in this process and takes about a millisecond (``Engine.answers_quickly``)."""
+        return self.pool is None and self.engine.answers_quickly(mode)
+
     def search(self, query: str, filters: Mapping[str, str] | None = None, **options: Any) -> SearchPage:
         """``Engine.search`` of this generation, in a search worker when there is a pool (same pages, same scores)."""
         if self.pool is None:
@@ -194,6 +198,10 @@ class LiveIndex:
         for old in closing:
             self._close(old)
         return served
+
+    def settled(self) -> ServedIndex | None:
+        """The served generation while ``CURRENT`` still names it (a request would not swap first), else None."""
+        return self._served if self._stat_current() == self._stat else None
 
     def held(self) -> tuple[str, ...]:
         """The generations open now: the served one first, then the prepared and retained ones (those not expired)."""

@@ -93,6 +93,8 @@ class ToolSpec(Generic[Args]):
     error_text: Callable[[str, BaseException], str] | None = None  # None: the error shape as JSON
     leases_index: bool = True  # False: the tool reads no index (the gateway's meta-tools)
     slow: bool = False  # it may wait on a documentation site or an upstream server: threads of its own (capacity.py)
+    # Whether a call on this generation answers in about a millisecond: the server may run it on its event loop.
+    quick: Callable[[ServedIndex], bool] | None = None
     cursor: Callable[[Arguments], Any] = lambda arguments: (
         None
     )  # the cursor a call continues: its generation answers it

@@ -164,6 +164,16 @@ class Engine:
     def has_vectors(self) -> bool:
         return self._vectors is not None
 
+    def answers_quickly(self, mode: Mode) -> bool:
+        """Whether a search in ``mode`` takes about a millisecond here: full text, or hybrid once a static model
+        (a table lookup, not a network) is loaded; the server answers such a search without a thread hop."""
+        if mode == Mode.bm25 or not self.has_vectors:
+            return True
+        from docs_mcp.indexer.models.static_model import STATIC_PROVIDER
+
+        model = self.store.model
+        return self._embedder is not None and model is not None and model.provider == STATIC_PROVIDER
+
     @property
     def columns(self) -> ChunkColumns:
         """Every chunk's id, heading, breadcrumb, path and metadata (read once, for the library tools)."""

@@ -230,6 +230,7 @@ def spec(context: ToolContext) -> ToolSpec[SearchArgs]:
         structured=structured,
         error_text=internal_error_text,
         cursor=cursor_of,
+        quick=lambda index: index.answers_quickly(context.mode),
     )
 
 
