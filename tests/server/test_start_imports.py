@@ -12,6 +12,7 @@ first search loaded.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -33,6 +34,7 @@ DEFERRED = (
 
 SERVE_AND_SEARCH = """
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -125,3 +127,42 @@ def test_serve_mounts_alone_and_the_root_help_still_lists_every_area() -> None:
     root = subprocess.run([sys.executable, "-c", SERVE_HELP, "--help"], capture_output=True, text=True, timeout=300)
     assert root.returncode == 0, root.stderr
     assert all(f" {command} " in root.stdout for command in ("index", "serve", "search", "bench-serve"))
+
+
+SERVE_STDIO = """
+import sys
+
+from docs_mcp.cli import main
+
+watched = sys.argv[4:]
+sys.argv = ["docs-mcp", *sys.argv[1:4]]
+try:
+    main()
+except SystemExit as exit:
+    assert not exit.code, exit.code
+print(sorted(name for name in watched if name in sys.modules))
+"""
+
+CONFIG_ONLY = ("docs_mcp.server.gateway.gateway_config", "tomllib")
+
+
+def _served_over_stdio(index: Path, cwd: Path, env: dict[str, str]) -> list[str]:
+    """The watched modules a `docs-mcp serve` over stdio loaded, from start to its client's end of input."""
+    done = subprocess.run(
+        [sys.executable, "-c", SERVE_STDIO, "serve", "--index", str(index), *CONFIG_ONLY],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1].replace("'", '"'))
+
+
+def test_a_server_without_a_config_file_reads_no_toml_nor_the_gateway_config(tiny_index, tmp_path) -> None:
+    env = {name: value for name, value in os.environ.items() if not name.startswith("DOCS_MCP_")}
+    assert _served_over_stdio(tiny_index, tmp_path, env) == []
+    (tmp_path / "docs-mcp.toml").write_text('[server]\ntransport = "stdio"\n', encoding="utf-8")
+    assert _served_over_stdio(tiny_index, tmp_path, env) == sorted(CONFIG_ONLY)
