@@ -5,8 +5,9 @@ Spawn to the first answered search is mostly imports (issue 28): the page fetche
 gateway's modules only for a server with upstream servers, the MCP SDK's client, its
 ``mcp.types`` models and its high-level server only when something asks the SDK's package
 for them, PyYAML and mistune when a page's front matter, a prompt template or a description
-is first read, of the stemmers only the index's own (issue 40).  A fresh interpreter shows which modules a server's start and its
-first search loaded.
+is first read, of the stemmers only the index's own, the gateway's configuration and the TOML
+parser only with a config file (issue 40).  A fresh interpreter shows which modules a server's
+start and its first search loaded.
 """
 
 from __future__ import annotations
