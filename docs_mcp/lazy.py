@@ -42,8 +42,9 @@ def deferred_package_init(*packages: str) -> None:
     asked for (``from mcp import Client``): that runs it then, once.
 
     For the MCP SDK (server/core/mcp_sdk.py): ``mcp/__init__.py`` imports its client and ``mcp/server/__init__.py`` its
-    high-level server, neither of which a stdio server answering ``initialize`` and ``tools/call`` uses. A package
-    already imported, or not installed, is left as it is.
+    high-level server, neither of which a stdio server answering ``initialize`` and ``tools/call`` uses; for
+    snowballstemmer (indexer/stemmer.py), whose ``__init__`` loads every language's stemmer. A package already
+    imported, or not installed, is left as it is.
     """
     import sys
     import threading

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import cache
 
 from docs_mcp.indexer.records import Chunk
-from docs_mcp.indexer.segmentation import CJK_CHAR, segment
+from docs_mcp.indexer.segmentation import CJK_CLASS, segment
 
 # Windows are counted in "pieces" (a run of word characters, or one punctuation mark),
 # which is ~1.2-1.3 model word pieces on our corpora (p90 ~1.45): 180 pieces stay under
@@ -26,8 +27,6 @@ WINDOW_OVERLAP = 30
 # A heading path so long it would crowd out the text is cut to leave at least this much room.
 MIN_BODY_PIECES = 100
 
-# A CJK character is a piece of its own (MiniLM reads each as one word piece), other word characters run together.
-_PIECE = re.compile(rf"{CJK_CHAR.pattern}|(?:(?!{CJK_CHAR.pattern})\w)+|[^\w\s]")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 # Camel-case humps: an acronym before a capitalised word, a capitalised or lower-case word, digits stay attached.
 _HUMP = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+")
@@ -84,9 +83,10 @@ def embedding_windows(chunk: Chunk) -> list[str]:
     if not chunk.searchable:
         return []
     context = context_line(chunk)
-    context_pieces = len(_PIECE.findall(context))
+    piece = _piece()
+    context_pieces = len(piece.findall(context))
     budget = max(WINDOW_PIECES - context_pieces, MIN_BODY_PIECES)
-    pieces = list(_PIECE.finditer(chunk.text))
+    pieces = list(piece.finditer(chunk.text))
     if len(pieces) <= budget:
         return [_join(context, chunk.text.strip())]
     windows = []
@@ -105,6 +105,13 @@ def context_line(chunk: Chunk) -> str:
     if chunk.title and (not path or path[0] != chunk.title):
         path.insert(0, chunk.title)
     return " > ".join(part for part in path if part)
+
+
+@cache
+def _piece() -> re.Pattern[str]:
+    """A CJK character is a piece of its own (MiniLM reads each as one word piece), other word characters run
+    together. Compiled when an index is first built, not when a server starts (segmentation._cjk_pattern)."""
+    return re.compile(rf"{CJK_CLASS}|(?:(?!{CJK_CLASS})\w)+|[^\w\s]")
 
 
 def _strip_accents(text: str) -> str:

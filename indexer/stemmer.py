@@ -13,7 +13,11 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from docs_mcp.indexer.schema import FTS_STEMMER
+from docs_mcp.lazy import deferred_package_init
+
+# The package's __init__ loads all of its 36 languages' stemmers (about 15 ms of a server's first search);
+# with it deferred, the one the index uses (schema.FTS_STEMMER, 'porter') loads alone.
+deferred_package_init("snowballstemmer")
 
 __all__ = ["porter_stems"]
 
@@ -29,8 +33,7 @@ def porter_stems(words: Sequence[str]) -> list[str]:
 def _stemmer() -> Any:
     stemmer = getattr(_local, "stemmer", None)
     if stemmer is None:
-        # Imported on first use, not at start-up: the package loads every language's stemmer (about 13 ms).
-        import snowballstemmer
+        from snowballstemmer.porter_stemmer import PorterStemmer  # on first use, not at start-up
 
-        stemmer = _local.stemmer = snowballstemmer.stemmer(FTS_STEMMER)
+        stemmer = _local.stemmer = PorterStemmer()
     return stemmer

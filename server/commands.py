@@ -116,10 +116,9 @@ def serve(
 
         prefetch_query_model(index or Path(DEFAULT_INDEX_DIR))  # overlaps the MCP SDK's imports below
     from docs_mcp.server.app import ServerSettings, run_stdio
-    from docs_mcp.server.gateway import load_gateway_config
 
     settings = ServerSettings(mode=mode, search_workers=search_workers or 0)
-    gateway_config = load_gateway_config(config_path(config, environment()))
+    gateway_config = _gateway_config(config_path(config, environment()))
     http_only = {
         "--host": host,
         "--port": port,
@@ -156,10 +155,20 @@ def serve(
         )
 
 
-def _gateway(config: GatewayConfig) -> AbstractContextManager[Gateway | None]:
+def _gateway_config(path: Path | None) -> GatewayConfig | None:
+    """The gateway's part of the config file at ``path``; None without a file, and then without importing the
+    gateway's configuration modules (a plain stdio server's start)."""
+    if path is None:
+        return None
+    from docs_mcp.server.gateway import load_gateway_config
+
+    return load_gateway_config(path)
+
+
+def _gateway(config: GatewayConfig | None) -> AbstractContextManager[Gateway | None]:
     """The gateway over ``config``'s upstream servers while the block runs; with none enabled, None without
     importing the gateway's modules (httpx, its catalog index: a slower start for every server)."""
-    if not config.enabled:
+    if config is None or not config.enabled:
         return nullcontext(None)
     from docs_mcp.server.gateway import open_gateway
 

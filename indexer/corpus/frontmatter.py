@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -91,6 +90,8 @@ def _split(text: str) -> tuple[dict[str, Any], str, tuple[str, ...]]:
         return _as_dict(data), body, ()
     m = _TOML_BLOCK.match(text)
     if m:
+        import tomllib  # a page with TOML front matter is rare: a server's start does not load the parser
+
         try:
             return tomllib.loads(m.group(1) or ""), text[m.end() :], ()
         except tomllib.TOMLDecodeError as exc:

@@ -8,7 +8,6 @@ value is reported at once, in one ConfigError, before anything starts.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +16,6 @@ from typing import Any
 from docs_mcp.environment import environment
 from docs_mcp.indexer.schema import DEFAULT_INDEX_DIR
 from docs_mcp.redact import MASK, redact
-from docs_mcp.server.gateway.gateway_config import GATEWAY_SECTIONS
 from docs_mcp.server.search.blas import usable_cores
 from docs_mcp.server.team.errors import ConfigError
 
@@ -441,6 +439,11 @@ def config_path(config_file: Path | None, environ: Mapping[str, str]) -> Path | 
 
 def _read_file(path: Path) -> dict[str, Any]:
     """The file's keys, flattened to "section.name"; unknown keys are errors (typos must not pass silently)."""
+    # Imported here: a server started without a config file (most stdio servers) needs neither.
+    import tomllib
+
+    from docs_mcp.server.gateway.gateway_config import GATEWAY_SECTIONS
+
     try:
         document = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -75,3 +77,22 @@ def test_threads_stem_at_once_without_mixing_their_words():
     for thread in threads:
         thread.join()
     assert len(results) == 800 and all(result == expected for result in results)
+
+
+ONE_LANGUAGE = """
+import sys
+
+from docs_mcp.indexer.stemmer import porter_stems
+
+print(porter_stems(["running", "caresses"]))
+print(sorted(name for name in sys.modules if name.startswith("snowballstemmer.") and name.endswith("_stemmer")))
+import snowballstemmer
+
+print(snowballstemmer.stemmer("german").stemWord("katzen"))
+"""
+
+
+def test_only_the_index_stemmer_loads_and_the_package_still_answers_when_asked():
+    done = subprocess.run([sys.executable, "-c", ONE_LANGUAGE], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["['run', 'caress']", "['snowballstemmer.porter_stemmer']", "katz"]

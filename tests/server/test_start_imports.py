@@ -5,13 +5,15 @@ Spawn to the first answered search is mostly imports (issue 28): the page fetche
 gateway's modules only for a server with upstream servers, the MCP SDK's client, its
 ``mcp.types`` models and its high-level server only when something asks the SDK's package
 for them, PyYAML and mistune when a page's front matter, a prompt template or a description
-is first read (issue 40).  A fresh interpreter shows which modules a server's start and its
-first search loaded.
+is first read, of the stemmers only the index's own, the gateway's configuration and the TOML
+parser only with a config file (issue 40).  A fresh interpreter shows which modules a server's
+start and its first search loaded.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -28,10 +30,12 @@ DEFERRED = (
     "mcp.server.mcpserver",
     "yaml",
     "mistune",
+    "snowballstemmer.finnish_stemmer",
 )
 
 SERVE_AND_SEARCH = """
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -124,3 +128,42 @@ def test_serve_mounts_alone_and_the_root_help_still_lists_every_area() -> None:
     root = subprocess.run([sys.executable, "-c", SERVE_HELP, "--help"], capture_output=True, text=True, timeout=300)
     assert root.returncode == 0, root.stderr
     assert all(f" {command} " in root.stdout for command in ("index", "serve", "search", "bench-serve"))
+
+
+SERVE_STDIO = """
+import sys
+
+from docs_mcp.cli import main
+
+watched = sys.argv[4:]
+sys.argv = ["docs-mcp", *sys.argv[1:4]]
+try:
+    main()
+except SystemExit as exit:
+    assert not exit.code, exit.code
+print(sorted(name for name in watched if name in sys.modules))
+"""
+
+CONFIG_ONLY = ("docs_mcp.server.gateway.gateway_config", "tomllib")
+
+
+def _served_over_stdio(index: Path, cwd: Path, env: dict[str, str]) -> list[str]:
+    """The watched modules a `docs-mcp serve` over stdio loaded, from start to its client's end of input."""
+    done = subprocess.run(
+        [sys.executable, "-c", SERVE_STDIO, "serve", "--index", str(index), *CONFIG_ONLY],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1].replace("'", '"'))
+
+
+def test_a_server_without_a_config_file_reads_no_toml_nor_the_gateway_config(tiny_index, tmp_path) -> None:
+    env = {name: value for name, value in os.environ.items() if not name.startswith("DOCS_MCP_")}
+    assert _served_over_stdio(tiny_index, tmp_path, env) == []
+    (tmp_path / "docs-mcp.toml").write_text('[server]\ntransport = "stdio"\n', encoding="utf-8")
+    assert _served_over_stdio(tiny_index, tmp_path, env) == sorted(CONFIG_ONLY)
