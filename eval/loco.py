@@ -177,6 +177,9 @@ class Figures:
     off_topic: int
     off_topic_zero: int
     identifier_hits: tuple[int, int] = (0, 0)  # identifier queries with a relevant hit in the top 5, of all
+    # The queries behind the counts, to read case by case: off-topic ones answered, on-topic ones held back.
+    off_topic_answered: tuple[str, ...] = ()
+    on_topic_withheld: tuple[str, ...] = ()
 
     @property
     def abstention(self) -> float | None:
@@ -199,6 +202,7 @@ def measure(pools: Sequence[Pool], parts: Parts) -> Figures:
     return Figures(
         bootstrap_mean(list(ndcg.values())), {s: bootstrap_mean(v) for s, v in sorted(styles.items())}, len(on_topic), len(zero),
         by_set, len(off), sum(1 for p in off if not served(p, parts)), (int(found), len(identifiers)),
+        tuple(p.query.query for p in off if served(p, parts)), tuple(p.query.query for p in zero),
     )  # fmt: skip
 
 
@@ -246,6 +250,7 @@ class HeldOut:
     # The abstention trade-off: per floor of FLOORS, (most on-topic queries one golden set loses, share of off-topic
     # queries held back), with the gate fitted on the other corpora.
     tradeoff: Mapping[float, tuple[int, float | None]] = field(default_factory=dict)
+    gate_floor: float = 0.0  # the floor chosen inside the fold, which with_gate uses whether or not a floor ships
 
 
 @dataclass(frozen=True)
@@ -288,7 +293,7 @@ def validate(pools: Mapping[str, list[Pool]], progress: Progress | None = None, 
             calibration(held, shipped, base_rate), float(shipped.floor or 0.0),
             {label: calibration(held, replace(shipped, score=fit_score(_all(train), features, 10.0)), base_rate)
              for label, features in FALLBACK_CONFIDENCE.items()},
-            _tradeoff(held, replace(parts, ordering=None)) if gate else {},
+            _tradeoff(held, replace(parts, ordering=None)) if gate else {}, float(parts.floor or 0.0),
         ))  # fmt: skip
     final = fit_parts(pools, ordering=ordering_ships, gate=gate)
     if not floor_ships:

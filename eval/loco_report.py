@@ -42,6 +42,7 @@ def render_loco(report: LocoReport) -> str:
                 f"{lost}/{'-' if share is None else format(share, '.0%')}" for lost, share in held.tradeoff.values()
             )
             lines.append(f"{held.corpus:<16} " + "  ".join(f"{cell:>9}" for cell in cells))
+        lines.extend(_gate_cases(report))
     lines.append("")
     lines.append(
         f"ordering ships: {'yes' if report.ordering_ships else 'no (it does not beat the fusion order on every held-out corpus)'}"
@@ -53,6 +54,17 @@ def render_loco(report: LocoReport) -> str:
             f"floor ships: {'yes' if report.floor_ships else 'no (it loses on-topic answers or misses the off-topic target on a held-out corpus)'}"
         )
     return "\n".join(lines)
+
+
+def _gate_cases(report: LocoReport) -> list[str]:
+    """What the gate fitted on the other corpora gets wrong at its fold's floor, query by query: the off-topic
+    questions it answers and the on-topic ones it holds back (rules + gate), to be read case by case."""
+    lines = ["", "the gate's misses at each fold's floor (rules + gate): off-topic answered, on-topic held back"]
+    for held in report.held_out:
+        cases = [("off-topic answered", q) for q in held.with_gate.off_topic_answered]
+        cases += [("on-topic held back", q) for q in held.with_gate.on_topic_withheld]
+        lines.extend(f"{held.corpus:<16} floor {held.gate_floor:<5} {kind}: {query}" for kind, query in cases)
+    return lines
 
 
 def _row(corpus: str, label: str, f: Figures) -> str:
@@ -80,6 +92,7 @@ def _held(held: HeldOut) -> dict[str, Any]:
     return {
         "corpus": held.corpus,
         "floor": held.floor,
+        "gate_floor": held.gate_floor,
         "fusion": _figures(held.fusion),
         "hybrid": _figures(held.hybrid),
         "rules_only": _figures(held.rules_only),
@@ -109,6 +122,8 @@ def _figures(f: Figures) -> dict[str, Any]:
         "off_topic": f.off_topic,
         "off_topic_zero_hits": f.off_topic_zero,
         "identifiers_in_top_5": list(f.identifier_hits),
+        "off_topic_answered": list(f.off_topic_answered),
+        "on_topic_zero_hits_queries": list(f.on_topic_withheld),
     }
 
 

@@ -113,3 +113,32 @@ def test_the_loco_table_has_a_column_for_comparison_and_troubleshooting_queries(
         end = header.index(style) + len(style)  # each figure ends under its column's name
         assert fusion_row[:end].endswith(f"{figures.by_style[style].mean:.3f}"), style
     assert fusion_row[: header.index("paraphrase") + len("paraphrase")].endswith("-")
+
+
+def test_the_loco_report_names_the_off_topic_queries_the_gate_answers_and_the_on_topic_ones_it_holds_back():
+    from docs_mcp.eval.loco import CalibrationFigures, HeldOut, LocoReport
+    from docs_mcp.eval.loco_report import loco_dict, render_loco
+
+    def asking(p: Pool, text: str) -> Pool:
+        return replace(p, query=replace(p.query, query=text))
+
+    answered = asking(ON_TOPIC[9], "how do I configure the server")
+    lost = asking(replace(ON_TOPIC[0], chunk_ids=()), "keep a value for one request")  # no candidate: zero hits
+    passing = asking(OFF_TOPIC[9], "GraphQL schema and resolvers")
+    score = fit_score(ON_TOPIC + OFF_TOPIC, FEATURES, 10.0)
+    parts = replace(RULES, score=score, gate=fit_gate(ON_TOPIC + OFF_TOPIC, score), floor=0.3)
+    held_back = asking(OFF_TOPIC[0], "bake sourdough bread at home")
+    assert withheld(held_back, parts)
+    figures = measure([answered, lost, held_back, replace(passing, table=answered.table)], parts)
+    calibration = CalibrationFigures(brier=0.1, base_brier=0.2, ece=0.05, hits=10)
+    held = HeldOut("flask", *[figures] * 6, calibration=calibration, floor=0.0, gate_floor=0.3)
+    report = LocoReport((held,), ordering_ships=False, floor_ships=False)
+
+    text = render_loco(report)
+    assert "flask            floor 0.3   off-topic answered: GraphQL schema and resolvers" in text
+    assert "flask            floor 0.3   on-topic held back: keep a value for one request" in text
+    assert "sourdough" not in text and "configure the server" not in text
+    figures_json = loco_dict(report)["held_out"][0]["with_gate"]
+    assert figures_json["off_topic_answered"] == ["GraphQL schema and resolvers"]
+    assert figures_json["on_topic_zero_hits_queries"] == ["keep a value for one request"]
+    assert loco_dict(report)["held_out"][0]["gate_floor"] == 0.3
