@@ -16,9 +16,10 @@ Rows of tokens no training text holds stay as distilled.
 Usage:  python scripts/distill_static_model.py --out /tmp/distilled.npy
         python scripts/refine_static_model.py INDEX [INDEX ...] --base /tmp/distilled.npy [--out TABLE]
 
-A table refined from the default model's indexes of the eight development corpora with the defaults below was
-measured with each corpus held out of its own table's fit (corpus/guide/ranking.md, "A static model: minilm-static"):
-better overall, worse on Dub, so the shipped table is still the distilled one.
+Tables refined from the default model's indexes of the development corpora were measured with each corpus held out
+of its own table's fit (corpus/guide/ranking.md, "A refined table, measured and not shipped"): with the defaults
+below every set is within the default model's interval, but the gate retrained for it on the eight corpora does not
+hold, so the shipped table is still the distilled one.
 """
 
 from __future__ import annotations
@@ -46,6 +47,10 @@ from docs_mcp.indexer.vectors import window_key
 # converges in fewer steps; 8 steps of 30 gave nearly all of the gain.
 RIDGE = 1e-2
 ITERATIONS = 8
+# Each changed row moves this fraction of the way from the base to the fitted one. Held out, the whole way
+# (1.0) lost on Dub's report set and half of it (0.5) still missed one of the guide's identifiers; 0.525 kept
+# every development set within the default model's interval.
+BLEND = 0.525
 
 
 def teacher_windows(index: Path) -> tuple[list[str], np.ndarray]:
@@ -175,6 +180,14 @@ def refine(
     return refined_rows(base, weights, targets, ridge, iterations), seen
 
 
+def blended(base: np.ndarray, fitted: np.ndarray, share: float) -> np.ndarray:
+    """Stored rows (row_type) ``share`` of the way from ``base`` to ``fitted``, stored again."""
+    if share == 1:
+        return fitted
+    values = [rows["values"].astype(np.float32) * rows["scale"][:, None] for rows in (base, fitted)]
+    return quantised(((1 - share) * values[0] + share * values[1]).astype(np.float64))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("indexes", nargs="+", type=Path, help="hybrid indexes built with the default model")
@@ -182,6 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=TABLE_PATH, help="where to write the table (.npy)")
     parser.add_argument("--ridge", type=float, default=RIDGE, help="how strongly rows stay near the distilled ones")
     parser.add_argument("--iterations", type=int, default=ITERATIONS, help="conjugate gradient steps")
+    parser.add_argument("--blend", type=float, default=BLEND, help="how far rows move toward the fitted ones (0-1]")
     args = parser.parse_args(argv)
     if not args.base.is_file():
         print(
@@ -196,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     # The other rows keep their stored bytes (quantising a row again may move a value by one step).
     table = np.load(args.base, allow_pickle=False)
-    table[seen] = quantised(rows[seen].astype(np.float64))
+    table[seen] = blended(table[seen], quantised(rows[seen].astype(np.float64)), args.blend)
     np.save(args.out, table, allow_pickle=False)
     print(f"wrote {args.out} ({args.out.stat().st_size:,} bytes)")
     return 0

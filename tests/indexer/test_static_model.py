@@ -76,6 +76,19 @@ def test_the_script_reproduces_the_shipped_table(tmp_path: Path) -> None:
     assert sha256_of(out) == TABLE_SHA256  # bit-stable on this machine's ONNX Runtime
 
 
+def test_a_blend_moves_rows_part_of_the_way_and_stores_them_as_the_table_does() -> None:
+    blended = _script("refine_static_model").blended
+    base, fitted = np.load(TABLE_PATH)[[1000, 2000]], np.load(TABLE_PATH)[[3000, 4000]]
+    assert blended(base, fitted, 1.0) is fitted
+
+    def rows(table: np.ndarray) -> np.ndarray:
+        return table["values"].astype(np.float64) * table["scale"][:, None]
+
+    half = blended(base, fitted, 0.5)
+    assert np.allclose(rows(half), (rows(base) + rows(fitted)) / 2, atol=np.abs(rows(half)).max() / 127)
+    assert np.abs(half["values"]).max(axis=1).tolist() == [127, 127]  # stored as the table stores its rows
+
+
 def test_refining_moves_seen_tokens_toward_the_teacher_and_keeps_the_rest(cli, tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     shutil.copytree(PAGES, docs)
