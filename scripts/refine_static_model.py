@@ -14,7 +14,7 @@ distilled vectors of the same texts, scaled to their median norm: the teacher's 
 Rows of tokens no training text holds stay as distilled.
 
 Usage:  python scripts/distill_static_model.py --out /tmp/distilled.npy
-        python scripts/refine_static_model.py INDEX [INDEX ...] --base /tmp/distilled.npy [--out TABLE]
+        python scripts/refine_static_model.py INDEX [INDEX ...] --base /tmp/distilled.npy --out TABLE
 
 Tables refined from the default model's indexes of the development corpora were measured with each corpus held out
 of its own table's fit (corpus/guide/ranking.md, "A refined table, measured and not shipped"): with the defaults
@@ -192,7 +192,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("indexes", nargs="+", type=Path, help="hybrid indexes built with the default model")
     parser.add_argument("--base", type=Path, required=True, help="the distilled table (distill_static_model.py --out)")
-    parser.add_argument("--out", type=Path, default=TABLE_PATH, help="where to write the table (.npy)")
+    # No default: the shipped table is distill_static_model.py's, and a refined one replaces it only by choice.
+    parser.add_argument(
+        "--out", type=Path, required=True, help=f"where to write the table (.npy; the shipped one: {TABLE_PATH})"
+    )
     parser.add_argument("--ridge", type=float, default=RIDGE, help="how strongly rows stay near the distilled ones")
     parser.add_argument("--iterations", type=int, default=ITERATIONS, help="conjugate gradient steps")
     parser.add_argument("--blend", type=float, default=BLEND, help="how far rows move toward the fitted ones (0-1]")

@@ -204,3 +204,13 @@ def test_an_index_of_another_table_is_refused_with_what_to_do(cli, tmp_path: Pat
         f"  the index's model: minilm-static with another table (sha256 000000000000; installed here: "
         f"{TABLE_SHA256[:12]}): search refuses this index until it is rebuilt (docs-mcp index DOCS_DIR --model minilm-static)"
     ) in out
+
+
+def test_refining_writes_only_where_it_is_told(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Without --out the script stops before reading anything: the shipped table is replaced only by choice."""
+    before = TABLE_PATH.read_bytes()
+    with pytest.raises(SystemExit) as stopped:
+        _script("refine_static_model").main([str(tmp_path / "ix"), "--base", str(TABLE_PATH)])
+    assert stopped.value.code == 2
+    assert "--out" in capsys.readouterr().err
+    assert TABLE_PATH.read_bytes() == before
