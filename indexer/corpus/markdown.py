@@ -16,6 +16,8 @@ import mistune
 from mistune.block_parser import BlockParser
 from mistune.core import BlockState
 
+from docs_mcp.indexer.corpus import myst
+
 _START = "_start"
 
 # `## Use CORS { #use-cors }` (MkDocs attr_list, Hugo, kramdown `{: #id}`): not part of the title.
@@ -180,7 +182,8 @@ def list_items(source: str, block: Block) -> tuple[Block, ...]:
 
 def heading_title(token: Mapping[str, Any]) -> str:
     """The visible text of a heading: inline markup, HTML and a trailing attribute list or id comment removed."""
-    text = _strip_markup(_inline_text(token.get("children", ()), keep_autolinks=True))
+    # A heading keeps its MyST roles as written: its text makes the chunk ID, which must not move.
+    text = _strip_markup(_inline_text(token.get("children", ()), keep_autolinks=True, keep_roles=True))
     text = _HEADING_ID_COMMENT.sub("", _ATTR_LIST.sub("", " ".join(text.split())))
     return text.strip().translate(_RESTORE)
 
@@ -215,8 +218,11 @@ def mdx_title(source: str, blocks: tuple[Block, ...]) -> str:
 def _block_text(token: Mapping[str, Any], mdx: bool = False) -> str:
     kind = token["type"]
     if kind == "block_code":
-        raw = str(token.get("raw", ""))
-        if mdx and str(token.get("attrs", {}).get("info", "")).split(" ", 1)[0] == MDX_CODE_BLOCK:
+        raw, info = str(token.get("raw", "")), str(token.get("attrs", {}).get("info", ""))
+        found = myst.directive(info, raw)
+        if found is not None:
+            return myst.directive_text(found, lambda body: plain_text(parse_blocks(body), mdx=mdx))
+        if mdx and info.split(" ", 1)[0] == MDX_CODE_BLOCK:
             return "\n".join(
                 filter(None, (_clean_prose(part, mdx) for part in re.split(r"\n\s*\n", raw) if not _ESM.match(part)))
             )
@@ -226,7 +232,7 @@ def _block_text(token: Mapping[str, Any], mdx: bool = False) -> str:
     if kind == "block_html":
         return _clean_prose(str(token.get("raw", "")), mdx)
     if kind in ("paragraph", "block_text", "table_cell"):
-        text = _inline_text(token.get("children", ()), keep_autolinks=False)
+        text = _inline_text(token.get("children", ()), keep_autolinks=False, keep_roles=False)
         if mdx and _ESM.match(text):  # code, but for the title and description it states
             return "\n".join("".join(values) for _, *values in _MDX_EXPORT.findall(text))
         return _clean_prose(text, mdx)
@@ -238,12 +244,20 @@ def _block_text(token: Mapping[str, Any], mdx: bool = False) -> str:
     return ""
 
 
-def _inline_text(children: Any, *, keep_autolinks: bool) -> str:
+def _inline_text(children: Any, *, keep_autolinks: bool, keep_roles: bool) -> str:
     out: list[str] = []
-    for child in children:
+    children = list(children)
+    for i, child in enumerate(children):
         kind = child["type"]
         if kind == "codespan":
             out.append(str(child.get("raw", "")).translate(_PROTECT))
+        elif kind == "text" and not keep_roles and i + 1 < len(children) and children[i + 1]["type"] == "codespan":
+            # A MyST role before the code span it marks ({func}`echo`): the reader sees the code, not the role.
+            raw = str(child.get("raw", ""))
+            role = myst.role_text(raw, str(children[i + 1].get("raw", "")))
+            if role is not None:
+                children[i + 1] = {**children[i + 1], "raw": role[1]}
+            out.append(role[0] if role is not None else raw)
         elif kind in ("text", "inline_html"):
             out.append(str(child.get("raw", "")))
         elif kind in ("softbreak", "linebreak"):
@@ -251,7 +265,7 @@ def _inline_text(children: Any, *, keep_autolinks: bool) -> str:
         elif kind == "link" and not keep_autolinks and _is_autolink(child):
             continue
         elif "children" in child:
-            out.append(_inline_text(child["children"], keep_autolinks=keep_autolinks))
+            out.append(_inline_text(child["children"], keep_autolinks=keep_autolinks, keep_roles=keep_roles))
     return "".join(out)
 
 
@@ -283,8 +297,15 @@ def _without_expressions(text: str) -> str:
 def _clean_prose(text: str, mdx: bool = False) -> str:
     if mdx:
         text = _without_expressions(text)
-    lines = []
+    lines, options = [], False
     for line in _strip_markup(text).split("\n"):
+        # MyST: a target label names the heading after it; a colon fence shows its argument, not its options.
+        if myst.TARGET_LABEL.match(line) or (options and myst.OPTION.match(line)):
+            continue
+        fence = myst.COLON_FENCE.match(line)
+        options = fence is not None
+        if fence:
+            line = fence.group("argument")
         for pattern in _LINE_MARKUP:
             m = pattern.match(line)
             if m:

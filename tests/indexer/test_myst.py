@@ -1,0 +1,89 @@
+"""MyST markdown (Sphinx's markdown) read as the site shows it, on real pages (fixtures/outline/README.md has their sources).
+
+Roles read as the code they mark, a target label gives its words to no section, a directive fence shows its
+argument and its body (markdown as prose, code as code, a table of contents nothing), and every page keeps its
+chunk IDs and its content as written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docs_mcp.indexer.corpus.markdown import parse_blocks, plain_text
+from docs_mcp.indexer.corpus.scan import scan_corpus
+from docs_mcp.indexer.records import Chunk
+
+OUTLINE = Path(__file__).parent / "fixtures" / "outline"
+
+
+def chunks_by_heading(root: Path, filepath: str) -> dict[str, Chunk]:
+    return {chunk.heading or "_preamble": chunk for chunk in scan_corpus(root).chunks if chunk.filepath == filepath}
+
+
+def test_roles_read_as_the_code_they_mark_and_an_explicit_title_as_its_title_click() -> None:
+    chunks = chunks_by_heading(OUTLINE / "click", "arguments.md")
+    basic = chunks["Basic Arguments"]
+    assert "{class}`click.Argument`" in basic.content  # the page as written
+    assert "A minimal click.Argument solely takes" in basic.text
+    # {ref}`parameter type <parameter-types>` and {data}`STRING`: the reader sees "parameter type" and STRING.
+    assert "assigned a parameter type.\n" in basic.text and "parameter-types" not in basic.text
+    assert "otherwise STRING is used" in basic.text
+    assert not any(f"{{{role}}}" in chunk.text for chunk in chunks.values() for role in ("ref", "class", "data"))
+    # A role whose explicit title runs over two lines.
+    assert "or be documented in the command docstring." in " ".join(chunks["_preamble"].text.split())
+
+
+def test_a_target_label_gives_its_words_to_no_section_click() -> None:
+    chunks = chunks_by_heading(OUTLINE / "click", "arguments.md")
+    before = chunks["Argument Escape Sequences"]  # the label (environment-variables)= ends this section's source
+    assert before.content.endswith("(environment-variables)=")
+    assert "environment" not in before.text and "variables" not in before.text
+    assert chunks["Environment Variables"].text.startswith("Environment Variables\n\nArguments can use environment")
+
+
+def test_a_directive_shows_its_argument_and_body_not_its_options_click() -> None:
+    chunks = chunks_by_heading(OUTLINE / "click", "arguments.md")
+    preamble, multiple = chunks["_preamble"], chunks["Multiple Arguments"]
+    assert "currentmodule" not in preamble.text and "```{currentmodule} click" in preamble.content
+    # ```{admonition} Note on Handling Files / :class: note / the note, with a role in it.
+    assert "Note on Handling Files\nThis is not how you should handle files" in multiple.text
+    assert ":class:" not in multiple.text and "See handling-files to learn" in multiple.text
+    # eval-rst stays code, as before: the example's source is what a search for it finds.
+    assert "@click.argument('dsts', nargs=-1)" in multiple.text
+
+
+def test_a_label_before_the_title_leaves_the_title_alone_and_terms_read_as_their_titles_attrs() -> None:
+    chunks = chunks_by_heading(OUTLINE / "attrs", "how-does-it-work.md")
+    preamble = chunks["_preamble"]
+    assert preamble.content == "(how)=\n\n# How Does It Work?" and preamble.text == "How Does It Work?"
+    boilerplate = chunks["Boilerplate"]
+    # {term}`dict <dict classes>`, {term}`slotted <slotted classes>`, {doc}`types`
+    assert "whether you wish to have a dict or slotted class" in boilerplate.text
+    assert "possible to define them using types." in boilerplate.text
+
+
+def test_a_colon_fence_shows_its_body_and_its_nested_fences_argument_attrs() -> None:
+    [glossary] = chunks_by_heading(OUTLINE / "attrs", "glossary.md").values()
+    assert glossary.content.startswith("# Glossary\n\n:::{glossary}")
+    assert ":::" not in glossary.text and "{glossary}" not in glossary.text and "{note}" not in glossary.text
+    assert "dunder methods\n" in glossary.text
+    assert "attribute of every single instance" in glossary.text and "{attr}" not in glossary.text
+
+
+def test_a_heading_keeps_its_role_so_its_chunk_id_does_not_move(tmp_path: Path) -> None:
+    # Click's utils.md: a heading's text makes its chunk ID, as the reference server makes it.
+    (tmp_path / "utils.md").write_text("# Utilities\n\n## {kbd}`Ctrl+C` in the pager\n\nIt stops the program.\n")
+    [_, section] = scan_corpus(tmp_path).chunks
+    assert section.chunk_id == "utils.md#utilities/kbdctrlc-in-the-pager"
+    assert section.text == "{kbd}Ctrl+C in the pager\n\nIt stops the program."
+
+
+def test_fences_myst_does_not_define_stay_code() -> None:
+    # R Markdown's and Quarto's chunks, MkDocs' attribute lists and a role-like word inside a path.
+    source = (
+        "```{r setup}\nx <- 1\n```\n\n```{ .dockerfile .annotate }\nFROM python\n```\n\n"
+        "```{python}\n:not-an-option: 1\n```\n\nThe route /items/{item_id}`x` stays.\n"
+    )
+    assert plain_text(parse_blocks(source)) == (
+        "x <- 1\n\nFROM python\n\n:not-an-option: 1\n\nThe route /items/{item_id}x stays."
+    )
