@@ -8,6 +8,7 @@ token with the offset it starts at.
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -201,7 +202,17 @@ def plain_text(blocks: tuple[Block, ...] | list[Block], *, mdx: bool = False) ->
     up to the next blank line), JSX expressions in braces, and Docusaurus ``mdx-code-block``
     fences are read as the MDX they hold, not as code.
     """
-    parts = (_block_text(block.token, mdx) for block in blocks)
+    parts, fences = [], 0
+    for block in blocks:
+        token = block.token
+        if fences and token["type"] == "block_code" and token.get("style") == "indent":
+            # In a MyST colon fence a body indented by four spaces (a glossary's definitions) is markdown, not code.
+            parts.append(plain_text(parse_blocks(textwrap.dedent(str(token.get("raw", "")))), mdx=mdx))
+        else:
+            parts.append(_block_text(token, mdx))
+        if token["type"] == "paragraph":
+            lines = _inline_text(token.get("children", ()), keep_autolinks=True, keep_roles=True)
+            fences = myst.colon_fences_open(fences, lines)
     return "\n\n".join(part for part in parts if part)
 
 

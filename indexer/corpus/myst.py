@@ -28,6 +28,7 @@ _EXPLICIT_TITLE = re.compile(r"^(?P<title>.*?)\s*<(?P<target>[^<>]+)>$", re.DOTA
 _DIRECTIVE = re.compile(r"^\{(?P<name>[a-z][\w:.-]*)\}[ \t]*(?P<argument>.*)$", re.DOTALL)
 # A colon fence's opening line: :::{name} argument (closing `:::` lines are plain Docusaurus markers).
 COLON_FENCE = re.compile(r"^\s*:{3,}\{(?P<name>[a-z][\w:.-]*)\}[ \t]*(?P<argument>.*?)\s*$")
+_CLOSING_COLON_FENCE = re.compile(r"^\s*:{3,}\s*$")
 # A directive's option lines (`:caption: Example`, `:linenos:`), at the start of its body.
 OPTION = re.compile(r"^\s*:[\w-]+:(?:[ \t].*)?$")
 
@@ -90,6 +91,16 @@ def role_text(role_and_text: str, code: str) -> tuple[str, str] | None:
     if titled and titled.group("title"):
         seen = titled.group("title")
     return role_and_text[: m.start()], seen.lstrip("~!")
+
+
+def colon_fences_open(depth: int, text: str) -> int:
+    """How many colon fences are open after a paragraph's ``text``, ``depth`` of them open before it."""
+    for line in text.split("\n"):
+        if COLON_FENCE.match(line):
+            depth += 1
+        elif depth and _CLOSING_COLON_FENCE.match(line):
+            depth -= 1
+    return depth
 
 
 def _without_options(raw: str) -> str:

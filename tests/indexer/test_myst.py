@@ -70,6 +70,14 @@ def test_a_colon_fence_shows_its_body_and_its_nested_fences_argument_attrs() -> 
     assert "attribute of every single instance" in glossary.text and "{attr}" not in glossary.text
 
 
+def test_a_colon_fence_body_indented_four_spaces_reads_as_markdown_not_code_structlog() -> None:
+    # A glossary's definitions indented by four spaces after a blank line: CommonMark makes them code blocks.
+    [glossary] = chunks_by_heading(OUTLINE / "structlog", "glossary.md").values()
+    assert "\n    It's the result of the values bound to the {term}`bound logger`'s context" in glossary.content
+    assert "It's the result of the values bound to the bound logger's context" in glossary.text
+    assert "bound-loggers" in glossary.text and "`" not in glossary.text and ":::" not in glossary.text
+
+
 def test_a_heading_keeps_its_role_so_its_chunk_id_does_not_move(tmp_path: Path) -> None:
     # Click's utils.md: a heading's text makes its chunk ID, as the reference server makes it.
     (tmp_path / "utils.md").write_text("# Utilities\n\n## {kbd}`Ctrl+C` in the pager\n\nIt stops the program.\n")
