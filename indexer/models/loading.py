@@ -175,7 +175,8 @@ def _load_default(threads: int | None, *, int8_queries: bool = False) -> Embedde
     from docs_mcp.indexer.models.sentence_model import SentenceModel
 
     files = verified_files()
-    saved, saved_queries = _saved_graph(files[0].record.sha256), _saved_graph(files[0].record.sha256, int8=True)
+    saved = _saved_graph(files[0].record.sha256)
+    saved_queries = _saved_graph(files[0].record.sha256, int8=True) if int8_queries else None
     with translated(f"Cannot load the embedding model {DEFAULT_MODEL}"):
         encoder = SentenceModel(
             {f.record.name: f.path for f in files},
