@@ -10,6 +10,7 @@ so a test or a wrapper may set a variable before the code that reads it runs.
     DOCS_MCP_CONTEXT7_URL, DOCS_MCP_CONTEXT7_KEY, DOCS_MCP_ALLOW_PRIVATE_FETCH   remote sources (indexer/sources/source_settings.py)
     DOCS_MCP_GITHUB_API, GITHUB_TOKEN, GH_TOKEN   GitHub repositories: the API base, the token (indexer/sources/github_api.py)
     DOCS_MCP_ANN_MIN_WINDOWS        windows from which a build makes the approximate vector index
+    DOCS_MCP_QUERY_PRECISION        float32 (default) or int8: how the default model embeds queries (indexer/models/query_graph.py)
     DOCS_MCP_TEST_FAULT             tests only: a fault point and what happens there
     XDG_CACHE_HOME                  where docs-mcp's cache folder goes (default ~/.cache)
     DOCS_MCP_LIBRARY_CACHE, DOCS_MCP_LIBRARY_CACHE_MB   the library cache's folder ("off") and size cap (indexer/libraries/build_cache.py)

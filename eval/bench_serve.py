@@ -38,6 +38,7 @@ from docs_mcp.eval.cpu_load import CpuLoad, load_average
 from docs_mcp.eval.errors import EvalRunError
 from docs_mcp.eval.metrics import percentile
 from docs_mcp.eval.stdio_client import StdioServer
+from docs_mcp.indexer.models.query_graph import FLOAT32, query_precision
 
 WARMUP_QUERIES = 10
 REFERENCE_SERVER = Path("packages/server/dist/bin.js")
@@ -104,6 +105,7 @@ class ServeBench:
     queries: int
     servers: tuple[ServerFigures, ...]
     builds: tuple[BuildFigures, ...] = field(default_factory=tuple)
+    query_precision: str = FLOAT32  # how our servers' default model embedded queries (DOCS_MCP_QUERY_PRECISION)
 
     def server(self, label: str) -> ServerFigures | None:
         return next((figures for figures in self.servers if figures.label == label), None)
@@ -117,8 +119,10 @@ def run_serve_bench(plan: ServePlan, work_dir: Path | None = None, progress: Pro
 
     Raises:
         EvalRunError: a build or a server failed (its stderr quoted), or ``plan.reference`` is not a built checkout.
+        ModelLoadError: DOCS_MCP_QUERY_PRECISION, which our servers inherit, holds no query precision.
     """
     say = progress or (lambda _: None)
+    precision = query_precision()
     if plan.reference is not None:
         _check_reference(plan.reference)
     with tempfile.TemporaryDirectory(prefix="docs-mcp-bench-serve-") as scratch:
@@ -163,7 +167,15 @@ def run_serve_bench(plan: ServePlan, work_dir: Path | None = None, progress: Pro
         for label in servers
     )
     return ServeBench(
-        str(plan.docs), _now(), machine(), plan.load, loads, len(queries) - WARMUP_QUERIES, figures, tuple(builds)
+        str(plan.docs),
+        _now(),
+        machine(),
+        plan.load,
+        loads,
+        len(queries) - WARMUP_QUERIES,
+        figures,
+        tuple(builds),
+        precision,
     )
 
 
@@ -452,7 +464,8 @@ def render_serve_bench(bench: ServeBench) -> str:
             ]
         )
     lines = [
-        f"{bench.corpus}: {bench.queries} distinct queries over MCP stdio; {bench.date}; {bench.machine}",
+        f"{bench.corpus}: {bench.queries} distinct queries over MCP stdio; {bench.date}; {bench.machine}"
+        + ("" if bench.query_precision == FLOAT32 else f"; queries {bench.query_precision}"),
         "load average "
         + ", ".join(f"{phase} {value:.1f}" for phase, value in bench.load.items())
         + (f" (with {bench.hogs} spinning processes)" if bench.hogs else ""),

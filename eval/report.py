@@ -14,6 +14,7 @@ import orjson
 from docs_mcp.eval.bootstrap import Interval
 from docs_mcp.eval.errors import BaselineError
 from docs_mcp.eval.metrics import QueryScores
+from docs_mcp.indexer.models.query_graph import FLOAT32
 
 if TYPE_CHECKING:
     from docs_mcp.eval.runner import EvalResult, QueryResult
@@ -64,6 +65,7 @@ def run_dict(result: EvalResult) -> dict[str, Any]:
     return {
         "mode": result.mode,
         "expansions": result.expansions,
+        "query_precision": result.query_precision,
         "has_vectors": result.has_vectors,
         OVERALL: _scores_dict(len(result.on_topic), result.overall(), result.ndcg_interval()),
         "categories": {
@@ -223,8 +225,10 @@ def _abstention(result: EvalResult) -> str:
 
 def _title(result: EvalResult) -> str:
     vectors = "" if result.has_vectors else " (index has no vectors: hybrid = full-text only)"
-    expanded = "" if result.expansions == "none" else f" · expansions {result.expansions}"
-    return f"mode {result.mode}{vectors}{expanded} · k {result.k} · {result.transport} · index {result.index_dir} ({result.generation})"
+    settings = "" if result.expansions == "none" else f" · expansions {result.expansions}"
+    if result.query_precision != FLOAT32:
+        settings += f" · queries {result.query_precision}"
+    return f"mode {result.mode}{vectors}{settings} · k {result.k} · {result.transport} · index {result.index_dir} ({result.generation})"
 
 
 def _query_changes(result: EvalResult, baseline: Mapping[str, Any], shown: int = 5) -> str:

@@ -33,6 +33,7 @@ from docs_mcp.eval.golden import GoldenQuery, load_golden
 from docs_mcp.eval.judgments import IndexedChunk, resolve_judgments
 from docs_mcp.eval.metrics import Judgment, QueryScores, mean_scores, percentile, score_query
 from docs_mcp.indexer.duckdb_store import open_store
+from docs_mcp.indexer.models.query_graph import FLOAT32, query_precision
 from docs_mcp.server.app import ServerSettings, build_server
 from docs_mcp.server.search.modes import MODES, Mode
 from docs_mcp.server.tools.search_docs_expanded import NAME as SEARCH_DOCS_EXPANDED
@@ -69,6 +70,7 @@ class EvalResult:
     has_vectors: bool
     results: tuple[QueryResult, ...]
     expansions: str = "none"  # how the queries' expansions were sent (EXPANSION_USES)
+    query_precision: str = FLOAT32  # how the default model embedded the queries (DOCS_MCP_QUERY_PRECISION)
 
     @property
     def on_topic(self) -> tuple[QueryResult, ...]:
@@ -146,7 +148,9 @@ def evaluate(
         EvalRunError: an unknown mode, no queries, ``vector`` on an index without vectors, or every
             query failed.
         IndexNotFoundError, IndexFormatError: from the indexer.
+        ModelLoadError: DOCS_MCP_QUERY_PRECISION holds no query precision.
     """
+    precision = query_precision()  # read here too: a bad value stops the run before any query, with its own hint
     if mode not in MODES:
         raise EvalRunError(f"Unknown mode {mode!r}.", f"Use one of: {', '.join(MODES)}.")
     if expansions not in EXPANSION_USES:
@@ -170,7 +174,9 @@ def evaluate(
             "Check the index and the golden filters.",
         )
     transport = "stdio" if via_mcp else "in-process"
-    return EvalResult(mode, k, str(index_dir), generation, transport, has_vectors, tuple(results), expansions)
+    return EvalResult(
+        mode, k, str(index_dir), generation, transport, has_vectors, tuple(results), expansions, precision
+    )
 
 
 async def _run_all(

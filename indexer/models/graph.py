@@ -54,12 +54,12 @@ def rewritten(model: bytes) -> bytes:
     changes = _int8_embeddings(graph) + _fused_attention(graph) + _fused_gelu(graph)
     if not changes:
         return model
-    _drop_dead_nodes(graph)
+    drop_dead_nodes(graph)
     extra = {} if MICROSOFT in model_opsets(rest) else {MICROSOFT: 1}
     return encode_model(graph, rest, extra)
 
 
-class _Index:
+class Index:
     """Who produces and who consumes each value of a graph."""
 
     def __init__(self, graph: Graph) -> None:
@@ -80,7 +80,7 @@ class _Index:
 
 def _int8_embeddings(graph: Graph) -> int:
     """Gather(Mul(Cast(q), scale), ids) -> Mul(Cast(Gather(q, ids)), Gather(scale, ids)) for per-row scales."""
-    index = _Index(graph)
+    index = Index(graph)
     changed = 0
     for node in list(graph.nodes):
         if node.op_type != "Gather" or node.int_attributes.get("axis", 0) != 0:
@@ -107,7 +107,7 @@ def _int8_embeddings(graph: Graph) -> int:
 
 def _fused_attention(graph: Graph) -> int:
     """Each layer's decomposed attention -> MultiHeadAttention(q, k, v, key_padding_mask)."""
-    index = _Index(graph)
+    index = Index(graph)
     changed = 0
     replaced: dict[int, OnnxNode] = {}
     dropped: set[int] = set()
@@ -133,7 +133,7 @@ def _fused_attention(graph: Graph) -> int:
     return changed
 
 
-def _attention(graph: Graph, index: _Index, softmax: OnnxNode) -> tuple[OnnxNode, str, str, str, list[OnnxNode]] | None:
+def _attention(graph: Graph, index: Index, softmax: OnnxNode) -> tuple[OnnxNode, str, str, str, list[OnnxNode]] | None:
     """The nodes of one decomposed attention around ``softmax``: (its last node, q, k, v, every node), or None."""
     add = index.made_by(softmax.inputs[0], "Add")
     scores = add and index.made_by(add.inputs[0], "MatMul")
@@ -187,7 +187,7 @@ def _attention(graph: Graph, index: _Index, softmax: OnnxNode) -> tuple[OnnxNode
     return output, query_split.inputs[0], key_split.inputs[0], value_split.inputs[0], nodes
 
 
-def _key_chain(index: _Index, name: str) -> tuple[OnnxNode, list[OnnxNode]] | None:
+def _key_chain(index: Index, name: str) -> tuple[OnnxNode, list[OnnxNode]] | None:
     """The key's way from its projection to K^T: Reshape, Transpose, Reshape, Transpose, Reshape (heads, then flattened)."""
     chain = []
     for op_type in ("Reshape", "Transpose", "Reshape", "Transpose", "Reshape"):
@@ -201,7 +201,7 @@ def _key_chain(index: _Index, name: str) -> tuple[OnnxNode, list[OnnxNode]] | No
 
 def _fused_gelu(graph: Graph) -> int:
     """x * (0.5 * (erf(x / sqrt 2) + 1)) -> Gelu(x)."""
-    index = _Index(graph)
+    index = Index(graph)
     changed = 0
     for erf in [node for node in graph.nodes if node.op_type == "Erf"]:
         divide = index.made_by(erf.inputs[0], "Div")
@@ -240,7 +240,7 @@ def _scalar(graph: Graph, name: str) -> float | None:
     return float(value.reshape(())) if value is not None and value.size == 1 else None
 
 
-def _drop_dead_nodes(graph: Graph) -> None:
+def drop_dead_nodes(graph: Graph) -> None:
     """Remove nodes none of whose outputs reach the graph's outputs (the folded float table, the old mask)."""
     needed = set(graph.outputs)
     alive: list[OnnxNode] = []

@@ -13,17 +13,21 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import numpy as np
 
 from docs_mcp.environment import variable
 from docs_mcp.indexer.errors import ModelLoadError, ModelMismatchError
 from docs_mcp.indexer.models.model_files import verified_files
+from docs_mcp.indexer.models.query_graph import INT8, query_precision
 from docs_mcp.indexer.models.runtime import PROVIDER, package_version, translated
 from docs_mcp.indexer.models.sentence_model import unit_rows
 from docs_mcp.indexer.models.static_model import STATIC_MODEL, STATIC_PROVIDER
 from docs_mcp.indexer.records import ModelIdentity
+
+if TYPE_CHECKING:
+    from docs_mcp.indexer.models.optimized_graph import OptimizedGraph
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 # CPU time per window is the same for batches of 4 to 32 (inputs sorted by length), but
@@ -111,13 +115,16 @@ def load_embedder(name: str = "default", *, threads: int | None = None) -> Embed
     shipped = packaged(name)
     if name.lower() == STATIC_MODEL:
         return _cached_load(STATIC_MODEL, None)  # a table lookup: no threads to set
-    return _cached_load(DEFAULT_MODEL if name == "default" else shipped.name if shipped else name, threads)
+    resolved = DEFAULT_MODEL if name == "default" else shipped.name if shipped else name
+    # Read at every load, so a process (a test, an evaluation) may load both ways; other models ignore it.
+    int8 = resolved == DEFAULT_MODEL and query_precision() == INT8
+    return _cached_load(resolved, threads, int8_queries=int8)
 
 
 @lru_cache(maxsize=4)
-def _cached_load(name: str, threads: int | None) -> Embedder:
+def _cached_load(name: str, threads: int | None, *, int8_queries: bool = False) -> Embedder:
     if name == DEFAULT_MODEL:
-        return _load_default(threads)
+        return _load_default(threads, int8_queries=int8_queries)
     if name == STATIC_MODEL:
         from docs_mcp.indexer.models.static_model import load_static
 
@@ -164,22 +171,35 @@ def cache_dir() -> Path:
     return Path(base) / "docs-mcp"
 
 
-def _load_default(threads: int | None) -> Embedder:
-    from docs_mcp.indexer.models.optimized_graph import OptimizedGraph
+def _load_default(threads: int | None, *, int8_queries: bool = False) -> Embedder:
     from docs_mcp.indexer.models.sentence_model import SentenceModel
 
     files = verified_files()
-    try:
-        saved = OptimizedGraph.for_weights(cache_dir(), files[0].record.sha256, package_version("onnxruntime"))
-    except (RuntimeError, KeyError, OSError):  # no home folder to cache in (a user without one): optimise at every load
-        saved = None
+    saved = _saved_graph(files[0].record.sha256)
+    saved_queries = _saved_graph(files[0].record.sha256, int8=True) if int8_queries else None
     with translated(f"Cannot load the embedding model {DEFAULT_MODEL}"):
-        encoder = SentenceModel({f.record.name: f.path for f in files}, threads=threads, saved=saved)
+        encoder = SentenceModel(
+            {f.record.name: f.path for f in files},
+            threads=threads,
+            saved=saved,
+            int8_queries=int8_queries,
+            saved_queries=saved_queries,
+        )
     runtime = f"onnxruntime {package_version('onnxruntime')}, tokenizers {package_version('tokenizers')}"
     identity = ModelIdentity(
         PROVIDER, DEFAULT_MODEL, encoder.dimensions, files[0].record.sha256, runtime, tuple(f.record for f in files)
     )
     return Embedder(encoder, identity)
+
+
+def _saved_graph(weights_digest: str, *, int8: bool = False) -> OptimizedGraph | None:
+    """Where the default model's optimised graph is kept, or None without a home folder (optimised at every load)."""
+    from docs_mcp.indexer.models.optimized_graph import OptimizedGraph
+
+    try:
+        return OptimizedGraph.for_weights(cache_dir(), weights_digest, package_version("onnxruntime"), int8=int8)
+    except (RuntimeError, KeyError, OSError):  # a user without a home folder
+        return None
 
 
 def _in_order(work: Callable[[_T], _R], items: Sequence[_T], workers: int) -> Generator[_R, None, None]:

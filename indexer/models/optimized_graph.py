@@ -32,8 +32,11 @@ class OptimizedGraph:
         self.path = path
 
     @classmethod
-    def for_weights(cls, cache: Path, weights_digest: str, runtime_version: str) -> OptimizedGraph:
-        return cls(cache / MODELS_DIR / f"{graph_key(weights_digest, runtime_version)}.onnx")
+    def for_weights(
+        cls, cache: Path, weights_digest: str, runtime_version: str, *, int8: bool = False
+    ) -> OptimizedGraph:
+        """The float32 graph, or with ``int8`` the query graph (query_graph.py), of the weights ``weights_digest``."""
+        return cls(cache / MODELS_DIR / f"{graph_key(weights_digest, runtime_version, int8=int8)}.onnx")
 
     def load(self, onnxruntime: Any, options: Any) -> Any | None:
         """A session of the saved graph (``options`` with optimisations off), or None when there is none that loads."""
@@ -74,11 +77,14 @@ class OptimizedGraph:
         return session
 
 
-def graph_key(weights_digest: str, runtime_version: str) -> str:
+def graph_key(weights_digest: str, runtime_version: str, *, int8: bool = False) -> str:
     """A name for the optimised graph that changes with anything the graph depends on."""
     from docs_mcp.indexer.models import graph as model_graph
+    from docs_mcp.indexer.models import query_graph
 
     parts = [weights_digest, runtime_version, _file_digest(Path(model_graph.__file__)), platform.machine(), cpu_flags()]
+    if int8:  # the int8 query graph: another graph, made by one more module
+        parts += ["int8 queries", _file_digest(Path(query_graph.__file__))]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,42 +30,65 @@ class SentenceModel:
     """An int8 ONNX sentence encoder with its tokenizer files, producing mean-pooled vectors."""
 
     def __init__(
-        self, files: Mapping[str, Path], *, threads: int | None = None, saved: OptimizedGraph | None = None
+        self,
+        files: Mapping[str, Path],
+        *,
+        threads: int | None = None,
+        saved: OptimizedGraph | None = None,
+        int8_queries: bool = False,
+        saved_queries: OptimizedGraph | None = None,
     ) -> None:
         """Load the model from its files by name: ``model.onnx``, ``tokenizer.json``,
         ``tokenizer_config.json``, ``special_tokens_map.json`` and ``config.json``.
 
         ``threads``: ONNX Runtime's threads per call (None: its default, one per core). ``saved``: where the
         optimised graph is kept between loads (optimized_graph.py); None optimises at every load.
+        ``int8_queries``: embed queries with the int8 graph (query_graph.py), kept at ``saved_queries``; the
+        float32 graph then loads only when documents are first embedded (a server never embeds any).
         Raises whatever onnxruntime, tokenizers or the JSON reader raise; the caller translates.
         """
         self._tokenizer = _batch_tokenizer(files)
         self._counter: Any = (
             None  # the unpadded tokenizer token_counts needs (a build's, not a server's): made on first use
         )
-        self._session = _session(files["model.onnx"], threads, saved)
-        self._inputs = {node.name for node in self._session.get_inputs()}
+        self._weights, self._threads, self._saved = files["model.onnx"], threads, saved
+        self._documents: Any = None
+        self._loading = threading.Lock()
+        if int8_queries:
+            self._queries = _session(self._weights, threads, saved_queries, int8=True)
+        else:
+            self._queries = self._document_session()
+        self._inputs = {node.name for node in self._queries.get_inputs()}
         self.dimensions = int(_json(files["config.json"])["hidden_size"])
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors of ``texts`` as one (len(texts), dimensions) float32 batch (padded to its longest)."""
-        encodings = self._tokenizer.encode_batch(list(texts))
-        input_ids = np.array([encoding.ids for encoding in encodings], dtype=np.int64)
-        attention_mask = np.array([encoding.attention_mask for encoding in encodings], dtype=np.int64)
-        return unit_rows(self._pooled(input_ids, attention_mask)).astype(np.float32)
+        return self._embedded(self._document_session(), texts)
 
     def embed_query(self, text: str) -> np.ndarray:
-        """The unit vector of one query (this model reads queries and documents alike)."""
-        return self.embed([text])[0]
+        """The unit vector of one query (this model reads queries and documents alike, in float32 unless asked)."""
+        return self._embedded(self._queries, [text])[0]
 
     def pooled(self, input_ids: np.ndarray) -> np.ndarray:
         """Mean-pooled, unnormalised vectors of a batch of token ids of one length, shape (rows, dimensions):
         what the static model's distillation (scripts/distill_static_model.py) reads of each token."""
-        return self._pooled(input_ids, np.ones_like(input_ids))
+        return self._pooled(self._document_session(), input_ids, np.ones_like(input_ids))
 
-    def _pooled(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+    def _document_session(self) -> Any:
+        with self._loading:  # embed_documents' workers may ask at once
+            if self._documents is None:
+                self._documents = _session(self._weights, self._threads, self._saved)
+            return self._documents
+
+    def _embedded(self, session: Any, texts: Sequence[str]) -> np.ndarray:
+        encodings = self._tokenizer.encode_batch(list(texts))
+        input_ids = np.array([encoding.ids for encoding in encodings], dtype=np.int64)
+        attention_mask = np.array([encoding.attention_mask for encoding in encodings], dtype=np.int64)
+        return unit_rows(self._pooled(session, input_ids, attention_mask)).astype(np.float32)
+
+    def _pooled(self, session: Any, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
         feed = {"input_ids": input_ids, "attention_mask": attention_mask, "token_type_ids": np.zeros_like(input_ids)}
-        (token_vectors,) = self._session.run(["last_hidden_state"], {name: feed[name] for name in self._inputs})
+        (token_vectors,) = session.run(["last_hidden_state"], {name: feed[name] for name in self._inputs})
         return mean_pooled(token_vectors, attention_mask)
 
     def token_counts(self, texts: Sequence[str]) -> list[int]:
@@ -118,8 +142,10 @@ def _batch_tokenizer(files: Mapping[str, Path]) -> Any:
     return tokenizer
 
 
-def _session(weights: Path, threads: int | None, saved: OptimizedGraph | None = None) -> Any:
+def _session(weights: Path, threads: int | None, saved: OptimizedGraph | None, *, int8: bool = False) -> Any:
+    """A session of the model's graph (with ``int8``, the int8 query graph), optimised by ONNX Runtime or loaded from ``saved``."""
     from docs_mcp.indexer.models.graph import rewritten
+    from docs_mcp.indexer.models.query_graph import int8_queries
     from docs_mcp.indexer.models.runtime import onnxruntime_without_telemetry
 
     onnxruntime = onnxruntime_without_telemetry()
@@ -134,7 +160,8 @@ def _session(weights: Path, threads: int | None, saved: OptimizedGraph | None = 
                 options.log_severity_level = (
                     3  # its warning that the file suits this machine only: the file's name says so
                 )
-            return _from_memory(onnxruntime, rewritten(weights.read_bytes()), options)
+            graph = rewritten(weights.read_bytes())
+            return _from_memory(onnxruntime, int8_queries(graph) if int8 else graph, options)
 
         session = saved.optimise_and_save(optimised) if saved is not None else optimised(None)
     _return_freed_memory()

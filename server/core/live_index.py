@@ -38,6 +38,7 @@ from typing import Any, TypeVar, cast
 
 from mcp_types import Tool
 
+from docs_mcp.errors import DocsMcpError
 from docs_mcp.indexer.index_file import current_generation, index_identity
 from docs_mcp.indexer.schema import CURRENT_FILE
 from docs_mcp.server.core.facets import filter_values
@@ -118,6 +119,8 @@ class ServedIndex:
                 self.engine.warm(mode)
             else:
                 self.pool.on_each_worker(self.engine.generation, "status")
+        except DocsMcpError as error:  # ours (a model that does not load, a bad setting): the message says it all
+            logger.warning("warming the index failed; searches will retry: %s", error)
         except Exception:  # noqa: BLE001 - a background warm-up must never kill the server
             logger.warning("warming the index failed; searches will retry", exc_info=True)
 

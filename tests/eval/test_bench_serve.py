@@ -9,6 +9,7 @@ import pytest
 from docs_mcp.eval.bench_serve import (
     OURS_BM25,
     OURS_HYBRID,
+    ServeBench,
     ServePlan,
     _Server,
     _servers,
@@ -20,6 +21,7 @@ from docs_mcp.eval.bench_serve import (
 )
 from docs_mcp.eval.errors import EvalRunError
 from docs_mcp.indexer import build_index
+from docs_mcp.indexer.errors import ModelLoadError
 
 SKYLINE = Path(__file__).parent / "fixtures" / "skyline"
 
@@ -50,6 +52,19 @@ def test_a_reference_checkout_that_is_not_built_is_refused_before_anything_runs(
     with pytest.raises(EvalRunError) as refused:
         run_serve_bench(ServePlan(docs=SKYLINE / "docs", reference=tmp_path), tmp_path / "work")
     assert "packages/server/dist/bin.js" in str(refused.value)
+
+
+def test_a_bad_query_precision_is_refused_before_anything_runs_and_int8_queries_are_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DOCS_MCP_QUERY_PRECISION", "int4")  # our servers would inherit it and fail every search
+    with pytest.raises(ModelLoadError, match="DOCS_MCP_QUERY_PRECISION is 'int4'"):
+        run_serve_bench(ServePlan(docs=SKYLINE / "docs", reference=tmp_path), tmp_path / "work")
+    int8 = ServeBench("docs", "today", "this machine", 0, {"start": 1.0}, 10, (), query_precision="int8")
+    assert (
+        render_serve_bench(int8).splitlines()[0]
+        == "docs: 10 distinct queries over MCP stdio; today; this machine; queries int8"
+    )
 
 
 def test_our_servers_may_write_the_bytecode_cache_when_the_shell_forbids_it(

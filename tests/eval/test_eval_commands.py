@@ -103,6 +103,24 @@ def test_bad_inputs_exit_with_a_message_not_a_traceback(run_cli, skyline_index, 
     assert code == 1 and "is not a version-1 eval report" in err
 
 
+def test_eval_with_int8_queries_says_so_and_a_bad_precision_stops_it_first(
+    run_cli, skyline_index, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the int8 graph is saved there, not in the user's
+    monkeypatch.setenv("DOCS_MCP_QUERY_PRECISION", "int8")
+    report = tmp_path / "int8.json"
+    code, out, _ = run_cli("eval", CASES, "--index", str(skyline_index), "--json", str(report))
+    assert code == 0 and out.startswith("mode hybrid · queries int8 · k 5 · in-process · index ")
+    assert json.loads(report.read_text())["runs"]["hybrid"]["query_precision"] == "int8"
+    monkeypatch.setenv("DOCS_MCP_QUERY_PRECISION", "bf16")
+    code, out, err = run_cli("eval", CASES, "--index", str(skyline_index), "--mode", "bm25")
+    assert (code, out) == (1, "")
+    assert err.splitlines() == [
+        "error: DOCS_MCP_QUERY_PRECISION is 'bf16', which is not a query precision.",
+        "hint: Set it to float32 or int8, or unset it for float32.",
+    ]
+
+
 @pytest.mark.parametrize("sizes", ["1k,2", "0,5", ","])
 def test_bench_rejects_bad_sizes(run_cli, sizes):
     code, _, err = run_cli("bench", "--sizes", sizes)

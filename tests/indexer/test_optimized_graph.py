@@ -58,6 +58,7 @@ def test_the_file_name_changes_with_whatever_the_graph_depends_on(monkeypatch: p
     key = graph_key("weights-a", "1.20.0")
     assert key == graph_key("weights-a", "1.20.0")
     assert len({key, graph_key("weights-b", "1.20.0"), graph_key("weights-a", "1.21.0")}) == 3
+    assert graph_key("weights-a", "1.20.0", int8=True) != key  # the int8 query graph (query_graph.py) is another
     monkeypatch.setattr(optimized_graph, "cpu_flags", lambda: "fpu sse2")  # another CPU: kernels it may lack
     assert graph_key("weights-a", "1.20.0") != key
 
