@@ -42,8 +42,8 @@ class Needles:
     def searched(self) -> tuple[str, ...]:
         """The needles that begin with no other needle: of ASCII letters and digits, they find the same words.
 
-        The query's words beside their stems ("routing" and "rout") make a fifth of a search's needles; each
-        needle searched is a pass over every hit's text.
+        A query's word beside its stem ("routing", "rout") made 13% of the needles searched over FastAPI's hits,
+        each one a pass over a hit's text.
         """
         kept: list[str] = []
         for word in sorted(self.words):  # a needle's prefixes sort right before it and its extensions
