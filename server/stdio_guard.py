@@ -262,13 +262,15 @@ _DECODER = json.JSONDecoder(parse_int=_integer, parse_constant=_no_constant)
 
 def _plainly_within_limits(line: bytes) -> bool:
     """Whether a line's bytes alone show that its message keeps every limit _check_limits walks it for (a tool
-    call's line does: the walk is 11 us of every request): no more brackets than MAX_DEPTH levels, too short for a
-    long integer, and neither a \\u escape nor the UTF-8 lead byte of an encoded surrogate (0xED)."""
+    call's line does: the walk is 11 us of every request): ASCII without a NUL (so read as UTF-8, one byte a
+    character: no surrogate's own bytes, no UTF-16 or UTF-32), no \\u escape, no more brackets than MAX_DEPTH
+    levels, and too short for a long integer."""
     return (
         len(line) <= MAX_INTEGER_DIGITS
-        and line.count(b"{") + line.count(b"[") <= MAX_DEPTH
+        and line.isascii()
+        and b"\x00" not in line
         and b"\\u" not in line
-        and b"\xed" not in line
+        and line.count(b"{") + line.count(b"[") <= MAX_DEPTH
     )
 
 

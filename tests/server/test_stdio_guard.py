@@ -213,6 +213,8 @@ def test_a_plain_line_is_not_walked_and_one_near_a_limit_still_is(monkeypatch):
         arguments("\ud800 alone"),  # json.dumps writes it as the escape \ud800
         arguments("x").replace(b'"x"', b'"\xed\xa0\x80"'),  # the surrogate's own UTF-8 bytes
         arguments("x").replace(b'"x"', b"1" * 1_001),
+        arguments("\ud800 alone").decode().encode("utf-16-le"),  # json.loads reads UTF-16 and UTF-32 lines too
+        json.dumps({**call, "params": {"query": "\ud800"}}, ensure_ascii=False).encode("utf-32", "surrogatepass"),
     ]
     for line in refused:
         answer = check_line(line)
