@@ -190,7 +190,7 @@ def build_server(
         ),
         lifespan=lifespan,
         on_list_tools=_list_tools,
-        on_call_tool=_call_tool,
+        on_call_tool=_call_tool,  # type: ignore[arg-type]  # the SDK types a CallToolResult; its runner takes a dict too
         on_list_resources=resources.on_list_resources,
         on_read_resource=resources.on_read_resource,
         on_list_resource_templates=resources.on_list_resource_templates,
@@ -210,7 +210,10 @@ async def _list_tools(
     return types.ListToolsResult(tools=[*index.tools, *state.registry.fixed_tools()])
 
 
-async def _call_tool(ctx: ServerRequestContext[AppState], params: types.CallToolRequestParams) -> types.CallToolResult:
+async def _call_tool(
+    ctx: ServerRequestContext[AppState], params: types.CallToolRequestParams
+) -> types.CallToolResult | dict[str, Any]:
+    """A tool's answer: a relayed result as the model it came as, ours as the SDK would dump it (ToolAnswer.wire)."""
     state = ctx.lifespan_context
     spec = state.registry.get(params.name)
     if spec is None:
@@ -224,7 +227,7 @@ async def _call_tool(ctx: ServerRequestContext[AppState], params: types.CallTool
         async with state.capacity.claim(params.name, _caller(ctx.request)) as threads:
             return await _answer(ctx, state, spec, params, threads)
     except TooBusyError as busy:
-        return spec.refusal(busy).result()
+        return spec.refusal(busy).wire()
 
 
 async def _answer(
@@ -233,12 +236,12 @@ async def _answer(
     spec: ToolSpec,
     params: types.CallToolRequestParams,
     threads: anyio.CapacityLimiter | None,
-) -> types.CallToolResult:
+) -> types.CallToolResult | dict[str, Any]:
     """Run one call on ``threads`` (None: the shared ones), with a lease on the served generation if the tool reads it."""
     if not spec.leases_index:
         call = ToolCall(None, params.arguments, ctx.request, ctx.request_id)
         answer = await anyio.to_thread.run_sync(spec.answer, call, limiter=threads)
-        return answer if isinstance(answer, types.CallToolResult) else answer.result()
+        return answer if isinstance(answer, types.CallToolResult) else answer.wire()
     generation = _issuing_generation(state.live, spec.cursor(params.arguments))
 
     def leased_answer() -> tuple[ServedIndex, ToolAnswer | types.CallToolResult]:
@@ -262,7 +265,7 @@ async def _answer(
         await ctx.session.send_tool_list_changed()
     # Every tool's error also carries the one structured shape {code, message, recoverable, suggestion}; a search
     # carries its SearchResult plus the libraries it searched (the text stays exactly the contract's).
-    return answer.result()
+    return answer.wire()
 
 
 def _on_the_loop(state: AppState, spec: ToolSpec, threads: anyio.CapacityLimiter | None) -> bool:

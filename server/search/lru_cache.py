@@ -27,6 +27,8 @@ HEADING_STEMS = 16_384
 WORD_SETS = 4_096
 # Block spans of chunks a search chose passages from, keyed by the chunk's markdown (a few KiB each, the text held).
 PASSAGE_BLOCKS = 1_024
+# Signals that found nothing, by index size and score (two read-only views each: the generations served, two scores).
+ABSENT_SIGNALS = 16
 
 
 class LruCache(Generic[K, V]):

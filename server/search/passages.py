@@ -24,9 +24,27 @@ PASSAGE_CHARS = 600
 WEAK_WEIGHT = 0.4
 _FENCE = re.compile(r" {0,3}(```+|~~~+)")  # matched at a line's start
 _HEADING = re.compile(r" {0,3}#{1,6}\s")
+
+
+@dataclass(frozen=True)
+class _Blocks:
+    """A chunk's blocks: their (start, end) spans, their starts alone, and which are headings."""
+
+    spans: tuple[tuple[int, int], ...]
+    starts: tuple[int, ...]
+    headings: tuple[bool, ...]
+
+    @classmethod
+    def of(cls, markdown: str) -> _Blocks:
+        spans = tuple(markdown_blocks(markdown))
+        headings = tuple(_HEADING.match(markdown, start, end) is not None for start, end in spans)
+        return cls(spans, tuple(start for start, _ in spans), headings)
+
+
 # A session's searches come back to the same chunks: each one's markdown is split into blocks once, not per search
-# (FastAPI: 0.13-0.24 ms less CPU a full-text tool call, 1.6-1.8 -> 1.5-1.55 ms; corpus/guide/benchmarks.md).
-_BLOCKS: LruCache[str, tuple[tuple[int, int], ...]] = LruCache("passage-blocks", lru_cache.PASSAGE_BLOCKS)
+# (FastAPI: 0.13-0.24 ms less CPU a full-text tool call, 1.6-1.8 -> 1.5-1.55 ms; corpus/guide/benchmarks.md), and
+# which of its blocks are headings found once (choosing the window asked each block again and again).
+_BLOCKS: LruCache[str, _Blocks] = LruCache("passage-blocks", lru_cache.PASSAGE_BLOCKS)
 
 
 @dataclass(frozen=True)
@@ -58,18 +76,16 @@ class PassageWords:
 
     def best(self, markdown: str, max_chars: int = PASSAGE_CHARS) -> Passage:
         """The best passage of ``markdown`` (best_passage)."""
-        blocks = _BLOCKS.get_or_compute(markdown, lambda text: tuple(markdown_blocks(text)))
+        chunk = _BLOCKS.get_or_compute(markdown, _Blocks.of)
+        blocks, heading = chunk.spans, chunk.headings.__getitem__
         if not blocks:
             return Passage("", 0, 0)
         scorers = self.scorers
         # The words are found once in the whole chunk; a window's are the union of its blocks' (no word spans two blocks).
-        found = _block_words(markdown, blocks, scorers)
+        found = _block_words(markdown, chunk.starts, scorers)
 
         def score(first: int, last: int) -> float:
             return _score(found[first : last + 1], scorers)
-
-        def heading(block: int) -> bool:
-            return _HEADING.match(markdown, *blocks[block]) is not None
 
         def worth_opening(first: int) -> bool:
             # A window opening on a block without words scores no more than the next block's window, which reaches
@@ -145,12 +161,12 @@ def markdown_blocks(markdown: str) -> list[tuple[int, int]]:
 
 
 def _block_words(
-    markdown: str, blocks: Sequence[tuple[int, int]], scorers: Sequence[tuple[Needles, float]]
+    markdown: str, starts: Sequence[int], scorers: Sequence[tuple[Needles, float]]
 ) -> list[tuple[int, ...]]:
-    """Per block, per scorer, the distinct words (lower case) its needles match there, as a bit set (a bit per word)."""
+    """Per block (``starts``: where each begins), per scorer, the distinct words (lower case) its needles match there,
+    as a bit set (a bit per word)."""
     bits: dict[str, int] = {}
-    starts = [start for start, _ in blocks]
-    found = [[0] * len(scorers) for _ in blocks]
+    found = [[0] * len(scorers) for _ in starts]
     for k, (needles, _) in enumerate(scorers):
         for start, word in needles.found(markdown):
             block = bisect_right(starts, start) - 1  # matches lie in blocks: between them is only blank space

@@ -106,7 +106,7 @@ def test_scoring_each_block_once_picks_the_passage_scoring_each_window_text_pick
         return total
 
     spans = markdown_blocks(markdown)
-    found = passages._block_words(markdown, spans, scorers)
+    found = passages._block_words(markdown, [start for start, _ in spans], scorers)
     for first in range(len(spans)):
         for last in range(first, len(spans)):
             assert passages._score(found[first : last + 1], scorers) == text_score(
@@ -216,3 +216,22 @@ def test_a_chunks_blocks_are_split_once_however_often_searches_choose_its_passag
     again = best_passage(text, ["cursor"], ["pages"], max_chars=160)
     assert splits == [text]
     assert first.text.startswith("Set `max_retries`") and "cursor" in again.text
+
+
+def test_a_chunks_headings_are_found_when_it_is_split_not_by_each_search(monkeypatch):
+    """Which blocks are headings is part of the split remembered per chunk: a later search asks no block again."""
+    asked: list[int] = []
+
+    class CountedHeading:
+        def match(self, text: str, *bounds: int) -> object:
+            asked.append(len(bounds))
+            return HEADING.match(text, *bounds)
+
+    HEADING = passages._HEADING
+    monkeypatch.setattr(passages, "_HEADING", CountedHeading())
+    text = DOC + "\n## A heading only this test's chunk holds\n\nWith a line under it.\n"
+    first = best_passage(text, ["cursor"], max_chars=160)
+    split = len(asked)
+    again = best_passage(text, ["retries"], ["pages"], max_chars=160)
+    assert split and len(asked) == split
+    assert "cursor" in first.text and again.text.startswith("## Retries")

@@ -4,7 +4,7 @@ index's cursors are refused as stale."""
 import json
 import subprocess
 import sys
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import pytest
 
@@ -82,6 +82,29 @@ def test_the_index_is_reopened_only_when_current_changes(tmp_path, corpus):
     second = live.current()
     assert second is not first and second.generation != first.generation and len(opened) == 2
     assert live.current() is second
+
+
+def test_following_current_builds_no_path_a_call_and_still_sees_a_swap(tmp_path, corpus, monkeypatch):
+    """A tool call states CURRENT twice (settled, then acquire): its path is joined once, when the index opens."""
+    index = tmp_path / "index"
+    build_index(corpus(V1), index)
+    live = LiveIndex(index)
+    first = live.current()
+    joined = []
+    join = PurePath.__truediv__
+
+    def counted(self, other):
+        joined.append(other)
+        return join(self, other)
+
+    monkeypatch.setattr(PurePath, "__truediv__", counted)
+    assert live.settled() is first
+    live.release(live.acquire())
+    assert joined == []
+    monkeypatch.undo()
+    build_index(corpus(V2), index)
+    assert live.settled() is None
+    assert live.current().generation != first.generation
 
 
 def test_a_broken_new_generation_keeps_the_old_one_served(tmp_path, corpus):

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from docs_mcp.server.search import lru_cache, signals
 from docs_mcp.server.search.signals import Signal
 
 
@@ -22,3 +23,13 @@ def test_an_absent_signal_has_no_best_and_no_ranks():
     assert signal.best() is None and not signal.any()
     assert signal.ranks([0, 2]) == [None, None]
     assert signal.scores[np.array([0, 2])].tolist() == [-1.0, -1.0]
+
+
+def test_an_absent_signal_is_made_once_per_size_and_score_and_the_few_kept_are_bounded():
+    # Every full-text search has an absent vector signal: its two read-only views are made once, not per search.
+    assert Signal.absent(5, -1.0) is Signal.absent(5, -1.0)
+    assert Signal.absent(5, -1.0) is not Signal.absent(5, 0.0)
+    assert not Signal.absent(5, -1.0).scores.flags.writeable
+    for size in range(lru_cache.ABSENT_SIGNALS + 5):
+        Signal.absent(1_000 + size, 0.0)
+    assert len(signals._ABSENT) == lru_cache.ABSENT_SIGNALS

@@ -4,6 +4,7 @@ import sys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from docs_mcp.server.search import snippets
 from docs_mcp.server.search.snippets import _FOLDING_EXTRAS, Needles, make_snippet
 
 LONG = (
@@ -67,3 +68,43 @@ def test_the_folding_extras_are_every_letter_whose_lower_case_could_move_or_chan
         if ascii_letter.match(char) or len(lower) != 1 or lower.isascii():
             risky.add(char)
     assert risky == set(_FOLDING_EXTRAS)
+
+
+def test_only_the_needles_no_other_needle_begins_are_searched_and_they_find_the_same_words():
+    # A query's word beside its stem ("routing", "rout") is a second pass over the text that can find nothing new.
+    needles = Needles.of(["routing", "rout", "router", "path", "pa", "x"])
+    assert needles.searched == ("pa", "rout")
+    text = "Routing: the router routes a path (Path, paths, pa) rerouted; subpath patterns."
+    assert needles.found(text) == [
+        (0, "routing"),
+        (13, "router"),
+        (20, "routes"),
+        (29, "path"),
+        (35, "path"),
+        (41, "paths"),
+        (48, "pa"),
+        (70, "patterns"),
+    ]
+
+
+def test_needles_with_other_characters_keep_every_needle():
+    # Past a letter or digit a longer needle can match more than its prefix does: "a-b-" takes "a-b-c", "a-" only "a-b".
+    assert Needles.of(["a-", "a-b-"]).found("a-b-c") == [(0, "a-b-c")]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    words=st.lists(st.sampled_from(["alpha", "beta", "gamma", "delta", "filler", "more", "words"]), max_size=120),
+    needles=st.lists(st.sampled_from(["alpha", "beta", "gamma", "delta", "gam"]), max_size=4),
+    width=st.integers(min_value=20, max_value=120),
+)
+def test_the_snippet_starts_where_the_earliest_window_with_the_most_words_does(words, needles, width):
+    """The reference: every window [hit, hit + 3/4 width) counted in full, the first with the most distinct words."""
+    flat = " ".join(words)
+    found = Needles.of(needles).found(flat)
+    if len(flat) <= width or not found:
+        return
+    reach = width * 3 // 4
+    counts = [len({word for at, word in found if position <= at < position + reach}) for position, _ in found]
+    best = found[counts.index(max(counts))][0]
+    assert snippets._best_start(found, width) == max(0, best - width // 4)

@@ -184,3 +184,39 @@ def test_a_method_name_longer_than_any_mcp_method_is_answered_short_not_echoed()
     assert not isinstance(
         check_line(json.dumps({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}).encode()), Rejected
     )
+
+
+def test_a_plain_line_is_not_walked_and_one_near_a_limit_still_is(monkeypatch):
+    """A tool call's line shows by its bytes alone that it keeps the depth, integer and surrogate limits: the walk
+    over its parsed value (11 us of every request) is skipped; a line that could break one is walked and refused."""
+    from docs_mcp.server import stdio_guard
+    from docs_mcp.server.stdio_guard import MAX_DEPTH, Rejected, check_line
+
+    call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "search_docs", "arguments": {}}}
+    walked = stdio_guard._check_limits
+
+    def refuse(value: object) -> None:
+        raise AssertionError("walked")
+
+    monkeypatch.setattr(stdio_guard, "_check_limits", refuse)
+    assert not isinstance(check_line(json.dumps({**call, "params": {"name": "search_docs"}}).encode()), Rejected)
+    monkeypatch.setattr(stdio_guard, "_check_limits", walked)
+
+    def arguments(value: object) -> bytes:
+        return json.dumps({**call, "params": {"name": "search_docs", "arguments": {"query": value}}}).encode()
+
+    nested: object = "deep"
+    for _ in range(MAX_DEPTH):
+        nested = [nested]
+    refused = [
+        arguments(nested),
+        arguments("\ud800 alone"),  # json.dumps writes it as the escape \ud800
+        arguments("x").replace(b'"x"', b'"\xed\xa0\x80"'),  # the surrogate's own UTF-8 bytes
+        arguments("x").replace(b'"x"', b"1" * 1_001),
+        arguments("\ud800 alone").decode().encode("utf-16-le"),  # json.loads reads UTF-16 and UTF-32 lines too
+        json.dumps({**call, "params": {"query": "\ud800"}}, ensure_ascii=False).encode("utf-32", "surrogatepass"),
+    ]
+    for line in refused:
+        answer = check_line(line)
+        assert isinstance(answer, Rejected) and answer.request_id == 7, line[:120]
+    assert not isinstance(check_line(arguments("caf\u00e9 \ud55c \\u escapes")), Rejected)

@@ -86,3 +86,31 @@ def test_only_search_docs_continues_a_cursor_and_only_get_library_info_has_an_af
     assert every["search_docs"].cursor({"query": "x", "cursor": ""}) is None
     assert every["search_docs"].cursor(None) is None
     assert {name for name, spec in every.items() if spec.after_call is not None} == {"get_library_info"}
+
+
+def test_an_answer_reaches_the_wire_as_the_sdk_serialises_its_model_in_every_protocol_version(text_only_index):
+    """The server hands the SDK its answers as the dict the SDK would dump their CallToolResult to (ToolAnswer.wire);
+    validated and dumped for each protocol version the SDK serves, the two are the same."""
+    from mcp_types import methods
+
+    from docs_mcp.server.app import ServerSettings, open_live
+    from docs_mcp.server.core.tool_registry import ToolAnswer, ToolCall
+
+    live = open_live(text_only_index, ServerSettings(mode=Mode.bm25))
+    try:
+        spec = tool_registry(Mode.bm25, None).get("search_docs")
+        assert spec is not None
+        found = spec.answer(ToolCall(live.current(), {"query": "alpha setup"}))
+        refused = spec.answer(ToolCall(live.current(), {"query": ""}))
+    finally:
+        live.close()
+    assert isinstance(found, ToolAnswer) and isinstance(refused, ToolAnswer) and refused.is_error
+    answers = [found, refused, ToolAnswer("text alone", None, False), ToolAnswer("[]", {"pairs": [(1, "a")]}, True)]
+    versions = [version for method, version in methods.SERVER_RESULTS if method == "tools/call"]
+    assert len(versions) >= 5
+    for answer in answers:
+        dumped = answer.result().model_dump(by_alias=True, mode="json", exclude_none=True)
+        for version in versions:
+            assert methods.serialize_server_result("tools/call", version, answer.wire()) == (
+                methods.serialize_server_result("tools/call", version, dumped)
+            ), (version, answer.text[:60])
