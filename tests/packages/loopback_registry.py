@@ -65,6 +65,23 @@ class LoopbackRegistry:
         self._server.shutdown()
         self._server.server_close()
 
+    def serve_as_tomli(self, sdist: bytes, path: str = "/site/tomli-2.0.1.tar.gz") -> None:
+        """Serve ``sdist`` (its digest stated right) as tomli 2.0.1's only file, tomli naming no richer source."""
+        self.site[path] = (sdist, "application/octet-stream")
+
+        def lie(name: str, text: str) -> str:
+            if name != "tomli":
+                return text
+            document = json.loads(text)
+            release = next(f for f in document["releases"]["2.0.1"] if f["packagetype"] == "sdist")
+            digest = hashlib.sha256(sdist).hexdigest()
+            release.update(url=f"../..{path}", size=len(sdist), digests={"sha256": digest})
+            document["releases"]["2.0.1"] = [release]
+            document["info"].update(project_urls={}, home_page=None, docs_url=None)
+            return json.dumps(document)
+
+        self.lie = lie
+
     def body(self, path: str) -> tuple[bytes, str] | None:
         """What ``path`` serves, and its media type."""
         parts = [unquote(p) for p in path.split("?", 1)[0].split("/") if p]

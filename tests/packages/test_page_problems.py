@@ -5,7 +5,6 @@ here and served by the loopback registry in place of tomli 2.0.1's sdist."""
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import os
@@ -57,21 +56,7 @@ def _hostile_sdist() -> bytes:
 
 
 def _serve_hostile_tomli(registry: LoopbackRegistry) -> None:
-    """tomli 2.0.1's only file is the hostile sdist (its digest stated right), and tomli names no richer source."""
-    body = _hostile_sdist()
-    registry.site[ARCHIVE_PATH] = (body, "application/octet-stream")
-
-    def lie(name: str, text: str) -> str:
-        if name != "tomli":
-            return text
-        document = json.loads(text)
-        sdist = next(f for f in document["releases"]["2.0.1"] if f["packagetype"] == "sdist")
-        sdist.update(url=f"../..{ARCHIVE_PATH}", size=len(body), digests={"sha256": hashlib.sha256(body).hexdigest()})
-        document["releases"]["2.0.1"] = [sdist]
-        document["info"].update(project_urls={}, home_page=None, docs_url=None)
-        return json.dumps(document)
-
-    registry.lie = lie
+    registry.serve_as_tomli(_hostile_sdist(), ARCHIVE_PATH)
 
 
 def _cli(registry: LoopbackRegistry, *args: str) -> subprocess.CompletedProcess[str]:

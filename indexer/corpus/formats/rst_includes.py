@@ -134,7 +134,7 @@ class LiteralInclude(RootInclude):
         argument = self.arguments[0]
         source = Path(self.state.document.current_source or ".")
         target = (
-            Path(self.settings.docs_root) / argument.lstrip("/")
+            sphinx_source_folder(source, Path(self.settings.docs_root)) / argument.lstrip("/")
             if argument.startswith("/")
             else source.parent / argument
         )
@@ -144,6 +144,20 @@ class LiteralInclude(RootInclude):
         block["language"] = self.options.get("language") or SUFFIX_LANGUAGES.get(target.suffix.lower(), "")
         caption = self.options.get("caption")
         return [nodes.paragraph("", "", nodes.strong(caption, caption)), block] if caption else [block]
+
+
+def sphinx_source_folder(page: Path, docs_root: Path) -> Path:
+    """The folder Sphinx reads ``/path`` from for ``page``: the nearest one above it, inside ``docs_root``, that holds
+    a ``conf.py`` (pytest's ``doc/en/``), else ``docs_root``. Only looked at, never read."""
+    root = docs_root.resolve()
+    folder = page.resolve().parent
+    while folder.is_relative_to(root):
+        if (folder / "conf.py").is_file():
+            return folder
+        if folder == root:
+            break
+        folder = folder.parent
+    return docs_root
 
 
 def _selected_lines(text: str, spec: str) -> str:

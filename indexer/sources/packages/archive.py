@@ -4,7 +4,9 @@ Only regular files are written, under the destination folder: links, devices, ab
 ``..`` and backslashes never are. The archive's single top folder (``tomli-2.0.1/``,
 ``package/``) is dropped. What is kept is the package's documentation: the README, changelog
 and licence-free prose at the root, and every page of a documentation folder (``docs/``,
-``doc/``, ``documentation/``); tests, examples' code and dependencies never. The metadata file
+``doc/``, ``documentation/``), with the code and configuration files beside those pages that a page may
+include (``literalinclude``, read as text by the docs' own include rules, never run; discovery reads only
+pages); tests, the package's own code and dependencies never. The metadata file
 (``PKG-INFO``, a wheel's ``METADATA``) is returned, not written: it holds the long description
 at exactly this version. Sizes are bounded: one file, the total written, and the archive itself
 (sources/archive_bounds: its members, its expanded bytes, and its compression, which must be the one
@@ -46,6 +48,12 @@ MAX_TOTAL_BYTES = 50 * 1024 * 1024
 MAX_FILES = 2_000
 PAGE_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt", ".html", ".htm", ".ipynb")
 DOC_FOLDERS = ("docs", "doc", "documentation")
+# Files a docs folder's pages show by including them (Sphinx's literalinclude): the site shows their code, so
+# search should find it (indexer/corpus/formats/rst_includes.py reads them inside the docs root, bounded).
+INCLUDED_SUFFIXES = (
+    ".py", ".pyi", ".js", ".mjs", ".cjs", ".ts", ".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".sh", ".bash",
+    ".c", ".h", ".cpp", ".hpp", ".rs", ".go", ".java", ".rb", ".css", ".sql", ".xml",
+)  # fmt: skip
 ROOT_PAGES = ("readme", "changelog", "changes", "history", "news", "migration", "upgrading", "upgrade")
 METADATA_NAMES = ("PKG-INFO", "METADATA")
 _SKIP_FOLDERS = {"node_modules", "tests", "test", "__pycache__", "_build", "build", "dist", "site-packages"}
@@ -121,14 +129,21 @@ def _unpack(members: list[_Member], destination: Path, name: str) -> UnpackedRel
 
 
 def wanted(relative: PurePosixPath) -> bool:
-    """Whether an archive path (below its top folder) is documentation: a root README/changelog, or a page of a docs folder."""
+    """Whether an archive path (below its top folder) is documentation: a root README/changelog, or a page of a docs
+    folder or a file such a page may include."""
     parts = relative.parts
     if any(part.startswith(".") or part.lower() in _SKIP_FOLDERS for part in parts[:-1]):
         return False
     suffix = relative.suffix.lower()
     if len(parts) == 1:
         return relative.stem.lower().split(".")[0] in ROOT_PAGES and (suffix in PAGE_SUFFIXES or not suffix)
-    return parts[0].lower() in DOC_FOLDERS and suffix in PAGE_SUFFIXES and not relative.name.startswith(".")
+    kept = suffix in PAGE_SUFFIXES or suffix in INCLUDED_SUFFIXES
+    return parts[0].lower() in DOC_FOLDERS and kept and not relative.name.startswith(".")
+
+
+def included_by_pages(path: str) -> bool:
+    """Whether an unpacked file is one a docs page may include (code, configuration), not a page itself."""
+    return PurePosixPath(path).suffix.lower() in INCLUDED_SUFFIXES
 
 
 @contextmanager

@@ -28,7 +28,7 @@ from docs_mcp.indexer.build import Documents
 from docs_mcp.indexer.corpus.formats import is_page
 from docs_mcp.indexer.errors import PackageFetchError
 from docs_mcp.indexer.libraries.spec import LibrarySpec
-from docs_mcp.indexer.sources.packages.archive import unpack_docs
+from docs_mcp.indexer.sources.packages.archive import included_by_pages, unpack_docs
 from docs_mcp.indexer.sources.packages.chain import default_chain
 from docs_mcp.indexer.sources.packages.package_info import SDIST, PackageInfo, Release
 from docs_mcp.indexer.sources.packages.refs import NPM, PYPI, PackageRef
@@ -176,7 +176,8 @@ def fetch_release(
 def _write_documents(root: Path, source: PackageSource) -> dict[str, str]:
     """Unpack the archive's documentation under ``root``, the long description as the README; document path -> archive member."""
     unpacked = unpack_docs(source.archive.body, root, source.release.archive_url)
-    written = {path: path for path in unpacked.files}
+    # The code a page includes stays beside it as it is, and is no document of its own.
+    written = {path: path for path in unpacked.files if not included_by_pages(path)}
     description, media, member = _long_description(unpacked.metadata, source)
     if description.strip():
         for old in [
