@@ -65,6 +65,8 @@ _MDX_EXPORT = re.compile(
     re.MULTILINE,
 )
 MDX_CODE_BLOCK = "mdx-code-block"
+# MyST directive bodies read inside one another at most this deep (mistune nests blocks 6 deep); deeper stay as written.
+MAX_NESTED_DIRECTIVES = 6
 
 
 @dataclass(frozen=True)
@@ -195,21 +197,25 @@ def clean_heading(text: str) -> str:
     return blocks[0].title if blocks and blocks[0].level else text.strip()
 
 
-def plain_text(blocks: tuple[Block, ...] | list[Block], *, mdx: bool = False) -> str:
+def plain_text(blocks: tuple[Block, ...] | list[Block], *, mdx: bool = False, nesting: int = 0) -> str:
     """The text search sees for these blocks: code kept, markup, URLs, comments and shortcodes removed.
 
     With ``mdx`` (an ``.mdx`` page) MDX's own syntax goes too: ESM blocks (``import``/``export``
     up to the next blank line), JSX expressions in braces, and Docusaurus ``mdx-code-block``
-    fences are read as the MDX they hold, not as code.
+    fences are read as the MDX they hold, not as code. ``nesting``: how many MyST directive bodies these blocks
+    are inside; past ``MAX_NESTED_DIRECTIVES`` a body is kept as written (a page nesting fences hundreds deep
+    would otherwise recurse without bound).
     """
     parts, fences = [], 0
     for block in blocks:
         token = block.token
-        if fences and token["type"] == "block_code" and token.get("style") == "indent":
+        inner = nesting < MAX_NESTED_DIRECTIVES
+        if inner and fences and token["type"] == "block_code" and token.get("style") == "indent":
             # In a MyST colon fence a body indented by four spaces (a glossary's definitions) is markdown, not code.
-            parts.append(plain_text(parse_blocks(textwrap.dedent(str(token.get("raw", "")))), mdx=mdx))
+            body = textwrap.dedent(str(token.get("raw", "")))
+            parts.append(plain_text(parse_blocks(body), mdx=mdx, nesting=nesting + 1))
         else:
-            parts.append(_block_text(token, mdx))
+            parts.append(_block_text(token, mdx, nesting))
         if token["type"] == "paragraph":
             lines = _inline_text(token.get("children", ()), keep_autolinks=True, keep_roles=True)
             fences = myst.colon_fences_open(fences, lines)
@@ -226,13 +232,13 @@ def mdx_title(source: str, blocks: tuple[Block, ...]) -> str:
     return ""
 
 
-def _block_text(token: Mapping[str, Any], mdx: bool = False) -> str:
+def _block_text(token: Mapping[str, Any], mdx: bool = False, nesting: int = 0) -> str:
     kind = token["type"]
     if kind == "block_code":
         raw, info = str(token.get("raw", "")), str(token.get("attrs", {}).get("info", ""))
-        found = myst.directive(info, raw)
+        found = myst.directive(info, raw) if nesting < MAX_NESTED_DIRECTIVES else None
         if found is not None:
-            return myst.directive_text(found, lambda body: plain_text(parse_blocks(body), mdx=mdx))
+            return myst.directive_text(found, lambda body: plain_text(parse_blocks(body), mdx=mdx, nesting=nesting + 1))
         if mdx and info.split(" ", 1)[0] == MDX_CODE_BLOCK:
             return "\n".join(
                 filter(None, (_clean_prose(part, mdx) for part in re.split(r"\n\s*\n", raw) if not _ESM.match(part)))
@@ -248,10 +254,10 @@ def _block_text(token: Mapping[str, Any], mdx: bool = False) -> str:
             return "\n".join("".join(values) for _, *values in _MDX_EXPORT.findall(text))
         return _clean_prose(text, mdx)
     if kind in ("table_head", "table_row"):
-        return " | ".join(filter(None, (_block_text(cell, mdx) for cell in token.get("children", ()))))
+        return " | ".join(filter(None, (_block_text(cell, mdx, nesting) for cell in token.get("children", ()))))
     children = token.get("children")
     if isinstance(children, list):
-        return "\n".join(filter(None, (_block_text(child, mdx) for child in children)))
+        return "\n".join(filter(None, (_block_text(child, mdx, nesting) for child in children)))
     return ""
 
 

@@ -78,6 +78,23 @@ def test_a_colon_fence_body_indented_four_spaces_reads_as_markdown_not_code_stru
     assert "bound-loggers" in glossary.text and "`" not in glossary.text and ":::" not in glossary.text
 
 
+def test_fences_nested_hundreds_deep_are_read_to_a_bound_not_recursed_without_one(tmp_path: Path) -> None:
+    # A hostile page: each fence needs one backtick more than the one inside it; colon fences nest by indenting.
+    depth = 400
+    fenced = [("`" * (3 + depth - level)) + "{note}" for level in range(depth)]
+    fenced += ["deep fenced words"] + [("`" * (3 + depth - level)) for level in reversed(range(depth))]
+    (tmp_path / "fenced.md").write_text("# Fenced\n\n" + "\n".join(fenced) + "\n")
+    body = "deep colon words"
+    for _ in range(300):
+        body = ":::{note}\n\n" + "\n".join("    " + line for line in body.split("\n")) + "\n:::"
+    (tmp_path / "colon.md").write_text("# Colon\n\n" + body + "\n")
+    texts: dict[str, str] = {}
+    for chunk in scan_corpus(tmp_path).chunks:  # a page this large is cut into parts between its blocks
+        texts[chunk.filepath] = texts.get(chunk.filepath, "") + chunk.text
+    assert "deep fenced words" in texts["fenced.md"] and "deep colon words" in texts["colon.md"]
+    assert "{note}" in texts["fenced.md"]  # below MAX_NESTED_DIRECTIVES the fences stay as written
+
+
 def test_a_heading_keeps_its_role_so_its_chunk_id_does_not_move(tmp_path: Path) -> None:
     # Click's utils.md: a heading's text makes its chunk ID, as the reference server makes it.
     (tmp_path / "utils.md").write_text("# Utilities\n\n## {kbd}`Ctrl+C` in the pager\n\nIt stops the program.\n")
