@@ -319,10 +319,10 @@ def _clean_prose(text: str, mdx: bool = False) -> str:
         # MyST: a target label names the heading after it; a colon fence shows its argument, not its options.
         if myst.TARGET_LABEL.match(line) or (options and myst.OPTION.match(line)):
             continue
-        fence = myst.COLON_FENCE.match(line)
-        options = fence is not None
-        if fence:
-            line = fence.group("argument")
+        argument = myst.colon_fence_argument(line)
+        options = argument is not None
+        if argument is not None:
+            line = argument
         for pattern in _LINE_MARKUP:
             m = pattern.match(line)
             if m:

@@ -20,14 +20,16 @@ from dataclasses import dataclass
 
 # `(options)=` on a line of its own: a cross-reference target for the heading that follows.
 TARGET_LABEL = re.compile(r"^\s*\([\w.:-]+\)=\s*$")
-# A role right before an inline code span, at the start of the text or after a space or opening mark.
-_ROLE = re.compile(r"(?:^|(?<=[\s(\[\"'\u2014]))\{[a-z][a-z0-9]*(?:[:-][a-z0-9]+)*\}$")
-# `title <target>` inside a role: the reader sees the title.
-_EXPLICIT_TITLE = re.compile(r"^(?P<title>.*?)\s*<(?P<target>[^<>]+)>$", re.DOTALL)
+# A role ({func}, {py:class}) right before an inline code span, at the start of the text or after a space or an
+# opening mark. Found from the text's last brace and the title from the code's last "<", never by a pattern that
+# backtracks: a page's text is untrusted, and a lazy match before trailing spaces is quadratic in them.
+_ROLE = re.compile(r"\{[a-z][a-z0-9]*(?:[:-][a-z0-9]+)*\}")
+_BEFORE_ROLE = " \t\n([\"'\u2014"
 # A fence's info string: ```{name} argument
 _DIRECTIVE = re.compile(r"^\{(?P<name>[a-z][\w:.-]*)\}[ \t]*(?P<argument>.*)$", re.DOTALL)
-# A colon fence's opening line: :::{name} argument (closing `:::` lines are plain Docusaurus markers).
-COLON_FENCE = re.compile(r"^\s*:{3,}\{(?P<name>[a-z][\w:.-]*)\}[ \t]*(?P<argument>.*?)\s*$")
+# A colon fence's opening line: :::{name} argument (closing `:::` lines are plain Docusaurus markers); the
+# argument is stripped after the match (see _ROLE for why).
+COLON_FENCE = re.compile(r"^\s*:{3,}\{(?P<name>[a-z][\w:.-]*)\}(?P<argument>.*)$")
 _CLOSING_COLON_FENCE = re.compile(r"^\s*:{3,}\s*$")
 # A directive's option lines (`:caption: Example`, `:linenos:`), at the start of its body.
 OPTION = re.compile(r"^\s*:[\w-]+:(?:[ \t].*)?$")
@@ -83,14 +85,24 @@ def directive_text(found: Directive, prose: Callable[[str], str]) -> str:
 
 def role_text(role_and_text: str, code: str) -> tuple[str, str] | None:
     """``(text before the role, what the reader sees)`` when ``role_and_text`` ends in a role before ``code``."""
-    m = _ROLE.search(role_and_text)
-    if not m:
+    start = role_and_text.rfind("{")
+    if (
+        start < 0
+        or not _ROLE.fullmatch(role_and_text, start)
+        or (start and role_and_text[start - 1] not in _BEFORE_ROLE)
+    ):
         return None
     seen = code
-    titled = _EXPLICIT_TITLE.match(code)
-    if titled and titled.group("title"):
-        seen = titled.group("title")
-    return role_and_text[: m.start()], seen.lstrip("~!")
+    opens = code.rfind("<")
+    if code.endswith(">") and opens > 0 and code[:opens].strip() and ">" not in code[opens + 1 : -1]:
+        seen = code[:opens].rstrip()  # `title <target>`: the reader sees the title
+    return role_and_text[:start], seen.lstrip("~!")
+
+
+def colon_fence_argument(line: str) -> str | None:
+    """The argument of a colon fence's opening line (``:::{note} Title`` -> ``Title``), None for any other line."""
+    found = COLON_FENCE.match(line)
+    return found.group("argument").strip() if found else None
 
 
 def colon_fences_open(depth: int, text: str) -> int:
