@@ -19,6 +19,11 @@ from pathlib import Path
 
 import pytest
 
+# Search here as `docs-mcp serve` and its search workers do, with one BLAS thread (server/search/blas.py): with two,
+# OpenBLAS hands a matrix's last rows to another kernel, and a window's cosine could differ from a worker's in its
+# last bit (tests/server/test_search_pool.py compares them byte for byte). Read once, when numpy is first imported.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DIR = REPO_ROOT.parent / "shared"
 
