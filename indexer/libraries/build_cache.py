@@ -50,6 +50,10 @@ CACHE_MB_ENV = "DOCS_MCP_LIBRARY_CACHE_MB"  # its size cap
 DEFAULT_MB = 2048
 OFF = ("off", "0", "none", "false")
 CACHE_FORMAT = "1"  # the layout of an entry; another value is another key, never read as this one
+# What a release's files become: the files unpacked from its archive and the chunks and search text made of them.
+# Bumped when either changes for pages that already indexed, so that a release built by an older docs-mcp is built
+# again, not served with the old text. 2: MyST read as its site shows it; the code files literalincludes show.
+PAGES_FORMAT = "2"
 RECORD_FILE = "library.json"
 _INCOMING, _TRASH, _LOCK = ".incoming", ".trash", ".lock"
 
@@ -64,7 +68,7 @@ class CacheKey:
 
     def as_json(self) -> dict[str, str]:
         return {"library_id": self.library_id, "registry": redact(self.registry), "model": self.model,
-                "cache_format": CACHE_FORMAT, "index_format": FORMAT_VERSION}  # fmt: skip
+                "cache_format": CACHE_FORMAT, "index_format": FORMAT_VERSION, "pages_format": PAGES_FORMAT}  # fmt: skip
 
     @property
     def digest(self) -> str:

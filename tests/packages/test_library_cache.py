@@ -15,9 +15,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from loopback_registry import LoopbackRegistry
 
-from docs_mcp.indexer.libraries.build_cache import LibraryCache
+from docs_mcp.indexer.libraries import build_cache
+from docs_mcp.indexer.libraries.build_cache import CacheKey, LibraryCache
 
 LIBRARIES = {"pypi/tomli/v1.2.3", "npm/ms/v2.0.0"}
 
@@ -248,3 +250,16 @@ def test_an_entry_recording_another_key_is_deleted_and_built_again(registry: Loo
     assert not second["npm/ms/v2.0.0"]["from_cache"] and second["pypi/tomli/v1.2.3"]["from_cache"]
     assert any("records another key" in note for note in second["npm/ms/v2.0.0"]["notes"])
     assert _catalog(tmp_path / "two-index")["npm/ms/v2.0.0"]["package"]["name"] == "ms"
+
+
+def test_a_release_built_by_an_older_pages_format_is_built_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A docs-mcp that reads pages differently (MyST, the code literalincludes show) must not serve a release
+    # with the text an older one made of it: the pages format is part of the key.
+    cache = LibraryCache(tmp_path / "cache")
+    key = CacheKey("pypi/tomli/v2.0.1", "https://pypi.org", "none")
+    assert cache.store(key, {"note": "built"}, lambda folder: (folder / "chunks.json").write_text("[]"))
+    assert cache.holds(key) and cache.lookup(key).folder is not None
+    monkeypatch.setattr(build_cache, "PAGES_FORMAT", "1")  # an entry of the previous format, seen from now on
+    assert not cache.holds(key) and cache.lookup(key).folder is None
