@@ -216,10 +216,16 @@ def plain_text(blocks: tuple[Block, ...] | list[Block], *, mdx: bool = False, ne
             parts.append(plain_text(parse_blocks(body), mdx=mdx, nesting=nesting + 1))
         else:
             parts.append(_block_text(token, mdx, nesting))
-        if token["type"] == "paragraph":
+        if token["type"] == "paragraph" and (fences or _opens_a_colon_fence(token)):
             lines = _inline_text(token.get("children", ()), keep_autolinks=True, keep_roles=True)
             fences = myst.colon_fences_open(fences, lines)
     return "\n\n".join(part for part in parts if part)
+
+
+def _opens_a_colon_fence(paragraph: Mapping[str, Any]) -> bool:
+    """Whether a paragraph may open a MyST colon fence (its text has ``:::{``): only such a paragraph, or one inside
+    a fence, is read a second time for its fence lines."""
+    return any(":::{" in str(child.get("raw", "")) for child in paragraph.get("children", ()))
 
 
 def mdx_title(source: str, blocks: tuple[Block, ...]) -> str:

@@ -137,7 +137,7 @@ def wanted(relative: PurePosixPath) -> bool:
     suffix = relative.suffix.lower()
     if len(parts) == 1:
         return relative.stem.lower().split(".")[0] in ROOT_PAGES and (suffix in PAGE_SUFFIXES or not suffix)
-    kept = suffix in PAGE_SUFFIXES or suffix in INCLUDED_SUFFIXES
+    kept = suffix in PAGE_SUFFIXES or included_by_pages(relative.name)
     return parts[0].lower() in DOC_FOLDERS and kept and not relative.name.startswith(".")
 
 
